@@ -1,0 +1,298 @@
+/**
+ * The Summarizer: text in, compressed text out, through a three-tier escalation
+ * that always returns a summary.
+ *
+ * 1. **normal**: the model at `normalTemperature`; kept only when the trimmed reply
+ *    is non-blank and estimated strictly shorter than the input material;
+ * 2. **aggressive**: the model at `aggressiveTemperature`, asked for fewer than
+ *    `targetTokens`; any non-blank reply is kept;
+ * 3. **fallback**: the material truncated to `targetTokens` plus a marker; no model,
+ *    cannot fail.
+ *
+ * @since 0.1.0
+ */
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Ref from "effect/Ref"
+import type { ConversationTurn } from "./ConversationTurn.js"
+import * as Prompt from "./Prompt.js"
+import { Provider, type ChatRequest, type SummaryTask } from "./Provider.js"
+import { emptyTierCounts, incrementTier, Summary, type Tier, type TierCounts } from "./Summary.js"
+import type { SummaryRecord } from "./SummaryRecord.js"
+import { TokenEstimator } from "./TokenEstimator.js"
+import * as Transcript from "./Transcript.js"
+
+/**
+ * @since 0.1.0
+ */
+export interface SummarizeTurnsOptions {
+  /** The previous summary of the same conversation, given to the model as continuity context. */
+  readonly priorSummary?: string | undefined
+  /** The size asked of the aggressive tier and kept by the fallback. Default 1200. */
+  readonly targetTokens?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface SummarizeSummariesOptions {
+  /** The size asked of the aggressive tier and kept by the fallback. Default 2000. */
+  readonly targetTokens?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface Service {
+  /** Summarizes raw turns (a leaf of the DAG). Never fails. */
+  readonly summarizeTurns: (
+    turns: ReadonlyArray<ConversationTurn>,
+    options?: SummarizeTurnsOptions
+  ) => Effect.Effect<Summary>
+  /** Condenses summaries into one higher-depth summary. Never fails. */
+  readonly summarizeSummaries: (
+    summaries: ReadonlyArray<SummaryRecord>,
+    options?: SummarizeSummariesOptions
+  ) => Effect.Effect<Summary>
+  /** How many calls of this Summarizer ended in each tier. */
+  readonly tierCounts: Effect.Effect<TierCounts>
+}
+
+/**
+ * The Summarizer service tag.
+ *
+ * @since 0.1.0
+ */
+export class Summarizer extends Context.Tag("@precis/core/Summarizer")<Summarizer, Service>() {}
+
+/**
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Deadline of each LLM tier. Default 120 seconds. */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Temperature of the normal tier. Default 0.2. */
+  readonly normalTemperature?: number | undefined
+  /** Temperature of the aggressive tier. Default 0.1. */
+  readonly aggressiveTemperature?: number | undefined
+  /** Token cap of each LLM reply. Default 4096. */
+  readonly maxTokens?: number | undefined
+}
+
+/**
+ * The defaults of {@link Options}.
+ *
+ * @since 0.1.0
+ */
+export const defaults = {
+  timeout: Duration.seconds(120),
+  normalTemperature: 0.2,
+  aggressiveTemperature: 0.1,
+  maxTokens: 4096,
+  leafTargetTokens: 1200,
+  condenseTargetTokens: 2000
+} as const
+
+/**
+ * A counter of Summarizer calls, tagged with `tier` when incremented.
+ *
+ * @since 0.1.0
+ */
+export const callsCounter = Metric.counter("precis_summarizer_calls", {
+  description: "Summarizer calls, by the tier that produced the summary",
+  incremental: true
+})
+
+const tierCounters: Record<Tier, Metric.Metric.Counter<number>> = {
+  normal: Metric.tagged(callsCounter, "tier", "normal"),
+  aggressive: Metric.tagged(callsCounter, "tier", "aggressive"),
+  fallback: Metric.tagged(callsCounter, "tier", "fallback")
+}
+
+// A reply the tier will not keep; it only steers escalation and never leaves this module.
+class Rejected {
+  readonly _tag = "Rejected"
+  constructor(readonly reason: string) {}
+}
+
+const normalizeTarget = (targetTokens: number | undefined, fallback: number): number =>
+  targetTokens === undefined || !Number.isFinite(targetTokens) ? fallback : Math.max(1, Math.floor(targetTokens))
+
+/**
+ * Builds a Summarizer from the `Provider` in context (and the `TokenEstimator`,
+ * which defaults to the approximation). Each build has its own tier counts.
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const provider = yield* Provider
+  const estimator = yield* TokenEstimator
+  const counts = yield* Ref.make<TierCounts>(emptyTierCounts)
+  const timeout = Duration.decode(options.timeout ?? defaults.timeout)
+  const normalTemperature = options.normalTemperature ?? defaults.normalTemperature
+  const aggressiveTemperature = options.aggressiveTemperature ?? defaults.aggressiveTemperature
+  const maxTokens = options.maxTokens ?? defaults.maxTokens
+
+  // One LLM call under the tier deadline. Defects (a provider that throws) become
+  // failures here, because `orElse` would let them through; interruption from
+  // outside is not a defect and still interrupts.
+  const callModel = (tier: Tier, request: ChatRequest) =>
+    Effect.suspend(() => provider.chat(request)).pipe(
+      Effect.timeout(timeout),
+      Effect.catchAllDefect((defect) => Effect.fail(new Rejected(`defect: ${String(defect)}`))),
+      Effect.timed,
+      Effect.tap(([elapsed]) =>
+        Effect.logDebug("precis: LLM call finished").pipe(
+          Effect.annotateLogs({ tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed) })
+        )
+      ),
+      Effect.tapError(() =>
+        Effect.logDebug("precis: LLM call failed").pipe(Effect.annotateLogs({ tier, provider: provider.name }))
+      ),
+      Effect.map(([, response]) => response.text.trim())
+    )
+
+  const summarize = (
+    task: SummaryTask & { readonly kind: "leaf" | "condense" },
+    prompt: string
+  ): Effect.Effect<Summary> => {
+    const inputTokens = estimator.estimate(task.material)
+    const done = (tier: Tier, text: string): Summary =>
+      new Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text) }, true)
+
+    const normal = callModel("normal", {
+      messages: [{ role: "user", content: prompt }],
+      temperature: normalTemperature,
+      maxTokens,
+      task
+    }).pipe(
+      Effect.flatMap((text) =>
+        text.length === 0
+          ? Effect.fail(new Rejected("blank reply"))
+          : estimator.estimate(text) >= inputTokens
+          ? Effect.fail(new Rejected("reply not shorter than its input"))
+          : Effect.succeed(done("normal", text))
+      )
+    )
+
+    const aggressive = callModel("aggressive", {
+      messages: [{ role: "user", content: Prompt.aggressive(prompt, task.targetTokens) }],
+      temperature: aggressiveTemperature,
+      maxTokens,
+      task: { ...task, kind: "aggressive" }
+    }).pipe(
+      Effect.flatMap((text) =>
+        text.length === 0 ? Effect.fail(new Rejected("blank reply")) : Effect.succeed(done("aggressive", text))
+      )
+    )
+
+    const fallback: Effect.Effect<Summary> = Effect.sync(() =>
+      done("fallback", fallbackText(estimator, task.material.length > 0 ? task.material : prompt, task.targetTokens))
+    )
+
+    return normal.pipe(
+      Effect.orElse(() => aggressive),
+      Effect.orElse(() => fallback),
+      Effect.tap((summary) =>
+        Effect.zipRight(
+          Ref.update(counts, (c) => incrementTier(c, summary.tier)),
+          Effect.zipRight(
+            Metric.increment(tierCounters[summary.tier]),
+            Effect.annotateCurrentSpan({
+              "precis.tier": summary.tier,
+              "precis.input_tokens": summary.inputTokens,
+              "precis.output_tokens": summary.outputTokens
+            })
+          )
+        )
+      )
+    )
+  }
+
+  return Summarizer.of({
+    summarizeTurns: Effect.fn("Summarizer.summarizeTurns")(
+      function*(turns: ReadonlyArray<ConversationTurn>, opts: SummarizeTurnsOptions = {}) {
+        const material = Transcript.formatTurns(turns)
+        const targetTokens = normalizeTarget(opts.targetTokens, defaults.leafTargetTokens)
+        const task: SummaryTask & { readonly kind: "leaf" } = opts.priorSummary === undefined
+          ? { kind: "leaf", material, targetTokens }
+          : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
+        return yield* summarize(task, Prompt.leaf(material, opts.priorSummary))
+      }
+    ),
+    summarizeSummaries: Effect.fn("Summarizer.summarizeSummaries")(
+      function*(summaries: ReadonlyArray<SummaryRecord>, opts: SummarizeSummariesOptions = {}) {
+        const material = Transcript.renderSummaries(summaries)
+        const targetTokens = normalizeTarget(opts.targetTokens, defaults.condenseTargetTokens)
+        return yield* summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material))
+      }
+    ),
+    tierCounts: Ref.get(counts)
+  })
+})
+
+/**
+ * The fallback text: `material` truncated to `targetTokens` (at least 1) by the
+ * estimator, trailing white space removed, then a newline and
+ * {@link Prompt.truncationMarker}. Pure and total.
+ *
+ * @since 0.1.0
+ */
+export const fallbackText = (
+  estimator: TokenEstimator["Type"],
+  material: string,
+  targetTokens: number
+): string => `${estimator.truncate(material, Math.max(1, targetTokens)).trimEnd()}\n${Prompt.truncationMarker}`
+
+/**
+ * The Summarizer layer; it needs only a `Provider`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { Summarizer } from "@precis/core"
+ * const SummarizerLive = Summarizer.layer({ timeout: "30 seconds" }) // Layer<Summarizer, never, Provider>
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<Summarizer, never, Provider> =>
+  Layer.effect(Summarizer, make(options))
+
+/**
+ * {@link Options} read from `Config`: `PRECIS_SUMMARIZER_TIMEOUT` (a duration
+ * such as `30 seconds`), `PRECIS_SUMMARIZER_MAX_TOKENS`,
+ * `PRECIS_SUMMARIZER_NORMAL_TEMPERATURE`, `PRECIS_SUMMARIZER_AGGRESSIVE_TEMPERATURE`,
+ * each with its default.
+ *
+ * @since 0.1.0
+ */
+export const config: Config.Config<Required<Options>> = Config.all({
+  timeout: Config.duration("PRECIS_SUMMARIZER_TIMEOUT").pipe(Config.withDefault(defaults.timeout)),
+  maxTokens: Config.integer("PRECIS_SUMMARIZER_MAX_TOKENS").pipe(
+    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(defaults.maxTokens)
+  ),
+  normalTemperature: Config.number("PRECIS_SUMMARIZER_NORMAL_TEMPERATURE").pipe(
+    Config.validate({ message: "must be between 0 and 2", validation: (t) => t >= 0 && t <= 2 }),
+    Config.withDefault(defaults.normalTemperature)
+  ),
+  aggressiveTemperature: Config.number("PRECIS_SUMMARIZER_AGGRESSIVE_TEMPERATURE").pipe(
+    Config.validate({ message: "must be between 0 and 2", validation: (t) => t >= 0 && t <= 2 }),
+    Config.withDefault(defaults.aggressiveTemperature)
+  )
+})
+
+/**
+ * The Summarizer layer with its options read from {@link config} (or the given `Config`).
+ *
+ * @since 0.1.0
+ */
+export const layerConfig = (
+  options: Config.Config<Options> = config
+): Layer.Layer<Summarizer, ConfigError.ConfigError, Provider> =>
+  Layer.effect(Summarizer, Effect.flatMap(options, make))

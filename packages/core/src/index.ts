@@ -1,0 +1,22 @@
+/**
+ * @precis/core: domain schemas, ports and the never-failing Summarizer.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as ConversationTurn from "./ConversationTurn.js"
+/** @since 0.1.0 */
+export * as Prompt from "./Prompt.js"
+/** @since 0.1.0 */
+export * as Provider from "./Provider.js"
+/** @since 0.1.0 */
+export * as Summarizer from "./Summarizer.js"
+/** @since 0.1.0 */
+export * as Summary from "./Summary.js"
+/** @since 0.1.0 */
+export * as SummaryRecord from "./SummaryRecord.js"
+/** @since 0.1.0 */
+export * as TokenEstimator from "./TokenEstimator.js"
+/** @since 0.1.0 */
+export * as Transcript from "./Transcript.js"

@@ -1,0 +1,194 @@
+/**
+ * A deterministic `Provider` for tests: each call takes the next scripted
+ * outcome and records its request.
+ *
+ * @since 0.1.0
+ */
+import { Provider } from "@precis/core"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+
+/**
+ * What one provider call does.
+ *
+ * @since 0.1.0
+ */
+export type Outcome = Data.TaggedEnum<{
+  /** Replies `text` at once. */
+  Reply: { readonly text: string; readonly usage?: Provider.Usage | undefined }
+  /** Replies `text` after `delay` (on the Effect clock, so `TestClock` drives it). */
+  Delayed: { readonly delay: Duration.Duration; readonly text: string }
+  /** Fails with a typed provider error. */
+  Fail: { readonly error: Provider.ProviderError }
+  /** Dies with a defect, as a buggy provider that throws would. */
+  Die: { readonly defect: unknown }
+  /** Never answers (until interrupted). */
+  Hang: {}
+}>
+
+const Outcome = Data.taggedEnum<Outcome>()
+
+/**
+ * @since 0.1.0
+ */
+export const reply = (text: string, usage?: Provider.Usage): Outcome => Outcome.Reply({ text, usage })
+
+/**
+ * @since 0.1.0
+ */
+export const delayed = (delay: Duration.DurationInput, text: string): Outcome =>
+  Outcome.Delayed({ delay: Duration.decode(delay), text })
+
+/**
+ * @since 0.1.0
+ */
+export const fail = (error: Provider.ProviderError): Outcome => Outcome.Fail({ error })
+
+/**
+ * @since 0.1.0
+ */
+export const die = (defect: unknown = new Error("scripted defect")): Outcome => Outcome.Die({ defect })
+
+/**
+ * @since 0.1.0
+ */
+export const hang: Outcome = Outcome.Hang()
+
+/**
+ * A transport failure, handy as a generic `fail(...)` argument.
+ *
+ * @since 0.1.0
+ */
+export const transportError = (reason = "scripted failure"): Provider.ProviderError =>
+  new Provider.TransportError({ provider: "scripted", reason })
+
+/**
+ * Runs one outcome as a provider call would.
+ *
+ * @since 0.1.0
+ */
+export const run = (outcome: Outcome): Effect.Effect<Provider.ChatResponse, Provider.ProviderError> =>
+  Outcome.$match(outcome, {
+    Reply: ({ text, usage }) => Effect.succeed(usage === undefined ? { text } : { text, usage }),
+    Delayed: ({ delay, text }) => Effect.as(Effect.sleep(delay), { text }),
+    Fail: ({ error }) => Effect.fail(error),
+    Die: ({ defect }) => Effect.die(defect),
+    Hang: () => Effect.never
+  })
+
+/**
+ * @since 0.1.0
+ */
+export interface Service {
+  /** Every request received so far, in order. */
+  readonly requests: Effect.Effect<ReadonlyArray<Provider.ChatRequest>>
+  /** How many scripted outcomes are left. */
+  readonly remaining: Effect.Effect<number>
+}
+
+/**
+ * The recorder of a scripted provider, to read its requests in assertions.
+ *
+ * @since 0.1.0
+ */
+export class ScriptedProvider extends Context.Tag("@precis/testing/ScriptedProvider")<ScriptedProvider, Service>() {}
+
+/**
+ * @since 0.1.0
+ */
+export interface Options {
+  /** What a call does once the script is used up. Default: a `BadResponseError` saying so. */
+  readonly whenExhausted?: Outcome | ((request: Provider.ChatRequest) => Outcome) | undefined
+}
+
+const exhausted: Outcome = fail(
+  new Provider.BadResponseError({ provider: "scripted", detail: "the script has no more outcomes" })
+)
+
+/**
+ * Builds a scripted provider and its recorder.
+ *
+ * @since 0.1.0
+ */
+export const make = (
+  script: Iterable<Outcome>,
+  options: Options = {}
+): Effect.Effect<{ readonly provider: Provider.Service; readonly recorder: Service }> =>
+  Effect.gen(function*() {
+    const queue = yield* Ref.make<ReadonlyArray<Outcome>>(Array.from(script))
+    const requests = yield* Ref.make<ReadonlyArray<Provider.ChatRequest>>([])
+    const onExhausted = options.whenExhausted ?? exhausted
+    const next = (request: Provider.ChatRequest) =>
+      Ref.modify(queue, (q): [Outcome, ReadonlyArray<Outcome>] =>
+        q.length > 0
+          ? [q[0]!, q.slice(1)]
+          : [typeof onExhausted === "function" ? onExhausted(request) : onExhausted, q]
+      )
+    const provider = Provider.Provider.of({
+      name: "scripted",
+      chat: (request) =>
+        Ref.update(requests, (rs) => [...rs, request]).pipe(
+          Effect.zipRight(next(request)),
+          Effect.flatMap(run)
+        )
+    })
+    return {
+      provider,
+      recorder: ScriptedProvider.of({ requests: Ref.get(requests), remaining: Effect.map(Ref.get(queue), (q) => q.length) })
+    }
+  })
+
+/**
+ * A layer providing both the scripted `Provider` and its `ScriptedProvider` recorder.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedProvider } from "@precis/testing"
+ * const ProviderTest = ScriptedProvider.layer([ScriptedProvider.reply("too long ..."), ScriptedProvider.hang])
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (
+  script: Iterable<Outcome>,
+  options?: Options
+): Layer.Layer<Provider.Provider | ScriptedProvider> =>
+  Layer.effectContext(
+    Effect.map(make(script, options), ({ provider, recorder }) =>
+      Context.make(Provider.Provider, provider).pipe(Context.add(ScriptedProvider, recorder))
+    )
+  )
+
+/**
+ * A provider whose every call has the same outcome.
+ *
+ * @since 0.1.0
+ */
+export const always = (outcome: Outcome): Layer.Layer<Provider.Provider | ScriptedProvider> =>
+  layer([], { whenExhausted: outcome })
+
+/**
+ * A provider that always replies `text`.
+ *
+ * @since 0.1.0
+ */
+export const alwaysReply = (text: string) => always(reply(text))
+
+/**
+ * A provider that always fails with `error` (a transport error by default).
+ *
+ * @since 0.1.0
+ */
+export const alwaysFail = (error: Provider.ProviderError = transportError()) => always(fail(error))
+
+/**
+ * A provider whose outcome is computed from each request.
+ *
+ * @since 0.1.0
+ */
+export const respond = (
+  f: (request: Provider.ChatRequest) => Outcome
+): Layer.Layer<Provider.Provider | ScriptedProvider> => layer([], { whenExhausted: f })

@@ -1,0 +1,12 @@
+/**
+ * @precis/testing: deterministic test services for precis and for code that uses it.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Arbitraries from "./Arbitraries.js"
+/** @since 0.1.0 */
+export * as Fixtures from "./Fixtures.js"
+/** @since 0.1.0 */
+export * as ScriptedProvider from "./ScriptedProvider.js"
