@@ -120,6 +120,10 @@ class Rejected {
   constructor(readonly reason: string) {}
 }
 
+// Provider errors carry readable, secret-free messages by contract.
+const describe = (error: unknown): string =>
+  error instanceof Rejected ? error.reason : error instanceof Error ? error.message : String(error)
+
 const normalizeTarget = (targetTokens: number | undefined, fallback: number): number =>
   targetTokens === undefined || !Number.isFinite(targetTokens) ? fallback : Math.max(1, Math.floor(targetTokens))
 
@@ -145,16 +149,21 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Effect.suspend(() => provider.chat(request)).pipe(
       Effect.timeout(timeout),
       Effect.catchAllDefect((defect) => Effect.fail(new Rejected(`defect: ${String(defect)}`))),
+      Effect.either,
       Effect.timed,
-      Effect.tap(([elapsed]) =>
-        Effect.logDebug("precis: LLM call finished").pipe(
-          Effect.annotateLogs({ tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed) })
+      Effect.flatMap(([elapsed, result]) =>
+        Effect.zipRight(
+          Effect.logDebug(result._tag === "Right" ? "precis: LLM call replied" : "precis: LLM call failed").pipe(
+            Effect.annotateLogs(
+              result._tag === "Right"
+                ? { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed) }
+                : { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed), error: describe(result.left) }
+            )
+          ),
+          result
         )
       ),
-      Effect.tapError(() =>
-        Effect.logDebug("precis: LLM call failed").pipe(Effect.annotateLogs({ tier, provider: provider.name }))
-      ),
-      Effect.map(([, response]) => response.text.trim())
+      Effect.map((response) => response.text.trim())
     )
 
   const summarize = (

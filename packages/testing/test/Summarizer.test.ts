@@ -389,6 +389,20 @@ describe("Summarizer bookkeeping", () => {
       expect(calls[0]!.annotations["tier"]).toBe("normal")
     }).pipe(Effect.provide(withScript([ScriptedProvider.delayed("30 seconds", short)]))))
 
+  it.effect("logs failed LLM calls with their elapsed time and reason", () =>
+    Effect.gen(function*() {
+      const lines: Array<Record<string, unknown>> = []
+      const logger = Logger.make(({ annotations }) => void lines.push(Object.fromEntries(annotations)))
+      const summary = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns(turns)).pipe(
+        withClock,
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
+      expect(summary.tier).toBe("fallback")
+      expect(lines.map((l) => [l["tier"], l["elapsedMs"]])).toEqual([["normal", 120_000], ["aggressive", 0]])
+      expect(String(lines[1]!["error"])).toContain("could not reach the model server")
+    }).pipe(Effect.provide(withScript([ScriptedProvider.hang, ScriptedProvider.fail(ScriptedProvider.transportError())]))))
+
   it.effect("each layer build has its own counts", () =>
     Effect.gen(function*() {
       const live = withScript([ScriptedProvider.reply(short)])
