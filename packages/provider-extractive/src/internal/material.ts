@@ -1,0 +1,130 @@
+/**
+ * Parsing of summarization material (a formatted transcript or rendered
+ * summaries) into candidate segments that keep their turn context.
+ *
+ * @internal
+ */
+import { TokenEstimator } from "@precis/core"
+
+/** One line of the material, with the turn it belongs to. */
+export interface Line {
+  /** `"[ts] role:"` of the turn this line belongs to, or `undefined` for a line outside any turn. */
+  readonly prefix: string | undefined
+  /** Index of the turn (or standalone line) in the material; lines of one turn share it. */
+  readonly group: number
+  /** The role of the turn, lower-cased (`""` outside a turn). */
+  readonly role: string
+  /** The line's text without the turn header or the continuation indent. */
+  readonly text: string
+  /** Position of the line inside its turn (0 = the header line). */
+  readonly position: number
+  /** First segment of this line in `Parsed.segments`, and how many it has (0: not a candidate). */
+  segmentStart: number
+  segmentCount: number
+  /** Whether the line is worth counting in an omission marker (non-blank, not structural). */
+  readonly countable: boolean
+}
+
+/** A candidate unit of text: a line, or a sentence of a long line. */
+export interface Segment {
+  readonly line: number
+  readonly text: string
+}
+
+/** The material split into lines and candidate segments, in order. */
+export interface Parsed {
+  readonly lines: ReadonlyArray<Line>
+  readonly segments: Array<Segment>
+}
+
+const TURN_HEADER = /^(\[[^\]\n]{1,40}\] [^:\n]{1,64}?:)(?: (.*))?$/
+const SUMMARY_HEADER = /^\[Summary \d+, depth \d+[^\]\n]*\]$/
+/** Omission markers written by this provider; they are structure, never content. */
+export const MARKER = /^\s*\[… \d+ (?:more )?lines? (?:omitted|of output cut)\]$/
+const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
+const MIN_SENTENCE = 40
+
+const TOOL_ROLES = new Set(["tool", "function", "observation", "environment", "ipython", "tool_result", "tool-result"])
+
+/** Whether a role's content is tool output (shortened to its head and tail when long). */
+export const isToolRole = (role: string): boolean => TOOL_ROLES.has(role) || role.startsWith("tool")
+
+const roleOf = (prefix: string): string => {
+  const close = prefix.indexOf("] ")
+  return prefix.slice(close + 2, -1).trim().toLowerCase()
+}
+
+/**
+ * Splits a long line into sentences (short pieces merged into their
+ * predecessor); any piece still longer than `maxChars` is cut with `…`.
+ */
+const splitLong = (text: string, maxChars: number): ReadonlyArray<string> => {
+  if (text.length <= maxChars) return [text]
+  const pieces: Array<string> = []
+  for (const raw of text.split(SENTENCE_BREAK)) {
+    const last = pieces.length - 1
+    if (last >= 0 && (raw.length < MIN_SENTENCE || pieces[last]!.length < MIN_SENTENCE) &&
+      pieces[last]!.length + raw.length < maxChars) {
+      pieces[last] = `${pieces[last]} ${raw}`
+    } else {
+      pieces.push(raw)
+    }
+  }
+  return pieces.map((p) => (p.length > maxChars ? `${TokenEstimator.takeCodePoints(p, maxChars - 1)}…` : p))
+}
+
+/**
+ * Parses `material` into lines and segments. Turn headers (`[ts] role: ...`)
+ * open a turn, two-space-indented lines continue it; summary headers and
+ * omission markers are structure and yield no candidate.
+ */
+export const parse = (material: string, maxSegmentChars: number): Parsed => {
+  const raw = material.split("\n")
+  const lines: Array<Line> = []
+  const segments: Array<Segment> = []
+  let group = -1
+  let prefix: string | undefined
+  let role = ""
+  let position = 0
+  for (let i = 0; i < raw.length; i++) {
+    const line = raw[i]!.endsWith("\r") ? raw[i]!.slice(0, -1) : raw[i]!
+    let text: string
+    let structural = false
+    if (prefix !== undefined && line.startsWith("  ")) {
+      text = line.slice(2)
+      position++
+    } else {
+      const header = TURN_HEADER.exec(line)
+      group++
+      position = 0
+      if (header !== null && !SUMMARY_HEADER.test(line)) {
+        prefix = header[1]!
+        role = roleOf(prefix)
+        text = header[2] ?? ""
+      } else {
+        prefix = undefined
+        role = ""
+        text = line
+        structural = SUMMARY_HEADER.test(line)
+      }
+    }
+    structural ||= MARKER.test(text)
+    const blank = text.trim().length === 0
+    const entry: Line = {
+      prefix,
+      group,
+      role,
+      text,
+      position,
+      segmentStart: segments.length,
+      segmentCount: 0,
+      countable: !structural && !blank
+    }
+    if (!structural && !blank) {
+      for (const piece of splitLong(text, maxSegmentChars)) segments.push({ line: lines.length, text: piece })
+      entry.segmentCount = segments.length - entry.segmentStart
+    }
+    lines.push(entry)
+  }
+  return { lines, segments }
+}

@@ -1,0 +1,142 @@
+/**
+ * Scoring of candidate segments: what an agent needs to keep (paths,
+ * commands, errors and their fixes, identifiers, numbers, decisions, the
+ * user's requests) plus TF-IDF centrality in the material.
+ *
+ * @internal
+ */
+
+/** Feature weights; centrality adds up to `centrality` points. */
+export const weights = {
+  path: 3,
+  error: 4,
+  resolution: 3,
+  command: 3,
+  decision: 2.5,
+  identifier: 1,
+  number: 0.5,
+  user: 2.5,
+  firstRequest: 2,
+  turnHead: 0.5,
+  centrality: 3,
+  short: -2,
+  filler: -1.5,
+  alreadySummarized: -2
+} as const
+
+const PATH = /(?:^|[\s"'`(=:])(?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]+|\b[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift|json|ya?ml|toml|md|txt|sh|css|scss|html|vue|svelte|sql|lock|cfg|ini|env|xml|gradle|traj)\b/
+const ERROR =
+  /\b(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))\b|exit (?:code|status) [1-9]|✗|✘/i
+const RESOLUTION =
+  /\b(?:fix|fixed|fixes|fixing|resolv\w*|solv\w*|root cause|caused by|works now|now pass\w*|all tests pass\w*|\d+ passed|passing|succeeded|workaround|patched)\b/i
+const COMMAND =
+  /(?:^|\s)\$ \S|`[^`\n]{2,}`|\b(?:npm|pnpm|yarn|npx|node|git|pytest|python3?|pip|make|cargo|go|docker|kubectl|ls|grep|rg|cd|cat|sed|awk|find|curl|tsc|vitest|jest|bash|sh|mkdir|rm|mv|cp|chmod|submit|edit|open|create)\s+[-\w./~"'$]/
+const DECISION =
+  /\b(?:decid\w*|decision|chose|choose|instead|we will|we'll|i'll use|let's use|going with|plan|agreed|must|should|don't|do not|never|always|todo|next step|approach|prefer|requirement|need to)\b/i
+const IDENTIFIER = /\b[a-z]+[A-Z]\w*\b|\b[a-z]+_[a-z_]+\b|\b\w+\(\)/
+const NUMBER = /\d/
+const FILLER =
+  /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
+
+/** A key under which exact and near-duplicate texts coincide (numbers, hex ids, case, punctuation ignored). */
+export const nearKey = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/0x[0-9a-f]+|\b[0-9a-f]{7,}\b/g, "h")
+    .replace(/\d+/g, "0")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim()
+
+/** Keys shorter than this are too generic to call two lines duplicates. */
+export const MIN_KEY = 8
+
+const STOP = new Set(
+  ("the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who " +
+    "did its let put say she too use that with have this will your from they know want been good much some time very when " +
+    "come here just like long make many more only over such take than them well were what into then there these would " +
+    "about which their other could should after also because where while being does done okay sure thanks")
+    .split(" ")
+)
+
+const TERM = /[\p{L}_][\p{L}\p{N}_]+|\d{2,}/gu
+
+/**
+ * TF-IDF centrality of each text in [0, 1]: the weight of its distinct terms in
+ * the whole material (log term frequency times inverse document frequency,
+ * documents being the texts), normalized by the square root of its term count
+ * and by the best score. Linear in the size of the texts.
+ */
+export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
+  const ids = new Map<string, number>()
+  const tf: Array<number> = []
+  const df: Array<number> = []
+  const docs: Array<Int32Array> = new Array(texts.length)
+  const seen: Array<number> = []
+  for (let d = 0; d < texts.length; d++) {
+    const terms: Array<number> = []
+    for (const match of texts[d]!.toLowerCase().matchAll(TERM)) {
+      const term = match[0]
+      if (STOP.has(term)) continue
+      let id = ids.get(term)
+      if (id === undefined) {
+        id = tf.length
+        ids.set(term, id)
+        tf.push(0)
+        df.push(0)
+        seen.push(-1)
+      }
+      tf[id]!++
+      if (seen[id] !== d) {
+        seen[id] = d
+        df[id]!++
+        terms.push(id)
+      }
+    }
+    docs[d] = Int32Array.from(terms)
+  }
+  const n = texts.length
+  const weight = tf.map((f, id) => Math.log1p(f) * Math.log((n + 1) / (df[id]! + 0.5)))
+  const scores = new Float64Array(n)
+  let best = 0
+  for (let d = 0; d < n; d++) {
+    const terms = docs[d]!
+    let sum = 0
+    for (let k = 0; k < terms.length; k++) sum += Math.max(0, weight[terms[k]!]!)
+    const score = terms.length === 0 ? 0 : sum / Math.sqrt(terms.length + 1)
+    scores[d] = score
+    if (score > best) best = score
+  }
+  if (best > 0) for (let d = 0; d < n; d++) scores[d] = scores[d]! / best
+  return scores
+}
+
+/** What is known about a segment besides its text. */
+export interface Context {
+  readonly role: string
+  readonly firstRequest: boolean
+  readonly turnHead: boolean
+  readonly alreadySummarized: boolean
+}
+
+/** Whether a text reports an error (such lines survive tool-output shortening). */
+export const isError = (text: string): boolean => ERROR.test(text)
+
+/** The feature score of a segment: must-keep facts up, filler down. */
+export const features = (text: string, context: Context): number => {
+  let score = 0
+  const facts = (PATH.test(text) ? weights.path : 0) +
+    (ERROR.test(text) ? weights.error : 0) +
+    (RESOLUTION.test(text) ? weights.resolution : 0) +
+    (COMMAND.test(text) ? weights.command : 0) +
+    (DECISION.test(text) ? weights.decision : 0) +
+    (IDENTIFIER.test(text) ? weights.identifier : 0) +
+    (NUMBER.test(text) ? weights.number : 0)
+  score += facts
+  if (context.role === "user" || context.role === "human" || context.role === "prompter") score += weights.user
+  if (context.firstRequest) score += weights.firstRequest
+  if (context.turnHead) score += weights.turnHead
+  if (facts === 0 && text.trim().length < 16) score += weights.short
+  if (FILLER.test(text.trim())) score += weights.filler
+  if (context.alreadySummarized) score += weights.alreadySummarized
+  return score
+}

@@ -1,0 +1,266 @@
+import { assert, describe, expect, it } from "@effect/vitest"
+import { ConversationTurn, Provider, Summarizer, SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
+import { ExtractiveProvider } from "@precis/provider-extractive"
+import { Arbitraries, Fixtures } from "@precis/testing"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+
+const estimator = TokenEstimator.approximate
+const ts = (minute: number) => new Date(Date.UTC(2025, 0, 1, 9, minute)).toISOString()
+
+const filler = (i: number) =>
+  `It is a pleasant afternoon and everybody seems to be in a rather good mood about things today, number ${"abcdefghij"[i % 10]}.`
+
+/** A session with facts scattered between long filler turns. */
+const session = (): ReadonlyArray<ConversationTurn.ConversationTurn> => {
+  const turns: Array<ConversationTurn.ConversationTurn> = []
+  let m = 0
+  const add = (role: string, content: string) => turns.push(Fixtures.turn(role, content, { timestamp: ts(m++) }))
+  add("user", "Please fix the crash when loading config and add a --verbose flag.")
+  for (let i = 0; i < 6; i++) add("assistant", `${filler(i)} ${filler(i + 1)}`)
+  add("assistant", "$ npm test -- src/config/loader.test.ts")
+  for (let i = 0; i < 6; i++) add("assistant", `${filler(i + 2)} ${filler(i + 3)}`)
+  add("tool", "TypeError: Cannot read properties of undefined (reading 'port') at loadConfig (src/config/loader.ts:42:17)")
+  for (let i = 0; i < 6; i++) add("assistant", `${filler(i + 4)} ${filler(i + 5)}`)
+  add("assistant", "Fixed: loader.ts now falls back to DEFAULT_PORT when `server` is missing; all tests pass.")
+  for (let i = 0; i < 6; i++) add("assistant", `${filler(i + 6)} ${filler(i + 7)}`)
+  return turns
+}
+
+const leafTask = (
+  turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
+  targetTokens = 1200
+): Provider.SummaryTask => ({ kind: "leaf", material: Transcript.formatTurns(turns), targetTokens })
+
+describe("extract", () => {
+  it("is deterministic for the same input", () => {
+    const task = leafTask(session(), 200)
+    const first = ExtractiveProvider.extract(task, estimator)
+    assert.isAbove(first.length, 0)
+    assert.strictEqual(ExtractiveProvider.extract({ ...task }, estimator), first)
+  })
+
+  it.prop("is deterministic and within budget for any turns", [
+    FastCheck.array(Arbitraries.turn, { minLength: 1, maxLength: 30 }),
+    FastCheck.constantFrom("leaf" as const, "condense" as const, "aggressive" as const),
+    FastCheck.integer({ min: 2, max: 400 })
+  ], ([turns, kind, targetTokens]) => {
+    const material = Transcript.formatTurns(turns)
+    const task: Provider.SummaryTask = { kind, material, targetTokens }
+    const out = ExtractiveProvider.extract(task, estimator)
+    assert.strictEqual(ExtractiveProvider.extract(task, estimator), out)
+    const input = estimator.estimate(material)
+    if (out.length > 0) {
+      if (kind === "aggressive") assert.isBelow(estimator.estimate(out), targetTokens)
+      else if (input >= 2) assert.isBelow(estimator.estimate(out), input)
+    }
+  })
+
+  it("keeps a normal reply well under its input and within targetTokens", () => {
+    const task = leafTask(session(), 100_000)
+    const input = estimator.estimate(task.material)
+    const out = ExtractiveProvider.extract(task, estimator)
+    assert.isAtMost(estimator.estimate(out), Math.floor(input * 0.3))
+    const small = ExtractiveProvider.extract({ ...task, targetTokens: 50 }, estimator)
+    assert.isAtMost(estimator.estimate(small), 50)
+  })
+
+  it("keeps a condense reply shorter than its input", () => {
+    const summaries = [0, 1, 2, 3].map((i) =>
+      Fixtures.summary({
+        id: `s${i}`,
+        content: Transcript.formatTurns(session().slice(i * 5, i * 5 + 8)),
+        timeRangeStart: ts(i * 5),
+        timeRangeEnd: ts(i * 5 + 7)
+      })
+    )
+    const material = Transcript.renderSummaries(summaries)
+    const out = ExtractiveProvider.extract({ kind: "condense", material, targetTokens: 2000 }, estimator)
+    assert.isAbove(out.length, 0)
+    assert.isBelow(estimator.estimate(out), estimator.estimate(material) * 0.31)
+    // Summary headers are structure, not content.
+    assert.notInclude(out, "[Summary 1")
+  })
+
+  it("keeps an aggressive reply strictly under targetTokens", () => {
+    const material = Transcript.formatTurns(session())
+    for (const target of [2, 5, 17, 60, 300]) {
+      const out = ExtractiveProvider.extract({ kind: "aggressive", material, targetTokens: target }, estimator)
+      assert.isAbove(out.trim().length, 0)
+      assert.isBelow(estimator.estimate(out), target, `target ${target}`)
+    }
+  })
+
+  it("prefers paths, commands, errors and the user's request over filler", () => {
+    const turns = session()
+    const out = ExtractiveProvider.extract(leafTask(turns, 160), estimator)
+    expect(out).toContain("npm test -- src/config/loader.test.ts")
+    expect(out).toContain("TypeError: Cannot read properties of undefined")
+    expect(out).toContain("falls back to DEFAULT_PORT")
+    expect(out).toContain("add a --verbose flag")
+    expect(out).not.toContain("pleasant afternoon")
+  })
+
+  it("keeps chronological order and the turn prefixes", () => {
+    const out = ExtractiveProvider.extract(leafTask(session(), 160), estimator)
+    const positions = ["--verbose flag", "npm test --", "TypeError:", "DEFAULT_PORT"].map((s) => out.indexOf(s))
+    assert.deepStrictEqual(positions.slice().sort((a, b) => a - b), positions)
+    assert.isTrue(positions.every((p) => p >= 0))
+    expect(out).toContain("[2025-01-01T09:00:00] user: Please fix the crash")
+    expect(out).toMatch(/\[2025-01-01T09:\d\d:00\] tool: TypeError/)
+    expect(out).toMatch(/^\[… \d+ lines omitted\]$/m)
+  })
+
+  it("gives a chosen continuation line its turn's prefix", () => {
+    const turns = [
+      Fixtures.turn("assistant", `${filler(1)}\n${filler(2)}\nThe failing file is src/server/routes.ts`, { timestamp: ts(3) }),
+      ...Array.from({ length: 10 }, (_, i) => Fixtures.turn("assistant", filler(i) + filler(i + 3), { timestamp: ts(4 + i) }))
+    ]
+    const out = ExtractiveProvider.extract(leafTask(turns, 30), estimator)
+    expect(out).toContain("[2025-01-01T09:03:00] assistant: The failing file is src/server/routes.ts")
+  })
+
+  it("removes exact and near-duplicate lines", () => {
+    const turns = [
+      Fixtures.turn("user", "Run the tests in packages/api please.", { timestamp: ts(0) }),
+      ...Array.from({ length: 8 }, (_, i) =>
+        Fixtures.turn("tool", `WARN deprecated option --legacy-peer-deps used at 2025-01-01T09:0${i}:00 (pid ${1000 + i})`, {
+          timestamp: ts(i + 1)
+        })),
+      ...Array.from({ length: 4 }, (_, i) =>
+        Fixtures.turn("assistant", "Error: ENOENT: no such file or directory, open 'packages/api/.env'", { timestamp: ts(i + 10) }))
+    ]
+    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 10_000 }
+    const out = ExtractiveProvider.extract(task, estimator)
+    assert.strictEqual(out.split("deprecated option --legacy-peer-deps").length - 1, 1)
+    assert.strictEqual(out.split("ENOENT").length - 1, 1)
+    expect(out).toContain("Run the tests in packages/api")
+  })
+
+  it("shortens a long tool output to its head, tail and errors, marking the cut", () => {
+    // Distinct words per line, so that no line is a near-duplicate of another.
+    const word = (i: number) => String.fromCharCode(97 + (i % 26)) + String.fromCharCode(97 + Math.floor(i / 26))
+    const lines = Array.from({ length: 120 }, (_, i) => `  ✓ test case number ${i} ${word(i)} passes`)
+    lines[60] = "  AssertionError: expected 3 to equal 4 at test/math.test.ts:61"
+    const turns = [
+      Fixtures.turn("user", "Run the math suite.", { timestamp: ts(0) }),
+      Fixtures.turn("tool", lines.join("\n"), { timestamp: ts(1) }),
+      Fixtures.turn("assistant", "One assertion fails in test/math.test.ts; fixing it.", { timestamp: ts(2) })
+    ]
+    // A budget larger than the whole material: only the cut can remove lines.
+    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 100_000 }
+    const out = ExtractiveProvider.extract(task, estimator)
+    expect(out).toContain("test case number 0 ")
+    expect(out).toContain("test case number 4 ")
+    expect(out).toContain("test case number 119 ")
+    expect(out).toContain("AssertionError: expected 3 to equal 4")
+    expect(out).not.toContain("test case number 30 ")
+    expect(out).not.toContain("test case number 90 ")
+    expect(out).toMatch(/\[… \d+ lines omitted\]/)
+    assert.isBelow(out.length, task.material.length / 4)
+  })
+
+  it("down-weights lines the prior summary already holds", () => {
+    const fact = "Decided to keep the cache in src/cache/lru.ts and bump MAX_ENTRIES to 512."
+    const other = "Decided to move the retry policy into src/http/retry.ts with a 250 ms backoff."
+    const turns = [
+      Fixtures.turn("assistant", fact, { timestamp: ts(0) }),
+      Fixtures.turn("assistant", other, { timestamp: ts(1) }),
+      ...Array.from({ length: 6 }, (_, i) => Fixtures.turn("assistant", filler(i), { timestamp: ts(2 + i) }))
+    ]
+    const base = leafTask(turns, 25)
+    const withPrior = ExtractiveProvider.extract({ ...base, priorSummary: `[2025-01-01T08:00:00] assistant: ${fact}` }, estimator)
+    expect(withPrior).toContain("src/http/retry.ts")
+    expect(withPrior).not.toContain("src/cache/lru.ts")
+  })
+
+  it("splits very long lines into sentences", () => {
+    const sentence = (i: number) => `Sentence ${i} talks about the weather and nothing else at all, really nothing.`
+    const long = Array.from({ length: 20 }, (_, i) => (i === 13 ? "The bug is in lib/parse.py line 88." : sentence(i))).join(" ")
+    const out = ExtractiveProvider.extract(leafTask([Fixtures.turn("assistant", long, { timestamp: ts(0) })], 60), estimator)
+    expect(out).toContain("The bug is in lib/parse.py line 88.")
+    expect(out).toContain("…")
+  })
+
+  it("returns an empty text for blank material", () => {
+    assert.strictEqual(ExtractiveProvider.extract({ kind: "leaf", material: " \n\n ", targetTokens: 10 }, estimator), "")
+  })
+})
+
+describe("layer", () => {
+  const run = <A, E>(effect: Effect.Effect<A, E, Provider.Provider>) =>
+    Effect.provide(effect, ExtractiveProvider.layer())
+
+  it.effect("answers from the task, with usage estimates, under the name \"extractive\"", () =>
+    run(Effect.gen(function*() {
+      const provider = yield* Provider.Provider
+      assert.strictEqual(provider.name, "extractive")
+      const task = leafTask(session(), 160)
+      const response = yield* provider.chat({ messages: [{ role: "user", content: "ignored" }], temperature: 0.2, maxTokens: 10, task })
+      assert.strictEqual(response.text, ExtractiveProvider.extract(task, estimator))
+      assert.deepStrictEqual(response.usage, {
+        inputTokens: estimator.estimate(task.material),
+        outputTokens: estimator.estimate(response.text)
+      })
+    })))
+
+  it.effect("fails with a BadRequestError when the request has no task", () =>
+    run(Effect.gen(function*() {
+      const provider = yield* Provider.Provider
+      const error = yield* Effect.flip(
+        provider.chat({ messages: [{ role: "user", content: "summarize this" }], temperature: 0.2, maxTokens: 10 })
+      )
+      assert.strictEqual(error._tag, "BadRequestError")
+      expect(error.message).toContain("needs a structured `task`")
+    })))
+
+  it.effect("uses the TokenEstimator in context", () =>
+    Effect.gen(function*() {
+      // One token per word: a different budget than the default estimator's.
+      const words: TokenEstimator.Service = {
+        estimate: (text) => Math.max(1, text.split(/\s+/).filter((w) => w.length > 0).length),
+        truncate: (text, max) => text.split(/(?<=\s)/).slice(0, Math.max(0, max)).join("")
+      }
+      const provider = yield* Effect.provide(
+        ExtractiveProvider.make(),
+        TokenEstimator.layer(words)
+      )
+      const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(session()), targetTokens: 40 }
+      const response = yield* provider.chat({ messages: [], temperature: 0.1, maxTokens: 10, task })
+      assert.isBelow(words.estimate(response.text), 40)
+      assert.strictEqual(response.text, ExtractiveProvider.extract(task, words))
+      assert.notStrictEqual(response.text, ExtractiveProvider.extract(task, estimator))
+    }))
+})
+
+describe("with the Summarizer", () => {
+  const SummarizerLive = Summarizer.layer().pipe(Layer.provide(ExtractiveProvider.layer()))
+
+  it.effect("summarizes turns and summaries at tier \"normal\"", () =>
+    Effect.gen(function*() {
+      const summarizer = yield* Summarizer.Summarizer
+      const turns = session()
+      const leaf = yield* summarizer.summarizeTurns(turns, { targetTokens: 300 })
+      assert.strictEqual(leaf.tier, "normal")
+      assert.isBelow(leaf.outputTokens, leaf.inputTokens)
+      expect(leaf.text).toContain("TypeError")
+      const summaries = [leaf.text, leaf.text.replace(/TypeError/g, "RangeError")].map((content, i) =>
+        SummaryRecord.make({ id: `s${i}`, depth: 0, content })
+      )
+      const condensed = yield* summarizer.summarizeSummaries(summaries)
+      assert.strictEqual(condensed.tier, "normal")
+      assert.deepStrictEqual(yield* summarizer.tierCounts, { normal: 2, aggressive: 0, fallback: 0 })
+    }).pipe(Effect.provide(SummarizerLive)))
+
+  it.effect("reaches tier \"normal\" on a generated conversation", () =>
+    Effect.gen(function*() {
+      const summarizer = yield* Summarizer.Summarizer
+      const turns = Fixtures.conversation(200, {
+        content: (i) => i % 9 === 0 ? `ran \`pytest tests/test_${i}.py\` -> FAILED test_${i}` : `message ${i} about the plan for step ${i}`
+      })
+      const summary = yield* summarizer.summarizeTurns(turns)
+      assert.strictEqual(summary.tier, "normal")
+      expect(summary.text).toContain("pytest tests/test_0.py")
+    }).pipe(Effect.provide(SummarizerLive)))
+})
