@@ -1,0 +1,365 @@
+/**
+ * A precis `Provider` for servers speaking OpenAI's Chat Completions protocol:
+ * OpenAI itself, Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter, ...
+ *
+ * It runs on `@effect/platform`'s `HttpClient`, which the application provides
+ * (for example `NodeHttpClient.layerUndici` from `@effect/platform-node`).
+ *
+ * | Outcome                                   | `ProviderError`     | Retried |
+ * | ----------------------------------------- | ------------------- | ------- |
+ * | connection refused / reset, body cut      | `TransportError`    | yes     |
+ * | no response within `timeout`              | `TimeoutError`      | no      |
+ * | 429                                       | `RateLimitedError`  | yes     |
+ * | 401, 403                                  | `UnauthorizedError` | no      |
+ * | 400, 404, 422                             | `BadRequestError`   | no      |
+ * | 408, 5xx                                  | `ServerError`       | yes     |
+ * | any other non-2xx status                  | `ServerError`       | no      |
+ * | malformed JSON, unexpected shape          | `BadResponseError`  | no      |
+ *
+ * @since 0.1.0
+ */
+import * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Provider } from "@precis/core"
+import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import { decodeChatCompletion, errorDetail, parseRetryAfter, replyText } from "./internal/completion.js"
+
+/**
+ * The retry policy for transient failures (transport errors, 408, 429, 5xx).
+ * Waits grow exponentially from `initialDelay` with jitter, each capped at
+ * `maxDelay`; a `Retry-After` longer than the computed wait is honoured, and
+ * one longer than `maxDelay` ends the retries (the `RateLimitedError` then
+ * carries it). No new attempt starts once `maxElapsed` has passed since the
+ * first failure, so a call lasts at most about
+ * `maxElapsed + maxDelay + timeout`.
+ *
+ * @since 0.1.0
+ */
+export interface RetryOptions {
+  /** Attempts in all, the first included. Default 4; 1 disables retries. */
+  readonly maxAttempts?: number | undefined
+  /** The first wait. Default 500 milliseconds. */
+  readonly initialDelay?: Duration.DurationInput | undefined
+  /** The longest single wait. Default 20 seconds. */
+  readonly maxDelay?: Duration.DurationInput | undefined
+  /** No retry starts after this much time since the first failure. Default 60 seconds. */
+  readonly maxElapsed?: Duration.DurationInput | undefined
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The model name sent in each request, e.g. `gpt-4o-mini` or `llama3.1:8b`. */
+  readonly model: string
+  /** The API root, without `/chat/completions`. Default `https://api.openai.com/v1`. */
+  readonly baseUrl?: string | undefined
+  /** Sent as `Authorization: Bearer …` when set; local servers usually need none. */
+  readonly apiKey?: Redacted.Redacted | undefined
+  /**
+   * The name of the token cap in the request body. Default `max_tokens`;
+   * OpenAI's reasoning models (o1, o3, gpt-5, ...) require `max_completion_tokens`.
+   */
+  readonly tokenParameter?: "max_tokens" | "max_completion_tokens" | undefined
+  /** The deadline of one HTTP attempt; it fails with `TimeoutError` and is not retried. Default 120 seconds. */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** See {@link RetryOptions}. */
+  readonly retry?: RetryOptions | undefined
+  /** Extra request headers, e.g. OpenRouter's `HTTP-Referer` and `X-Title`. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** The provider name in errors, logs and spans. Default `openai`. */
+  readonly name?: string | undefined
+}
+
+/**
+ * The defaults of {@link Options} and {@link RetryOptions}.
+ *
+ * @since 0.1.0
+ */
+export const defaults = {
+  baseUrl: "https://api.openai.com/v1",
+  name: "openai",
+  tokenParameter: "max_tokens",
+  timeout: Duration.seconds(120),
+  retry: {
+    maxAttempts: 4,
+    initialDelay: Duration.millis(500),
+    maxDelay: Duration.seconds(20),
+    maxElapsed: Duration.seconds(60)
+  }
+} as const
+
+/**
+ * Whether a failure is worth another attempt: transport errors, 429, 408 and
+ * 5xx. Timeouts, bad requests, refused credentials and unreadable responses
+ * are not.
+ *
+ * @since 0.1.0
+ */
+export const isTransient = (error: Provider.ProviderError): boolean => {
+  switch (error._tag) {
+    case "TransportError":
+    case "RateLimitedError":
+      return true
+    case "ServerError":
+      return error.status === 408 || error.status >= 500
+    default:
+      return false
+  }
+}
+
+/**
+ * The retry schedule of {@link RetryOptions}, fed with the failures of each attempt.
+ *
+ * @since 0.1.0
+ */
+export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unknown, Provider.ProviderError> => {
+  const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? defaults.retry.maxAttempts))
+  const initialDelay = Duration.decode(options.initialDelay ?? defaults.retry.initialDelay)
+  const maxDelay = Duration.decode(options.maxDelay ?? defaults.retry.maxDelay)
+  const maxElapsed = Duration.decode(options.maxElapsed ?? defaults.retry.maxElapsed)
+  const backoff = Schedule.jittered(Schedule.exponential(initialDelay))
+  return Schedule.identity<Provider.ProviderError>().pipe(
+    Schedule.intersect(backoff),
+    Schedule.modifyDelay(([error], delay) => {
+      const capped = Duration.min(delay, maxDelay)
+      return error._tag === "RateLimitedError" && error.retryAfter !== undefined
+        ? Duration.max(capped, error.retryAfter)
+        : capped
+    }),
+    Schedule.whileInput((error: Provider.ProviderError) =>
+      isTransient(error) &&
+      !(error._tag === "RateLimitedError" && error.retryAfter !== undefined &&
+        Duration.greaterThan(error.retryAfter, maxDelay))
+    ),
+    Schedule.intersect(Schedule.recurs(maxAttempts - 1)),
+    Schedule.upTo(maxElapsed)
+  )
+}
+
+const MAX_ERROR_BODY = 64 * 1024
+
+/**
+ * Builds the provider from the `HttpClient` in context.
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(options: Options) {
+  const name = options.name ?? defaults.name
+  const model = options.model
+  const timeout = Duration.decode(options.timeout ?? defaults.timeout)
+  const tokenParameter = options.tokenParameter ?? defaults.tokenParameter
+  const schedule = retrySchedule(options.retry)
+  // An empty key is no key: local servers are configured with `PRECIS_OPENAI_API_KEY=`.
+  const apiKey = options.apiKey !== undefined && Redacted.value(options.apiKey).length > 0
+    ? options.apiKey
+    : undefined
+  const secret = apiKey === undefined ? undefined : Redacted.value(apiKey)
+  const baseUrl = (options.baseUrl ?? defaults.baseUrl).replace(/\/+$/, "")
+  const url = `${baseUrl}/chat/completions`
+  const client = (yield* HttpClient.HttpClient).pipe(
+    HttpClient.mapRequest((request) =>
+      request.pipe(
+        HttpClientRequest.acceptJson,
+        HttpClientRequest.setHeaders(options.headers ?? {}),
+        apiKey === undefined ? (r) => r : HttpClientRequest.bearerToken(apiKey)
+      )
+    )
+  )
+
+  const fromHttpError = (error: HttpClientError.HttpClientError): Provider.ProviderError =>
+    new Provider.TransportError({ provider: name, reason: transportReason(error, baseUrl) })
+
+  const fromStatus = (
+    response: HttpClientResponse.HttpClientResponse,
+    body: string,
+    now: number
+  ): Provider.ProviderError => {
+    const status = response.status
+    const detail = errorDetail(body.slice(0, MAX_ERROR_BODY), secret)
+    if (status === 401 || status === 403) return new Provider.UnauthorizedError({ provider: name, status, detail })
+    if (status === 400 || status === 404 || status === 422) {
+      return new Provider.BadRequestError({
+        provider: name,
+        status,
+        detail: detail ?? (status === 404 ? `no such endpoint or model (${model})` : "no details given")
+      })
+    }
+    if (status === 429) {
+      return new Provider.RateLimitedError({
+        provider: name,
+        retryAfter: Option.getOrUndefined(parseRetryAfter(response.headers, now))
+      })
+    }
+    return new Provider.ServerError({ provider: name, status, detail })
+  }
+
+  const attempt = (body: HttpBody.HttpBody) =>
+    Effect.gen(function*() {
+      const response = yield* client.execute(HttpClientRequest.post(url, { body }))
+      const text = yield* response.text
+      if (response.status < 200 || response.status >= 300) {
+        const now = yield* Clock.currentTimeMillis
+        return yield* Effect.fail(fromStatus(response, text, now))
+      }
+      const decoded = decodeChatCompletion(text)
+      if (Either.isLeft(decoded)) {
+        return yield* Effect.fail(
+          new Provider.BadResponseError({ provider: name, detail: parseDetail(decoded.left) })
+        )
+      }
+      const completion = decoded.right
+      const usage = completion.usage ?? undefined
+      const reply: Provider.ChatResponse = usage === undefined
+        ? { text: replyText(completion) }
+        : {
+          text: replyText(completion),
+          usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }
+        }
+      return reply
+    }).pipe(
+      Effect.scoped,
+      Effect.catchTags({
+        RequestError: (error) => Effect.fail(fromHttpError(error)),
+        ResponseError: (error) => Effect.fail(fromHttpError(error))
+      }),
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () => new Provider.TimeoutError({ provider: name, timeout })
+      }),
+      Effect.tapError((error) =>
+        Effect.logDebug("OpenAiProvider: attempt failed").pipe(
+          Effect.annotateLogs({ provider: name, model, error: error._tag, reason: error.message })
+        )
+      )
+    )
+
+  const chat = Effect.fn("OpenAiProvider.chat", {
+    attributes: { "precis.provider": name, "gen_ai.system": "openai", "gen_ai.request.model": model }
+  })(function*(request: Provider.ChatRequest) {
+    const body = HttpBody.unsafeJson({
+      model,
+      messages: request.messages,
+      temperature: request.temperature,
+      [tokenParameter]: request.maxTokens
+    })
+    let attempts = 0
+    const response = yield* Effect.suspend(() => {
+      attempts++
+      return attempt(body)
+    }).pipe(
+      Effect.retry(schedule),
+      Effect.tapBoth({
+        onFailure: (error) =>
+          Effect.annotateCurrentSpan({ "precis.status": error._tag, "precis.attempts": attempts }),
+        onSuccess: (response) =>
+          Effect.annotateCurrentSpan({
+            "precis.status": "ok",
+            "precis.attempts": attempts,
+            ...(response.usage === undefined ? {} : {
+              "gen_ai.usage.input_tokens": response.usage.inputTokens,
+              "gen_ai.usage.output_tokens": response.usage.outputTokens
+            })
+          })
+      })
+    )
+    return response
+  })
+
+  return Provider.Provider.of({ name, chat })
+})
+
+const errorCode = (cause: unknown): string | undefined => {
+  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 3; depth++) {
+    if ("code" in current && typeof current.code === "string") return current.code
+    current = "cause" in current ? current.cause : undefined
+  }
+  return undefined
+}
+
+// Names what failed and where, never the request headers (they carry the key).
+const transportReason = (error: HttpClientError.HttpClientError, baseUrl: string): string => {
+  if (error._tag === "ResponseError") return `the response body could not be read (HTTP ${error.response.status})`
+  if (error.reason !== "Transport") return `the request could not be built (${error.reason}); check the base URL ${baseUrl}`
+  const code = errorCode(error.cause)
+  return `${code ?? error.description ?? "the connection failed"}; is the server at ${baseUrl} running?`
+}
+
+const parseDetail = (error: ParseResult.ParseError): string => {
+  const text = ParseResult.TreeFormatter.formatErrorSync(error).replace(/\s+/g, " ")
+  return text.length <= 300 ? text : `${text.slice(0, 300)}…`
+}
+
+/**
+ * The provider as a layer; it needs an `HttpClient`.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Summarizer } from "@precis/core"
+ * import { OpenAiProvider } from "@precis/provider-openai"
+ * import { Layer } from "effect"
+ *
+ * // Ollama on this machine: no key needed.
+ * const SummarizerLive = Summarizer.layer().pipe(
+ *   Layer.provide(OpenAiProvider.layer({ baseUrl: "http://localhost:11434/v1", model: "llama3.1:8b" })),
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<Provider.Provider, never, HttpClient.HttpClient> =>
+  Layer.effect(Provider.Provider, make(options))
+
+/**
+ * {@link Options} read from `Config`:
+ * - `PRECIS_OPENAI_BASE_URL` (default `https://api.openai.com/v1`);
+ * - `PRECIS_OPENAI_API_KEY`, else `OPENAI_API_KEY` (optional; local servers need none);
+ * - `PRECIS_OPENAI_MODEL` (required).
+ *
+ * Extend it with `Config.map` to set the other options.
+ *
+ * @since 0.1.0
+ */
+export const config: Config.Config<Options> = Config.all({
+  baseUrl: Config.string("PRECIS_OPENAI_BASE_URL").pipe(Config.withDefault(defaults.baseUrl)),
+  apiKey: Config.redacted("PRECIS_OPENAI_API_KEY").pipe(
+    Config.orElse(() => Config.redacted("OPENAI_API_KEY")),
+    Config.option,
+    Config.map(Option.getOrUndefined)
+  ),
+  model: Config.nonEmptyString("PRECIS_OPENAI_MODEL").pipe(
+    Config.withDescription("the model name, e.g. gpt-4o-mini; set PRECIS_OPENAI_MODEL")
+  )
+})
+
+/**
+ * The provider layer with its options read from {@link config} (or the given `Config`).
+ *
+ * @example
+ * ```ts
+ * import { Config } from "effect"
+ * import { OpenAiProvider } from "@precis/provider-openai"
+ * const ProviderLive = OpenAiProvider.layerConfig(
+ *   Config.map(OpenAiProvider.config, (options) => ({ ...options, timeout: "30 seconds" }))
+ * )
+ * ```
+ * @since 0.1.0
+ */
+export const layerConfig = (
+  options: Config.Config<Options> = config
+): Layer.Layer<Provider.Provider, ConfigError.ConfigError, HttpClient.HttpClient> =>
+  Layer.effect(Provider.Provider, Effect.flatMap(options, make))

@@ -1,0 +1,130 @@
+/**
+ * Pure parts of the Chat Completions protocol: the response schema, the text a
+ * response stands for, server error excerpts and `Retry-After` parsing.
+ */
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+const NullableString = Schema.optional(Schema.NullOr(Schema.String))
+
+// Some servers (Mistral, a few proxies) send content as an array of parts.
+const ContentPart = Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) })
+
+const Message = Schema.Struct({
+  content: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Array(ContentPart)))),
+  refusal: NullableString,
+  // Reasoning channels used by DeepSeek, vLLM, Ollama and OpenRouter; never the answer.
+  reasoning_content: NullableString,
+  reasoning: NullableString
+})
+
+const Usage = Schema.Struct({
+  prompt_tokens: Schema.Number,
+  completion_tokens: Schema.Number
+})
+
+/** The part of a Chat Completions response precis reads; other fields are ignored. */
+export const ChatCompletion = Schema.Struct({
+  choices: Schema.Array(Schema.Struct({ message: Schema.optional(Schema.NullOr(Message)) })),
+  usage: Schema.optional(Schema.NullOr(Usage))
+})
+
+/** @internal */
+export type ChatCompletion = typeof ChatCompletion.Type
+
+/** Decodes a response body (a JSON string) into a {@link ChatCompletion}. */
+export const decodeChatCompletion = Schema.decodeUnknownEither(Schema.parseJson(ChatCompletion), {
+  errors: "first"
+})
+
+const THINK_BLOCK = /<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi
+const THINK_OPEN = /<think(?:ing)?>/i
+const THINK_CLOSE = /<\/think(?:ing)?>/i
+
+/**
+ * Removes reasoning from a reply: every `<think>…</think>` block, everything
+ * after an unclosed `<think>` (the reply was cut while still reasoning) and
+ * everything before a stray leading `</think>` (templates that open the block
+ * in the prompt).
+ */
+export const stripThinking = (text: string): string => {
+  let out = text.replace(THINK_BLOCK, "")
+  const close = out.search(THINK_CLOSE)
+  if (close >= 0) out = out.slice(close).replace(THINK_CLOSE, "")
+  const open = out.search(THINK_OPEN)
+  if (open >= 0) out = out.slice(0, open)
+  return out.trim()
+}
+
+/**
+ * The answer a response carries: the first choice's content without
+ * reasoning. No choice, `content: null`, a refusal or a reasoning-only reply
+ * give `""`, which the Summarizer treats as a blank reply and escalates.
+ */
+export const replyText = (completion: ChatCompletion): string => {
+  const message = completion.choices[0]?.message
+  if (message === undefined || message === null) return ""
+  if (typeof message.refusal === "string" && message.refusal.trim().length > 0) return ""
+  const content = message.content
+  if (content === undefined || content === null) return ""
+  const text = typeof content === "string"
+    ? content
+    : content.map((part) => (part.type === "text" && part.text !== undefined ? part.text : "")).join("")
+  return stripThinking(text)
+}
+
+const EXCERPT_LENGTH = 300
+
+const excerpt = (text: string): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= EXCERPT_LENGTH ? flat : `${flat.slice(0, EXCERPT_LENGTH)}…`
+}
+
+const messageOf = (body: unknown): string | undefined => {
+  if (typeof body === "string") return body
+  if (typeof body !== "object" || body === null) return undefined
+  const record = body as Record<string, unknown>
+  for (const key of ["error", "message", "detail"]) {
+    const value = record[key]
+    const found = typeof value === "object" && value !== null ? messageOf(value) : value
+    if (typeof found === "string" && found.trim().length > 0) return found
+  }
+  return undefined
+}
+
+/**
+ * A short, single-line excerpt of a server's error body: the message of an
+ * OpenAI-style `{ "error": { "message" } }` (or `error` / `message` / `detail`
+ * strings), else the raw text. `secret`, when given, is masked wherever the
+ * server echoed it.
+ */
+export const errorDetail = (body: string, secret?: string): string | undefined => {
+  let message: string | undefined
+  try {
+    message = messageOf(JSON.parse(body))
+  } catch {
+    message = body
+  }
+  if (message === undefined || message.trim().length === 0) return undefined
+  const masked = secret !== undefined && secret.length > 0 ? message.split(secret).join("[redacted]") : message
+  return excerpt(masked)
+}
+
+/**
+ * How long the server asked to wait: `retry-after-ms` (OpenAI), else
+ * `Retry-After` in seconds or as an HTTP date (relative to `now`, in ms).
+ * A date in the past means no wait.
+ */
+export const parseRetryAfter = (
+  headers: Readonly<Record<string, string | undefined>>,
+  now: number
+): Option.Option<Duration.Duration> => {
+  const ms = headers["retry-after-ms"]
+  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Option.some(Duration.millis(Number(ms)))
+  const value = headers["retry-after"]?.trim()
+  if (value === undefined || value.length === 0) return Option.none()
+  if (/^\d+(\.\d+)?$/.test(value)) return Option.some(Duration.seconds(Number(value)))
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? Option.none() : Option.some(Duration.millis(Math.max(0, date - now)))
+}
