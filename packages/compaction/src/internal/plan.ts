@@ -1,0 +1,123 @@
+/**
+ * Pure planning: what a compaction pass evicts, how it chunks and groups.
+ *
+ * @internal
+ */
+
+/** The fields of a turn the planner reads. */
+export interface TurnLike {
+  readonly role: string
+  readonly metadata?: { readonly [key: string]: unknown } | undefined
+}
+
+const TOOL_RESULT_KINDS = new Set(["tool_result", "tool-result", "function_call_output", "observation"])
+const TOOL_CALL_ID_KEYS = ["tool_call_id", "toolCallId", "tool_use_id", "toolUseId"] as const
+
+/**
+ * A turn is a tool result when its role is `tool` (or the legacy `function`),
+ * or its metadata says so: `toolResult: true`, `type`/`kind` one of
+ * `tool_result`, `tool-result`, `function_call_output`, `observation`, or a
+ * string `tool_call_id` / `toolCallId` / `tool_use_id` / `toolUseId`.
+ */
+export const isToolResult = (turn: TurnLike): boolean => {
+  if (turn.role === "tool" || turn.role === "function") return true
+  const metadata = turn.metadata
+  if (metadata === undefined) return false
+  if (metadata.toolResult === true) return true
+  const kind = metadata.type ?? metadata.kind
+  if (typeof kind === "string" && TOOL_RESULT_KINDS.has(kind)) return true
+  return TOOL_CALL_ID_KEYS.some((key) => typeof metadata[key] === "string")
+}
+
+/**
+ * The index of the first fresh-tail turn among `turns` (the uncovered turns,
+ * oldest first): the last `freshTailTurns` turns, moved earlier while the first
+ * tail turn is a tool result, so a result and the call before it stay together
+ * in the tail. `turns.length` means an empty tail.
+ */
+export const tailStart = (turns: ReadonlyArray<TurnLike>, freshTailTurns: number): number => {
+  let start = Math.max(0, turns.length - freshTailTurns)
+  while (start > 0 && start < turns.length && isToolResult(turns[start]!)) start--
+  return start
+}
+
+/**
+ * Greedy chunks, in order: a chunk takes turns while its total stays at most
+ * `limit`; a turn larger than `limit` is a chunk of its own.
+ */
+export const chunk = <A>(
+  items: ReadonlyArray<A>,
+  tokens: (item: A) => number,
+  limit: number
+): Array<Array<A>> => {
+  const chunks: Array<Array<A>> = []
+  let current: Array<A> = []
+  let total = 0
+  for (const item of items) {
+    const size = tokens(item)
+    if (current.length > 0 && total + size > limit) {
+      chunks.push(current)
+      current = []
+      total = 0
+    }
+    current.push(item)
+    total += size
+  }
+  if (current.length > 0) chunks.push(current)
+  return chunks
+}
+
+/**
+ * Sizes of the groups condensing `count` siblings, in order, each between
+ * `minFanIn` and `maxFanIn`: as many siblings as can be covered, in as few
+ * groups as possible, the sizes as even as possible (so no trailing group is
+ * smaller than `minFanIn`). The uncovered remainder (always `< minFanIn`, since
+ * `maxFanIn >= minFanIn`) is left for a later run.
+ */
+export const groupSizes = (count: number, minFanIn: number, maxFanIn: number): Array<number> => {
+  // k groups cover any total in [k * minFanIn, k * maxFanIn]: the most groups
+  // that can be filled cover the most.
+  const covered = Math.min(count, Math.floor(count / minFanIn) * maxFanIn)
+  if (covered === 0) return []
+  const groups = Math.ceil(covered / maxFanIn)
+  const base = Math.floor(covered / groups)
+  const larger = covered - base * groups
+  return Array.from({ length: groups }, (_, i) => (i < larger ? base + 1 : base))
+}
+
+/** Splits `items` into consecutive slices of the given sizes. */
+export const splitSizes = <A>(items: ReadonlyArray<A>, sizes: ReadonlyArray<number>): Array<Array<A>> => {
+  const out: Array<Array<A>> = []
+  let offset = 0
+  for (const size of sizes) {
+    out.push(items.slice(offset, offset + size))
+    offset += size
+  }
+  return out
+}
+
+const instant = (timestamp: string): number => Date.parse(timestamp)
+
+const before = (a: string, b: string): boolean => {
+  const x = instant(a)
+  const y = instant(b)
+  return Number.isNaN(x) || Number.isNaN(y) ? a < b : x < y
+}
+
+/**
+ * The earliest start and latest end of some time ranges; missing or empty
+ * ends are ignored. Instants are compared when both parse, text otherwise.
+ */
+export const span = (
+  ranges: Iterable<{ readonly start: string | null | undefined; readonly end: string | null | undefined }>
+): { readonly start: string | undefined; readonly end: string | undefined } => {
+  let start: string | undefined
+  let end: string | undefined
+  for (const range of ranges) {
+    if (range.start != null && range.start.length > 0 && (start === undefined || before(range.start, start))) {
+      start = range.start
+    }
+    if (range.end != null && range.end.length > 0 && (end === undefined || before(end, range.end))) end = range.end
+  }
+  return { start, end }
+}

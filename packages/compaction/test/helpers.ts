@@ -1,0 +1,65 @@
+/**
+ * Layers and small tools shared by the tests.
+ */
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { type Provider, Summarizer } from "@precis/core"
+import { ScriptedProvider } from "@precis/testing"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as CompactionManager from "../src/CompactionManager.js"
+import * as MemoryStore from "../src/MemoryStore.js"
+
+/** A store over SQLite, with its `SqlClient` exposed to the invariant checker. */
+export const storeLayer = (filename = ":memory:") =>
+  MemoryStore.layer.pipe(Layer.provideMerge(SqliteClient.layer({ filename })), Layer.orDie)
+
+/** A short reply derived from the request, always shorter than a chunk's material. */
+export const shortReply = (request: Provider.ChatRequest): ScriptedProvider.Outcome =>
+  ScriptedProvider.reply(`${request.task?.kind ?? "?"} of ${request.task?.material.length ?? 0} chars`)
+
+/** Everything a compaction test needs, over an in-memory (or file) store. */
+export const managerLayer = (
+  provider: Layer.Layer<Provider.Provider | ScriptedProvider.ScriptedProvider> = ScriptedProvider.respond(shortReply),
+  options?: CompactionManager.Options,
+  filename?: string
+) =>
+  CompactionManager.layer(options).pipe(
+    Layer.provideMerge(storeLayer(filename)),
+    Layer.provideMerge(Summarizer.layer()),
+    Layer.provideMerge(provider)
+  )
+
+/** Yields until `condition` holds (everything here is in-process, so a few yields suffice). */
+export const waitUntil = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 10_000; i++) {
+      if (yield* condition) return
+      yield* Effect.yieldNow()
+    }
+    return yield* Effect.dieMessage("waitUntil: condition never held")
+  })
+
+/** How many requests the scripted provider received. */
+export const requestCount = Effect.map(
+  ScriptedProvider.ScriptedProvider,
+  (recorder) => recorder.requests.pipe(Effect.map((rs) => rs.length))
+).pipe(Effect.flatten)
+
+/**
+ * Runs `effect` to its end under the TestClock, advancing the clock past any
+ * provider timeout or delay whenever the fiber is stuck waiting on it.
+ */
+export const runPumped = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(effect)
+    for (let i = 0; i < 5_000; i++) {
+      for (let j = 0; j < 20; j++) yield* Effect.yieldNow()
+      const done = yield* Fiber.poll(fiber)
+      if (Option.isSome(done)) return yield* Fiber.join(fiber)
+      yield* TestClock.adjust("61 seconds")
+    }
+    return yield* Effect.dieMessage("runPumped: the effect never finished")
+  })

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Plan from "../src/internal/plan.js"
+
+const turn = (role: string, metadata?: Record<string, unknown>) => (metadata === undefined ? { role } : { role, metadata })
+
+describe("chunk", () => {
+  const size = (n: number) => n
+
+  it("fills a chunk up to exactly the limit, then starts the next", () => {
+    expect(Plan.chunk([4, 6, 5, 5], size, 10)).toEqual([[4, 6], [5, 5]])
+    expect(Plan.chunk([4, 6, 1], size, 10)).toEqual([[4, 6], [1]])
+  })
+
+  it("puts an oversized item in a chunk of its own", () => {
+    expect(Plan.chunk([3, 25, 2], size, 10)).toEqual([[3], [25], [2]])
+    expect(Plan.chunk([25], size, 10)).toEqual([[25]])
+  })
+
+  it("yields no chunk for no items and keeps order", () => {
+    expect(Plan.chunk([], size, 10)).toEqual([])
+    expect(Plan.chunk([1, 2, 3, 4], size, 3).flat()).toEqual([1, 2, 3, 4])
+  })
+})
+
+describe("groupSizes", () => {
+  it("covers everything in as few, even groups as the bounds allow", () => {
+    expect(Plan.groupSizes(4, 4, 8)).toEqual([4])
+    expect(Plan.groupSizes(8, 4, 8)).toEqual([8])
+    expect(Plan.groupSizes(9, 4, 8)).toEqual([5, 4])
+    expect(Plan.groupSizes(17, 4, 8)).toEqual([6, 6, 5])
+    expect(Plan.groupSizes(11, 2, 2)).toEqual([2, 2, 2, 2, 2])
+  })
+
+  it("leaves fewer than minFanIn when it cannot cover everything", () => {
+    expect(Plan.groupSizes(3, 4, 8)).toEqual([])
+    expect(Plan.groupSizes(7, 4, 5)).toEqual([5])
+    expect(Plan.groupSizes(11, 4, 5)).toEqual([5, 5])
+    expect(Plan.groupSizes(14, 4, 5)).toEqual([5, 5, 4])
+  })
+
+  it("respects the bounds for every count", () => {
+    for (let min = 2; min <= 6; min++) {
+      for (let max = min; max <= 12; max++) {
+        for (let n = 0; n <= 80; n++) {
+          const sizes = Plan.groupSizes(n, min, max)
+          const covered = sizes.reduce((a, b) => a + b, 0)
+          expect(sizes.every((s) => s >= min && s <= max)).toBe(true)
+          expect(n - covered).toBeGreaterThanOrEqual(0)
+          expect(n - covered).toBeLessThan(min)
+          if (max >= 2 * min - 1 && n >= min) expect(covered).toBe(n)
+        }
+      }
+    }
+  })
+})
+
+describe("tailStart", () => {
+  const plain = Array.from({ length: 5 }, (_, i) => turn(i % 2 === 0 ? "user" : "assistant"))
+
+  it("keeps the newest freshTailTurns turns", () => {
+    expect(Plan.tailStart(plain, 0)).toBe(5)
+    expect(Plan.tailStart(plain, 1)).toBe(4)
+    expect(Plan.tailStart(plain, 5)).toBe(0)
+    expect(Plan.tailStart(plain, 6)).toBe(0)
+  })
+
+  it("moves the boundary before the call when the tail would start with its result", () => {
+    const turns = [turn("user"), turn("assistant"), turn("tool"), turn("tool"), turn("assistant")]
+    expect(Plan.tailStart(turns, 1)).toBe(4)
+    expect(Plan.tailStart(turns, 2)).toBe(1)
+    expect(Plan.tailStart(turns, 3)).toBe(1)
+    expect(Plan.tailStart([turn("tool"), turn("tool")], 1)).toBe(0)
+  })
+
+  it("an empty tail has no boundary to protect", () => {
+    expect(Plan.tailStart([turn("assistant"), turn("tool")], 0)).toBe(2)
+  })
+})
+
+describe("isToolResult", () => {
+  it("recognizes roles and metadata markers", () => {
+    expect(Plan.isToolResult(turn("tool"))).toBe(true)
+    expect(Plan.isToolResult(turn("function"))).toBe(true)
+    expect(Plan.isToolResult(turn("user", { toolResult: true }))).toBe(true)
+    expect(Plan.isToolResult(turn("user", { type: "tool_result" }))).toBe(true)
+    expect(Plan.isToolResult(turn("user", { kind: "observation" }))).toBe(true)
+    expect(Plan.isToolResult(turn("user", { tool_use_id: "toolu_1" }))).toBe(true)
+    expect(Plan.isToolResult(turn("user"))).toBe(false)
+    expect(Plan.isToolResult(turn("assistant", { type: "tool_use", toolResult: false }))).toBe(false)
+  })
+})
+
+describe("span", () => {
+  it("takes the earliest start and latest end, ignoring missing ends", () => {
+    expect(Plan.span([
+      { start: "2025-01-02T00:00:00Z", end: "2025-01-03T00:00:00Z" },
+      { start: null, end: undefined },
+      { start: "2025-01-01T00:00:00Z", end: "2025-01-02T00:00:00Z" }
+    ])).toEqual({ start: "2025-01-01T00:00:00Z", end: "2025-01-03T00:00:00Z" })
+    expect(Plan.span([{ start: "", end: null }])).toEqual({ start: undefined, end: undefined })
+  })
+
+  it("compares instants, not text, when the offsets differ", () => {
+    expect(Plan.span([
+      { start: "2025-01-01T10:00:00+02:00", end: "2025-01-01T10:00:00+02:00" },
+      { start: "2025-01-01T09:00:00Z", end: "2025-01-01T09:00:00Z" }
+    ])).toEqual({ start: "2025-01-01T10:00:00+02:00", end: "2025-01-01T09:00:00Z" })
+  })
+})
