@@ -1,0 +1,116 @@
+/**
+ * Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`).
+ * Lines of type `user` and `assistant` carry `message: { role, content }`,
+ * where content is a string or blocks (`text`, `thinking`, `tool_use`,
+ * `tool_result`, images). Every other line type (summary, system, progress,
+ * file-history-snapshot, queue-operation, ...) is skipped.
+ *
+ * Mapping: an assistant line is one `assistant` turn (text, `[thinking] ...`
+ * and `[tool_call name] input` lines; the calls in `metadata.toolCalls`); a
+ * user line is split into `tool` turns (one per `tool_result` block, with
+ * `toolCallId`, `toolName` and `isError`) and a `user` turn for its other
+ * blocks. Ids are the line's `uuid` (`uuid#k` when a line yields several turns).
+ *
+ * @internal
+ */
+import { compact, contentText, type Context, derivedId, isRecord, joinLines, type Sink, toolCallLine, turn } from "./common.js"
+import { badLine, type LineReader, lineReader } from "./jsonl.js"
+
+const MESSAGE_SHAPE = "expected \"message\" to be an object with string or array \"content\""
+
+const blockText = (block: Record<string, unknown>): string => {
+  switch (block.type) {
+    case "text":
+      return typeof block.text === "string" ? block.text : ""
+    case "thinking":
+      return typeof block.thinking === "string" && block.thinking.length > 0 ? `[thinking] ${block.thinking}` : ""
+    case "redacted_thinking":
+      return ""
+    default:
+      return `[${typeof block.type === "string" ? block.type : "block"}]`
+  }
+}
+
+export const reader = (context: Context): LineReader => {
+  const toolNames = new Map<string, string>()
+  let index = 0
+  return lineReader((value, line, out: Sink) => {
+    if (!isRecord(value)) return badLine(line, "expected a JSON object")
+    if (value.type !== "user" && value.type !== "assistant") return
+    const message = value.message
+    if (!isRecord(message) || (typeof message.content !== "string" && !Array.isArray(message.content))) {
+      return badLine(line, MESSAGE_SHAPE)
+    }
+    const uuid = typeof value.uuid === "string" ? value.uuid : undefined
+    const timestamp = typeof value.timestamp === "string" ? value.timestamp : undefined
+    const sessionId = typeof value.sessionId === "string" ? value.sessionId : undefined
+    const base = compact({
+      parentUuid: typeof value.parentUuid === "string" ? value.parentUuid : undefined,
+      sidechain: value.isSidechain === true ? true : undefined,
+      meta: value.isMeta === true ? true : undefined,
+      model: typeof message.model === "string" ? message.model : undefined
+    })
+    const pending: Array<{ role: string; content: string; metadata: Record<string, unknown> }> = []
+    if (typeof message.content === "string") {
+      pending.push({ role: value.type, content: message.content, metadata: base })
+    } else if (value.type === "assistant") {
+      const texts: Array<string> = []
+      const calls: Array<{ id?: string; name: string; arguments: string }> = []
+      for (const block of message.content) {
+        if (!isRecord(block)) return badLine(line, "expected content blocks to be objects")
+        if (block.type === "tool_use") {
+          const name = typeof block.name === "string" ? block.name : "tool"
+          const id = typeof block.id === "string" ? block.id : undefined
+          const args = JSON.stringify(block.input ?? {})
+          if (id !== undefined) toolNames.set(id, name)
+          calls.push({ ...(id === undefined ? {} : { id }), name, arguments: args })
+          texts.push(toolCallLine(name, args))
+        } else {
+          const text = blockText(block)
+          if (text.length > 0) texts.push(text)
+        }
+      }
+      const content = joinLines("", texts)
+      if (content.length > 0) {
+        pending.push({ role: "assistant", content, metadata: calls.length > 0 ? { ...base, toolCalls: calls } : base })
+      }
+    } else {
+      const texts: Array<string> = []
+      const flush = () => {
+        if (texts.length > 0) pending.push({ role: "user", content: texts.splice(0).join("\n"), metadata: base })
+      }
+      for (const block of message.content) {
+        if (!isRecord(block)) return badLine(line, "expected content blocks to be objects")
+        if (block.type === "tool_result") {
+          flush()
+          const result = contentText(block.content)
+          if (result === undefined) return badLine(line, "expected \"tool_result\" content to be a string or blocks")
+          const toolCallId = typeof block.tool_use_id === "string" ? block.tool_use_id : undefined
+          pending.push({
+            role: "tool",
+            content: result,
+            metadata: compact({
+              ...base,
+              toolCallId,
+              toolName: toolCallId === undefined ? undefined : toolNames.get(toolCallId),
+              isError: block.is_error === true ? true : undefined
+            })
+          })
+        } else {
+          const text = blockText(block)
+          if (text.length > 0) texts.push(text)
+        }
+      }
+      flush()
+    }
+    pending.forEach((p, k) => {
+      const id = uuid === undefined
+        ? derivedId("claude-code", index, p.role, p.content, timestamp)
+        : pending.length === 1
+        ? uuid
+        : `${uuid}#${k}`
+      out.push(turn(context, { role: p.role, content: p.content, id, timestamp, sessionId, metadata: p.metadata }))
+      index++
+    })
+  })
+}

@@ -1,0 +1,131 @@
+/**
+ * What every importer shares: the failure of one line, turn construction with
+ * stable ids, and rendering of content parts and tool calls as text.
+ *
+ * @internal
+ */
+import { ConversationTurn } from "@precis/core"
+import { createHash } from "node:crypto"
+
+/** The formats an importer reads (everything but `"auto"`). */
+export type SourceFormat = "precis" | "openai" | "claude-code" | "swe-agent" | "openhands" | "oasst"
+
+/** Bad input at a 1-based line of the file; turned into an `ImportError` at the module boundary. */
+export class LineFailure {
+  readonly _tag = "LineFailure"
+  constructor(readonly line: number, readonly reason: string) {}
+}
+
+/** What an import was asked for, besides the file. */
+export interface Context {
+  readonly format: SourceFormat
+  readonly sessionId?: string | undefined
+}
+
+/** Accumulates turns. */
+export type Sink = Array<ConversationTurn.ConversationTurn>
+
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+export const optionalString = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+
+/**
+ * A stable id for a turn whose source has none: the format, its position in
+ * the file and a short hash of its role, timestamp and content. The same file
+ * imported twice gives the same ids; two files rarely collide.
+ */
+export const derivedId = (
+  format: SourceFormat,
+  index: number,
+  role: string,
+  content: string,
+  timestamp: string | undefined
+): string => `${format}:${index}-${contentHash(role, content, timestamp)}`
+
+/** 12 hex digits of the SHA-1 of a turn's role, timestamp and content. */
+export const contentHash = (role: string, content: string, timestamp: string | undefined): string =>
+  createHash("sha1").update(`${role}\u0000${timestamp ?? ""}\u0000${content}`).digest("hex").slice(0, 12)
+
+/** The fields of a turn; `sessionId` comes from the context when it sets one. */
+export interface TurnFields {
+  readonly role: string
+  readonly content: string
+  readonly id: string
+  readonly timestamp?: string | undefined
+  readonly sessionId?: string | undefined
+  readonly metadata?: Record<string, unknown> | undefined
+}
+
+/** Builds a turn from fields already checked by the importer (no second validation). */
+export const turn = (context: Context, fields: TurnFields): ConversationTurn.ConversationTurn => {
+  const sessionId = context.sessionId ?? fields.sessionId
+  return new ConversationTurn.ConversationTurn({
+    role: fields.role,
+    content: fields.content,
+    id: fields.id,
+    ...(fields.timestamp === undefined ? {} : { timestamp: fields.timestamp }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    metadata: { ...fields.metadata, sourceFormat: context.format }
+  }, true)
+}
+
+/** Drops `undefined` values, so metadata stays JSON-clean. */
+export const compact = (record: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(record)) if (v !== undefined) out[k] = v
+  return out
+}
+
+/**
+ * Message content as text: a string as is, `null`/absent as `""`, an array of
+ * parts joined by newlines (text parts by their text, others as `[type]`).
+ * `undefined` when the content has another shape.
+ */
+export const contentText = (content: unknown): string | undefined => {
+  if (typeof content === "string") return content
+  if (content === null || content === undefined) return ""
+  if (!Array.isArray(content)) return undefined
+  const parts: Array<string> = []
+  for (const part of content) {
+    if (typeof part === "string") parts.push(part)
+    else if (!isRecord(part)) return undefined
+    else if (typeof part.text === "string") parts.push(part.text)
+    else if (typeof part.refusal === "string") parts.push(part.refusal)
+    else parts.push(`[${typeof part.type === "string" ? part.type : "part"}]`)
+  }
+  return parts.join("\n")
+}
+
+/** One tool call as a line of text, e.g. `[tool_call bash] {"command":"ls"}`. */
+export const toolCallLine = (name: string, args: string): string => `[tool_call ${name}] ${args}`
+
+/** `text` followed by the given lines, skipping empty pieces. */
+export const joinLines = (text: string, lines: ReadonlyArray<string>): string =>
+  [text, ...lines].filter((s) => s.length > 0).join("\n")
+
+/** A tool call as stored in metadata. */
+export interface ToolCall {
+  readonly id?: string | undefined
+  readonly name: string
+  readonly arguments: string
+}
+
+/**
+ * OpenAI-style `tool_calls` (`[{ id, type, function: { name, arguments } }]`),
+ * or `undefined` when the value has another shape.
+ */
+export const openAiToolCalls = (value: unknown): ReadonlyArray<ToolCall> | undefined => {
+  if (!Array.isArray(value)) return undefined
+  const calls: Array<ToolCall> = []
+  for (const call of value) {
+    if (!isRecord(call) || !isRecord(call.function) || typeof call.function.name !== "string") return undefined
+    const args = call.function.arguments
+    calls.push({
+      ...(typeof call.id === "string" ? { id: call.id } : {}),
+      name: call.function.name,
+      arguments: typeof args === "string" ? args : JSON.stringify(args ?? {})
+    })
+  }
+  return calls
+}

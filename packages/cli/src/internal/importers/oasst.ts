@@ -1,0 +1,54 @@
+/**
+ * OpenAssistant message trees (JSONL, one tree per line:
+ * `{ message_tree_id, prompt: { message_id, text, role, rank?, replies[] } }`).
+ * Each tree becomes one linear conversation: the prompt, then at each level
+ * the reply ranked 0 (else the best-ranked, else the first). Roles
+ * `prompter` and `assistant` become `user` and `assistant`; ids are the
+ * `message_id`s; the tree id is the turns' `sessionId` unless one is given.
+ *
+ * @internal
+ */
+import { type Context, isRecord, type Sink, turn } from "./common.js"
+import { badLine, type LineReader, lineReader } from "./jsonl.js"
+
+const NODE_SHAPE = "expected message nodes with string \"message_id\", \"text\" and \"role\""
+
+const bestReply = (replies: ReadonlyArray<unknown>): unknown => {
+  let best: unknown = undefined
+  let bestRank = Infinity
+  for (const reply of replies) {
+    const rank = isRecord(reply) && typeof reply.rank === "number" ? reply.rank : Infinity
+    if (best === undefined || rank < bestRank) {
+      best = reply
+      bestRank = rank
+    }
+  }
+  return best
+}
+
+export const reader = (context: Context): LineReader =>
+  lineReader((value, line, out: Sink) => {
+    if (!isRecord(value) || !isRecord(value.prompt)) {
+      return badLine(line, "expected a JSON object with a \"prompt\" message tree")
+    }
+    const treeId = typeof value.message_tree_id === "string" ? value.message_tree_id : undefined
+    let node: unknown = value.prompt
+    while (node !== undefined) {
+      if (
+        !isRecord(node) || typeof node.message_id !== "string" || typeof node.text !== "string" ||
+        typeof node.role !== "string"
+      ) {
+        return badLine(line, NODE_SHAPE)
+      }
+      const created = typeof node.created_date === "string" ? node.created_date : undefined
+      out.push(turn(context, {
+        role: node.role === "prompter" ? "user" : node.role,
+        content: node.text,
+        id: node.message_id,
+        timestamp: created,
+        sessionId: treeId,
+        metadata: typeof node.rank === "number" ? { rank: node.rank } : {}
+      }))
+      node = Array.isArray(node.replies) && node.replies.length > 0 ? bestReply(node.replies) : undefined
+    }
+  })

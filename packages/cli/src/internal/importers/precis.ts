@@ -1,0 +1,31 @@
+/**
+ * precis JSONL: `{ role, content, timestamp?, id?, sessionId?, metadata? }` per line.
+ *
+ * @internal
+ */
+import { type Context, derivedId, isRecord, turn } from "./common.js"
+import { badLine, type LineReader, lineReader } from "./jsonl.js"
+
+const SHAPE = "expected a JSON object with string \"role\" and \"content\""
+
+export const reader = (context: Context): LineReader => {
+  let index = 0
+  return lineReader((value, line, out) => {
+    if (!isRecord(value) || typeof value.role !== "string" || typeof value.content !== "string") badLine(line, SHAPE)
+    const v = value as Record<string, unknown> & { role: string; content: string }
+    for (const key of ["timestamp", "id", "sessionId"] as const) {
+      if (v[key] !== undefined && typeof v[key] !== "string") badLine(line, `"${key}" must be a string when present`)
+    }
+    if (v.metadata !== undefined && !isRecord(v.metadata)) badLine(line, "\"metadata\" must be a JSON object when present")
+    const timestamp = v.timestamp as string | undefined
+    out.push(turn(context, {
+      role: v.role,
+      content: v.content,
+      id: (v.id as string | undefined) ?? derivedId("precis", index, v.role, v.content, timestamp),
+      timestamp,
+      sessionId: v.sessionId as string | undefined,
+      metadata: v.metadata as Record<string, unknown> | undefined
+    }))
+    index++
+  })
+}
