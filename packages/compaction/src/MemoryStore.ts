@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { ConversationTurn, type Summary, SummaryRecord } from "@precis/core"
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -137,8 +138,10 @@ export interface Service {
   /** Every session, oldest first. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StoreError>
   /**
-   * Inserts a leaf and its source links in one transaction. Fails (writing
-   * nothing) when a turn is unknown, repeated or already covered by a leaf.
+   * Inserts a leaf and its source links in one transaction. Leaves cover a
+   * session's turns in order: `turnIds` must be the oldest uncovered turns, in
+   * seq order; otherwise (a turn unknown, repeated, already covered or skipped)
+   * it fails and writes nothing.
    */
   readonly insertLeaf: (leaf: NewLeaf) => Effect.Effect<SummaryRecord.SummaryRecord, StoreError>
   /**
@@ -332,15 +335,16 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
       (rows) => rows.map((row) => toStoredTurn(sessionId, row))
     ).pipe(Effect.mapError(storeError("turns")))
 
-  const coveredBy = (turnId: Fragment, sessionId: Fragment | string) =>
-    sql`EXISTS (SELECT 1 FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id
-      WHERE ss.turn_id = ${turnId} AND s.session_id = ${sessionId})`
+  // Leaves cover a prefix of the session's turns, in order (insertLeaf enforces
+  // it): the uncovered turns are those from the seq after the newest leaf on.
+  const frontier = (sessionId: string) =>
+    sql`(SELECT coalesce((SELECT last_seq + 1 FROM summaries WHERE session_id = ${sessionId} AND depth = 0
+      ORDER BY first_seq DESC LIMIT 1), 0))`
 
   const uncoveredTurns: Service["uncoveredTurns"] = (sessionId) =>
     Effect.map(
       sql<TurnRow>`SELECT ${turnColumns} FROM turns t
-        WHERE t.session_id = ${sessionId} AND NOT ${coveredBy(sql.literal("t.id"), sql.literal("t.session_id"))}
-        ORDER BY t.seq`,
+        WHERE t.session_id = ${sessionId} AND t.seq >= ${frontier(sessionId)} ORDER BY t.seq`,
       (rows) => rows.map((row) => toStoredTurn(sessionId, row))
     ).pipe(Effect.mapError(storeError("uncoveredTurns")))
 
@@ -410,26 +414,19 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
   const insertLeaf: Service["insertLeaf"] = (leaf) =>
     Effect.gen(function*() {
       if (leaf.turnIds.length === 0) return yield* conflict("insertLeaf", "a leaf needs at least one turn")
-      if (new Set(leaf.turnIds).size !== leaf.turnIds.length) {
-        return yield* conflict("insertLeaf", "a turn appears twice in one leaf")
-      }
-      const found: Array<{ readonly seq: number; readonly timestamp: string | null; readonly covered: number }> = []
-      for (const ids of batches(leaf.turnIds)) {
-        const rows = yield* sql<{ readonly seq: number; readonly timestamp: string | null; readonly covered: number }>`
-          SELECT t.seq, t.timestamp, ${coveredBy(sql.literal("t.id"), leaf.sessionId)} AS covered
-          FROM turns t WHERE t.session_id = ${leaf.sessionId} AND ${sql.in("t.id", ids)}`
-        found.push(...rows)
-      }
-      if (found.length !== leaf.turnIds.length) {
-        return yield* conflict("insertLeaf", `unknown turn in session ${leaf.sessionId}`)
-      }
-      if (found.some((row) => row.covered !== 0)) {
-        return yield* conflict("insertLeaf", "a turn is already covered by another leaf")
+      const found = yield* sql<{ readonly id: string; readonly seq: number; readonly timestamp: string | null }>`
+        SELECT t.id, t.seq, t.timestamp FROM turns t
+        WHERE t.session_id = ${leaf.sessionId} AND t.seq >= ${frontier(leaf.sessionId)}
+        ORDER BY t.seq LIMIT ${leaf.turnIds.length}`
+      if (found.length !== leaf.turnIds.length || found.some((row, i) => row.id !== leaf.turnIds[i])) {
+        return yield* conflict(
+          "insertLeaf",
+          `the turns must be the next ${leaf.turnIds.length} uncovered turns of session ${leaf.sessionId}, in order`
+        )
       }
       const id = randomUUID()
       const createdAt = yield* now
       const times = span(found.map((row) => ({ start: row.timestamp, end: row.timestamp })))
-      const seqs = found.map((row) => row.seq)
       yield* sql`INSERT INTO summaries ${
         sql.insert({
           id,
@@ -443,8 +440,8 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
           time_range_end: times.end ?? null,
           descendant_count: 0,
           created_at: createdAt,
-          first_seq: Math.min(...seqs),
-          last_seq: Math.max(...seqs)
+          first_seq: found[0]!.seq,
+          last_seq: found[found.length - 1]!.seq
         })
       }`
       const links = leaf.turnIds.map((turnId, position) => ({
@@ -594,7 +591,8 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<MemoryStore, St
   layer.pipe(
     Layer.provide(
       SqliteClient.layer({ filename: options.filename }).pipe(
-        Layer.catchAll((error) => Layer.fail(new StoreError({ operation: "open", reason: error.message, cause: error })))
+        // better-sqlite3 throws (a defect) when the file cannot be opened.
+        Layer.catchAllCause((cause) => Layer.fail(storeError("open")(Cause.squash(cause))))
       )
     )
   )

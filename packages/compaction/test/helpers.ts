@@ -20,17 +20,18 @@ export const storeLayer = (filename = ":memory:") =>
 export const shortReply = (request: Provider.ChatRequest): ScriptedProvider.Outcome =>
   ScriptedProvider.reply(`${request.task?.kind ?? "?"} of ${request.task?.material.length ?? 0} chars`)
 
+/** The manager's requirements: a store, a Summarizer and a scripted provider. */
+export const depsLayer = (
+  provider: Layer.Layer<Provider.Provider | ScriptedProvider.ScriptedProvider> = ScriptedProvider.respond(shortReply),
+  filename?: string
+) => Layer.mergeAll(storeLayer(filename), Summarizer.layer().pipe(Layer.provideMerge(provider)))
+
 /** Everything a compaction test needs, over an in-memory (or file) store. */
 export const managerLayer = (
-  provider: Layer.Layer<Provider.Provider | ScriptedProvider.ScriptedProvider> = ScriptedProvider.respond(shortReply),
+  provider?: Layer.Layer<Provider.Provider | ScriptedProvider.ScriptedProvider>,
   options?: CompactionManager.Options,
   filename?: string
-) =>
-  CompactionManager.layer(options).pipe(
-    Layer.provideMerge(storeLayer(filename)),
-    Layer.provideMerge(Summarizer.layer()),
-    Layer.provideMerge(provider)
-  )
+) => CompactionManager.layer(options).pipe(Layer.provideMerge(depsLayer(provider, filename)))
 
 /** Yields until `condition` holds (everything here is in-process, so a few yields suffice). */
 export const waitUntil = <E, R>(condition: Effect.Effect<boolean, E, R>) =>

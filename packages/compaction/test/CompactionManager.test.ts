@@ -1,0 +1,473 @@
+import { assert, describe, expect, it } from "@effect/vitest"
+import { ConversationTurn, type Provider, TokenEstimator, Transcript } from "@precis/core"
+import { Fixtures, ScriptedProvider } from "@precis/testing"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as CompactionManager from "../src/CompactionManager.js"
+import * as MemoryStore from "../src/MemoryStore.js"
+import { depsLayer, managerLayer, requestCount, shortReply, waitUntil } from "./helpers.js"
+import { violations } from "./invariants.js"
+
+const tokensOf = (turn: ConversationTurn.ConversationTurn) => TokenEstimator.approximate.estimate(Transcript.formatTurn(turn))
+
+/** `count` turns of exactly `tokens` tokens each (alternating user/assistant). */
+const sizedTurns = (count: number, tokens: number, prefix = "t") => {
+  const start = Date.parse("2025-01-01T00:00:00Z")
+  return Array.from({ length: count }, (_, i) => {
+    const role = i % 2 === 0 ? "user" : "assistant"
+    const timestamp = new Date(start + i * 60_000).toISOString()
+    const frame = Transcript.formatTurn({ role, content: "", timestamp }).length
+    return ConversationTurn.make({ role, content: "x".repeat(tokens * 4 - frame), id: `${prefix}${i}`, timestamp })
+  })
+}
+
+const setup = (sessionId: string, turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
+  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.appendTurns(sessionId, turns))
+
+const manager = CompactionManager.CompactionManager
+const store = MemoryStore.MemoryStore
+
+const leafRequests = Effect.map(
+  Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests),
+  (rs) => rs.filter((r) => r.task?.kind === "leaf")
+)
+
+describe("CompactionManager", () => {
+  it.effect("summarizes everything but the fresh tail, each evicted turn exactly once", () =>
+    Effect.gen(function*() {
+      yield* setup("s", sizedTurns(40, 50))
+      const stats = yield* (yield* manager).compact("s", { leafChunkTokens: 200 })
+      expect(stats).toEqual({
+        leafSummariesCreated: 6, // 24 evicted turns of 50 tokens, 4 per chunk
+        condensedSummariesCreated: 1, // 6 leaves: one group of 6
+        turnsCompacted: 24,
+        tiersUsed: { normal: 7, aggressive: 0, fallback: 0 }
+      })
+      const uncovered = yield* (yield* store).uncoveredTurns("s")
+      expect(uncovered.map((t) => t.id)).toEqual(Array.from({ length: 16 }, (_, i) => `t${24 + i}`))
+      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("fresh tail of 0, 1, the turn count and one more", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      const covered = (id: string) => Effect.map(s.uncoveredTurns(id), (u) => 10 - u.length)
+      for (const [tail, expected] of [[0, 10], [1, 9], [10, 0], [11, 0]] as const) {
+        const id = `tail-${tail}`
+        yield* setup(id, sizedTurns(10, 10))
+        const stats = yield* cm.compact(id, { freshTailTurns: tail })
+        expect(stats.turnsCompacted).toBe(expected)
+        expect(yield* covered(id)).toBe(expected)
+        expect(stats.leafSummariesCreated).toBe(expected === 0 ? 0 : 1)
+      }
+      expect(yield* violations()).toEqual([])
+      // Only sessions with something to evict called the model.
+      expect((yield* leafRequests).length).toBe(2)
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("chunks greedily: an exact fit, one token over, an oversized turn, empty content", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      const leafSizes = (id: string) =>
+        Effect.map(s.summaries(id, { depth: 0 }), (leaves) => leaves.map((l) => l.sourceTurnIds?.length))
+      const options = { freshTailTurns: 0, minFanIn: 100, maxFanIn: 100 }
+
+      yield* setup("exact", sizedTurns(9, 10))
+      yield* cm.compact("exact", { ...options, leafChunkTokens: 30 })
+      expect(yield* leafSizes("exact")).toEqual([3, 3, 3])
+
+      yield* setup("over", sizedTurns(9, 10))
+      yield* cm.compact("over", { ...options, leafChunkTokens: 29 })
+      expect(yield* leafSizes("over")).toEqual([2, 2, 2, 2, 1])
+
+      const big = sizedTurns(7, 10)
+      big[3] = ConversationTurn.make({ ...big[3]!, content: "y".repeat(400) })
+      yield* setup("big", big)
+      yield* cm.compact("big", { ...options, leafChunkTokens: 30 })
+      expect(yield* leafSizes("big")).toEqual([3, 1, 3])
+
+      const empty = [Fixtures.turn("user", "", { id: "e0" }), Fixtures.turn("assistant", "", { id: "e1" })]
+      yield* setup("empty", empty)
+      const stats = yield* cm.compact("empty", { ...options, leafChunkTokens: 30 })
+      expect(stats.turnsCompacted).toBe(2)
+      expect(yield* leafSizes("empty")).toEqual([2])
+      expect(yield* violations()).toEqual([])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("gives each leaf the previous leaf as prior summary, across runs", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      yield* setup("prior", sizedTurns(6, 10))
+      yield* cm.compact("prior", { freshTailTurns: 2, leafChunkTokens: 20, minFanIn: 100, maxFanIn: 100 })
+      yield* setup("prior", sizedTurns(10, 10))
+      yield* cm.compact("prior", { freshTailTurns: 2, leafChunkTokens: 20, minFanIn: 100, maxFanIn: 100 })
+      const requests = yield* leafRequests
+      const leaves = yield* (yield* store).summaries("prior", { depth: 0 })
+      expect(requests.length).toBe(4)
+      expect(requests.map((r) => r.task?.priorSummary)).toEqual([undefined, ...leaves.slice(0, 3).map((l) => l.content)])
+      expect(requests.map((r) => r.task?.targetTokens)).toEqual([1200, 1200, 1200, 1200])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("builds a bounded DAG: depths, fan-in, descendant counts, time ranges and links", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      yield* setup("dag", sizedTurns(70, 10))
+      // Every turn is its own leaf: 54 leaves -> 7 groups (8,8,8,8,8,7,7) -> 1 group of 7.
+      const stats = yield* cm.compact("dag", { leafChunkTokens: 10 })
+      expect(stats.leafSummariesCreated).toBe(54)
+      expect(stats.condensedSummariesCreated).toBe(8)
+      const depth1 = yield* s.summaries("dag", { depth: 1 })
+      expect(depth1.map((d) => d.sourceSummaryIds?.length)).toEqual([8, 8, 8, 8, 8, 7, 7])
+      const [top] = yield* s.parentless("dag")
+      expect(top!.depth).toBe(2)
+      expect(top!.descendantCount).toBe(61)
+      expect(top!.timeRangeStart).toBe("2025-01-01T00:00:00.000Z")
+      expect(top!.timeRangeEnd).toBe("2025-01-01T00:53:00.000Z")
+      expect((yield* s.children(top!.id)).map((c) => c.id)).toEqual(depth1.map((d) => d.id))
+      expect((yield* s.sourceTurns(top!.id)).length).toBe(54)
+      const condenseRequests = (yield* (yield* ScriptedProvider.ScriptedProvider).requests).filter((r) =>
+        r.task?.kind === "condense"
+      )
+      expect(condenseRequests.map((r) => r.task?.targetTokens)).toEqual(Array(8).fill(2000))
+      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("leaves a remainder below minFanIn for a later run", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      yield* setup("rest", sizedTurns(11, 10))
+      // 11 leaves with fan-in 4..5: two groups of 5, one leaf left parentless.
+      const stats = yield* cm.compact("rest", { freshTailTurns: 0, leafChunkTokens: 10, minFanIn: 4, maxFanIn: 5 })
+      expect(stats.condensedSummariesCreated).toBe(2)
+      expect((yield* s.parentless("rest")).map((p) => p.depth)).toEqual([1, 1, 0])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("a second run with nothing new creates nothing and calls no model", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const sql = yield* store
+      yield* setup("again", sizedTurns(60, 10))
+      yield* cm.compact("again", { leafChunkTokens: 30 })
+      const before = yield* sql.summaries("again")
+      const calls = yield* requestCount
+      const stats = yield* cm.compact("again", { leafChunkTokens: 30 })
+      expect(stats).toEqual({
+        leafSummariesCreated: 0,
+        condensedSummariesCreated: 0,
+        turnsCompacted: 0,
+        tiersUsed: { normal: 0, aggressive: 0, fallback: 0 }
+      })
+      expect(yield* sql.summaries("again")).toEqual(before)
+      expect(yield* requestCount).toBe(calls)
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("shouldCompact: strictly above threshold * budget, on the active context only", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const turns = sizedTurns(30, 10)
+      yield* setup("trigger", turns)
+      const active = turns.reduce((n, t) => n + tokensOf(t), 0)
+      expect(active).toBe(300)
+      expect(yield* cm.shouldCompact("trigger", 600, { threshold: 0.5 })).toBe(false) // at: 300 > 300 is false
+      expect(yield* cm.shouldCompact("trigger", 601, { threshold: 0.5 })).toBe(false) // just below: limit 300.5
+      expect(yield* cm.shouldCompact("trigger", 599, { threshold: 0.5 })).toBe(true) // just above: limit 299.5
+      expect(yield* cm.shouldCompact("trigger", 400)).toBe(false) // default 0.75: limit 300
+      expect(yield* cm.shouldCompact("trigger", 399)).toBe(true)
+      const status = yield* cm.status("trigger", 399)
+      expect(status).toEqual({ activeTokens: 300, limit: 0.75 * 399, evictableTurns: 14, condensable: false, shouldCompact: true })
+
+      yield* cm.compact("trigger")
+      // 300 tokens were stored, but the active context is now one leaf plus 16 turns.
+      const context = yield* cm.context("trigger")
+      expect(context.tokens).toBe(160 + context.summaries[0]!.tokenEstimate!)
+      expect(yield* cm.shouldCompact("trigger", 399)).toBe(false)
+      expect(yield* cm.shouldCompact("trigger", 100)).toBe(false) // over budget, but nothing left to compact
+      expect((yield* cm.status("trigger", 100)).activeTokens).toBe(context.tokens)
+
+      const invalid = yield* Effect.flip(cm.shouldCompact("trigger", 0))
+      expect(invalid.message).toBe("invalid compaction options: budget must be a positive number (got 0)")
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("an agent loop compacts rarely, never twice in a row, and stops when the session stops growing", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const turns = sizedTurns(400, 40)
+      const budget = 4000
+      let compactions = 0
+      let largest = 0
+      for (const turn of turns) {
+        yield* setup("loop", [turn])
+        if (yield* cm.shouldCompact("loop", budget)) {
+          compactions++
+          yield* cm.compact("loop")
+          expect(yield* cm.shouldCompact("loop", budget)).toBe(false)
+        }
+        largest = Math.max(largest, (yield* cm.context("loop")).tokens)
+      }
+      const calls = yield* requestCount
+      // 16,000 tokens in, 3,000 at most active: a compaction every ~60 turns, not every turn.
+      expect(compactions).toBeGreaterThan(3)
+      expect(compactions).toBeLessThanOrEqual(8)
+      expect(calls / turns.length).toBeLessThan(0.05)
+      expect(largest).toBeLessThanOrEqual(0.75 * budget + 40)
+      for (let i = 0; i < 5; i++) expect(yield* cm.shouldCompact("loop", budget)).toBe(false)
+      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("keeps a tool result with its call at the fresh-tail boundary", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      const turns = [
+        ...Fixtures.conversation(6),
+        Fixtures.turn("assistant", "call ls", { id: "call" }),
+        Fixtures.turn("tool", "a.ts b.ts", { id: "r1" }),
+        Fixtures.turn("user", "[tool_result] c.ts", { id: "r2", metadata: { type: "tool_result" } }),
+        Fixtures.turn("assistant", "done", { id: "end" })
+      ]
+      yield* setup("tools", turns)
+      // A tail of 2 would start at r2 (a tool result): the boundary moves before the call.
+      const stats = yield* cm.compact("tools", { freshTailTurns: 2 })
+      expect(stats.turnsCompacted).toBe(6)
+      expect((yield* s.uncoveredTurns("tools")).map((t) => t.id)).toEqual(["call", "r1", "r2", "end"])
+      expect(yield* violations({ freshTailTurns: 2 })).toEqual([])
+      // A tail of 1 starts at "end": the call and its results may be summarized together.
+      yield* cm.compact("tools", { freshTailTurns: 1 })
+      expect((yield* s.uncoveredTurns("tools")).map((t) => t.id)).toEqual(["end"])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("one compaction per session at a time: a concurrent call waits, then finds nothing", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      yield* setup("race", sizedTurns(40, 10))
+      const fiber = yield* Effect.fork(
+        Effect.all([cm.compact("race", { leafChunkTokens: 30 }), cm.compact("race", { leafChunkTokens: 30 })], {
+          concurrency: 2
+        })
+      )
+      // 24 evicted turns, 3 per chunk: 8 leaves and 1 condensation, 10 seconds each.
+      for (let i = 0; i < 12; i++) yield* TestClock.adjust("10 seconds")
+      const [a, b] = yield* Fiber.join(fiber)
+      expect([a.leafSummariesCreated, b.leafSummariesCreated].sort()).toEqual([0, 8])
+      expect(a.turnsCompacted + b.turnsCompacted).toBe(24)
+      expect((yield* leafRequests).length).toBe(8)
+      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) => ScriptedProvider.delayed("10 seconds", `summary of ${r.task?.material.length}`))))))
+
+  it.effect("different sessions compact in parallel", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      yield* setup("p1", sizedTurns(20, 10))
+      yield* setup("p2", sizedTurns(20, 10))
+      const fiber = yield* Effect.fork(Effect.all([cm.compact("p1"), cm.compact("p2")], { concurrency: 2 }))
+      yield* TestClock.adjust("10 seconds")
+      // One leaf each, no condensation: both are done after a single delay.
+      yield* waitUntil(Effect.map(Fiber.poll(fiber), Option.isSome))
+      const stats = yield* Fiber.join(fiber)
+      expect(stats.map((s) => s.leafSummariesCreated)).toEqual([1, 1])
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond(() => ScriptedProvider.delayed("10 seconds", "short"))))))
+
+  it.effect("condenses the groups of one depth concurrently, at most `concurrency` at once", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      yield* setup("groups", sizedTurns(24, 10))
+      const fiber = yield* Effect.fork(
+        cm.compact("groups", { freshTailTurns: 0, leafChunkTokens: 10, minFanIn: 2, maxFanIn: 2, concurrency: 4 })
+      )
+      yield* waitUntil(Effect.map(requestCount, (n) => n >= 24 + 4))
+      expect(yield* requestCount).toBe(28) // 24 leaves, then 4 of the 12 depth-0 groups
+      yield* TestClock.adjust("10 seconds")
+      yield* waitUntil(Effect.map(requestCount, (n) => n >= 32))
+      expect((yield* s.summaries("groups", { depth: 1 })).length).toBe(4)
+      for (let i = 0; i < 10; i++) yield* TestClock.adjust("10 seconds")
+      const stats = yield* Fiber.join(fiber)
+      expect(stats.condensedSummariesCreated).toBe(12 + 6 + 3 + 1)
+      expect(yield* violations({ minFanIn: 2, maxFanIn: 2, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) =>
+      r.task?.kind === "condense" ? ScriptedProvider.delayed("10 seconds", "merged") : shortReply(r)
+    )))))
+
+  it.effect("reports progress: chunks done and tiers so far", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const events: Array<CompactionManager.ProgressEvent> = []
+      yield* setup("progress", sizedTurns(24, 10))
+      yield* cm.compact("progress", {
+        freshTailTurns: 4,
+        leafChunkTokens: 50,
+        onProgress: (event) => Effect.sync(() => events.push(event))
+      })
+      expect(events.map((e) => e._tag)).toEqual([
+        "LeafPassStarted",
+        "LeafWritten",
+        "LeafWritten",
+        "LeafWritten",
+        "LeafWritten",
+        "CondenseStarted",
+        "CondensedWritten"
+      ])
+      expect(events[0]).toMatchObject({ chunks: 4, turns: 20 })
+      expect(events[4]).toMatchObject({ done: 4, total: 4, tiers: { normal: 4, aggressive: 0, fallback: 0 } })
+      expect(events[6]).toMatchObject({ depth: 0, done: 1, total: 1, tiers: { normal: 5, aggressive: 0, fallback: 0 } })
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("records every tier the summarizer fell back to", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      yield* setup("tiers", sizedTurns(20, 10))
+      const stats = yield* cm.compact("tiers", { freshTailTurns: 8, leafChunkTokens: 40 })
+      expect(stats.tiersUsed).toEqual({ normal: 0, aggressive: 0, fallback: 3 })
+      expect((yield* s.summaries("tiers", { depth: 0 })).map((l) => l.tier)).toEqual(["fallback", "fallback", "fallback"])
+      expect(yield* violations()).toEqual([])
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.alwaysFail()))))
+
+  it.effect("interrupted mid-leaf-pass: finished leaves stay, a rerun completes the work", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      yield* setup("cut", sizedTurns(40, 10))
+      const fiber = yield* Effect.fork(cm.compact("cut", { leafChunkTokens: 30 }))
+      yield* waitUntil(Effect.map(requestCount, (n) => n >= 3))
+      yield* Fiber.interrupt(fiber)
+      expect((yield* s.summaries("cut")).length).toBe(2)
+      expect(yield* violations({ freshTailTurns: 16 })).toEqual([])
+
+      const stats = yield* cm.compact("cut", { leafChunkTokens: 30 })
+      expect(stats.leafSummariesCreated).toBe(6)
+      expect(stats.turnsCompacted).toBe(18)
+      expect((yield* s.uncoveredTurns("cut")).length).toBe(16)
+      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer(hangOnCall(3)))))
+
+  it.effect("interrupted mid-condensation: finished parents stay linked, the rest is redone", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      const s = yield* store
+      const options = { freshTailTurns: 0, leafChunkTokens: 10, minFanIn: 2, maxFanIn: 2, concurrency: 4 }
+      yield* setup("cut2", sizedTurns(12, 10))
+      // Call 14 is the second depth-0 group (after 12 leaves): it hangs while the other five finish.
+      const fiber = yield* Effect.fork(cm.compact("cut2", options))
+      yield* waitUntil(Effect.map(requestCount, (n) => n >= 18))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      expect((yield* s.summaries("cut2", { depth: 1 })).length).toBe(5)
+      expect((yield* s.parentless("cut2", { depth: 0 })).length).toBe(2)
+      expect(yield* violations({ minFanIn: 2, maxFanIn: 2 })).toEqual([])
+
+      const stats = yield* cm.compact("cut2", options)
+      expect(stats.leafSummariesCreated).toBe(0)
+      expect(stats.condensedSummariesCreated).toBe(1 + 3 + 1)
+      expect(yield* violations({ minFanIn: 2, maxFanIn: 2, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer(hangOnCall(14)))))
+
+  it.effect("renders the active context as messages and text", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      yield* setup("ctx", [
+        ...Fixtures.conversation(4),
+        Fixtures.turn("tool", "exit 0", { id: "r", timestamp: "2025-01-01T00:04:00.000Z" })
+      ])
+      yield* cm.compact("ctx", { freshTailTurns: 2 })
+      const context = yield* cm.context("ctx")
+      expect(context.summaries.length).toBe(1)
+      expect(context.turns.map((t) => t.id)).toEqual(["t3", "r"])
+      const messages = CompactionManager.toMessages(context)
+      expect(messages.map((m) => m.role)).toEqual(["system", "assistant", "user"])
+      expect(messages[0]!.content).toContain(`[Summary 1, depth 0, 2025-01-01T00:00:00 to 2025-01-01T00:02:00]\n${context.summaries[0]!.content}`)
+      expect(messages[2]!.content).toBe("[tool] exit 0")
+      const text = CompactionManager.render(context)
+      expect(text.endsWith("[2025-01-01T00:03:00] assistant: message 3\n[2025-01-01T00:04:00] tool: exit 0")).toBe(true)
+      expect(context.tokens).toBe(
+        context.summaries[0]!.tokenEstimate! + context.turns.reduce((n, t) => n + tokensOf(t), 0)
+      )
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("a file-backed DAG survives reopening", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-dag-"))
+      const filename = path.join(dir, "dag.db")
+      const first = yield* Effect.gen(function*() {
+        yield* setup("file", sizedTurns(40, 10))
+        yield* (yield* manager).compact("file", { leafChunkTokens: 10 })
+        return yield* (yield* manager).context("file")
+      }).pipe(Effect.provide(managerLayer(undefined, undefined, filename)))
+      const [reopened, problems, again] = yield* Effect.gen(function*() {
+        const cm = yield* manager
+        return [yield* cm.context("file"), yield* violations({ freshTailTurns: 16 }), yield* cm.compact("file", { leafChunkTokens: 10 })] as const
+      }).pipe(Effect.provide(managerLayer(undefined, undefined, filename)))
+      fs.rmSync(dir, { recursive: true, force: true })
+      expect(reopened).toEqual(first)
+      expect(problems).toEqual([])
+      expect(again.leafSummariesCreated + again.condensedSummariesCreated).toBe(0)
+    }))
+})
+
+describe("options", () => {
+  it("validates with readable reasons", () => {
+    const reason = (options: CompactionManager.Options) =>
+      Either.match(CompactionManager.resolveOptions(options), { onLeft: (e) => e.message, onRight: () => "ok" })
+    expect(reason({})).toBe("ok")
+    expect(reason({ minFanIn: 1 })).toBe("invalid compaction options: minFanIn must be an integer >= 2 (got 1)")
+    expect(reason({ minFanIn: 9 })).toBe(
+      "invalid compaction options: maxFanIn must be an integer >= minFanIn (got 8 < 9)"
+    )
+    expect(reason({ freshTailTurns: -1, threshold: 0 })).toBe(
+      "invalid compaction options: freshTailTurns must be an integer >= 0 (got -1); threshold must be in (0, 1] (got 0)"
+    )
+    expect(reason({ leafChunkTokens: 0.5 })).toContain("leafChunkTokens must be an integer >= 1")
+    expect(Either.getOrThrow(CompactionManager.resolveOptions({ onProgress: undefined }))).toMatchObject(
+      CompactionManager.defaults
+    )
+  })
+
+  it.effect("compact refuses invalid options before touching the store", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* manager).compact("x", { maxFanIn: 2 }))
+      expect(error._tag).toBe("InvalidOptionsError")
+      expect(yield* requestCount).toBe(0)
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("layerConfig reads PRECIS_COMPACTION_* and rejects nonsense", () =>
+    Effect.gen(function*() {
+      const withEnv = (env: Record<string, string>) =>
+        Effect.flatMap(manager, (cm) =>
+          Effect.flatMap(setup("cfg", sizedTurns(10, 10)), () => cm.compact("cfg"))).pipe(
+            Effect.provide(
+              CompactionManager.layerConfig().pipe(
+                Layer.provideMerge(depsLayer()),
+                Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+              )
+            )
+          )
+      const stats = yield* withEnv({ PRECIS_COMPACTION_FRESH_TAIL_TURNS: "4", PRECIS_COMPACTION_LEAF_CHUNK_TOKENS: "20" })
+      expect(stats.turnsCompacted).toBe(6)
+      expect(stats.leafSummariesCreated).toBe(3)
+      const bad = yield* Effect.exit(withEnv({ PRECIS_COMPACTION_MIN_FAN_IN: "9" }))
+      assert(Exit.isFailure(bad))
+      expect(String(bad.cause)).toContain("maxFanIn must be an integer >= minFanIn (got 8 < 9)")
+    }))
+})
+
+/** A provider that hangs on its `n`th call (1-based) and replies shortly otherwise. */
+function hangOnCall(n: number) {
+  let calls = 0
+  return ScriptedProvider.respond((request: Provider.ChatRequest) => {
+    calls++
+    return calls === n ? ScriptedProvider.hang : shortReply(request)
+  })
+}

@@ -1,0 +1,220 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, expect, it, layer } from "@effect/vitest"
+import { Fixtures } from "@precis/testing"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as MemoryStore from "../src/MemoryStore.js"
+import { storeLayer } from "./helpers.js"
+import { violations } from "./invariants.js"
+
+const leafOf = (sessionId: string, turnIds: ReadonlyArray<string>, content = "leaf") => ({
+  sessionId,
+  content,
+  tier: "normal" as const,
+  tokenEstimate: 1,
+  turnIds
+})
+
+describe("MemoryStore", () => {
+  layer(storeLayer())((it) => {
+    it.effect("appends turns with seqs, ids and metadata, and is idempotent on source ids", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const turns = [
+          ...Fixtures.conversation(3),
+          Fixtures.turn("tool", "ok", { metadata: { toolResult: true, nested: { n: 1 } } })
+        ]
+        const added = yield* store.appendTurns("append", turns)
+        expect(added.map((t) => [t.id, t.seq])).toEqual([["t0", 0], ["t1", 1], ["t2", 2], [added[3]!.id, 3]])
+        expect(added[3]!.id.length).toBeGreaterThan(0)
+
+        const again = yield* store.appendTurns("append", [...Fixtures.conversation(5), Fixtures.turn("user", "x", { id: "t9" }), Fixtures.turn("user", "dup", { id: "t9" })])
+        expect(again.map((t) => [t.id, t.seq])).toEqual([["t3", 4], ["t4", 5], ["t9", 6]])
+        expect(yield* store.appendTurns("append", Fixtures.conversation(5))).toEqual([])
+
+        const stored = yield* store.turns("append")
+        expect(stored.map((t) => t.seq)).toEqual([0, 1, 2, 3, 4, 5, 6])
+        expect(stored[3]!.metadata).toEqual({ toolResult: true, nested: { n: 1 } })
+        expect(stored[0]!.timestamp).toBe("2025-01-01T00:00:00.000Z")
+        expect(stored[0]!.sessionId).toBe("append")
+        expect((yield* store.turns("append", { from: 2, to: 4 })).map((t) => t.seq)).toEqual([2, 3, 4])
+        expect((yield* store.turns("append", { from: 5 })).map((t) => t.seq)).toEqual([5, 6])
+      }))
+
+    it.effect("stores metadata as JSON text in the turns table", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const sql = yield* SqlClient.SqlClient
+        yield* store.appendTurns("json", [Fixtures.turn("user", "hi", { id: "a", metadata: { k: [1, "two"] } })])
+        const rows = yield* sql<{ metadata: string }>`SELECT metadata FROM turns WHERE session_id = 'json'`
+        expect(rows[0]!.metadata).toBe(`{"k":[1,"two"]}`)
+      }))
+
+    it.effect("keeps turn ids per session", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("s-a", Fixtures.conversation(2))
+        const added = yield* store.appendTurns("s-b", Fixtures.conversation(2))
+        expect(added.map((t) => t.id)).toEqual(["t0", "t1"])
+        const sessions = yield* store.sessions
+        expect(sessions.filter((s) => s.id === "s-a" || s.id === "s-b").map((s) => [s.id, s.turnCount])).toEqual([
+          ["s-a", 2],
+          ["s-b", 2]
+        ])
+      }))
+
+    it.effect("writes a leaf with its links, and refuses to cover a turn twice", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("leaf", Fixtures.conversation(6))
+        const leaf = yield* store.insertLeaf(leafOf("leaf", ["t0", "t1", "t2"]))
+        expect(leaf.depth).toBe(0)
+        expect(leaf.sourceTurnIds).toEqual(["t0", "t1", "t2"])
+        expect(leaf.timeRangeStart).toBe("2025-01-01T00:00:00.000Z")
+        expect(leaf.timeRangeEnd).toBe("2025-01-01T00:02:00.000Z")
+        expect(Option.getOrThrow(yield* store.summary(leaf.id))).toEqual(leaf)
+
+        // Covered twice, unknown, out of order, skipping a turn or repeating one: refused.
+        for (const ids of [["t2", "t3"], ["t3", "nope"], ["t4", "t3"], ["t4"], ["t3", "t3"]]) {
+          const refused = yield* Effect.exit(store.insertLeaf(leafOf("leaf", ids)))
+          assert(Exit.isFailure(refused))
+        }
+        const error = yield* Effect.flip(store.insertLeaf(leafOf("leaf", ["t2", "t3"])))
+        expect(error._tag).toBe("StoreError")
+        expect(error.message).toBe(
+          "MemoryStore.insertLeaf: the turns must be the next 2 uncovered turns of session leaf, in order"
+        )
+        expect((yield* store.summaries("leaf")).length).toBe(1)
+        expect((yield* store.uncoveredTurns("leaf")).map((t) => t.id)).toEqual(["t3", "t4", "t5"])
+        expect((yield* store.sourceTurns(leaf.id)).map((t) => t.id)).toEqual(["t0", "t1", "t2"])
+        expect(Option.getOrThrow(yield* store.latestLeaf("leaf")).id).toBe(leaf.id)
+      }))
+
+    it.effect("writes a condensed summary and its children's parent_id together", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("tree", Fixtures.conversation(8))
+        const a = yield* store.insertLeaf(leafOf("tree", ["t0", "t1"], "a"))
+        const b = yield* store.insertLeaf(leafOf("tree", ["t2", "t3"], "b"))
+        const c = yield* store.insertLeaf(leafOf("tree", ["t4", "t5"], "c"))
+        const parent = yield* store.insertCondensed({
+          sessionId: "tree",
+          content: "ab",
+          tier: "aggressive",
+          tokenEstimate: 1,
+          childIds: [a.id, b.id]
+        })
+        expect(parent.depth).toBe(1)
+        expect(parent.descendantCount).toBe(2)
+        expect(parent.timeRangeStart).toBe(a.timeRangeStart)
+        expect(parent.timeRangeEnd).toBe(b.timeRangeEnd)
+        expect((yield* store.children(parent.id)).map((s) => s.id)).toEqual([a.id, b.id])
+        expect((yield* store.parentless("tree")).map((s) => s.id)).toEqual([parent.id, c.id])
+        expect((yield* store.parentless("tree", { depth: 0 })).map((s) => s.id)).toEqual([c.id])
+        expect((yield* store.sourceTurns(parent.id)).map((t) => t.id)).toEqual(["t0", "t1", "t2", "t3"])
+
+        // A child that already has a parent, or a mix of depths: nothing is written.
+        const taken = yield* Effect.flip(store.insertCondensed({
+          sessionId: "tree",
+          content: "x",
+          tier: "normal",
+          tokenEstimate: 1,
+          childIds: [b.id, c.id]
+        }))
+        expect(taken.reason).toBe("a child already has a parent")
+        const mixed = yield* Effect.flip(store.insertCondensed({
+          sessionId: "tree",
+          content: "x",
+          tier: "normal",
+          tokenEstimate: 1,
+          childIds: [parent.id, c.id]
+        }))
+        expect(mixed.reason).toBe("children of different depths")
+        expect((yield* store.summaries("tree")).length).toBe(4)
+        expect(Option.getOrThrow(yield* store.summary(c.id)).parentId).toBeUndefined()
+        const top = yield* store.insertCondensed({
+          sessionId: "tree",
+          content: "top",
+          tier: "normal",
+          tokenEstimate: 1,
+          childIds: [parent.id]
+        })
+        expect(top.descendantCount).toBe(3)
+        expect((yield* store.summaries("tree", { depth: 2 })).map((s) => s.id)).toEqual([top.id])
+      }))
+
+    it.effect("rolls back a condensed write whose link update fails", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const sql = yield* SqlClient.SqlClient
+        yield* store.appendTurns("atomic", Fixtures.conversation(4))
+        const a = yield* store.insertLeaf(leafOf("atomic", ["t0", "t1"]))
+        const b = yield* store.insertLeaf(leafOf("atomic", ["t2", "t3"]))
+        // Make the last statement of the transaction (the parent_id update) fail.
+        yield* sql`CREATE TRIGGER refuse_links BEFORE UPDATE OF parent_id ON summaries
+          BEGIN SELECT RAISE(ABORT, 'refused'); END`
+        const error = yield* Effect.flip(store.insertCondensed({
+          sessionId: "atomic",
+          content: "p",
+          tier: "normal",
+          tokenEstimate: 1,
+          childIds: [a.id, b.id]
+        }))
+        yield* sql`DROP TRIGGER refuse_links`
+        expect(error.message).toContain("refused")
+        expect((yield* store.summaries("atomic")).map((s) => s.id)).toEqual([a.id, b.id])
+        expect(yield* sql`SELECT ss.* FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id
+          WHERE s.session_id = 'atomic' AND ss.child_summary_id IS NOT NULL`).toEqual([])
+        expect(yield* violations()).toEqual([])
+      }))
+
+    it.effect("an append is all or nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TRIGGER refuse_bad BEFORE INSERT ON turns WHEN NEW.content = 'bad'
+          BEGIN SELECT RAISE(ABORT, 'bad turn'); END`
+        const turns = Array.from({ length: 250 }, (_, i) => Fixtures.turn("user", i === 240 ? "bad" : `m${i}`))
+        const error = yield* Effect.flip(store.appendTurns("partial", turns))
+        yield* sql`DROP TRIGGER refuse_bad`
+        expect(error.message).toContain("bad turn")
+        expect(yield* store.turns("partial")).toEqual([])
+      }))
+  })
+
+  it.effect("a file-backed store survives reopening, in WAL mode", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-store-"))
+      const filename = path.join(dir, "store.db")
+      const write = Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("file", Fixtures.conversation(4))
+        return yield* store.insertLeaf(leafOf("file", ["t0", "t1"]))
+      })
+      const leaf = yield* write.pipe(Effect.provide(MemoryStore.layerSqlite({ filename })))
+      const [turns, summaries, mode] = yield* Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const sql = yield* SqlClient.SqlClient
+        const mode = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
+        return [yield* store.turns("file"), yield* store.summaries("file"), mode[0]!.journal_mode] as const
+      }).pipe(Effect.provide(storeLayer(filename)))
+      fs.rmSync(dir, { recursive: true, force: true })
+      expect(turns.map((t) => t.id)).toEqual(["t0", "t1", "t2", "t3"])
+      expect(summaries).toEqual([leaf])
+      expect(mode).toBe("wal")
+    }))
+
+  it.effect("reports an unopenable database as a StoreError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Layer.build(MemoryStore.layerSqlite({ filename: "/nonexistent-dir/x/precis.db" })).pipe(Effect.scoped)
+      )
+      expect(error._tag).toBe("StoreError")
+      expect(error.message).toMatch(/^MemoryStore\.open: /)
+    }))
+})
