@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
@@ -290,7 +291,7 @@ describe("OpenAiProvider: errors and retries", () => {
       const server = yield* Loopback.serve(() => Effect.never)
       const provider = yield* OpenAiProvider.make({ baseUrl: server.baseUrl, model: "m", timeout: "10 seconds" })
       const fiber = yield* Effect.fork(Effect.exit(provider.chat(request)))
-      yield* server.firstArrived
+      yield* Queue.take(server.arrivals)
       yield* TestClock.adjust("9 seconds")
       assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
       yield* TestClock.adjust("1 second")

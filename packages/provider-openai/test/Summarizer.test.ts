@@ -2,7 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Prompt, Summarizer } from "@precis/core"
 import { Fixtures } from "@precis/testing"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as TestClock from "effect/TestClock"
 import * as OpenAiProvider from "../src/OpenAiProvider.js"
 import * as Loopback from "./utils/LoopbackServer.js"
 
@@ -65,4 +68,21 @@ describe("Summarizer over the OpenAI adapter", () => {
       // Two tiers, each retried once.
       assert.strictEqual(seen.length, 4)
     }))
+
+  it.scoped("a server that never answers: each tier times out, then the fallback", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve(() => Effect.never)
+      const SummarizerLive = Summarizer.layer({ timeout: "30 seconds" }).pipe(
+        Layer.provide(OpenAiProvider.layer({ baseUrl: server.baseUrl, model: "test-model" }))
+      )
+      const summarizer = yield* Effect.provide(Summarizer.Summarizer, SummarizerLive)
+      const fiber = yield* Effect.fork(summarizer.summarizeTurns(turns, { targetTokens: 40 }))
+      assert.strictEqual(yield* Queue.take(server.arrivals), 1)
+      yield* TestClock.adjust("30 seconds")
+      assert.strictEqual(yield* Queue.take(server.arrivals), 2)
+      yield* TestClock.adjust("30 seconds")
+      const summary = yield* Fiber.join(fiber)
+      assert.strictEqual(summary.tier, "fallback")
+      assert.strictEqual((yield* server.seen).length, 2)
+    }).pipe(Effect.provide(Loopback.layer)))
 })

@@ -10,9 +10,9 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import { createServer } from "node:http"
 
@@ -27,8 +27,8 @@ export type Handler = (attempt: number, seen: Seen) => Effect.Effect<HttpServerR
 export interface Loopback {
   readonly baseUrl: string
   readonly seen: Effect.Effect<ReadonlyArray<Seen>>
-  /** Completes when the first request has arrived. */
-  readonly firstArrived: Deferred.Deferred<void>
+  /** The number of each request as it arrives (1, 2, ...), to wait for a request in a test. */
+  readonly arrivals: Queue.Dequeue<number>
 }
 
 /** Starts a fresh server on a free port answering with `handler`, for the current scope. */
@@ -36,7 +36,7 @@ export const serve = (handler: Handler) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(NodeHttpServer.layer(() => createServer(), { port: 0 }))
     const seen = yield* Ref.make<ReadonlyArray<Seen>>([])
-    const firstArrived = yield* Deferred.make<void>()
+    const arrivals = yield* Queue.unbounded<number>()
     const route = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const text = yield* request.text
@@ -48,7 +48,7 @@ export const serve = (handler: Handler) =>
       }
       const entry: Seen = { headers: request.headers, body }
       const attempt = yield* Ref.modify(seen, (all): [number, ReadonlyArray<Seen>] => [all.length + 1, [...all, entry]])
-      yield* Deferred.succeed(firstArrived, undefined)
+      yield* Queue.offer(arrivals, attempt)
       return yield* handler(attempt, entry)
     }).pipe(Effect.orDie)
     yield* HttpServer.serveEffect(HttpRouter.empty.pipe(HttpRouter.post("/v1/chat/completions", route))).pipe(
@@ -56,7 +56,7 @@ export const serve = (handler: Handler) =>
     )
     const address = Context.get(context, HttpServer.HttpServer).address
     const port = address._tag === "TcpAddress" ? address.port : 0
-    const loopback: Loopback = { baseUrl: `http://127.0.0.1:${port}/v1`, seen: Ref.get(seen), firstArrived }
+    const loopback: Loopback = { baseUrl: `http://127.0.0.1:${port}/v1`, seen: Ref.get(seen), arrivals }
     return loopback
   })
 
