@@ -1,0 +1,27 @@
+/**
+ * The `precis` executable: runs {@link Cli.main} on `process.argv` with the
+ * Node platform and exits with its code (130 when interrupted by a signal).
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Cli from "./Cli.js"
+
+Cli.main(process.argv).pipe(
+  Effect.flatMap((code) =>
+    Effect.sync(() => {
+      process.exitCode = code
+    })
+  ),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    // A success leaves `process.exitCode` to the command; a signal gives 130.
+    teardown: (exit, onExit) =>
+      onExit(Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1)
+  })
+)

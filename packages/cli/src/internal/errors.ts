@@ -1,0 +1,44 @@
+/**
+ * User-facing failures and their one-line descriptions.
+ *
+ * @internal
+ */
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Cause from "effect/Cause"
+import * as ConfigError from "effect/ConfigError"
+import * as Data from "effect/Data"
+
+/** A user mistake (missing file, unknown session, bad option value, missing configuration). */
+export class CliError extends Data.TaggedError("CliError")<{ readonly reason: string }> {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+const collapse = (text: string): string => text.replace(/\s*\r?\n\s*/g, " ").trim()
+
+const configErrorLine = (error: ConfigError.ConfigError): string => {
+  const parts = ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, left: Array<string>, right: Array<string>) => [...left, ...right],
+    orCase: (_, left: Array<string>, right: Array<string>) => [...left, ...right],
+    invalidDataCase: (_, path, message) => [`${path.join(".")}: ${message}`],
+    missingDataCase: (_, path, message) => [`${path.join(".")}: ${message}`],
+    sourceUnavailableCase: (_, path, message) => [`${path.join(".")}: ${message}`],
+    unsupportedCase: (_, path, message) => [`${path.join(".")}: ${message}`]
+  })
+  return `configuration error: ${Array.from(new Set(parts)).join("; ")}`
+}
+
+/** One line describing a failure value. */
+export const failureLine = (error: unknown): string => {
+  if (ConfigError.isConfigError(error)) return collapse(configErrorLine(error))
+  if (error instanceof Error) return collapse(error.message.length > 0 ? error.message : error.name)
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+    return collapse(error.message)
+  }
+  return collapse(String(error))
+}
+
+/** Whether the cause is a parse error of `@effect/cli`, which the CLI app has already printed. */
+export const isValidationError = (cause: Cause.Cause<unknown>): boolean =>
+  Cause.failureOption(cause).pipe((o) => o._tag === "Some" && ValidationError.isValidationError(o.value))

@@ -1,0 +1,48 @@
+/**
+ * Reading the files the commands are given, with one-line errors for the
+ * user's mistakes.
+ *
+ * @internal
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import type { ConversationTurn } from "@precis/core"
+import * as Effect from "effect/Effect"
+import * as Importer from "../Importer.js"
+import { CliError } from "./errors.js"
+
+/** Fails with a `CliError` unless `path` is an existing regular file. */
+export const requireFile = (path: string, what = "file") =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(path).pipe(
+      Effect.catchAll(() => Effect.fail(new CliError({ reason: `${path}: no such ${what}` })))
+    )
+    if (info.type !== "File") return yield* new CliError({ reason: `${path}: not a file` })
+  })
+
+/** Whether `path` exists (a store that does not exist must not be created by a read-only command). */
+export const exists = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.exists(path)).pipe(Effect.orElseSucceed(() => false))
+
+/**
+ * Every turn of `path`, parsed in full before anything is written anywhere:
+ * a bad line fails the whole import with `FILE:LINE: reason`.
+ */
+export const readTurns = (
+  path: string,
+  format: Importer.Format,
+  sessionId?: string
+): Effect.Effect<ReadonlyArray<ConversationTurn.ConversationTurn>, CliError | Importer.ImportError, FileSystem.FileSystem> =>
+  Effect.zipRight(
+    requireFile(path),
+    Importer.importFile(path, sessionId === undefined ? { format } : { format, sessionId })
+  )
+
+/** The text of a file (the `--prior` summary). */
+export const readText = (path: string) =>
+  Effect.zipRight(
+    requireFile(path),
+    Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
+      Effect.mapError((error) => new CliError({ reason: `${path}: ${error.message}` }))
+    )
+  )

@@ -1,0 +1,112 @@
+/**
+ * Pure text and JSON renderings of what the commands print.
+ *
+ * @internal
+ */
+import type { Summary, SummaryRecord } from "@precis/core"
+import { Transcript } from "@precis/core"
+
+/** A node of `precis show --json`. */
+export interface DagNode {
+  readonly id: string
+  readonly depth: number
+  readonly tier: Summary.Tier | null
+  readonly parentId: string | null
+  readonly tokenEstimate: number | null
+  readonly timeRangeStart: string | null
+  readonly timeRangeEnd: string | null
+  readonly children: ReadonlyArray<string>
+}
+
+/** The JSON node of a stored summary; `null` stands for a missing field. */
+export const dagNode = (summary: SummaryRecord.SummaryRecord): DagNode => ({
+  id: summary.id,
+  depth: summary.depth,
+  tier: summary.tier ?? null,
+  parentId: summary.parentId ?? null,
+  tokenEstimate: summary.tokenEstimate ?? null,
+  timeRangeStart: summary.timeRangeStart ?? null,
+  timeRangeEnd: summary.timeRangeEnd ?? null,
+  children: summary.sourceSummaryIds ?? []
+})
+
+/** `normal 3, aggressive 0, fallback 1`. */
+export const tierCountsLine = (counts: Summary.TierCounts): string =>
+  `normal ${counts.normal}, aggressive ${counts.aggressive}, fallback ${counts.fallback}`
+
+const PREVIEW_CHARS = 60
+
+/** The first line of `content`, cut to a short preview. */
+export const preview = (content: string): string => {
+  const first = content.trim().split(/\r?\n/, 1)[0] ?? ""
+  return first.length > PREVIEW_CHARS ? `${first.slice(0, PREVIEW_CHARS - 1)}…` : first
+}
+
+const timeRange = (summary: SummaryRecord.SummaryRecord): string =>
+  summary.timeRangeStart === undefined && summary.timeRangeEnd === undefined
+    ? "no time range"
+    : `${Transcript.shortTimestamp(summary.timeRangeStart)} → ${Transcript.shortTimestamp(summary.timeRangeEnd)}`
+
+/** One line describing a node: depth, tier, tokens, time range, id and a preview. */
+export const nodeLine = (summary: SummaryRecord.SummaryRecord): string =>
+  `depth ${summary.depth} · ${summary.tier ?? "?"} · ${summary.tokenEstimate ?? "?"} tokens · ${timeRange(summary)} · ` +
+  `${summary.id}  ${JSON.stringify(preview(summary.content))}`
+
+/**
+ * The DAG as an indented tree: the parentless summaries (roots) in
+ * conversation order, each followed by its children, recursively.
+ */
+export const tree = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): Array<string> => {
+  const byId = new Map(summaries.map((s) => [s.id, s]))
+  const lines: Array<string> = []
+  const visit = (summary: SummaryRecord.SummaryRecord, prefix: string, connector: string, childPrefix: string) => {
+    lines.push(`${prefix}${connector}${nodeLine(summary)}`)
+    const children = (summary.sourceSummaryIds ?? []).flatMap((id) => {
+      const child = byId.get(id)
+      return child === undefined ? [] : [child]
+    })
+    children.forEach((child, i) => {
+      const last = i === children.length - 1
+      visit(child, prefix + childPrefix, last ? "└─ " : "├─ ", last ? "   " : "│  ")
+    })
+  }
+  for (const root of summaries.filter((s) => s.parentId === undefined || !byId.has(s.parentId))) {
+    visit(root, "", "", "")
+  }
+  return lines
+}
+
+/** The header of `show`: session, turns, and summaries by kind. */
+export const dagHeader = (
+  sessionId: string,
+  turnCount: number,
+  uncovered: number,
+  summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+): string => {
+  const leaves = summaries.filter((s) => s.depth === 0).length
+  const maxDepth = summaries.reduce((m, s) => Math.max(m, s.depth), -1)
+  return `session ${sessionId}: ${turnCount} turns (${uncovered} not summarized), ${summaries.length} summaries ` +
+    `(${leaves} leaves, ${summaries.length - leaves} condensed, ${maxDepth + 1} levels)`
+}
+
+/** The tier counts of a list of summaries. */
+export const tierCountsOf = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): Summary.TierCounts => {
+  const counts = { normal: 0, aggressive: 0, fallback: 0 }
+  for (const s of summaries) if (s.tier !== undefined) counts[s.tier]++
+  return counts
+}
+
+/**
+ * The `--session` default for a file: its base name without the extensions
+ * `.jsonl`, `.json` and `.traj` (so `runs/pydicom-1458.traj.json` gives
+ * `pydicom-1458`), or `default` when nothing is left.
+ */
+export const sessionIdFromPath = (path: string): string => {
+  let name = path.split(/[\\/]/).pop() ?? ""
+  for (;;) {
+    const stripped = name.replace(/\.(jsonl|json|traj)$/i, "")
+    if (stripped === name) break
+    name = stripped
+  }
+  return name.length > 0 ? name : "default"
+}
