@@ -327,7 +327,8 @@ export const layer = (options: Options): Layer.Layer<Provider.Provider, never, H
 /**
  * {@link Options} read from `Config`:
  * - `PRECIS_OPENAI_BASE_URL` (default `https://api.openai.com/v1`);
- * - `PRECIS_OPENAI_API_KEY`, else `OPENAI_API_KEY` (optional; local servers need none);
+ * - `PRECIS_OPENAI_API_KEY`, else `OPENAI_API_KEY` (optional; local servers need none;
+ *   `PRECIS_OPENAI_API_KEY=` set but empty sends no key even when `OPENAI_API_KEY` is set);
  * - `PRECIS_OPENAI_MODEL` (required).
  *
  * Extend it with `Config.map` to set the other options.

@@ -399,6 +399,12 @@ describe("OpenAiProvider.layerConfig", () => {
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PRECIS_OPENAI_MODEL", "m"]])))
       )
       assert.strictEqual(keyless.apiKey, undefined)
+      const emptied = yield* OpenAiProvider.config.pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(
+          new Map([["PRECIS_OPENAI_MODEL", "m"], ["PRECIS_OPENAI_API_KEY", ""], ["OPENAI_API_KEY", "other"]])
+        ))
+      )
+      assert.strictEqual(emptied.apiKey === undefined ? undefined : Redacted.value(emptied.apiKey), "")
     }))
 
   it.effect("a missing model is a ConfigError naming PRECIS_OPENAI_MODEL", () =>
