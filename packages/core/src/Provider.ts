@@ -161,17 +161,19 @@ export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
 }
 
 /**
- * HTTP 400/404/422: the request was rejected (unknown model, context too long, ...).
+ * The request was rejected (HTTP 400/404/422: unknown model, context too long, ...),
+ * or refused before it was sent (`status` absent).
  *
  * @since 0.1.0
  */
 export class BadRequestError extends Data.TaggedError("BadRequestError")<{
   readonly provider: string
-  readonly status: number
+  readonly status?: number | undefined
   readonly detail: string
 }> {
   override get message(): string {
-    return `${this.provider}: the server rejected the request (HTTP ${this.status}): ${this.detail}`
+    const status = this.status === undefined ? "" : ` (HTTP ${this.status})`
+    return `${this.provider}: the request was rejected${status}: ${this.detail}`
   }
 }
 

@@ -32,7 +32,7 @@
  * | `HttpResponseError` other status           | `ServerError`       |
  * | `HttpResponseError` `Decode` / `EmptyBody` | `BadResponseError`  |
  * | `MalformedOutput`                          | `BadResponseError`  |
- * | `MalformedInput`                           | `BadRequestError` (status 0: refused before sending) |
+ * | `MalformedInput`                           | `BadRequestError` (no status: refused before sending) |
  * | `UnknownError`                             | `BadResponseError`  |
  *
  * Retries are the model's business (`@effect/ai` clients accept a

@@ -93,7 +93,6 @@ export const make = (options: Options = {}): Effect.Effect<Provider.Service> =>
         if (task === undefined) {
           return yield* new Provider.BadRequestError({
             provider: name,
-            status: 400,
             detail: "the extractive provider needs a structured `task` (kind, material, targetTokens) " +
               "in the request; it does not read free-form prompts"
           })

@@ -71,7 +71,7 @@ export const fromAiError = (provider: string, error: AiError.AiError): Provider.
     case "MalformedOutput":
       return new Provider.BadResponseError({ provider, detail: describe(error) })
     case "MalformedInput":
-      return new Provider.BadRequestError({ provider, status: 0, detail: `refused before sending: ${describe(error)}` })
+      return new Provider.BadRequestError({ provider, detail: `refused before sending: ${describe(error)}` })
     case "UnknownError":
       return new Provider.BadResponseError({ provider, detail: describe(error) })
   }
