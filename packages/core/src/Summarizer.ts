@@ -16,7 +16,9 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import type { ConversationTurn } from "./ConversationTurn.js"
@@ -127,6 +129,14 @@ const describe = (error: unknown): string =>
 const normalizeTarget = (targetTokens: number | undefined, fallback: number): number =>
   targetTokens === undefined || !Number.isFinite(targetTokens) ? fallback : Math.max(1, Math.floor(targetTokens))
 
+// Each call runs in its span. Unlike `Effect.fn`, no stack trace is captured per
+// call (an `Error` per call costs more than the rest of the span); the span's
+// `code.stacktrace`, when a tracer asks for it, points at this module.
+const definitionSite = new Error()
+const spanOptions = { captureStackTrace: () => definitionSite.stack?.split("\n")[1]?.trim() }
+const traced = <A>(name: string, effect: Effect.Effect<A>): Effect.Effect<A> =>
+  Effect.withSpan(effect, name, spanOptions)
+
 /**
  * Builds a Summarizer from the `Provider` in context (and the `TokenEstimator`,
  * which defaults to the approximation). Each build has its own tier counts.
@@ -145,10 +155,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   // One LLM call under the tier deadline. Defects (a provider that throws) become
   // failures here, because `orElse` would let them through; interruption from
   // outside is not a defect and still interrupts.
-  const callModel = (tier: Tier, request: ChatRequest) =>
-    Effect.suspend(() => provider.chat(request)).pipe(
+  //
+  // The debug log (and the timing it reports) is built only when debug logs are
+  // enabled: annotating a log costs more than the rest of the bookkeeping, and
+  // a log below the minimum level is dropped anyway.
+  const callModel = (tier: Tier, request: ChatRequest) => {
+    const call = Effect.suspend(() => provider.chat(request)).pipe(
       Effect.timeout(timeout),
-      Effect.catchAllDefect((defect) => Effect.fail(new Rejected(`defect: ${String(defect)}`))),
+      Effect.catchAllDefect((defect) => Effect.fail(new Rejected(`defect: ${String(defect)}`)))
+    )
+    const logged = call.pipe(
       Effect.either,
       Effect.timed,
       Effect.flatMap(([elapsed, result]) =>
@@ -162,9 +178,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           ),
           result
         )
-      ),
+      )
+    )
+    return FiberRef.get(FiberRef.currentMinimumLogLevel).pipe(
+      Effect.flatMap((minimum) => LogLevel.lessThan(LogLevel.Debug, minimum) ? call : logged),
       Effect.map((response) => response.text.trim())
     )
+  }
 
   const summarize = (
     task: SummaryTask & { readonly kind: "leaf" | "condense" },
@@ -224,23 +244,27 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   }
 
   return Summarizer.of({
-    summarizeTurns: Effect.fn("Summarizer.summarizeTurns")(
-      function*(turns: ReadonlyArray<ConversationTurn>, opts: SummarizeTurnsOptions = {}) {
-        const material = Transcript.formatTurns(turns)
-        const targetTokens = normalizeTarget(opts.targetTokens, defaults.leafTargetTokens)
-        const task: SummaryTask & { readonly kind: "leaf" } = opts.priorSummary === undefined
-          ? { kind: "leaf", material, targetTokens }
-          : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
-        return yield* summarize(task, Prompt.leaf(material, opts.priorSummary))
-      }
-    ),
-    summarizeSummaries: Effect.fn("Summarizer.summarizeSummaries")(
-      function*(summaries: ReadonlyArray<SummaryRecord>, opts: SummarizeSummariesOptions = {}) {
-        const material = Transcript.renderSummaries(summaries)
-        const targetTokens = normalizeTarget(opts.targetTokens, defaults.condenseTargetTokens)
-        return yield* summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material))
-      }
-    ),
+    summarizeTurns: (turns, opts = {}) =>
+      traced(
+        "Summarizer.summarizeTurns",
+        Effect.suspend(() => {
+          const material = Transcript.formatTurns(turns)
+          const targetTokens = normalizeTarget(opts.targetTokens, defaults.leafTargetTokens)
+          const task: SummaryTask & { readonly kind: "leaf" } = opts.priorSummary === undefined
+            ? { kind: "leaf", material, targetTokens }
+            : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
+          return summarize(task, Prompt.leaf(material, opts.priorSummary))
+        })
+      ),
+    summarizeSummaries: (summaries, opts = {}) =>
+      traced(
+        "Summarizer.summarizeSummaries",
+        Effect.suspend(() => {
+          const material = Transcript.renderSummaries(summaries)
+          const targetTokens = normalizeTarget(opts.targetTokens, defaults.condenseTargetTokens)
+          return summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material))
+        })
+      ),
     tierCounts: Ref.get(counts)
   })
 })
