@@ -25,8 +25,9 @@ export const weights = {
 } as const
 
 const PATH = /(?:^|[\s"'`(=:])(?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]+|\b[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift|json|ya?ml|toml|md|txt|sh|css|scss|html|vue|svelte|sql|lock|cfg|ini|env|xml|gradle|traj)\b/
+// Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
 const ERROR =
-  /\b(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))\b|exit (?:code|status) [1-9]|✗|✘/i
+  /(?<![\w./-])(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))(?![\w/-]|\.\w)|exit (?:code|status) [1-9]|✗|✘/i
 const RESOLUTION =
   /\b(?:fix|fixed|fixes|fixing|resolv\w*|solv\w*|root cause|caused by|works now|now pass\w*|all tests pass\w*|\d+ passed|passing|succeeded|workaround|patched)\b/i
 const COMMAND =
