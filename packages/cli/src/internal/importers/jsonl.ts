@@ -11,6 +11,8 @@ export interface LineReader {
   readonly push: (text: string, line: number, out: Sink) => void
 }
 
+const NON_BLANK = /\S/
+
 /** Builds a reader from a function of each parsed non-blank line. */
 export const lineReader = (
   onValue: (value: unknown, line: number, out: Sink) => void
@@ -18,7 +20,7 @@ export const lineReader = (
   push: (raw, line, out) => {
     // A byte-order mark may start the file; blank lines are allowed anywhere.
     const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
-    if (text.trim().length === 0) return
+    if (!NON_BLANK.test(text)) return
     onValue(parseJson(text, line), line, out)
   }
 })
