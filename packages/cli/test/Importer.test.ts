@@ -354,6 +354,30 @@ describe("OpenAssistant trees", () => {
   })
 })
 
+describe("syntax errors", () => {
+  // Each text breaks JSON on line 3.
+  const broken: ReadonlyArray<[Importer.ConcreteFormat, string]> = [
+    ["precis", `${jsonl({ role: "user", content: "a" }, { role: "user", content: "b" })}{"role": "user", "content": }\n`],
+    ["claude-code", `${claudeSample.split("\n").slice(0, 2).join("\n")}\n{"type": "user", "message": {"role": "user", "content": "x"}\n`],
+    ["oasst", `${jsonl(oasstTree, oasstTree)}{"message_tree_id": "t", "prompt": {"message_id": "m", "text": "x", "role": "prompter"}\n`],
+    ["openai", "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"user\", \"content\": \"unterminated}\n]"],
+    ["swe-agent", "{\n  \"history\": [\n    {\"role\": \"user\", \"content\": \"x\",}\n  ]\n}"],
+    ["openhands", "[\n  {\"id\": 0, \"action\": \"message\", \"args\": {}},\n  {\"id\": 1 \"observation\": \"run\"}\n]"]
+  ]
+  for (const [format, text] of broken) {
+    it(`gives the line of invalid JSON in ${format}`, () => {
+      const e = err(text, format, "t")
+      assert.strictEqual(e.line, 3, e.message)
+      expect(e.message).toMatch(/^t:3: invalid JSON: /)
+    })
+  }
+
+  it("reports a malformed tree in oasst at its line", () => {
+    const e = err(jsonl(oasstTree, { message_tree_id: "t", prompt: { text: "no id", role: "prompter" } }), "oasst", "trees.jsonl")
+    assert.strictEqual(e.message, "trees.jsonl:2: expected message nodes with string \"message_id\", \"text\" and \"role\"")
+  })
+})
+
 // ---------------------------------------------------------------------------- detection
 
 describe("detect", () => {

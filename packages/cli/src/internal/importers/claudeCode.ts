@@ -31,6 +31,7 @@ const blockText = (block: Record<string, unknown>): string => {
   }
 }
 
+/** A reader of one Claude Code session file; it remembers tool names by call id. */
 export const reader = (context: Context): LineReader => {
   const toolNames = new Map<string, string>()
   let index = 0

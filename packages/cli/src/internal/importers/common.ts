@@ -25,10 +25,9 @@ export interface Context {
 /** Accumulates turns. */
 export type Sink = Array<ConversationTurn.ConversationTurn>
 
+/** Whether `u` is a plain JSON object (not null, not an array). */
 export const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
-
-export const optionalString = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
 
 /**
  * A stable id for a turn whose source has none: the format, its position in

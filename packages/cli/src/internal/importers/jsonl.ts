@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { type Context, LineFailure, type Sink } from "./common.js"
+import { LineFailure, type Sink } from "./common.js"
 import { parseJson } from "./json.js"
 
 /** A stateful reader of one JSONL file; `push` each line in order (1-based numbers). */
@@ -44,4 +44,3 @@ export function badLine(line: number, reason: string): never {
   throw new LineFailure(line, reason)
 }
 
-export type { Context }

@@ -26,6 +26,7 @@ const bestReply = (replies: ReadonlyArray<unknown>): unknown => {
   return best
 }
 
+/** A reader of one OpenAssistant trees file. */
 export const reader = (context: Context): LineReader =>
   lineReader((value, line, out: Sink) => {
     if (!isRecord(value) || !isRecord(value.prompt)) {

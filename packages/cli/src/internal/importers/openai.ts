@@ -30,6 +30,7 @@ export const messagesOf = (value: unknown): { readonly messages: ReadonlyArray<u
     ? { messages: value.messages, key: "messages" }
     : undefined
 
+/** Reads an OpenAI chat JSON document into `out`, or throws a `LineFailure`. */
 export const read = (text: string, context: Context, out: Sink): void => {
   const found = messagesOf(parseJson(text))
   if (found === undefined) {

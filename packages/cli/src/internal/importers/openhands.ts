@@ -43,6 +43,7 @@ const actionText = (action: string, message: string, args: Record<string, unknow
   return joinLines(thought, [said, detail].filter((s) => s.length > 0))
 }
 
+/** Reads an OpenHands event array into `out`, or throws a `LineFailure`. */
 export const read = (text: string, context: Context, out: Sink): void => {
   const value = parseJson(text)
   if (!Array.isArray(value)) throw new LineFailure(1, "expected a JSON array of OpenHands events")

@@ -8,6 +8,7 @@ import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const SHAPE = "expected a JSON object with string \"role\" and \"content\""
 
+/** A reader of one precis JSONL file. */
 export const reader = (context: Context): LineReader => {
   let index = 0
   return lineReader((value, line, out) => {

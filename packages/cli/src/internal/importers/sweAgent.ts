@@ -21,6 +21,7 @@ import {
 } from "./common.js"
 import { elementLines, parseJson } from "./json.js"
 
+/** Reads a SWE-agent trajectory into `out`, or throws a `LineFailure`. */
 export const read = (text: string, context: Context, out: Sink): void => {
   const value = parseJson(text)
   if (!isRecord(value) || !Array.isArray(value.history)) {
