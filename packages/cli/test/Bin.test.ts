@@ -1,0 +1,111 @@
+/**
+ * The real executable, spawned: exit codes, stderr and stdout as a user sees
+ * them. Each spawn costs about a second (tsx), so there are few of them.
+ */
+import { assert, describe, expect, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll } from "vitest"
+import { repoRoot, sessionJsonl, tempDir, write } from "./utils/run.js"
+
+const bin = path.join(repoRoot, "packages", "cli", "bin", "precis.js")
+const dir = tempDir()
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+// The child sees no PRECIS_* or OPENAI_* setting of the machine running the tests.
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith("PRECIS_") && !key.startsWith("OPENAI_") && key !== "NO_COLOR") env[key] = value
+  }
+  return { ...env, ...extra }
+}
+
+interface Spawned {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const precis = (args: ReadonlyArray<string>, env?: Record<string, string>): Promise<Spawned> =>
+  new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { cwd: dir, env: cleanEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+const SPAWN_TIMEOUT = 60_000
+
+/** Exit code 1 and exactly one line on stderr, with no stack trace. */
+const assertUserError = (result: Spawned, expected: RegExp) => {
+  assert.strictEqual(result.code, 1, result.stderr)
+  assert.strictEqual(result.stderr.trimEnd().split("\n").length, 1, result.stderr)
+  expect(result.stderr.trimEnd()).toMatch(expected)
+  expect(result.stderr).not.toMatch(/\n\s+at /)
+  assert.strictEqual(result.stdout, "")
+}
+
+describe("bin/precis.js", () => {
+  it("--help exits 0 and prints plain text (no ANSI styling) when stdout is not a terminal", async () => {
+    const result = await precis(["--help"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    expect(result.stdout).toContain("COMMANDS")
+    expect(result.stdout).toContain("- compact ")
+    expect(result.stdout).not.toContain("\x1b[")
+  }, SPAWN_TIMEOUT)
+
+  it("a malformed line exits 1 with FILE:LINE: reason and creates no store", async () => {
+    const file = write(dir, "bad.jsonl", `${sessionJsonl(3)}{"role": "user"}\n`)
+    const result = await precis(["import", file, "--db", "bad.db"])
+    assertUserError(result, new RegExp(`^precis: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4: .+`))
+    assert.isFalse(fs.existsSync(path.join(dir, "bad.db")))
+  }, SPAWN_TIMEOUT)
+
+  it("--provider openai without a model exits 1 and says to set PRECIS_OPENAI_MODEL", async () => {
+    const file = write(dir, "s.jsonl", sessionJsonl(4))
+    const result = await precis(["summarize", file, "--provider", "openai"], { PRECIS_OPENAI_API_KEY: "sk-secret-key" })
+    assertUserError(result, /^precis: --provider openai needs a model: set PRECIS_OPENAI_MODEL/)
+    expect(result.stderr).not.toContain("sk-secret-key")
+  }, SPAWN_TIMEOUT)
+
+  it("a bad option value exits 1 naming the option", async () => {
+    const result = await precis(["compact", "--fresh-tail", "abc"])
+    assert.strictEqual(result.code, 1)
+    expect(result.stderr).toContain("--fresh-tail must be an integer >= 0")
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+    assert.isFalse(fs.existsSync(path.join(dir, "precis.db")))
+  }, SPAWN_TIMEOUT)
+
+  it("compact FILE writes the default store in the working directory, progress as plain lines", async () => {
+    const file = write(dir, "work.jsonl", sessionJsonl(30))
+    const result = await precis(["compact", file, "--leaf-chunk-tokens", "200", "--fresh-tail", "4"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.isTrue(fs.existsSync(path.join(dir, "precis.db")))
+    expect(result.stdout).toMatch(/^session work: 30 turns \(4 not summarized\)/m)
+    expect(result.stdout).toMatch(/^tiers this run: normal \d+, aggressive 0, fallback 0$/m)
+    expect(result.stderr).toMatch(/^precis: leaf pass: 26 turns in \d+ chunks$/m)
+    expect(result.stderr).not.toContain("\r")
+  }, SPAWN_TIMEOUT)
+
+  const demo = path.join(repoRoot, "examples", "coding-session.jsonl")
+  it.skipIf(!fs.existsSync(demo))("the README demo makes several leaves and a condensed node", async () => {
+    const result = await precis([
+      "compact",
+      demo,
+      "--db",
+      "demo.db",
+      "--leaf-chunk-tokens",
+      "400",
+      "--fresh-tail",
+      "6",
+      "--json"
+    ])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stderr, "")
+    const stats = JSON.parse(result.stdout)
+    assert.isAtLeast(stats.leafSummariesCreated, 4)
+    assert.isAtLeast(stats.condensedSummariesCreated, 1)
+  }, SPAWN_TIMEOUT)
+})

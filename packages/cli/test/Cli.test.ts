@@ -1,0 +1,498 @@
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
+import { stripAnsi } from "../src/internal/console.js"
+import { repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+
+const dir = tempDir()
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const run = (args: ReadonlyArray<string>, options?: Parameters<typeof runCli>[1]) =>
+  Effect.runPromise(runCli(args, options))
+
+/** A failure reports one line `precis: ...` on stderr (no stack trace) and exit code 1. */
+const assertOneLineFailure = (result: Result, expected: string | RegExp) => {
+  assert.strictEqual(result.code, 1)
+  const lines = result.stderr.split("\n").filter((l) => l.trim().length > 0)
+  assert.strictEqual(lines.length, 1, `stderr: ${result.stderr}`)
+  expect(lines[0]).toMatch(/^precis: /)
+  expect(lines[0]).toMatch(expected)
+  expect(result.stderr).not.toMatch(/\n\s+at /)
+}
+
+const JSON_NODE_KEYS = [
+  "children",
+  "depth",
+  "id",
+  "parentId",
+  "tier",
+  "timeRangeEnd",
+  "timeRangeStart",
+  "tokenEstimate"
+]
+
+interface Node {
+  readonly id: string
+  readonly depth: number
+  readonly tier: string
+  readonly parentId: string | null
+  readonly tokenEstimate: number
+  readonly timeRangeStart: string | null
+  readonly timeRangeEnd: string | null
+  readonly children: ReadonlyArray<string>
+}
+
+describe("summarize", () => {
+  const file = write(dir, "summarize.jsonl", sessionJsonl(12, "s"))
+
+  it.live("--json prints { text, tier, inputTokens, outputTokens } and nothing on stderr", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["summarize", file, "--json"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr, "")
+      const summary = JSON.parse(result.stdout)
+      assert.deepStrictEqual(Object.keys(summary).sort(), ["inputTokens", "outputTokens", "text", "tier"])
+      assert.strictEqual(summary.tier, "normal")
+      assert.isAbove(summary.text.length, 0)
+      assert.isAbove(summary.inputTokens, summary.outputTokens)
+      assert.isAbove(summary.outputTokens, 0)
+    }))
+
+  it.live("prints the text, then the tier and token counts", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["summarize", file, "--target-tokens", "50"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      expect(result.stdout).toMatch(/\n\ntier: (normal|aggressive|fallback) · \d+ tokens in · \d+ tokens out$/)
+      expect(result.stdout).toContain("src/module")
+    }))
+
+  it.live("reads --prior from a file, and fails with one line when it is missing", () =>
+    Effect.gen(function*() {
+      const prior = write(dir, "prior.txt", "Earlier: the team chose SQLite for the store.")
+      const ok = yield* runCli(["summarize", file, "--prior", prior, "--json"])
+      assert.strictEqual(ok.code, 0, ok.stderr)
+      const missing = yield* runCli(["summarize", file, "--prior", path.join(dir, "no-prior.txt")])
+      assertOneLineFailure(missing, /no-prior\.txt: no such file$/)
+    }))
+
+  it.live("fails with one line for a missing input file", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["summarize", path.join(dir, "absent.jsonl")])
+      assertOneLineFailure(result, /absent\.jsonl: no such file$/)
+    }))
+
+  it.live("rejects a non-numeric --target-tokens, naming the option", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["summarize", file, "--target-tokens", "many"])
+      assert.strictEqual(result.code, 1)
+      expect(stripAnsi(result.stderr)).toContain("--target-tokens must be an integer >= 1")
+      assert.strictEqual(result.stdout, "")
+    }))
+
+  it.live("reports a bad PRECIS_SUMMARIZER_* setting as one line", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["summarize", file], { env: { PRECIS_SUMMARIZER_MAX_TOKENS: "lots" } })
+      assertOneLineFailure(result, /configuration error: PRECIS_SUMMARIZER_MAX_TOKENS/)
+    }))
+})
+
+describe("import", () => {
+  it.live("stores a file's turns once: a second import adds nothing", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "twice.jsonl", sessionJsonl(10))
+      const db = path.join(dir, "twice.db")
+      const first = yield* runCli(["import", file, "--db", db])
+      assert.strictEqual(first.code, 0, first.stderr)
+      assert.strictEqual(first.stdout, `imported 10 of 10 turns from ${file} into session twice in ${db}`)
+      const second = yield* runCli(["import", file, "--db", db, "--json"])
+      assert.strictEqual(second.code, 0, second.stderr)
+      assert.deepStrictEqual(JSON.parse(second.stdout), {
+        session: "twice",
+        file,
+        db,
+        turns: 10,
+        added: 0,
+        skipped: 10
+      })
+      const context = JSON.parse((yield* runCli(["context", "--db", db, "--json"])).stdout)
+      assert.strictEqual(context.turns.length, 10)
+    }))
+
+  it.live("a malformed precis JSONL line fails with FILE:LINE and creates no store", () =>
+    Effect.gen(function*() {
+      const lines = sessionJsonl(5).split("\n")
+      lines.splice(3, 0, "{\"role\": \"user\", \"content\": ")
+      const file = write(dir, "broken.jsonl", lines.join("\n"))
+      const db = path.join(dir, "broken.db")
+      const result = yield* runCli(["import", file, "--db", db])
+      assertOneLineFailure(result, new RegExp(`^precis: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4: `))
+      assert.isFalse(fs.existsSync(db))
+      assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.startsWith("broken.db")), [])
+    }))
+
+  it.live("a malformed OpenAI chat JSON leaves an existing store byte-identical", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "untouched.db")
+      const good = write(dir, "untouched-good.jsonl", sessionJsonl(6))
+      assert.strictEqual((yield* runCli(["import", good, "--db", db])).code, 0)
+      const before = fs.readFileSync(db)
+      const files = fs.readdirSync(dir).filter((f) => f.startsWith("untouched.db")).sort()
+      const bad = write(
+        dir,
+        "chat.json",
+        "[\n  {\"role\": \"user\", \"content\": \"hello\"},\n  {\"role\": \"assistant\", \"content\": 42}\n]\n"
+      )
+      const result = yield* runCli(["import", bad, "--db", db, "--session", "untouched-good"])
+      assertOneLineFailure(result, /chat\.json:3: message 2: /)
+      assert.isTrue(fs.readFileSync(db).equals(before))
+      assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.startsWith("untouched.db")).sort(), files)
+    }))
+
+  it.live("derives the session from the file name, or takes --session", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "run-7.traj.json", JSON.stringify({ history: [{ role: "user", content: "go" }] }))
+      const db = path.join(dir, "derive.db")
+      const derived = yield* runCli(["import", file, "--db", db, "--json"])
+      assert.strictEqual(derived.code, 0, derived.stderr)
+      assert.strictEqual(JSON.parse(derived.stdout).session, "run-7")
+      const named = yield* runCli(["import", file, "--db", db, "--json", "--session", "mine"])
+      assert.strictEqual(JSON.parse(named.stdout).session, "mine")
+    }))
+
+  it.live("an unknown --format value is refused", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "fmt.jsonl", sessionJsonl(2))
+      const result = yield* runCli(["import", file, "--format", "yaml", "--db", path.join(dir, "fmt.db")])
+      assert.strictEqual(result.code, 1)
+      expect(stripAnsi(result.stderr)).toMatch(/precis|claude-code/)
+      assert.isFalse(fs.existsSync(path.join(dir, "fmt.db")))
+    }))
+})
+
+describe("compact, show and context", () => {
+  const db = path.join(dir, "dag.db")
+  const file = write(dir, "dag.jsonl", sessionJsonl(40))
+  const flags = ["--leaf-chunk-tokens", "150", "--fresh-tail", "6", "--min-fan-in", "2", "--max-fan-in", "4"]
+  let compacted: Result
+  beforeAll(async () => {
+    compacted = await run(["compact", file, "--db", db, "--json", ...flags])
+  })
+
+  it("compact FILE --json imports, then prints the stats and the tier counts only", () => {
+    assert.strictEqual(compacted.code, 0, compacted.stderr)
+    assert.strictEqual(compacted.stderr, "") // no progress with --json
+    const stats = JSON.parse(compacted.stdout)
+    assert.strictEqual(stats.session, "dag")
+    assert.deepStrictEqual(stats.imported, { turns: 40, added: 40, skipped: 0 })
+    assert.strictEqual(stats.turnsCompacted, 34)
+    assert.isAtLeast(stats.leafSummariesCreated, 4)
+    assert.isAtLeast(stats.condensedSummariesCreated, 1)
+    const total = stats.tierCounts.normal + stats.tierCounts.aggressive + stats.tierCounts.fallback
+    assert.strictEqual(total, stats.leafSummariesCreated + stats.condensedSummariesCreated)
+    assert.deepStrictEqual(stats.tiersUsed, stats.tierCounts)
+  })
+
+  it.live("a second compact with nothing new does nothing", () =>
+    Effect.gen(function*() {
+      const again = yield* runCli(["compact", "--db", db, "--json", ...flags])
+      assert.strictEqual(again.code, 0, again.stderr)
+      const stats = JSON.parse(again.stdout)
+      assert.strictEqual(stats.leafSummariesCreated, 0)
+      assert.strictEqual(stats.condensedSummariesCreated, 0)
+      assert.strictEqual(stats.turnsCompacted, 0)
+      assert.isUndefined(stats.imported)
+    }))
+
+  it.live("show --json gives the nodes of a consistent DAG", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["show", "--db", db, "--json"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const { session, nodes } = JSON.parse(result.stdout) as { session: string; nodes: Array<Node> }
+      assert.strictEqual(session, "dag")
+      const stats = JSON.parse(compacted.stdout)
+      assert.strictEqual(nodes.length, stats.leafSummariesCreated + stats.condensedSummariesCreated)
+      const byId = new Map(nodes.map((n) => [n.id, n]))
+      for (const node of nodes) {
+        assert.deepStrictEqual(Object.keys(node).sort(), JSON_NODE_KEYS)
+        assert.include(["normal", "aggressive", "fallback"], node.tier)
+        assert.isAbove(node.tokenEstimate, 0)
+        assert.isNotNull(node.timeRangeStart)
+        assert.isTrue(node.timeRangeStart! <= node.timeRangeEnd!)
+        assert.strictEqual(node.children.length === 0, node.depth === 0)
+        for (const childId of node.children) {
+          const child = byId.get(childId)!
+          assert.strictEqual(child.parentId, node.id)
+          assert.strictEqual(child.depth, node.depth - 1)
+        }
+        if (node.parentId !== null) assert.include(byId.get(node.parentId)!.children, node.id)
+      }
+      assert.isAtLeast(Math.max(...nodes.map((n) => n.depth)), 1)
+    }))
+
+  it.live("show prints a tree with depths, tiers, token counts and time ranges", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["show", "--db", db])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const lines = result.stdout.split("\n")
+      expect(lines[0]).toMatch(/^session dag: 40 turns \(6 not summarized\), \d+ summaries \(\d+ leaves, \d+ condensed/)
+      expect(result.stdout).toMatch(
+        /^depth [1-9] · normal · \d+ tokens · 2025-01-01T00:00:00 → 2025-01-01T00:\d\d:00 · [\w-]+  "/m
+      )
+      // Children are indented under their parent, down to the leaves.
+      expect(result.stdout).toMatch(/^(│  |   )*(├─|└─) depth 0 · \w+ · \d+ tokens · /m)
+      const roots = lines.slice(1).filter((l) => l.startsWith("depth "))
+      const nodes = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes as Array<Node>
+      assert.strictEqual(lines.length - 1, nodes.length)
+      assert.strictEqual(roots.length, nodes.filter((n) => n.parentId === null).length)
+    }))
+
+  it.live("context prints the parentless summaries, then the fresh tail", () =>
+    Effect.gen(function*() {
+      const json = yield* runCli(["context", "--db", db, "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const context = JSON.parse(json.stdout)
+      const nodes: Array<Node> = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes
+      assert.deepStrictEqual(
+        context.summaries.map((s: Node) => s.id),
+        nodes.filter((n) => n.parentId === null).map((n) => n.id)
+      )
+      assert.deepStrictEqual(context.turns.map((t: { id: string }) => t.id), ["t34", "t35", "t36", "t37", "t38", "t39"])
+      assert.isAbove(context.tokens, 0)
+      const text = yield* runCli(["context", "--db", db])
+      assert.strictEqual(text.code, 0, text.stderr)
+      expect(text.stdout).toMatch(/^\[Summary 1, depth \d/)
+      expect(text.stdout.trimEnd()).toMatch(/\[2025-01-01T00:39:00\] assistant: Step 39: .*$/)
+    }))
+
+  it.live("an unknown session is one line naming the sessions", () =>
+    Effect.gen(function*() {
+      for (const command of ["show", "context", "compact"]) {
+        const result = yield* runCli([command, "--db", db, "--session", "nope"])
+        assertOneLineFailure(result, /unknown session 'nope' in .*dag\.db \(sessions: dag\)$/)
+      }
+    }))
+
+  it.live("show, context and compact without FILE never create a missing store", () =>
+    Effect.gen(function*() {
+      const missing = path.join(dir, "missing.db")
+      for (const command of ["show", "context", "compact"]) {
+        const result = yield* runCli([command, "--db", missing])
+        assertOneLineFailure(result, /missing\.db: no such store/)
+      }
+      assert.isFalse(fs.existsSync(missing))
+    }))
+
+  it.live("with several sessions and no --session, asks for one", () =>
+    Effect.gen(function*() {
+      const two = path.join(dir, "two.db")
+      yield* runCli(["import", write(dir, "a.jsonl", sessionJsonl(2, "a")), "--db", two])
+      yield* runCli(["import", write(dir, "b.jsonl", sessionJsonl(2, "b")), "--db", two])
+      assertOneLineFailure(yield* runCli(["show", "--db", two]), /several sessions \(a, b\): choose one with --session/)
+      const chosen = yield* runCli(["show", "--db", two, "--session", "b"])
+      assert.strictEqual(chosen.code, 0, chosen.stderr)
+      expect(chosen.stdout).toMatch(/^session b: 2 turns/)
+    }))
+})
+
+describe("compact output", () => {
+  it.live("without --json prints the DAG and the tier counts, and plain progress lines on stderr", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "plain.jsonl", sessionJsonl(30))
+      const db = path.join(dir, "plain.db")
+      const result = yield* runCli(["compact", file, "--db", db, "--leaf-chunk-tokens", "150", "--fresh-tail", "4"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      expect(result.stdout).toMatch(/^imported 30 of 30 turns into session plain$/m)
+      expect(result.stdout).toMatch(/^compacted 26 turns into \d+ leaf and \d+ condensed summaries$/m)
+      expect(result.stdout).toMatch(/^session plain: 30 turns \(4 not summarized\)/m)
+      expect(result.stdout).toMatch(/^depth 1 · /m)
+      expect(result.stdout).toMatch(/^tiers this run: normal \d+, aggressive \d+, fallback \d+$/m)
+      const progress = result.stderr.split("\n")
+      expect(progress[0]).toMatch(/^precis: leaf pass: 26 turns in \d+ chunks$/)
+      expect(result.stderr).toMatch(/^precis: leaves \[#+\] (\d+)\/\1 · tiers: normal \d+/m)
+      expect(result.stderr).toMatch(/^precis: condensing depth 0: \d+ groups$/m)
+      expect(result.stderr).not.toContain("\r")
+    }))
+
+  it.live("draws the progress bar in place when stderr is a terminal", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "tty.jsonl", sessionJsonl(20))
+      const written: Array<string> = []
+      const result = yield* runCli(
+        ["compact", file, "--db", path.join(dir, "tty.db"), "--leaf-chunk-tokens", "150"],
+        { stderr: { isTTY: true, write: (text) => void written.push(text) } }
+      )
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr, "")
+      assert.isAbove(written.length, 2)
+      for (const chunk of written.slice(0, -1)) expect(chunk).toMatch(/^\r\x1b\[K/)
+      assert.strictEqual(written.at(-1), "\n")
+    }))
+
+  it.live("--verbose logs each LLM call's timing on stderr, stdout stays one JSON document", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "verbose.jsonl", sessionJsonl(20))
+      const result = yield* runCli([
+        "compact",
+        file,
+        "--db",
+        path.join(dir, "verbose.db"),
+        "--leaf-chunk-tokens",
+        "150",
+        "--json",
+        "--verbose"
+      ])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const stats = JSON.parse(result.stdout)
+      const calls = result.stderr.split("\n").filter((l) => l.includes("LLM call replied"))
+      assert.strictEqual(calls.length, stats.leafSummariesCreated + stats.condensedSummariesCreated)
+      for (const line of calls) expect(line).toMatch(/level=DEBUG .*elapsedMs=\d/)
+      expect(result.stderr).toMatch(/precis: compacted.*elapsedMs=/)
+      expect(result.stderr).toContain("precis: leaf pass")
+    }))
+
+  it.live("quiet without --verbose: no debug logs", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "quiet.jsonl", sessionJsonl(20))
+      const result = yield* runCli(["compact", file, "--db", path.join(dir, "quiet.db"), "--json"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr, "")
+    }))
+
+  it.live("rejects bad compaction option values before touching anything", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "badopt.jsonl", sessionJsonl(4))
+      const db = path.join(dir, "badopt.db")
+      for (
+        const [flag, value, message] of [
+          ["--fresh-tail", "-1", "--fresh-tail must be an integer >= 0"],
+          ["--min-fan-in", "1", "--min-fan-in must be an integer >= 2"],
+          ["--leaf-chunk-tokens", "1.5", "--leaf-chunk-tokens must be an integer >= 1"],
+          ["--concurrency", "x", "--concurrency must be an integer >= 1"]
+        ] as const
+      ) {
+        const result = yield* runCli(["compact", file, "--db", db, flag, value])
+        assert.strictEqual(result.code, 1)
+        expect(stripAnsi(result.stderr)).toContain(message)
+      }
+      const inverted = yield* runCli(["compact", file, "--db", db, "--min-fan-in", "5", "--max-fan-in", "3"])
+      assertOneLineFailure(inverted, /maxFanIn must be an integer >= minFanIn/)
+    }))
+})
+
+describe("--provider openai", () => {
+  const file = write(dir, "openai.jsonl", sessionJsonl(6))
+  const SECRET = "sk-test-DO-NOT-PRINT-1234567890"
+  let server: Server
+  let baseUrl = ""
+  const seen: Array<{ readonly authorization: string | undefined; readonly body: { readonly model?: string } }> = []
+  let status = 200
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res) => {
+      let body = ""
+      req.on("data", (chunk) => (body += chunk))
+      req.on("end", () => {
+        seen.push({ authorization: req.headers.authorization, body: JSON.parse(body) })
+        res.writeHead(status, { "content-type": "application/json" })
+        res.end(
+          status === 200
+            ? JSON.stringify({ choices: [{ message: { role: "assistant", content: "Edited src/module1.ts." } }] })
+            : JSON.stringify({ error: { message: "invalid api key" } })
+        )
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it.live("without PRECIS_OPENAI_MODEL says to set it, and writes nothing", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "nomodel.db")
+      for (const args of [["summarize", file], ["compact", file, "--db", db]]) {
+        const result = yield* runCli([...args, "--provider", "openai"])
+        assertOneLineFailure(result, /--provider openai needs a model: set PRECIS_OPENAI_MODEL/)
+      }
+      assert.isFalse(fs.existsSync(db))
+    }))
+
+  it.live("talks to an OpenAI-compatible server with the configured model and key", () =>
+    Effect.gen(function*() {
+      status = 200
+      seen.length = 0
+      const result = yield* runCli(["summarize", file, "--provider", "openai", "--json"], {
+        env: { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: baseUrl, PRECIS_OPENAI_API_KEY: SECRET }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(JSON.parse(result.stdout).text, "Edited src/module1.ts.")
+      assert.strictEqual(JSON.parse(result.stdout).tier, "normal")
+      assert.strictEqual(seen.length, 1)
+      assert.strictEqual(seen[0]!.body.model, "tiny-model")
+      assert.strictEqual(seen[0]!.authorization, `Bearer ${SECRET}`)
+    }))
+
+  it.live("a refused key ends in the fallback tier and is never printed, even with --verbose", () =>
+    Effect.gen(function*() {
+      status = 401
+      const result = yield* runCli(["summarize", file, "--provider", "openai", "--json", "--verbose"], {
+        env: { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: baseUrl, PRECIS_OPENAI_API_KEY: SECRET }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(JSON.parse(result.stdout).tier, "fallback")
+      expect(result.stderr).toContain("HTTP 401")
+      expect(result.stdout + result.stderr).not.toContain(SECRET)
+      expect(result.stdout + result.stderr).not.toContain("DO-NOT-PRINT")
+    }))
+})
+
+describe("help", () => {
+  it.live("--help on every command prints its usage and exits 0", () =>
+    Effect.gen(function*() {
+      const expected: Record<string, ReadonlyArray<string>> = {
+        import: ["--db FILE", "--session ID", "--format", "<FILE>"],
+        compact: ["--provider", "--fresh-tail N", "--leaf-chunk-tokens N", "--min-fan-in N", "--max-fan-in N", "--concurrency N"],
+        summarize: ["--prior FILE", "--target-tokens N", "--provider"],
+        show: ["--json", "--session ID"],
+        context: ["--db FILE", "--verbose"]
+      }
+      for (const [command, fragments] of Object.entries(expected)) {
+        const result = yield* runCli([command, "--help"])
+        assert.strictEqual(result.code, 0, result.stderr)
+        const text = stripAnsi(result.stdout)
+        for (const fragment of fragments) expect(text).toContain(fragment)
+      }
+      const root = yield* runCli(["--help"])
+      assert.strictEqual(root.code, 0)
+      for (const command of Object.keys(expected)) expect(stripAnsi(root.stdout)).toContain(`- ${command} `)
+    }))
+
+  it.live("an unknown command fails with exit code 1", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["frobnicate"])
+      assert.strictEqual(result.code, 1)
+      expect(stripAnsi(result.stderr)).toContain("import")
+    }))
+})
+
+const fixtures = path.resolve(repoRoot, "..", "shared", "fixtures", "transcripts")
+describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
+  it.live("each imports with --format auto and compacts with the extractive provider", () =>
+    Effect.gen(function*() {
+      const files = fs.readdirSync(fixtures).filter((f) => /\.(jsonl?|traj)$/.test(f) || f.endsWith(".traj.json"))
+      assert.isAtLeast(files.length, 1)
+      const db = path.join(dir, "fixtures.db")
+      for (const name of files) {
+        const file = path.join(fixtures, name)
+        const result = yield* runCli(["compact", file, "--db", db, "--json", "--leaf-chunk-tokens", "1000"])
+        assert.strictEqual(result.code, 0, `${name}: ${result.stderr}`)
+        const stats = JSON.parse(result.stdout)
+        assert.isAbove(stats.imported.added, 0, name)
+        // The default fresh tail (16 turns, more to keep a tool result with its call) is never summarized.
+        assert.isAtMost(stats.turnsCompacted, Math.max(0, stats.imported.added - 16), name)
+        if (stats.imported.added > 40) assert.isAtLeast(stats.leafSummariesCreated, 1, name)
+      }
+    }))
+})
