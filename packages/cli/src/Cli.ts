@@ -242,6 +242,18 @@ const resolveSession = (db: string, explicit: Option.Option<string>) =>
     })
   })
 
+const flagNames: Record<string, string> = {
+  freshTailTurns: "--fresh-tail",
+  leafChunkTokens: "--leaf-chunk-tokens",
+  minFanIn: "--min-fan-in",
+  maxFanIn: "--max-fan-in",
+  concurrency: "--concurrency"
+}
+
+/** A compaction option problem in the CLI's words (`maxFanIn` -> `--max-fan-in`). */
+const optionProblem = (reason: string): string =>
+  reason.replace(/\b(freshTailTurns|leafChunkTokens|minFanIn|maxFanIn|concurrency)\b/g, (name) => flagNames[name] ?? name)
+
 /** Debug logs (with timings) when verbose, warnings and errors otherwise. */
 const withVerbosity = (verbose: boolean) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Logger.withMinimumLogLevel(self, verbose ? LogLevel.Debug : LogLevel.Warning)
@@ -321,7 +333,19 @@ const compactCommand = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      // The input is parsed in full (and the store checked) before anything is opened or written.
+      // The options are checked and the input parsed in full (and the store checked) before
+      // anything is opened or written.
+      const options: CompactionManager.Options = {
+        freshTailTurns: Option.getOrUndefined(args.freshTail),
+        leafChunkTokens: Option.getOrUndefined(args.leafChunkTokens),
+        minFanIn: Option.getOrUndefined(args.minFanIn),
+        maxFanIn: Option.getOrUndefined(args.maxFanIn),
+        concurrency: Option.getOrUndefined(args.concurrency)
+      }
+      yield* Effect.mapError(
+        CompactionManager.resolveOptions(options),
+        (error) => new CliError({ reason: optionProblem(error.reason) })
+      )
       const input = Option.isSome(args.file)
         ? yield* Effect.gen(function*() {
           const file = args.file.pipe(Option.getOrThrow)
@@ -341,14 +365,10 @@ const compactCommand = Command.make(
           ? input.value.sessionId
           : yield* resolveSession(args.db, args.session)
         const manager = yield* CompactionManager.CompactionManager
-        const stats = yield* manager.compact(sessionId, {
-          freshTailTurns: Option.getOrUndefined(args.freshTail),
-          leafChunkTokens: Option.getOrUndefined(args.leafChunkTokens),
-          minFanIn: Option.getOrUndefined(args.minFanIn),
-          maxFanIn: Option.getOrUndefined(args.maxFanIn),
-          concurrency: Option.getOrUndefined(args.concurrency),
-          onProgress: reporter.onProgress
-        }).pipe(timed("compacted"), Effect.ensuring(reporter.finish))
+        const stats = yield* manager.compact(sessionId, { ...options, onProgress: reporter.onProgress }).pipe(
+          timed("compacted"),
+          Effect.ensuring(reporter.finish)
+        )
         const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
         if (args.json) {
           return yield* printJson({

@@ -20,6 +20,8 @@ Cli.main(process.argv).pipe(
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({
     disableErrorReporting: true,
+    // Logs go to stderr through the CLI's own logger; the pretty one would write to stdout.
+    disablePrettyLogger: true,
     // A success leaves `process.exitCode` to the command; a signal gives 130.
     teardown: (exit, onExit) =>
       onExit(Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1)

@@ -89,6 +89,14 @@ describe("bin/precis.js", () => {
     expect(result.stderr).not.toContain("\r")
   }, SPAWN_TIMEOUT)
 
+  it("--json --verbose keeps stdout one JSON document, the logs on stderr", async () => {
+    const file = write(dir, "verbose.jsonl", sessionJsonl(8))
+    const result = await precis(["summarize", file, "--json", "--verbose"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.deepStrictEqual(Object.keys(JSON.parse(result.stdout)).sort(), ["inputTokens", "outputTokens", "text", "tier"])
+    expect(result.stderr).toMatch(/level=DEBUG .*message="precis: LLM call replied".*elapsedMs=/)
+  }, SPAWN_TIMEOUT)
+
   const demo = path.join(repoRoot, "examples", "coding-session.jsonl")
   it.skipIf(!fs.existsSync(demo))("the README demo makes several leaves and a condensed node", async () => {
     const result = await precis([

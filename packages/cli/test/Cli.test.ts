@@ -79,6 +79,12 @@ describe("summarize", () => {
       assertOneLineFailure(missing, /no-prior\.txt: no such file$/)
     }))
 
+  it.live("fails with one line for a file without turns", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["summarize", write(dir, "empty.jsonl", "\n")])
+      assertOneLineFailure(result, /empty\.jsonl: no turns to summarize$/)
+    }))
+
   it.live("fails with one line for a missing input file", () =>
     Effect.gen(function*() {
       const result = yield* runCli(["summarize", path.join(dir, "absent.jsonl")])
@@ -379,7 +385,8 @@ describe("compact output", () => {
         expect(stripAnsi(result.stderr)).toContain(message)
       }
       const inverted = yield* runCli(["compact", file, "--db", db, "--min-fan-in", "5", "--max-fan-in", "3"])
-      assertOneLineFailure(inverted, /maxFanIn must be an integer >= minFanIn/)
+      assertOneLineFailure(inverted, /^precis: --max-fan-in must be an integer >= --min-fan-in \(got 3 < 5\)$/)
+      assert.isFalse(fs.existsSync(db))
     }))
 })
 
