@@ -33,6 +33,7 @@ const MARKER_ALLOWANCE = 6
 const MAX_REFITS = 64
 // Segments up to this length are ranked by their score alone.
 const DENSITY_CHARS = 100
+const DENSITY_EXPONENT = 0.75
 
 const finite = (n: number | undefined, fallback: number): number =>
   n === undefined || !Number.isFinite(n) ? fallback : n
@@ -183,10 +184,10 @@ export const extract = (
       alreadySummarized: prior[s] === 1
     })
   })
-  // Value per character decides, softened by a square root so that a long,
-  // rich line still beats a short, empty one.
+  // Value per character decides, softened (length^0.75) so that a long, rich
+  // line still beats a short, empty one.
   for (const s of candidates) {
-    const length = Math.sqrt(Math.max(1, segments[s]!.text.length / DENSITY_CHARS))
+    const length = Math.pow(Math.max(1, segments[s]!.text.length / DENSITY_CHARS), DENSITY_EXPONENT)
     score[s] = score[s]! >= 0 ? score[s]! / length : score[s]! * length
   }
   // Best first; ties go to the earlier segment, so the order is total and stable.

@@ -43,6 +43,7 @@ const SUMMARY_HEADER = /^\[Summary \d+, depth \d+[^\]\n]*\]$/
 export const MARKER = /^\s*\[… \d+ (?:more )?lines? (?:omitted|of output cut)\]$/
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
+const NON_BLANK = /\S/
 
 const TOOL_ROLES = new Set(["tool", "function", "observation", "environment", "ipython", "tool_result", "tool-result"])
 
@@ -109,7 +110,7 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
       }
     }
     structural ||= MARKER.test(text)
-    const blank = text.trim().length === 0
+    const blank = !NON_BLANK.test(text)
     const entry: Line = {
       prefix,
       group,

@@ -21,7 +21,9 @@ export const weights = {
   centrality: 3,
   short: -2,
   filler: -1.5,
-  alreadySummarized: -2
+  alreadySummarized: -2,
+  extraFact: 1,
+  extraFactsCap: 4
 } as const
 
 const PATH = /(?:^|[\s"'`(=:])(?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]+|\b[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift|json|ya?ml|toml|md|txt|sh|css|scss|html|vue|svelte|sql|lock|cfg|ini|env|xml|gradle|traj)\b/
@@ -39,14 +41,43 @@ const NUMBER = /\d/
 const FILLER =
   /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
 
-/** A key under which exact and near-duplicate texts coincide (numbers, hex ids, case, punctuation ignored). */
-export const nearKey = (text: string): string =>
-  text
-    .toLowerCase()
-    .replace(/0x[0-9a-f]+|\b[0-9a-f]{7,}\b/g, "h")
-    .replace(/\d+/g, "0")
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim()
+const FACT =
+  /(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]+\.[a-z]{1,5}\b|`[^`\n]{2,80}`|\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-zA-Z]+(?:Error|Exception)\b|\b[A-Z]{2,}[-_]?\d+\b|\d+(?:[.,:]\d+)+|\b\d{2,}\b/g
+
+/** How many distinct facts (paths, file names, code spans, identifiers, error names, codes, numbers) a text holds. */
+export const factCount = (text: string): number => {
+  const seen = new Set<string>()
+  for (const match of text.matchAll(FACT)) seen.add(match[0])
+  return seen.size
+}
+
+const isHexWord = (word: string): boolean => {
+  if (word.length < 7) return false
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i)
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
+  }
+  return true
+}
+
+const normalizeWord = (word: string): string =>
+  isHexWord(word) || (word.startsWith("0x") && isHexWord(`${word.slice(2)}0000000`)) ? "h" : word.replace(DIGITS, "0")
+
+const DIGITS = /\d+/g
+const WORD = /[\p{L}\p{N}]+/gu
+
+/**
+ * A key under which exact and near-duplicate texts coincide: lower-cased
+ * words, hex ids (7+ hex digits, or `0x...`) as `h`, digit runs as `0`,
+ * punctuation and spacing ignored. One pass over the text.
+ */
+export const nearKey = (text: string): string => {
+  let key = ""
+  for (const match of text.toLowerCase().matchAll(WORD)) {
+    key = key.length === 0 ? normalizeWord(match[0]) : `${key} ${normalizeWord(match[0])}`
+  }
+  return key
+}
 
 /** Keys shorter than this are too generic to call two lines duplicates. */
 export const MIN_KEY = 8
@@ -132,7 +163,7 @@ export const features = (text: string, context: Context): number => {
     (DECISION.test(text) ? weights.decision : 0) +
     (IDENTIFIER.test(text) ? weights.identifier : 0) +
     (NUMBER.test(text) ? weights.number : 0)
-  score += facts
+  score += facts + Math.min(weights.extraFactsCap, Math.max(0, factCount(text) - 1) * weights.extraFact)
   if (context.role === "user" || context.role === "human" || context.role === "prompter") score += weights.user
   if (context.firstRequest) score += weights.firstRequest
   if (context.turnHead) score += weights.turnHead
