@@ -279,7 +279,11 @@ const dagLines = (sessionId: string) =>
       store.uncoveredTurns(sessionId)
     ])
     const lines = [Render.dagHeader(sessionId, turns.length, uncovered.length, summaries)]
-    lines.push(...(summaries.length === 0 ? ["(no summaries yet: run precis compact)"] : Render.tree(summaries)))
+    lines.push(
+      ...(summaries.length === 0
+        ? ["(no summaries yet: run precis compact)"]
+        : [...Render.tree(summaries), `tiers of the stored summaries: ${Render.tierCountsLine(Render.tierCountsOf(summaries))}`])
+    )
     return { lines, summaries }
   })
 

@@ -105,9 +105,7 @@ describe("bin/precis.js", () => {
       "--db",
       "demo.db",
       "--leaf-chunk-tokens",
-      "400",
-      "--fresh-tail",
-      "6",
+      "2000",
       "--json"
     ])
     assert.strictEqual(result.code, 0, result.stderr)

@@ -252,7 +252,8 @@ describe("compact, show and context", () => {
       expect(result.stdout).toMatch(/^(│  |   )*(├─|└─) depth 0 · \w+ · \d+ tokens · /m)
       const roots = lines.slice(1).filter((l) => l.startsWith("depth "))
       const nodes = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes as Array<Node>
-      assert.strictEqual(lines.length - 1, nodes.length)
+      assert.strictEqual(lines.length - 2, nodes.length)
+      expect(lines.at(-1)).toMatch(/^tiers of the stored summaries: normal \d+, aggressive \d+, fallback \d+$/)
       assert.strictEqual(roots.length, nodes.filter((n) => n.parentId === null).length)
     }))
 

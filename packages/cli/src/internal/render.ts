@@ -36,10 +36,18 @@ export const tierCountsLine = (counts: Summary.TierCounts): string =>
 
 const PREVIEW_CHARS = 60
 
-/** The first line of `content`, cut to a short preview. */
+// Lines that say nothing on their own: blank ones and the omission markers of
+// extractive summaries ("[… 3 lines omitted]").
+const UNINFORMATIVE = /^\s*(\[…[^\]]*\])?\s*$/
+
+/**
+ * The first informative line of `content`, without a leading `[timestamp] `
+ * (the time range is shown beside it), cut to a short preview.
+ */
 export const preview = (content: string): string => {
-  const first = content.trim().split(/\r?\n/, 1)[0] ?? ""
-  return first.length > PREVIEW_CHARS ? `${first.slice(0, PREVIEW_CHARS - 1)}…` : first
+  const line = content.split(/\r?\n/).find((l) => !UNINFORMATIVE.test(l)) ?? ""
+  const text = line.trim().replace(/^\[(\d{4}-\d\d-\d\dT[\d:]+|\?)\]\s*/, "")
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text
 }
 
 const timeRange = (summary: SummaryRecord.SummaryRecord): string =>
