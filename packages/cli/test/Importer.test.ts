@@ -378,6 +378,13 @@ describe("syntax errors", () => {
   })
 })
 
+describe("byte-order marks", () => {
+  it("are ignored in JSON and JSONL files", () => {
+    assert.strictEqual(ok(`\uFEFF${JSON.stringify(openAiMessages)}`, "auto").length, 5)
+    assert.strictEqual(ok(`\uFEFF${precisSample}`, "auto").length, 3)
+  })
+})
+
 // ---------------------------------------------------------------------------- detection
 
 describe("detect", () => {
@@ -463,6 +470,27 @@ describe("importFile", () => {
       assert.strictEqual(e.line, 1)
       expect(e.message).toMatch(/^\/nonexistent\/precis\/session\.jsonl:1: cannot read the file/)
     }).pipe(Effect.provide(NodeFileSystem.layer)))
+})
+
+// ---------------------------------------------------------------------------- the demo session
+
+describe("examples/coding-session.jsonl", () => {
+  it("imports as a multi-hour precis session whose tool results answer earlier calls", () => {
+    const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "examples", "coding-session.jsonl")
+    const turns = ok(readFileSync(file, "utf8"), "auto", file)
+    assert.isAtLeast(turns.length, 150)
+    assert.isAtMost(turns.length, 250)
+    const hours = (Date.parse(turns.at(-1)!.timestamp!) - Date.parse(turns[0]!.timestamp!)) / 3_600_000
+    assert.isAtLeast(hours, 2.5)
+    const calls = new Map<string, string>()
+    for (const turn of turns) {
+      assert.strictEqual(turn.metadata!.sourceFormat, "precis")
+      const toolCalls = turn.metadata!.toolCalls as ReadonlyArray<{ id: string; name: string }> | undefined
+      for (const call of toolCalls ?? []) calls.set(call.id, call.name)
+      if (turn.role === "tool") assert.strictEqual(calls.get(turn.metadata!.toolCallId as string), turn.metadata!.toolName)
+    }
+    assert.isAtLeast(calls.size, 60)
+  })
 })
 
 // ---------------------------------------------------------------------------- real transcripts

@@ -143,7 +143,9 @@ export const syntaxError = (text: string): { readonly offset: number; readonly r
  * `JSON.parse(text)`, or a {@link LineFailure} at the line of the syntax error
  * (counted from `firstLine`).
  */
-export const parseJson = (text: string, firstLine = 1): unknown => {
+export const parseJson = (raw: string, firstLine = 1): unknown => {
+  // A byte-order mark is not JSON but editors write it; it takes no line.
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
   try {
     return JSON.parse(text)
   } catch {
