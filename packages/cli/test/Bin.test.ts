@@ -3,11 +3,14 @@
  * them. Each spawn costs about a second (tsx), so there are few of them.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import { repoRoot, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { repoRoot, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const bin = path.join(repoRoot, "packages", "cli", "bin", "precis.js")
 const dir = tempDir()
@@ -95,6 +98,40 @@ describe("bin/precis.js", () => {
     assert.strictEqual(result.code, 0, result.stderr)
     assert.deepStrictEqual(Object.keys(JSON.parse(result.stdout)).sort(), ["inputTokens", "outputTokens", "text", "tier"])
     expect(result.stderr).toMatch(/level=DEBUG .*message="precis: LLM call replied".*elapsedMs=/)
+  }, SPAWN_TIMEOUT)
+
+  it("SIGINT during a compaction exits 130 and leaves a consistent store", async () => {
+    // A model server that never answers keeps the compaction inside its first call.
+    let arrived: () => void = () => {}
+    const firstRequest = new Promise<void>((resolve) => (arrived = resolve))
+    const server = createServer(() => arrived())
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const file = write(dir, "sigint.jsonl", sessionJsonl(30))
+      const db = path.join(dir, "sigint.db")
+      const child = spawn(process.execPath, [bin, "compact", file, "--db", db, "--provider", "openai"], {
+        cwd: dir,
+        env: cleanEnv({
+          PRECIS_OPENAI_MODEL: "never",
+          PRECIS_OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+        }),
+        stdio: "ignore"
+      })
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      await firstRequest
+      child.kill("SIGINT")
+      assert.strictEqual(await exited, 130)
+      // The import committed, no summary was half-written, and a rerun can go on from there.
+      const show = await Effect.runPromise(runCli(["show", "--db", db, "--json"]))
+      assert.strictEqual(show.code, 0, show.stderr)
+      assert.deepStrictEqual(JSON.parse(show.stdout).nodes, [])
+      const rerun = await Effect.runPromise(runCli(["compact", "--db", db, "--json", "--leaf-chunk-tokens", "300"]))
+      assert.strictEqual(rerun.code, 0, rerun.stderr)
+      assert.strictEqual(JSON.parse(rerun.stdout).turnsCompacted, 14)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   }, SPAWN_TIMEOUT)
 
   const demo = path.join(repoRoot, "examples", "coding-session.jsonl")
