@@ -77,6 +77,9 @@ export const version = "0.1.0"
 export const providers = ["extractive", "openai"] as const
 
 /**
+ * A value of `--provider`: `extractive` (offline, deterministic, the default)
+ * or `openai` (any OpenAI-compatible server, configured by `PRECIS_OPENAI_*`).
+ *
  * @since 0.1.0
  */
 export type ProviderName = typeof providers[number]
