@@ -1,0 +1,106 @@
+/**
+ * Section 5, fact retention: the share of an input's facts that the extractive
+ * summary keeps at 5%, 10% and 20% of the input's tokens, against head
+ * truncation (the fallback) and the greedy whole-line oracle (an upper bound).
+ *
+ * @since 0.1.0
+ */
+import { TokenEstimator, Transcript } from "@precis/core"
+import { ExtractiveProvider } from "@precis/provider-extractive"
+import * as Facts from "./Facts.js"
+import type * as Inputs from "./Inputs.js"
+import * as Oracle from "./Oracle.js"
+import { figure, type Figure } from "./Results.js"
+import * as Stats from "./Stats.js"
+
+/**
+ * The budgets, as fractions of the input's tokens.
+ *
+ * @since 0.1.0
+ */
+export const budgets: ReadonlyArray<number> = [0.05, 0.1, 0.2]
+
+/**
+ * The retention of one input at one budget.
+ *
+ * @since 0.1.0
+ */
+export interface Row {
+  readonly input: string
+  readonly budget: number
+  readonly budgetTokens: number
+  readonly facts: number
+  readonly extractive: number
+  readonly head: number
+  readonly oracle: number
+  readonly extractiveTokens: number
+}
+
+/**
+ * Measures one material at every budget.
+ *
+ * @since 0.1.0
+ */
+export const measure = (name: string, material: string): ReadonlyArray<Row> => {
+  const estimator = TokenEstimator.approximate
+  const facts = Facts.extract(material)
+  const inputTokens = estimator.estimate(material)
+  return budgets.map((budget) => {
+    const budgetTokens = Math.max(1, Math.floor(inputTokens * budget))
+    const summary = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens: budgetTokens }, estimator)
+    return {
+      input: name,
+      budget,
+      budgetTokens,
+      facts: facts.length,
+      extractive: Facts.retention(facts, summary),
+      head: Facts.retention(facts, Oracle.head(material, budgetTokens)),
+      oracle: Facts.retention(facts, Oracle.greedy(material, budgetTokens).text),
+      extractiveTokens: estimator.estimate(summary)
+    }
+  })
+}
+
+/**
+ * The section's figures: per input and budget, the extractive share against
+ * the oracle's; the mean over inputs against the oracle and head truncation.
+ *
+ * @since 0.1.0
+ */
+export const run = (inputs: ReadonlyArray<Inputs.Input>): { figures: ReadonlyArray<Figure>; rows: ReadonlyArray<Row> } => {
+  const rows = inputs.flatMap((input) => measure(input.name, Transcript.formatTurns(input.turns)))
+  const figures: Array<Figure> = []
+  for (const row of rows) {
+    figures.push(figure({
+      section: "retention",
+      name: `${row.input} @${row.budget * 100}%: extractive fact share`,
+      value: row.extractive,
+      unit: "share",
+      baseline: { name: "greedy oracle", value: row.oracle, unit: "share" },
+      ...(row.budget === 0.1 ? { target: { op: ">=", value: 0.9, on: "ratio" } as const } : {}),
+      note: `${row.facts} facts; head truncation ${row.head.toFixed(3)}; summary ${row.extractiveTokens}/${row.budgetTokens} tokens`
+    }))
+  }
+  for (const budget of budgets) {
+    const at = rows.filter((r) => r.budget === budget)
+    if (at.length === 0) continue
+    const extractive = Stats.mean(at.map((r) => r.extractive))
+    figures.push(figure({
+      section: "retention",
+      name: `mean over ${at.length} inputs @${budget * 100}%: extractive vs oracle`,
+      value: extractive,
+      unit: "share",
+      baseline: { name: "greedy oracle", value: Stats.mean(at.map((r) => r.oracle)), unit: "share" },
+      ...(budget === 0.1 ? { target: { op: ">=", value: 0.9, on: "ratio" } as const } : {})
+    }))
+    figures.push(figure({
+      section: "retention",
+      name: `mean over ${at.length} inputs @${budget * 100}%: extractive vs head truncation`,
+      value: extractive,
+      unit: "share",
+      baseline: { name: "head truncation", value: Stats.mean(at.map((r) => r.head)), unit: "share" },
+      ...(budget === 0.1 ? { target: { op: ">=", value: 2, on: "ratio" } as const } : {})
+    }))
+  }
+  return { figures, rows }
+}

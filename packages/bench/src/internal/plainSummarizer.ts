@@ -1,0 +1,88 @@
+/**
+ * The overhead baseline: the Summarizer's three tiers written with plain
+ * async/await — the same prompt building, estimates, acceptance rules and
+ * fallback, with a `Promise.race` timeout — and none of Effect's machinery
+ * (fibers, spans, metrics, logs, Ref).
+ */
+import { type ConversationTurn, Prompt, type Provider, Summarizer, Summary, TokenEstimator, Transcript } from "@precis/core"
+
+export interface PlainProvider {
+  readonly chat: (request: Provider.ChatRequest) => Promise<Provider.ChatResponse>
+}
+
+export interface PlainSummarizer {
+  readonly summarizeTurns: (
+    turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
+    options?: { readonly priorSummary?: string; readonly targetTokens?: number }
+  ) => Promise<Summary.Summary>
+  readonly tierCounts: () => Summary.TierCounts
+}
+
+class TierTimeout extends Error {}
+
+const withTimeout = <A>(promise: Promise<A>, ms: number): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TierTimeout("timeout")), ms)
+    })
+  ]).finally(() => clearTimeout(timer))
+}
+
+export const make = (
+  provider: PlainProvider,
+  options: { readonly timeoutMs?: number } = {}
+): PlainSummarizer => {
+  const estimator = TokenEstimator.approximate
+  const timeoutMs = options.timeoutMs ?? 120_000
+  let counts: Summary.TierCounts = Summary.emptyTierCounts
+
+  const callModel = async (request: Provider.ChatRequest): Promise<string | undefined> => {
+    try {
+      const response = await withTimeout(Promise.resolve().then(() => provider.chat(request)), timeoutMs)
+      return response.text.trim()
+    } catch {
+      return undefined
+    }
+  }
+
+  return {
+    summarizeTurns: async (turns, opts = {}) => {
+      const material = Transcript.formatTurns(turns)
+      const targetTokens = opts.targetTokens === undefined || !Number.isFinite(opts.targetTokens)
+        ? Summarizer.defaults.leafTargetTokens
+        : Math.max(1, Math.floor(opts.targetTokens))
+      const task: Provider.SummaryTask = opts.priorSummary === undefined
+        ? { kind: "leaf", material, targetTokens }
+        : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
+      const prompt = Prompt.leaf(material, opts.priorSummary)
+      const inputTokens = estimator.estimate(material)
+      const done = (tier: Summary.Tier, text: string) => {
+        counts = Summary.incrementTier(counts, tier)
+        return new Summary.Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text) }, true)
+      }
+      const normal = await callModel({
+        messages: [{ role: "user", content: prompt }],
+        temperature: Summarizer.defaults.normalTemperature,
+        maxTokens: Summarizer.defaults.maxTokens,
+        task
+      })
+      if (normal !== undefined && normal.length > 0 && estimator.estimate(normal) < inputTokens) {
+        return done("normal", normal)
+      }
+      const aggressive = await callModel({
+        messages: [{ role: "user", content: Prompt.aggressive(prompt, targetTokens) }],
+        temperature: Summarizer.defaults.aggressiveTemperature,
+        maxTokens: Summarizer.defaults.maxTokens,
+        task: { ...task, kind: "aggressive" }
+      })
+      if (aggressive !== undefined && aggressive.length > 0) return done("aggressive", aggressive)
+      return done(
+        "fallback",
+        Summarizer.fallbackText(estimator, material.length > 0 ? material : prompt, targetTokens)
+      )
+    },
+    tierCounts: () => counts
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * A simulated LLM for compaction benchmarks: a fixed latency (a real sleep),
+ * a reply whose size is proportional to the requested target (capped under
+ * the material so the normal tier keeps it), and counters of calls and of the
+ * tokens sent.
+ */
+import { Provider, TokenEstimator } from "@precis/core"
+import * as Effect from "effect/Effect"
+
+export interface Counters {
+  calls: number
+  inputTokens: number
+  leafCalls: number
+  condenseCalls: number
+}
+
+export interface Simulated {
+  readonly service: Provider.Service
+  readonly counters: Counters
+}
+
+export const make = (options: { readonly latencyMs: number; readonly replyRatio?: number }): Simulated => {
+  const estimator = TokenEstimator.approximate
+  const ratio = options.replyRatio ?? 0.5
+  const counters: Counters = { calls: 0, inputTokens: 0, leafCalls: 0, condenseCalls: 0 }
+  const service = Provider.Provider.of({
+    name: "simulated",
+    chat: (request) =>
+      Effect.suspend(() => {
+        counters.calls++
+        for (const m of request.messages) counters.inputTokens += estimator.estimate(m.content)
+        const task = request.task
+        if (task?.kind === "condense") counters.condenseCalls++
+        else counters.leafCalls++
+        const material = task?.material ?? request.messages.map((m) => m.content).join("\n")
+        const materialTokens = estimator.estimate(material)
+        const target = task?.targetTokens ?? 1200
+        const tokens = Math.max(1, Math.min(Math.ceil(target * ratio), Math.floor(materialTokens / 2)))
+        const text = estimator.truncate(material, tokens).trim() || "summary"
+        const reply = { text, usage: { inputTokens: materialTokens, outputTokens: estimator.estimate(text) } }
+        return options.latencyMs > 0 ? Effect.as(Effect.sleep(options.latencyMs), reply) : Effect.succeed(reply)
+      })
+  })
+  return { service, counters }
+}
