@@ -477,6 +477,16 @@ describe("help", () => {
       for (const command of Object.keys(expected)) expect(stripAnsi(root.stdout)).toContain(`- ${command} `)
     }))
 
+  it.live("no command prints the help; --version prints the version", () =>
+    Effect.gen(function*() {
+      const bare = yield* runCli([])
+      assert.strictEqual(bare.code, 0, bare.stderr)
+      expect(stripAnsi(bare.stdout)).toContain("- summarize ")
+      const version = yield* runCli(["--version"])
+      assert.strictEqual(version.code, 0)
+      assert.strictEqual(version.stdout.trim(), "0.1.0")
+    }))
+
   it.live("an unknown command fails with exit code 1", () =>
     Effect.gen(function*() {
       const result = yield* runCli(["frobnicate"])
