@@ -161,6 +161,28 @@ describe("extract", () => {
     assert.isBelow(out.length, task.material.length / 4)
   })
 
+  it("does not let one long tool output crowd out the rest of the conversation", () => {
+    const letter = (i: number) => String.fromCharCode(97 + (i % 26))
+    const errors = Array.from(
+      { length: 40 },
+      (_, i) => `src/module${letter(i)}${i}/index.ts(${i + 3},5): error TS2${300 + i}: Type '${letter(i)}x' is not assignable`
+    )
+    const turns = [
+      Fixtures.turn("user", "Make the build pass.", { timestamp: ts(0) }),
+      Fixtures.turn("tool", errors.join("\n"), { timestamp: ts(1) }),
+      Fixtures.turn("assistant", "Decided to pin typescript to 5.4.5 in package.json; the errors come from the 5.5 upgrade.", {
+        timestamp: ts(2)
+      }),
+      Fixtures.turn("assistant", "Reverted src/types/legacy.d.ts to the version from main.", { timestamp: ts(3) })
+    ]
+    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 150 }
+    const out = ExtractiveProvider.extract(task, estimator)
+    expect(out).toContain("user: Make the build pass.")
+    expect(out).toContain("pin typescript to 5.4.5")
+    expect(out).toContain("Reverted src/types/legacy.d.ts")
+    expect(out).toContain("error TS2300")
+  })
+
   it("down-weights lines the prior summary already holds", () => {
     const fact = "Decided to keep the cache in src/cache/lru.ts and bump MAX_ENTRIES to 512."
     const other = "Decided to move the retry policy into src/http/retry.ts with a 250 ms backoff."

@@ -6,7 +6,7 @@
  */
 import type { Provider, TokenEstimator } from "@precis/core"
 import { isToolRole, type Line, parse, type Parsed } from "./material.js"
-import { centrality, features, isError, MIN_KEY, nearKey, weights } from "./score.js"
+import { centrality, features, isError, isUserRole, MIN_KEY, nearKey, weights } from "./score.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
 export interface Options {
@@ -34,6 +34,9 @@ const MAX_REFITS = 64
 // Segments up to this length are ranked by their score alone.
 const DENSITY_CHARS = 100
 const DENSITY_EXPONENT = 0.75
+const TURN_DECAY = 0.8
+
+const byScore = (score: Float64Array) => (a: number, b: number): number => score[b]! - score[a]! || a - b
 
 const finite = (n: number | undefined, fallback: number): number =>
   n === undefined || !Number.isFinite(n) ? fallback : n
@@ -168,7 +171,7 @@ export const extract = (
   const central = centrality(candidates.map((s) => segments[s]!.text))
   let firstRequestGroup = -1
   for (const line of lines) {
-    if (line.role === "user" || line.role === "human" || line.role === "prompter") {
+    if (isUserRole(line.role)) {
       firstRequestGroup = line.group
       break
     }
@@ -190,8 +193,29 @@ export const extract = (
     const length = Math.pow(Math.max(1, segments[s]!.text.length / DENSITY_CHARS), DENSITY_EXPONENT)
     score[s] = score[s]! >= 0 ? score[s]! / length : score[s]! * length
   }
+  // Diminishing returns inside one turn: its r-th best segment counts decay^r,
+  // so that one long tool output cannot crowd out the rest of the conversation.
+  // The user's own words are exempt: every line of a request may matter.
+  const byGroup = new Map<number, Array<number>>()
+  for (const s of candidates) {
+    const line = lines[segments[s]!.line]!
+    if (isUserRole(line.role)) continue
+    const group = line.group
+    const members = byGroup.get(group)
+    if (members === undefined) byGroup.set(group, [s])
+    else members.push(s)
+  }
+  for (const members of byGroup.values()) {
+    if (members.length < 2) continue
+    members.sort(byScore(score))
+    let factor = 1
+    for (const s of members) {
+      if (score[s]! > 0) score[s] = score[s]! * factor
+      factor *= TURN_DECAY
+    }
+  }
   // Best first; ties go to the earlier segment, so the order is total and stable.
-  const order = candidates.slice().sort((a, b) => score[b]! - score[a]! || a - b)
+  const order = candidates.slice().sort(byScore(score))
 
   const charsPerToken = material.length / Math.max(1, inputTokens)
   const budgetChars = limit * charsPerToken

@@ -15,8 +15,8 @@ export const weights = {
   decision: 2.5,
   identifier: 1,
   number: 0.5,
-  user: 2.5,
-  firstRequest: 2,
+  user: 3,
+  firstRequest: 4,
   turnHead: 0.5,
   centrality: 3,
   short: -2,
@@ -142,6 +142,9 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
   return scores
 }
 
+/** Whether a role speaks for the person who asked (`user`, `human`, OpenAssistant's `prompter`). */
+export const isUserRole = (role: string): boolean => role === "user" || role === "human" || role === "prompter"
+
 /** What is known about a segment besides its text. */
 export interface Context {
   readonly role: string
@@ -164,7 +167,7 @@ export const features = (text: string, context: Context): number => {
     (IDENTIFIER.test(text) ? weights.identifier : 0) +
     (NUMBER.test(text) ? weights.number : 0)
   score += facts + Math.min(weights.extraFactsCap, Math.max(0, factCount(text) - 1) * weights.extraFact)
-  if (context.role === "user" || context.role === "human" || context.role === "prompter") score += weights.user
+  if (isUserRole(context.role)) score += weights.user
   if (context.firstRequest) score += weights.firstRequest
   if (context.turnHead) score += weights.turnHead
   if (facts === 0 && text.trim().length < 16) score += weights.short
