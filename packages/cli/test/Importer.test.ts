@@ -1,8 +1,10 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
+import { Arbitraries } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
@@ -164,6 +166,17 @@ describe("precis JSONL", () => {
     assert.match(turns[1]!.id!, /^precis:1-[0-9a-f]{12}$/)
     assert.deepStrictEqual(turns[2]!.metadata, { toolCallId: "c1", toolName: "bash", sourceFormat: "precis" })
     assert.strictEqual(turns[2]!.sessionId, "s-9")
+  })
+
+  it.prop("round-trips any turns written as JSONL", [FastCheck.array(Arbitraries.turn, { maxLength: 20 })], ([turns]) => {
+    const text = turns.map((t) => JSON.stringify(t)).join("\n")
+    const read = ok(text, "precis")
+    assert.deepStrictEqual(read.map((t) => [t.role, t.content, t.timestamp]), turns.map((t) => [t.role, t.content, t.timestamp]))
+    turns.forEach((t, i) => {
+      if (t.id !== undefined) assert.strictEqual(read[i]!.id, t.id)
+    })
+    const derived = read.filter((_, i) => turns[i]!.id === undefined).map((t) => t.id)
+    assert.strictEqual(new Set(derived).size, derived.length)
   })
 
   it("gives the same ids on a second import, and distinct ids to distinct turns", () => {
