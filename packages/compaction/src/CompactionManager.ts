@@ -9,6 +9,9 @@
  * - **Leaf pass**: the uncovered turns except the fresh tail are cut into greedy
  *   chunks of at most `leafChunkTokens` (a larger turn is a chunk of its own)
  *   and summarized one after the other, each with the newest leaf as prior summary.
+ *   A chunk never starts with a tool result: the call moves to the chunk of its
+ *   results (or the chunk grows past the limit when it holds nothing else), so
+ *   a leaf never separates them and neither does an interrupted pass.
  * - **Condensation**: from the lowest depth up, while a depth holds at least
  *   `minFanIn` parentless summaries, they are condensed in conversation order in
  *   groups of `minFanIn..maxFanIn` (sizes as even as possible), the groups of one
@@ -361,7 +364,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       // Leaf pass: sequential, each leaf continues from the previous one.
       const uncovered = yield* store.uncoveredTurns(sessionId)
       const evictable = uncovered.slice(0, Plan.tailStart(uncovered, opts.freshTailTurns))
-      const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens)
+      const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens, Plan.isToolResult)
       if (chunks.length > 0) {
         yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
       }

@@ -16,6 +16,19 @@ describe("chunk", () => {
     expect(Plan.chunk([25], size, 10)).toEqual([[25]])
   })
 
+  it("never starts a chunk with a sticky item (a tool result): its call moves along", () => {
+    type Item = readonly [size: number, sticky: boolean]
+    const chunks = (items: ReadonlyArray<Item>, limit: number) =>
+      Plan.chunk(items, ([n]) => n, limit, ([, s]) => s).map((c) => c.map(([n, s]) => (s ? `r${n}` : `${n}`)))
+    expect(chunks([[4, false], [3, false], [4, true]], 10)).toEqual([["4"], ["3", "r4"]])
+    expect(chunks([[4, false], [3, false], [2, true], [4, true]], 10)).toEqual([["4"], ["3", "r2", "r4"]])
+    // Only the call and its results: the chunk grows past the limit.
+    expect(chunks([[6, false], [3, true], [4, true], [1, false]], 10)).toEqual([["6", "r3", "r4"], ["1"]])
+    // A sticky item first in the pass has no call to keep.
+    expect(chunks([[8, true], [4, true]], 10)).toEqual([["r8", "r4"]])
+    expect(chunks([[4, false], [4, false], [4, false]], 10)).toEqual([["4", "4"], ["4"]])
+  })
+
   it("yields no chunk for no items and keeps order", () => {
     expect(Plan.chunk([], size, 10)).toEqual([])
     expect(Plan.chunk([1, 2, 3, 4], size, 3).flat()).toEqual([1, 2, 3, 4])

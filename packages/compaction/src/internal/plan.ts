@@ -42,25 +42,40 @@ export const tailStart = (turns: ReadonlyArray<TurnLike>, freshTailTurns: number
 }
 
 /**
- * Greedy chunks, in order: a chunk takes turns while its total stays at most
- * `limit`; a turn larger than `limit` is a chunk of its own.
+ * Greedy chunks, in order: a chunk takes items while its total stays at most
+ * `limit`; an item larger than `limit` is a chunk of its own. A `sticky` item
+ * (a tool result) never starts a chunk after the first: when it does not fit,
+ * the chunk is cut before the last non-sticky item (its call), which moves to
+ * the next chunk with it; when there is no such item to cut before, the chunk
+ * grows past `limit` rather than separate them.
  */
 export const chunk = <A>(
   items: ReadonlyArray<A>,
   tokens: (item: A) => number,
-  limit: number
+  limit: number,
+  sticky: (item: A) => boolean = () => false
 ): Array<Array<A>> => {
   const chunks: Array<Array<A>> = []
   let current: Array<A> = []
+  let sizes: Array<number> = []
   let total = 0
   for (const item of items) {
     const size = tokens(item)
     if (current.length > 0 && total + size > limit) {
-      chunks.push(current)
-      current = []
-      total = 0
+      let cut = current.length
+      if (sticky(item)) {
+        cut = current.length - 1
+        while (cut > 0 && sticky(current[cut]!)) cut--
+      }
+      if (cut > 0) {
+        chunks.push(current.slice(0, cut))
+        current = current.slice(cut)
+        sizes = sizes.slice(cut)
+        total = sizes.reduce((a, b) => a + b, 0)
+      }
     }
     current.push(item)
+    sizes.push(size)
     total += size
   }
   if (current.length > 0) chunks.push(current)
