@@ -186,8 +186,8 @@ interface SummaryRow {
   readonly child_ids: string
 }
 
-// Bound parameters per statement stay far below SQLite's limit.
-const BATCH = 100
+// Rows per multi-row INSERT: bound parameters stay far below SQLite's limit.
+const BATCH = 200
 
 const batches = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
@@ -277,6 +277,19 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
 
   const turnColumns = sql`t.id, t.seq, t.role, t.content, t.timestamp, t.metadata`
 
+  // Multi-row inserts with a fixed SQL text per batch size: the statement is
+  // prepared once and reused, and no per-row template is compiled.
+  const insertRows = (table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
+    Effect.forEach(
+      batches(rows),
+      (batch) => {
+        const tuple = `(${columns.map(() => "?").join(", ")})`
+        const text = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array(batch.length).fill(tuple).join(", ")}`
+        return sql.unsafe(text, batch.flat())
+      },
+      { discard: true }
+    )
+
   const ensureSession = (sessionId: string) =>
     Effect.flatMap(now, (createdAt) =>
       sql`INSERT INTO sessions (id, created_at) VALUES (${sessionId}, ${createdAt}) ON CONFLICT (id) DO NOTHING`)
@@ -287,38 +300,34 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
       if (incoming.length === 0) return Effect.succeed([])
       return Effect.gen(function*() {
         yield* ensureSession(sessionId)
-        const seen = new Set<string>()
-        for (const ids of batches(incoming.flatMap((t) => (t.id === undefined ? [] : [t.id])))) {
-          const rows = yield* sql<{ readonly id: string }>`SELECT id FROM turns WHERE session_id = ${sessionId} AND ${
-            sql.in("id", ids)
-          }`
-          for (const row of rows) seen.add(row.id)
-        }
         const last = yield* sql<{ readonly next: number }>`SELECT coalesce(max(seq) + 1, 0) AS next
           FROM turns WHERE session_id = ${sessionId}`
         const next = last[0]?.next ?? 0
+        // A new session has no ids to skip; otherwise read them all at once.
+        const existing = next === 0
+          ? []
+          : yield* sql<{ readonly id: string }>`SELECT id FROM turns WHERE session_id = ${sessionId}`
+        const seen = new Set(existing.map((row) => row.id))
         const added: Array<StoredTurn> = []
         for (const turn of incoming) {
           const id = turn.id ?? randomUUID()
           if (seen.has(id)) continue
           seen.add(id)
-          added.push(
-            new StoredTurn({ ...turn, id, sessionId, seq: next + added.length }, true)
-          )
+          added.push(new StoredTurn({ ...turn, id, sessionId, seq: next + added.length }, true))
         }
-        for (const batch of batches(added)) {
-          yield* sql`INSERT INTO turns ${
-            sql.insert(batch.map((t) => ({
-              id: t.id,
-              session_id: sessionId,
-              seq: t.seq,
-              role: t.role,
-              content: t.content,
-              timestamp: t.timestamp ?? null,
-              metadata: t.metadata === undefined ? null : JSON.stringify(t.metadata)
-            })))
-          }`
-        }
+        yield* insertRows(
+          "turns",
+          ["id", "session_id", "seq", "role", "content", "timestamp", "metadata"],
+          added.map((t) => [
+            t.id,
+            sessionId,
+            t.seq,
+            t.role,
+            t.content,
+            t.timestamp ?? null,
+            t.metadata === undefined ? null : JSON.stringify(t.metadata)
+          ])
+        )
         return added
       }).pipe(sql.withTransaction)
     }).pipe(Effect.mapError(storeError("appendTurns")))
@@ -444,13 +453,11 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
           last_seq: found[found.length - 1]!.seq
         })
       }`
-      const links = leaf.turnIds.map((turnId, position) => ({
-        summary_id: id,
-        position,
-        turn_id: turnId,
-        child_summary_id: null
-      }))
-      for (const batch of batches(links)) yield* sql`INSERT INTO summary_sources ${sql.insert(batch)}`
+      yield* insertRows(
+        "summary_sources",
+        ["summary_id", "position", "turn_id"],
+        leaf.turnIds.map((turnId, position) => [id, position, turnId])
+      )
       return new SummaryRecord.SummaryRecord(
         {
           id,
@@ -518,14 +525,11 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
           last_seq: Math.max(...rows.map((row) => row.last_seq))
         })
       }`
-      yield* sql`INSERT INTO summary_sources ${
-        sql.insert(node.childIds.map((childId, position) => ({
-          summary_id: id,
-          position,
-          turn_id: null,
-          child_summary_id: childId
-        })))
-      }`
+      yield* insertRows(
+        "summary_sources",
+        ["summary_id", "position", "child_summary_id"],
+        node.childIds.map((childId, position) => [id, position, childId])
+      )
       yield* sql`UPDATE summaries SET parent_id = ${id} WHERE ${sql.in("id", node.childIds)}`
       return new SummaryRecord.SummaryRecord(
         {
