@@ -49,7 +49,7 @@ import { MemoryStore, type StoreError, type StoredTurn } from "./MemoryStore.js"
 
 /**
  * Tells whether a turn is a tool result: role `tool` (or the legacy `function`),
- * or metadata with `toolResult: true`, `type`/`kind` one of `tool_result`,
+ * or metadata with `toolResult: true`, `type`/`kind`/`messageType` one of `tool_result`,
  * `tool-result`, `function_call_output`, `observation`, or a string
  * `tool_call_id` / `toolCallId` / `tool_use_id` / `toolUseId`. Importers mark
  * tool results this way so that the fresh-tail boundary keeps them with their call.

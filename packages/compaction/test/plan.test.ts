@@ -97,6 +97,8 @@ describe("isToolResult", () => {
     expect(Plan.isToolResult(turn("user", { toolResult: true }))).toBe(true)
     expect(Plan.isToolResult(turn("user", { type: "tool_result" }))).toBe(true)
     expect(Plan.isToolResult(turn("user", { kind: "observation" }))).toBe(true)
+    expect(Plan.isToolResult(turn("user", { messageType: "observation" }))).toBe(true)
+    expect(Plan.isToolResult(turn("user", { messageType: "action" }))).toBe(false)
     expect(Plan.isToolResult(turn("user", { tool_use_id: "toolu_1" }))).toBe(true)
     expect(Plan.isToolResult(turn("user"))).toBe(false)
     expect(Plan.isToolResult(turn("assistant", { type: "tool_use", toolResult: false }))).toBe(false)

@@ -11,11 +11,12 @@ export interface TurnLike {
 }
 
 const TOOL_RESULT_KINDS = new Set(["tool_result", "tool-result", "function_call_output", "observation"])
+const TOOL_RESULT_KIND_KEYS = ["type", "kind", "messageType"] as const
 const TOOL_CALL_ID_KEYS = ["tool_call_id", "toolCallId", "tool_use_id", "toolUseId"] as const
 
 /**
  * A turn is a tool result when its role is `tool` (or the legacy `function`),
- * or its metadata says so: `toolResult: true`, `type`/`kind` one of
+ * or its metadata says so: `toolResult: true`, `type`/`kind`/`messageType` one of
  * `tool_result`, `tool-result`, `function_call_output`, `observation`, or a
  * string `tool_call_id` / `toolCallId` / `tool_use_id` / `toolUseId`.
  */
@@ -24,8 +25,10 @@ export const isToolResult = (turn: TurnLike): boolean => {
   const metadata = turn.metadata
   if (metadata === undefined) return false
   if (metadata.toolResult === true) return true
-  const kind = metadata.type ?? metadata.kind
-  if (typeof kind === "string" && TOOL_RESULT_KINDS.has(kind)) return true
+  for (const key of TOOL_RESULT_KIND_KEYS) {
+    const kind = metadata[key]
+    if (typeof kind === "string" && TOOL_RESULT_KINDS.has(kind)) return true
+  }
   return TOOL_CALL_ID_KEYS.some((key) => typeof metadata[key] === "string")
 }
 
