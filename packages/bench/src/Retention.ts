@@ -34,6 +34,10 @@ export interface Row {
   readonly head: number
   readonly oracle: number
   readonly extractiveTokens: number
+  /** The shares over the facts other than numbers (most numbers are line numbers, sizes and times of tool output). */
+  readonly withoutNumbers: { readonly facts: number; readonly extractive: number; readonly head: number; readonly oracle: number }
+  /** The same shares per kind of fact. */
+  readonly byKind: Partial<Record<Facts.Kind, { readonly facts: number; readonly extractive: number; readonly head: number; readonly oracle: number }>>
 }
 
 /**
@@ -48,15 +52,35 @@ export const measure = (name: string, material: string): ReadonlyArray<Row> => {
   return budgets.map((budget) => {
     const budgetTokens = Math.max(1, Math.floor(inputTokens * budget))
     const summary = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens: budgetTokens }, estimator)
+    const head = Oracle.head(material, budgetTokens)
+    const oracle = Oracle.greedy(material, budgetTokens).text
+    const byKind: Row["byKind"] = {}
+    for (const kind of new Set(facts.map((f) => f.kind))) {
+      const subset = facts.filter((f) => f.kind === kind)
+      byKind[kind] = {
+        facts: subset.length,
+        extractive: Facts.retention(subset, summary),
+        head: Facts.retention(subset, head),
+        oracle: Facts.retention(subset, oracle)
+      }
+    }
+    const words = facts.filter((f) => f.kind !== "number")
     return {
       input: name,
       budget,
       budgetTokens,
       facts: facts.length,
       extractive: Facts.retention(facts, summary),
-      head: Facts.retention(facts, Oracle.head(material, budgetTokens)),
-      oracle: Facts.retention(facts, Oracle.greedy(material, budgetTokens).text),
-      extractiveTokens: estimator.estimate(summary)
+      head: Facts.retention(facts, head),
+      oracle: Facts.retention(facts, oracle),
+      extractiveTokens: estimator.estimate(summary),
+      withoutNumbers: {
+        facts: words.length,
+        extractive: Facts.retention(words, summary),
+        head: Facts.retention(words, head),
+        oracle: Facts.retention(words, oracle)
+      },
+      byKind
     }
   })
 }
@@ -92,6 +116,14 @@ export const run = (inputs: ReadonlyArray<Inputs.Input>): { figures: ReadonlyArr
       unit: "share",
       baseline: { name: "greedy oracle", value: Stats.mean(at.map((r) => r.oracle)), unit: "share" },
       ...(budget === 0.1 ? { target: { op: ">=", value: 0.9, on: "ratio" } as const } : {})
+    }))
+    figures.push(figure({
+      section: "retention",
+      name: `mean over ${at.length} inputs @${budget * 100}%, facts other than numbers: extractive vs oracle`,
+      value: Stats.mean(at.map((r) => r.withoutNumbers.extractive)),
+      unit: "share",
+      baseline: { name: "greedy oracle", value: Stats.mean(at.map((r) => r.withoutNumbers.oracle)), unit: "share" },
+      note: `head truncation ${Stats.mean(at.map((r) => r.withoutNumbers.head)).toFixed(3)}`
     }))
     figures.push(figure({
       section: "retention",

@@ -20,7 +20,7 @@ export interface PlainSummarizer {
 
 class TierTimeout extends Error {}
 
-const withTimeout = <A>(promise: Promise<A>, ms: number): Promise<A> => {
+export const withTimeout = <A>(promise: Promise<A>, ms: number): Promise<A> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   return Promise.race([
     promise,
