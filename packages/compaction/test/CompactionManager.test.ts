@@ -9,6 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -334,6 +335,35 @@ describe("CompactionManager", () => {
       expect(events[0]).toMatchObject({ chunks: 4, turns: 20 })
       expect(events[4]).toMatchObject({ done: 4, total: 4, tiers: { normal: 4, aggressive: 0, fallback: 0 } })
       expect(events[6]).toMatchObject({ depth: 0, done: 1, total: 1, tiers: { normal: 5, aggressive: 0, fallback: 0 } })
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("traces compact, each leaf and each condensation in spans", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.Span> = []
+      const base = yield* Effect.tracer
+      const recording = Tracer.make({
+        span: (...args) => {
+          const span = base.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f, fiber) => base.context(f, fiber)
+      })
+      yield* setup("spans", sizedTurns(24, 10))
+      yield* (yield* manager).compact("spans", { freshTailTurns: 4, leafChunkTokens: 50 }).pipe(Effect.withTracer(recording))
+      const named = (name: string) => spans.filter((s) => s.name === name)
+      expect(named("CompactionManager.leaf").length).toBe(4)
+      expect(named("CompactionManager.condense").length).toBe(1)
+      const [compact] = named("CompactionManager.compact")
+      expect(compact!.attributes.get("precis.session_id")).toBe("spans")
+      expect(compact!.attributes.get("precis.leaves")).toBe(4)
+      expect(compact!.attributes.get("precis.condensed")).toBe(1)
+      expect(named("CompactionManager.condense")[0]!.attributes.get("precis.children")).toBe(4)
+      // The Summarizer's spans nest under the leaf spans.
+      const leafIds = new Set(named("CompactionManager.leaf").map((s) => s.spanId))
+      const summarize = named("Summarizer.summarizeTurns")
+      expect(summarize.length).toBe(4)
+      expect(summarize.every((s) => Option.exists(s.parent, (p) => leafIds.has(p.spanId)))).toBe(true)
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("records every tier the summarizer fell back to", () =>

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Fixtures } from "@precis/testing"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -207,6 +208,23 @@ describe("MemoryStore", () => {
       expect(turns.map((t) => t.id)).toEqual(["t0", "t1", "t2", "t3"])
       expect(summaries).toEqual([leaf])
       expect(mode).toBe("wal")
+    }))
+
+  it.effect("layerConfig opens the database named by PRECIS_DB", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-config-"))
+      const filename = path.join(dir, "from-config.db")
+      const added = yield* Effect.flatMap(MemoryStore.MemoryStore, (store) => store.appendTurns("cfg", Fixtures.conversation(2))).pipe(
+        Effect.provide(
+          MemoryStore.layerConfig().pipe(
+            Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["PRECIS_DB", filename]]))))
+          )
+        )
+      )
+      const exists = fs.existsSync(filename)
+      fs.rmSync(dir, { recursive: true, force: true })
+      expect(added.length).toBe(2)
+      expect(exists).toBe(true)
     }))
 
   it.effect("reports an unopenable database as a StoreError", () =>
