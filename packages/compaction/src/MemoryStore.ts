@@ -303,9 +303,15 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
         const last = yield* sql<{ readonly next: number }>`SELECT coalesce(max(seq) + 1, 0) AS next
           FROM turns WHERE session_id = ${sessionId}`
         const next = last[0]?.next ?? 0
-        // A new session has no ids to skip; otherwise read them all at once.
-        const existing = next === 0
+        // Ids already in the session: none in a new one; a lookup of the incoming
+        // ids for a small append (an agent's turn); all of them for an import.
+        const ids = incoming.flatMap((t) => (t.id === undefined ? [] : [t.id]))
+        const existing = next === 0 || ids.length === 0
           ? []
+          : ids.length <= BATCH
+          ? yield* sql<{ readonly id: string }>`SELECT id FROM turns WHERE session_id = ${sessionId} AND ${
+            sql.in("id", ids)
+          }`
           : yield* sql<{ readonly id: string }>`SELECT id FROM turns WHERE session_id = ${sessionId}`
         const seen = new Set(existing.map((row) => row.id))
         const added: Array<StoredTurn> = []
@@ -315,19 +321,21 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
           seen.add(id)
           added.push(new StoredTurn({ ...turn, id, sessionId, seq: next + added.length }, true))
         }
-        yield* insertRows(
-          "turns",
-          ["id", "session_id", "seq", "role", "content", "timestamp", "metadata"],
-          added.map((t) => [
-            t.id,
-            sessionId,
-            t.seq,
-            t.role,
-            t.content,
-            t.timestamp ?? null,
-            t.metadata === undefined ? null : JSON.stringify(t.metadata)
-          ])
-        )
+        const rows = yield* Effect.try({
+          try: () =>
+            added.map((t) => [
+              t.id,
+              sessionId,
+              t.seq,
+              t.role,
+              t.content,
+              t.timestamp ?? null,
+              t.metadata === undefined ? null : JSON.stringify(t.metadata)
+            ]),
+          catch: (cause) =>
+            new StoreError({ operation: "appendTurns", reason: `metadata is not JSON: ${describe(cause)}`, cause })
+        })
+        yield* insertRows("turns", ["id", "session_id", "seq", "role", "content", "timestamp", "metadata"], rows)
         return added
       }).pipe(sql.withTransaction)
     }).pipe(Effect.mapError(storeError("appendTurns")))

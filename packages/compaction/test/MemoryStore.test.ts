@@ -37,6 +37,10 @@ describe("MemoryStore", () => {
         const again = yield* store.appendTurns("append", [...Fixtures.conversation(5), Fixtures.turn("user", "x", { id: "t9" }), Fixtures.turn("user", "dup", { id: "t9" })])
         expect(again.map((t) => [t.id, t.seq])).toEqual([["t3", 4], ["t4", 5], ["t9", 6]])
         expect(yield* store.appendTurns("append", Fixtures.conversation(5))).toEqual([])
+        // An import larger than one lookup batch: re-running it adds nothing either.
+        expect((yield* store.appendTurns("import", Fixtures.conversation(250))).length).toBe(250)
+        expect(yield* store.appendTurns("import", Fixtures.conversation(300))).toHaveLength(50)
+        expect(yield* store.appendTurns("import", Fixtures.conversation(300))).toEqual([])
 
         const stored = yield* store.turns("append")
         expect(stored.map((t) => t.seq)).toEqual([0, 1, 2, 3, 4, 5, 6])
@@ -54,6 +58,16 @@ describe("MemoryStore", () => {
         yield* store.appendTurns("json", [Fixtures.turn("user", "hi", { id: "a", metadata: { k: [1, "two"] } })])
         const rows = yield* sql<{ metadata: string }>`SELECT metadata FROM turns WHERE session_id = 'json'`
         expect(rows[0]!.metadata).toBe(`{"k":[1,"two"]}`)
+      }))
+
+    it.effect("refuses metadata that is not JSON, writing nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const error = yield* Effect.flip(
+          store.appendTurns("bad-meta", [Fixtures.turn("user", "a"), Fixtures.turn("user", "b", { metadata: { n: 1n } })])
+        )
+        expect(error.message).toMatch(/^MemoryStore\.appendTurns: metadata is not JSON: /)
+        expect(yield* store.turns("bad-meta")).toEqual([])
       }))
 
     it.effect("keeps turn ids per session", () =>
