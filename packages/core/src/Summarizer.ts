@@ -164,24 +164,25 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       Effect.timeout(timeout),
       Effect.catchAllDefect((defect) => Effect.fail(new Rejected(`defect: ${String(defect)}`)))
     )
-    const logged = call.pipe(
-      Effect.either,
-      Effect.timed,
-      Effect.flatMap(([elapsed, result]) =>
-        Effect.zipRight(
-          Effect.logDebug(result._tag === "Right" ? "precis: LLM call replied" : "precis: LLM call failed").pipe(
-            Effect.annotateLogs(
-              result._tag === "Right"
-                ? { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed) }
-                : { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed), error: describe(result.left) }
-            )
-          ),
-          result
+    const logged = () =>
+      call.pipe(
+        Effect.either,
+        Effect.timed,
+        Effect.flatMap(([elapsed, result]) =>
+          Effect.zipRight(
+            Effect.logDebug(result._tag === "Right" ? "precis: LLM call replied" : "precis: LLM call failed").pipe(
+              Effect.annotateLogs(
+                result._tag === "Right"
+                  ? { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed) }
+                  : { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed), error: describe(result.left) }
+              )
+            ),
+            result
+          )
         )
       )
-    )
     return FiberRef.get(FiberRef.currentMinimumLogLevel).pipe(
-      Effect.flatMap((minimum) => LogLevel.lessThan(LogLevel.Debug, minimum) ? call : logged),
+      Effect.flatMap((minimum) => LogLevel.lessThan(LogLevel.Debug, minimum) ? call : logged()),
       Effect.map((response) => response.text.trim())
     )
   }
@@ -209,24 +210,27 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       )
     )
 
-    const aggressive = callModel("aggressive", {
-      messages: [{ role: "user", content: Prompt.aggressive(prompt, task.targetTokens) }],
-      temperature: aggressiveTemperature,
-      maxTokens,
-      task: { ...task, kind: "aggressive" }
-    }).pipe(
-      Effect.flatMap((text) =>
-        text.length === 0 ? Effect.fail(new Rejected("blank reply")) : Effect.succeed(done("aggressive", text))
+    // Tiers 2 and 3 are built only when the tier before them gave up.
+    const aggressive = () =>
+      callModel("aggressive", {
+        messages: [{ role: "user", content: Prompt.aggressive(prompt, task.targetTokens) }],
+        temperature: aggressiveTemperature,
+        maxTokens,
+        task: { ...task, kind: "aggressive" }
+      }).pipe(
+        Effect.flatMap((text) =>
+          text.length === 0 ? Effect.fail(new Rejected("blank reply")) : Effect.succeed(done("aggressive", text))
+        )
       )
-    )
 
-    const fallback: Effect.Effect<Summary> = Effect.sync(() =>
-      done("fallback", fallbackText(estimator, task.material.length > 0 ? task.material : prompt, task.targetTokens))
-    )
+    const fallback = (): Effect.Effect<Summary> =>
+      Effect.sync(() =>
+        done("fallback", fallbackText(estimator, task.material.length > 0 ? task.material : prompt, task.targetTokens))
+      )
 
     return normal.pipe(
-      Effect.orElse(() => aggressive),
-      Effect.orElse(() => fallback),
+      Effect.orElse(aggressive),
+      Effect.orElse(fallback),
       Effect.tap((summary) =>
         Effect.zipRight(
           Ref.update(counts, (c) => incrementTier(c, summary.tier)),
