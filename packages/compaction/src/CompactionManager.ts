@@ -184,7 +184,9 @@ export const resolveOptions = (options: Options = {}): Either.Either<ResolvedOpt
     onProgress: options.onProgress
   }
   const problems: Array<string> = []
-  if (!isInt(resolved.freshTailTurns, 0)) problems.push(`freshTailTurns must be an integer >= 0 (got ${resolved.freshTailTurns})`)
+  if (!isInt(resolved.freshTailTurns, 0)) {
+    problems.push(`freshTailTurns must be an integer >= 0 (got ${resolved.freshTailTurns})`)
+  }
   for (const key of ["leafChunkTokens", "concurrency", "leafTargetTokens", "condenseTargetTokens"] as const) {
     if (!isInt(resolved[key], 1)) problems.push(`${key} must be an integer >= 1 (got ${resolved[key]})`)
   }
@@ -327,10 +329,17 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       return { sessionId, summaries, turns, tokens }
     }).pipe(Effect.withSpan("CompactionManager.context", { attributes: { "precis.session_id": sessionId } }))
 
-  const condensable = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>, minFanIn: number) => {
-    const perDepth = new Map<number, number>()
-    for (const s of summaries) perDepth.set(s.depth, (perDepth.get(s.depth) ?? 0) + 1)
-    return Array.from(perDepth.values()).some((n) => n >= minFanIn)
+  // The parentless summaries of the lowest depth holding at least `minFanIn`
+  // of them (in conversation order), if any depth does.
+  const nextToCondense = (parentless: ReadonlyArray<SummaryRecord.SummaryRecord>, minFanIn: number) => {
+    const byDepth = new Map<number, Array<SummaryRecord.SummaryRecord>>()
+    for (const s of parentless) {
+      const siblings = byDepth.get(s.depth)
+      if (siblings === undefined) byDepth.set(s.depth, [s])
+      else siblings.push(s)
+    }
+    const depth = Array.from(byDepth.keys()).sort((a, b) => a - b).find((d) => byDepth.get(d)!.length >= minFanIn)
+    return depth === undefined ? undefined : { depth, siblings: byDepth.get(depth)! }
   }
 
   const status: Service["status"] = (sessionId, budget, overrides) =>
@@ -342,7 +351,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const active = yield* context(sessionId)
       const limit = opts.threshold * budget
       const evictableTurns = Plan.tailStart(active.turns, opts.freshTailTurns)
-      const canCondense = condensable(active.summaries, opts.minFanIn)
+      const canCondense = nextToCondense(active.summaries, opts.minFanIn) !== undefined
       return {
         activeTokens: active.tokens,
         limit,
@@ -395,14 +404,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       // Condensation: the lowest depth with enough parentless siblings first, until none has.
       let condensed = 0
       while (true) {
-        const parentless = yield* store.parentless(sessionId)
-        const depths = new Map<number, Array<SummaryRecord.SummaryRecord>>()
-        for (const s of parentless) depths.set(s.depth, [...(depths.get(s.depth) ?? []), s])
-        const depth = Array.from(depths.keys()).sort((a, b) => a - b).find((d) =>
-          depths.get(d)!.length >= opts.minFanIn
-        )
-        if (depth === undefined) break
-        const siblings = depths.get(depth)!
+        const next = nextToCondense(yield* store.parentless(sessionId), opts.minFanIn)
+        if (next === undefined) break
+        const { depth, siblings } = next
         const groups = Plan.splitSizes(siblings, Plan.groupSizes(siblings.length, opts.minFanIn, opts.maxFanIn))
         yield* report(ProgressEvent.CondenseStarted({ sessionId, depth, groups: groups.length }))
         const done = yield* Ref.make(0)
@@ -422,10 +426,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
               })
               const counts = yield* countTier(summary.tier)
               const n = yield* Ref.updateAndGet(done, (x) => x + 1)
-              yield* report(ProgressEvent.CondensedWritten({ sessionId, depth, done: n, total: groups.length, tiers: counts }))
+              yield* report(
+                ProgressEvent.CondensedWritten({ sessionId, depth, done: n, total: groups.length, tiers: counts })
+              )
             }).pipe(
               Effect.withSpan("CompactionManager.condense", {
-                attributes: { "precis.session_id": sessionId, "precis.depth": depth, "precis.children": children.length }
+                attributes: {
+                  "precis.session_id": sessionId,
+                  "precis.depth": depth,
+                  "precis.children": children.length
+                }
               })
             ),
           { concurrency: opts.concurrency, discard: true }

@@ -387,7 +387,8 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
 
   const sourceTurns: Service["sourceTurns"] = (summaryId) =>
     Effect.gen(function*() {
-      const owner = yield* sql<{ readonly session_id: string }>`SELECT session_id FROM summaries WHERE id = ${summaryId}`
+      const owner = yield* sql<{ readonly session_id: string }>`SELECT session_id FROM summaries
+        WHERE id = ${summaryId}`
       if (owner.length === 0) return []
       const sessionId = owner[0]!.session_id
       const rows = yield* sql<TurnRow>`WITH RECURSIVE below(id) AS (
@@ -407,7 +408,7 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
   const latestLeaf: Service["latestLeaf"] = (sessionId) =>
     Effect.map(
       sql<SummaryRow>`SELECT ${summaryColumns} FROM summaries s WHERE s.session_id = ${sessionId} AND s.depth = 0
-        ORDER BY s.last_seq DESC LIMIT 1`,
+        ORDER BY s.first_seq DESC LIMIT 1`,
       (rows) => Option.map(Option.fromNullable(rows[0]), toRecord)
     ).pipe(Effect.mapError(storeError("latestLeaf")))
 
