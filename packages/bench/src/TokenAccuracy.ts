@@ -76,6 +76,35 @@ export const sample = (text: string): Sample => {
 }
 
 /**
+ * Short texts in scripts the fixtures lack (they are English), written for
+ * this bench: how the estimate fares on CJK and Cyrillic text.
+ *
+ * @since 0.1.0
+ */
+export const probes: ReadonlyArray<{ readonly name: string; readonly text: string }> = [
+  {
+    name: "probe: Chinese prose",
+    text: "登录测试失败了，因为会话在查询完成之前就读取了用户编号。我们在创建会话的函数里加上了等待，现在所有测试都通过了。" +
+      "下一步是把会话的有效期改成三十分钟，并在文档里说明这个变化。"
+  },
+  {
+    name: "probe: Japanese prose",
+    text: "ログインのテストが失敗したのは、検索が終わる前にセッションがユーザーIDを読んだためです。" +
+      "セッションを作る関数に待機を追加したので、今はすべてのテストが通ります。次はセッションの有効期限を三十分にします。"
+  },
+  {
+    name: "probe: Russian prose",
+    text: "Тест входа падал, потому что сессия читала идентификатор пользователя до завершения запроса. " +
+      "Мы добавили ожидание в функцию создания сессии, и теперь все тесты проходят. Дальше нужно увеличить срок жизни сессии до тридцати минут."
+  },
+  {
+    name: "probe: English prose",
+    text: "The login test failed because the session read the user id before the lookup finished. " +
+      "We added an await in the function that creates the session, and now every test passes. Next, raise the session lifetime to thirty minutes."
+  }
+]
+
+/**
  * The section's figures: per input, the whole transcript's relative error and
  * the mean and worst per-turn error; per kind of text (over all inputs), the
  * mean and worst per-turn error.
@@ -109,6 +138,17 @@ export const run = (inputs: ReadonlyArray<Inputs.Input>): ReadonlyArray<Figure> 
       value: Stats.mean(turns.map((s) => s.error)),
       unit: "ratio",
       note: `worst ${Stats.worst(turns.map((s) => s.error)).toFixed(3)} over ${turns.length} turns`
+    }))
+  }
+  for (const probe of probes) {
+    const s = sample(probe.text)
+    figures.push(figure({
+      section: "tokens",
+      name: `${probe.name} (${script(probe.text)}): estimate`,
+      value: s.estimate,
+      unit: "tokens",
+      baseline: { name: "o200k", value: s.actual, unit: "tokens" },
+      note: `relative error ${(s.error * 100).toFixed(1)}%; built-in text, not a fixture`
     }))
   }
   for (const [kind, samples] of [...groups].sort()) {

@@ -36,5 +36,4 @@ describe("the plain async/await baseline", () => {
         expect(baseline.tierCounts()).toEqual(yield* summarizer.tierCounts)
       }))
   }
-
 })
