@@ -468,7 +468,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 })
 
 /**
- * The manager layer; `options` are the defaults of every call.
+ * The manager layer; `options` are the defaults of every call (checked with
+ * {@link resolveOptions} on each call, which fails with an
+ * {@link InvalidOptionsError} when they make no sense).
  *
  * @example
  * ```ts

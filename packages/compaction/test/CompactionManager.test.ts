@@ -403,8 +403,8 @@ describe("CompactionManager", () => {
       yield* setup("cut2", sizedTurns(12, 10))
       // Call 14 is the second depth-0 group (after 12 leaves): it hangs while the other five finish.
       const fiber = yield* Effect.fork(cm.compact("cut2", options))
-      yield* waitUntil(Effect.map(requestCount, (n) => n >= 18))
-      yield* Effect.yieldNow()
+      yield* waitUntil(Effect.map(s.summaries("cut2", { depth: 1 }), (written) => written.length >= 5))
+      expect(yield* requestCount).toBe(18)
       yield* Fiber.interrupt(fiber)
       expect((yield* s.summaries("cut2", { depth: 1 })).length).toBe(5)
       expect((yield* s.parentless("cut2", { depth: 0 })).length).toBe(2)
