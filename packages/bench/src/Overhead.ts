@@ -45,17 +45,15 @@ const plainProvider = (scenario: Scenario): plain.PlainProvider => {
 }
 
 const cases = (quick: boolean): ReadonlyArray<Case> => [
-  {
-    name: "tiny",
-    turns: Synthetic.session(60, { seed: 7 }),
-    iterations: quick ? 1000 : 4000
-  },
-  { name: "80 KB", turns: Synthetic.session(20_000, { seed: 8 }), iterations: quick ? 40 : 150 },
-  { name: "800 KB", turns: Synthetic.session(200_000, { seed: 9 }), iterations: quick ? 6 : 20 }
+  { name: "tiny", turns: Synthetic.session(60, { seed: 7 }), iterations: quick ? 1000 : 2500 },
+  { name: "80 KB", turns: Synthetic.session(20_000, { seed: 8 }), iterations: quick ? 40 : 100 },
+  { name: "800 KB", turns: Synthetic.session(200_000, { seed: 9 }), iterations: quick ? 6 : 12 }
 ]
 
 /**
- * Per-call times of one case and scenario: medians over interleaved rounds.
+ * Per-call costs of one case and scenario, medians over interleaved rounds:
+ * CPU time of this process (user + system), which other processes on a
+ * shared machine disturb much less than wall time, and wall time.
  *
  * @since 0.1.0
  */
@@ -67,16 +65,74 @@ export interface Measurement {
   readonly plainMicros: number
   readonly overheadMicros: number
   readonly ratio: number
+  readonly effectWallMicros: number
+  readonly plainWallMicros: number
 }
+
+const REFERENCE = "Effect.timeout alone"
+
+// CPU microseconds and wall milliseconds since the start.
+const clock = () => ({ cpu: process.cpuUsage(), wall: performance.now() })
+const since = (start: ReturnType<typeof clock>) => {
+  const cpu = process.cpuUsage(start.cpu)
+  return { cpuMicros: cpu.user + cpu.system, wallMicros: (performance.now() - start.wall) * 1000 }
+}
+
+// Rounds of `a` then `b` (each `n` times), the first a warm-up: medians per call.
+const interleave = <E>(
+  rounds: number,
+  n: number,
+  a: Effect.Effect<void, E>,
+  b: Effect.Effect<void>
+): Effect.Effect<{ a: { cpu: number; wall: number }; b: { cpu: number; wall: number } }, E> =>
+  Effect.gen(function*() {
+    const samples = { aCpu: [] as Array<number>, aWall: [] as Array<number>, bCpu: [] as Array<number>, bWall: [] as Array<number> }
+    for (let round = 0; round <= rounds; round++) {
+      const t0 = clock()
+      yield* a
+      const da = since(t0)
+      const t1 = clock()
+      yield* b
+      const db = since(t1)
+      if (round > 0) {
+        samples.aCpu.push(da.cpuMicros / n)
+        samples.aWall.push(da.wallMicros / n)
+        samples.bCpu.push(db.cpuMicros / n)
+        samples.bWall.push(db.wallMicros / n)
+      }
+    }
+    return {
+      a: { cpu: Stats.median(samples.aCpu), wall: Stats.median(samples.aWall) },
+      b: { cpu: Stats.median(samples.bCpu), wall: Stats.median(samples.bWall) }
+    }
+  })
+
+const measurement = (
+  name: string,
+  bytes: number,
+  scenario: Scenario,
+  r: { a: { cpu: number; wall: number }; b: { cpu: number; wall: number } }
+): Measurement => ({
+  case: name,
+  bytes,
+  scenario,
+  effectMicros: r.a.cpu,
+  plainMicros: r.b.cpu,
+  overheadMicros: r.a.cpu - r.b.cpu,
+  ratio: r.a.cpu / r.b.cpu,
+  effectWallMicros: r.a.wall,
+  plainWallMicros: r.b.wall
+})
 
 /**
  * Runs every case in one `Effect.runPromise`: rounds of a batch of Summarizer
- * calls then a batch of plain calls, the first round a warm-up.
+ * calls then a batch of plain calls, the first round a warm-up; then the
+ * reference, `Effect.timeout` alone against a `Promise.race` timeout.
  *
  * @since 0.1.0
  */
 export const measure = (options: Options): Promise<ReadonlyArray<Measurement>> => {
-  const rounds = options.quick ? 5 : 11
+  const rounds = options.quick ? 4 : 7
   const program = Effect.gen(function*() {
     const results: Array<Measurement> = []
     for (const scenario of ["normal", "escalate"] as const) {
@@ -87,65 +143,22 @@ export const measure = (options: Options): Promise<ReadonlyArray<Measurement>> =
         const effectLoop = Effect.gen(function*() {
           for (let i = 0; i < n; i++) yield* summarizer.summarizeTurns(c.turns)
         })
-        const plainLoop = async () => {
+        const plainLoop = Effect.promise(async () => {
           for (let i = 0; i < n; i++) await baseline.summarizeTurns(c.turns)
-        }
-        const effectSamples: Array<number> = []
-        const plainSamples: Array<number> = []
-        for (let round = 0; round <= rounds; round++) {
-          const t0 = performance.now()
-          yield* effectLoop
-          const t1 = performance.now()
-          yield* Effect.promise(plainLoop)
-          const t2 = performance.now()
-          if (round > 0) {
-            effectSamples.push(((t1 - t0) * 1000) / n)
-            plainSamples.push(((t2 - t1) * 1000) / n)
-          }
-        }
-        const effectMicros = Stats.median(effectSamples)
-        const plainMicros = Stats.median(plainSamples)
-        results.push({
-          case: c.name,
-          bytes: Buffer.byteLength(Transcript.formatTurns(c.turns)),
-          scenario,
-          effectMicros,
-          plainMicros,
-          overheadMicros: effectMicros - plainMicros,
-          ratio: effectMicros / plainMicros
         })
+        const bytes = Buffer.byteLength(Transcript.formatTurns(c.turns))
+        results.push(measurement(c.name, bytes, scenario, yield* interleave(rounds, n, effectLoop, plainLoop)))
       }
     }
-    // The reference: the per-tier deadline alone, Effect.timeout around an
-    // instantaneous effect against a Promise.race timeout.
-    const n = options.quick ? 2000 : 8000
-    const timeoutSamples: Array<number> = []
-    const raceSamples: Array<number> = []
+    const n = options.quick ? 2000 : 5000
     const instant = Effect.succeed(SHORT_REPLY)
-    for (let round = 0; round <= rounds; round++) {
-      const t0 = performance.now()
+    const timeoutLoop = Effect.gen(function*() {
       for (let i = 0; i < n; i++) yield* Effect.timeout(instant, Summarizer.defaults.timeout)
-      const t1 = performance.now()
-      yield* Effect.promise(async () => {
-        for (let i = 0; i < n; i++) await plain.withTimeout(Promise.resolve(SHORT_REPLY), 120_000)
-      })
-      const t2 = performance.now()
-      if (round > 0) {
-        timeoutSamples.push(((t1 - t0) * 1000) / n)
-        raceSamples.push(((t2 - t1) * 1000) / n)
-      }
-    }
-    const effectMicros = Stats.median(timeoutSamples)
-    const plainMicros = Stats.median(raceSamples)
-    results.push({
-      case: "Effect.timeout alone",
-      bytes: 0,
-      scenario: "normal",
-      effectMicros,
-      plainMicros,
-      overheadMicros: effectMicros - plainMicros,
-      ratio: effectMicros / plainMicros
     })
+    const raceLoop = Effect.promise(async () => {
+      for (let i = 0; i < n; i++) await plain.withTimeout(Promise.resolve(SHORT_REPLY), 120_000)
+    })
+    results.push(measurement(REFERENCE, 0, "normal", yield* interleave(rounds, n, timeoutLoop, raceLoop)))
     return results
   })
   return Effect.runPromise(program)
@@ -159,7 +172,7 @@ export const measure = (options: Options): Promise<ReadonlyArray<Measurement>> =
  */
 export const run = async (options: Options): Promise<ReadonlyArray<Figure>> => {
   const ms = await measure(options)
-  const reference = ms.find((m) => m.bytes === 0)
+  const reference = ms.find((m) => m.case === REFERENCE)
   const tiny = ms.find((m) => m.case === "tiny" && m.scenario === "normal")
   const beyond = reference === undefined || tiny === undefined ? [] : [figure({
     section: "overhead",
@@ -169,25 +182,25 @@ export const run = async (options: Options): Promise<ReadonlyArray<Figure>> => {
     note: "the Summarizer's own bookkeeping (span, Ref, metric, escalation chain), same run"
   })]
   return [...beyond, ...ms.flatMap((m) => {
-    if (m.bytes === 0) {
+    if (m.case === REFERENCE) {
       return [figure({
         section: "overhead",
         name: "reference: Effect.timeout around an instantaneous effect",
         value: m.effectMicros,
         unit: "µs",
         baseline: { name: "Promise.race with setTimeout", value: m.plainMicros, unit: "µs" },
-        note: "the per-tier deadline alone, which every LLM tier pays"
+        note: `CPU time; wall ${m.effectWallMicros.toFixed(1)} vs ${m.plainWallMicros.toFixed(1)} µs. The per-tier deadline alone, which every LLM tier pays`
       })]
     }
     const label = `${m.case}, ${m.scenario === "normal" ? "tier 1 accepted" : "all 3 tiers"}`
     return [
       figure({
         section: "overhead",
-        name: `${label}: Summarizer per call`,
+        name: `${label}: Summarizer CPU time per call`,
         value: m.effectMicros,
         unit: "µs",
         baseline: { name: "plain async/await", value: m.plainMicros, unit: "µs" },
-        note: `${m.bytes} bytes of transcript`
+        note: `${m.bytes} bytes of transcript; wall ${m.effectWallMicros.toFixed(1)} vs ${m.plainWallMicros.toFixed(1)} µs`
       }),
       figure({
         section: "overhead",
@@ -195,7 +208,7 @@ export const run = async (options: Options): Promise<ReadonlyArray<Figure>> => {
         value: m.overheadMicros,
         unit: "µs",
         target: { op: "<=", value: 60, on: "value" },
-        note: "Summarizer minus plain, same run"
+        note: "Summarizer minus plain CPU time per call, same run"
       })
     ]
   })]
