@@ -475,7 +475,7 @@ describe("Summarizer never fails", () => {
         expect(summary.tier).toBe(expectedTier(outcomes, summary.inputTokens))
         expect(yield* summarizer.tierCounts).toEqual(Summary.incrementTier(Summary.emptyTierCounts, summary.tier))
       }).pipe(Effect.provide(withScript(outcomes))),
-    { fastCheck: { numRuns: 150 } }
+    { timeout: 60_000, fastCheck: { numRuns: 150 } }
   )
 })
 
