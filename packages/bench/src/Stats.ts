@@ -65,32 +65,6 @@ export const relativeError = (estimate: number, actual: number): number =>
   actual === 0 ? (estimate === 0 ? 0 : Number.POSITIVE_INFINITY) : (estimate - actual) / actual
 
 /**
- * The median, mean, 10th and 90th percentiles and count of samples.
- *
- * @since 0.1.0
- */
-export interface Summary {
-  readonly n: number
-  readonly mean: number
-  readonly median: number
-  readonly p10: number
-  readonly p90: number
-}
-
-/**
- * Summarizes samples.
- *
- * @since 0.1.0
- */
-export const summarize = (xs: ReadonlyArray<number>): Summary => ({
-  n: xs.length,
-  mean: mean(xs),
-  median: median(xs),
-  p10: quantile(xs, 0.1),
-  p90: quantile(xs, 0.9)
-})
-
-/**
  * The least-squares slope of `log(y)` against `log(x)`: the exponent `k` of
  * `y ~ x^k` (1 means linear growth). `NaN` with fewer than two usable points.
  *

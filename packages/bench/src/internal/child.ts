@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process"
 
+/** Runs measurement `name` with `args` in a child process; resolves with its result and its peak RSS. */
 export const run = <A>(name: string, args: unknown): Promise<A & { readonly maxRssMB: number }> =>
   new Promise((resolve, reject) => {
     const entry = process.argv[1]!

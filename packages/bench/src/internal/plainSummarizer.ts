@@ -6,10 +6,12 @@
  */
 import { type ConversationTurn, Prompt, type Provider, Summarizer, Summary, TokenEstimator, Transcript } from "@precis/core"
 
+/** A provider with a promise-returning `chat`. */
 export interface PlainProvider {
   readonly chat: (request: Provider.ChatRequest) => Promise<Provider.ChatResponse>
 }
 
+/** The plain summarizer: `summarizeTurns` and the tier counts. */
 export interface PlainSummarizer {
   readonly summarizeTurns: (
     turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
@@ -20,6 +22,7 @@ export interface PlainSummarizer {
 
 class TierTimeout extends Error {}
 
+/** `promise`, or a rejection after `ms` milliseconds, whichever comes first; the timer is cleared either way. */
 export const withTimeout = <A>(promise: Promise<A>, ms: number): Promise<A> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   return Promise.race([
@@ -30,6 +33,7 @@ export const withTimeout = <A>(promise: Promise<A>, ms: number): Promise<A> => {
   ]).finally(() => clearTimeout(timer))
 }
 
+/** The three tiers over `provider`, each LLM tier under a `timeoutMs` deadline (default 120 s). */
 export const make = (
   provider: PlainProvider,
   options: { readonly timeoutMs?: number } = {}

@@ -7,6 +7,7 @@
 import { Provider, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 
+/** Calls made and tokens sent (the estimate of every message of every request). */
 export interface Counters {
   calls: number
   inputTokens: number
@@ -14,11 +15,13 @@ export interface Counters {
   condenseCalls: number
 }
 
+/** The provider and its live counters. */
 export interface Simulated {
   readonly service: Provider.Service
   readonly counters: Counters
 }
 
+/** A provider that waits `latencyMs` (0: answers at once) and replies with `replyRatio` (default 0.5) of the target. */
 export const make = (options: { readonly latencyMs: number; readonly replyRatio?: number }): Simulated => {
   const estimator = TokenEstimator.approximate
   const ratio = options.replyRatio ?? 0.5

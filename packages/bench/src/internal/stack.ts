@@ -10,8 +10,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 
+/** A fresh temporary directory. */
 export const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "precis-bench-"))
 
+/** MemoryStore (SQLite at `filename`) and CompactionManager over the Summarizer and `provider`. */
 export const layer = (
   filename: string,
   provider: Layer.Layer<ProviderModule.Provider>,
