@@ -46,9 +46,10 @@ const FACT =
 
 /** How many distinct facts (paths, file names, code spans, identifiers, error names, codes, numbers) a text holds. */
 export const factCount = (text: string): number => {
-  const seen = new Set<string>()
-  for (const match of text.matchAll(FACT)) seen.add(match[0])
-  return seen.size
+  // `match` with a global pattern returns every match's text in one call
+  // (cheaper than iterating `matchAll`, which builds a match object each time).
+  const matches = text.match(FACT)
+  return matches === null ? 0 : matches.length === 1 ? 1 : new Set(matches).size
 }
 
 const isHexWord = (word: string): boolean => {
@@ -60,8 +61,20 @@ const isHexWord = (word: string): boolean => {
   return true
 }
 
+const hasDigit = (word: string): boolean => {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i)
+    if (c >= 48 && c <= 57) return true
+  }
+  return false
+}
+
 const normalizeWord = (word: string): string =>
-  isHexWord(word) || (word.startsWith("0x") && isHexWord(`${word.slice(2)}0000000`)) ? "h" : word.replace(DIGITS, "0")
+  isHexWord(word) || (word.startsWith("0x") && isHexWord(`${word.slice(2)}0000000`))
+    ? "h"
+    : hasDigit(word)
+    ? word.replace(DIGITS, "0")
+    : word
 
 const DIGITS = /\d+/g
 const WORD = /[\p{L}\p{N}]+/gu
@@ -72,11 +85,10 @@ const WORD = /[\p{L}\p{N}]+/gu
  * punctuation and spacing ignored. One pass over the text.
  */
 export const nearKey = (text: string): string => {
-  let key = ""
-  for (const match of text.toLowerCase().matchAll(WORD)) {
-    key = key.length === 0 ? normalizeWord(match[0]) : `${key} ${normalizeWord(match[0])}`
-  }
-  return key
+  const words = text.toLowerCase().match(WORD)
+  if (words === null) return ""
+  for (let i = 0; i < words.length; i++) words[i] = normalizeWord(words[i]!)
+  return words.join(" ")
 }
 
 /** Keys shorter than this are too generic to call two lines duplicates. */
@@ -106,22 +118,24 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
   const seen: Array<number> = []
   for (let d = 0; d < texts.length; d++) {
     const terms: Array<number> = []
-    for (const match of texts[d]!.toLowerCase().matchAll(TERM)) {
-      const term = match[0]
-      if (STOP.has(term)) continue
-      let id = ids.get(term)
-      if (id === undefined) {
-        id = tf.length
-        ids.set(term, id)
-        tf.push(0)
-        df.push(0)
-        seen.push(-1)
-      }
-      tf[id]!++
-      if (seen[id] !== d) {
-        seen[id] = d
-        df[id]!++
-        terms.push(id)
+    const matches = texts[d]!.toLowerCase().match(TERM)
+    if (matches !== null) {
+      for (const term of matches) {
+        if (STOP.has(term)) continue
+        let id = ids.get(term)
+        if (id === undefined) {
+          id = tf.length
+          ids.set(term, id)
+          tf.push(0)
+          df.push(0)
+          seen.push(-1)
+        }
+        tf[id]!++
+        if (seen[id] !== d) {
+          seen[id] = d
+          df[id]!++
+          terms.push(id)
+        }
       }
     }
     docs[d] = Int32Array.from(terms)
