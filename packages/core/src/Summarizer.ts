@@ -130,12 +130,9 @@ const normalizeTarget = (targetTokens: number | undefined, fallback: number): nu
   targetTokens === undefined || !Number.isFinite(targetTokens) ? fallback : Math.max(1, Math.floor(targetTokens))
 
 // Each call runs in its span. Unlike `Effect.fn`, no stack trace is captured per
-// call (an `Error` per call costs more than the rest of the span); the span's
-// `code.stacktrace`, when a tracer asks for it, points at this module.
-const definitionSite = new Error()
-const spanOptions = { captureStackTrace: () => definitionSite.stack?.split("\n")[1]?.trim() }
+// call: an `Error` per call costs more than the rest of the span.
 const traced = <A>(name: string, effect: Effect.Effect<A>): Effect.Effect<A> =>
-  Effect.withSpan(effect, name, spanOptions)
+  Effect.withSpan(effect, name, { captureStackTrace: false })
 
 /**
  * Builds a Summarizer from the `Provider` in context (and the `TokenEstimator`,
