@@ -8,6 +8,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
@@ -255,3 +256,46 @@ export const layerFromChat = (
   name: string,
   chat: Service["chat"]
 ): Layer.Layer<Provider> => Layer.succeed(Provider, Provider.of({ name, chat }))
+
+const THINK_BLOCK = /<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi
+const THINK_OPEN = /<think(?:ing)?>/i
+const THINK_CLOSE = /<\/think(?:ing)?>/i
+
+/**
+ * Removes reasoning from a model's reply, for providers whose models think
+ * aloud: every `<think>…</think>` (or `<thinking>`) block, everything after an
+ * unclosed `<think>` (the reply was cut while still reasoning) and everything
+ * before a stray leading `</think>` (templates that open the block in the
+ * prompt). The result is trimmed.
+ *
+ * @since 0.1.0
+ */
+export const stripReasoning = (text: string): string => {
+  let out = text.replace(THINK_BLOCK, "")
+  const close = out.search(THINK_CLOSE)
+  if (close >= 0) out = out.slice(close).replace(THINK_CLOSE, "")
+  const open = out.search(THINK_OPEN)
+  if (open >= 0) out = out.slice(0, open)
+  return out.trim()
+}
+
+/**
+ * How long an HTTP server asked to wait before a retry: `retry-after-ms`
+ * (OpenAI), else `Retry-After` in seconds or as an HTTP date (relative to
+ * `now`, in epoch milliseconds; a date in the past means no wait). Header
+ * names are lower case, as `@effect/platform` gives them.
+ *
+ * @since 0.1.0
+ */
+export const retryAfter = (
+  headers: Readonly<Record<string, string | undefined>>,
+  now: number
+): Option.Option<Duration.Duration> => {
+  const ms = headers["retry-after-ms"]
+  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Option.some(Duration.millis(Number(ms)))
+  const value = headers["retry-after"]?.trim()
+  if (value === undefined || value.length === 0) return Option.none()
+  if (/^\d+(\.\d+)?$/.test(value)) return Option.some(Duration.seconds(Number(value)))
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? Option.none() : Option.some(Duration.millis(Math.max(0, date - now)))
+}

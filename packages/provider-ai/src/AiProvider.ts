@@ -145,9 +145,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       Effect.mapError((error: AiError.AiError) => fromAiError(name, error)),
       Effect.map((response): Provider.ChatResponse => {
         const { inputTokens, outputTokens } = response.usage
+        const text = Provider.stripReasoning(response.text)
         return inputTokens === undefined || outputTokens === undefined
-          ? { text: response.text }
-          : { text: response.text, usage: { inputTokens, outputTokens } }
+          ? { text }
+          : { text, usage: { inputTokens, outputTokens } }
       })
     )
     return (timeout === undefined ? call : Effect.timeoutFail(call, {

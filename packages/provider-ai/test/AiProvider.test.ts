@@ -92,6 +92,15 @@ describe("AiProvider", () => {
       assert.deepStrictEqual(call!.settings, Option.some({ temperature: 0.2, cap: 512 }))
     }))
 
+  it.effect("removes <think> blocks from the model's text", () =>
+    Effect.gen(function*() {
+      const { model } = yield* scriptedModel(() =>
+        Effect.succeed([{ type: "text", text: "<think>the user wants a summary</think>\nFixed src/a.ts." }, finish({})])
+      )
+      const provider = yield* AiProvider.make().pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+      assert.deepStrictEqual(yield* provider.chat(request), { text: "Fixed src/a.ts." })
+    }))
+
   it.effect("without configure the model gets no settings, and missing usage is left out", () =>
     Effect.gen(function*() {
       const { calls, model } = yield* scriptedModel(() =>

@@ -35,7 +35,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import { decodeChatCompletion, errorDetail, parseRetryAfter, replyText } from "./internal/completion.js"
+import { decodeChatCompletion, errorDetail, replyText } from "./internal/completion.js"
 
 /**
  * The retry policy for transient failures (transport errors, 408, 429, 5xx).
@@ -201,7 +201,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     if (status === 429) {
       return new Provider.RateLimitedError({
         provider: name,
-        retryAfter: Option.getOrUndefined(parseRetryAfter(response.headers, now))
+        retryAfter: Option.getOrUndefined(Provider.retryAfter(response.headers, now))
       })
     }
     return new Provider.ServerError({ provider: name, status, detail })

@@ -5,7 +5,7 @@
  */
 import type * as AiError from "@effect/ai/AiError"
 import { Provider } from "@precis/core"
-import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 
 const EXCERPT_LENGTH = 300
 
@@ -33,14 +33,6 @@ const bodyMessage = (body: string | undefined): string | undefined => {
   return shorten(body)
 }
 
-const retryAfter = (headers: Readonly<Record<string, string>>): Duration.Duration | undefined => {
-  const value = headers["retry-after"]?.trim()
-  if (value === undefined || value.length === 0) return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Duration.seconds(Number(value))
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Duration.millis(Math.max(0, date - Date.now()))
-}
-
 const describe = (error: { readonly module: string; readonly method: string; readonly description?: string | undefined }) =>
   `${error.module}.${error.method}${error.description === undefined ? "" : `: ${shorten(error.description)}`}`
 
@@ -62,7 +54,7 @@ export const fromAiError = (provider: string, error: AiError.AiError): Provider.
       const status = error.response.status
       const detail = bodyMessage(error.body)
       if (status === 401 || status === 403) return new Provider.UnauthorizedError({ provider, status, detail })
-      if (status === 429) return new Provider.RateLimitedError({ provider, retryAfter: retryAfter(error.response.headers) })
+      if (status === 429) return new Provider.RateLimitedError({ provider, retryAfter: Option.getOrUndefined(Provider.retryAfter(error.response.headers, Date.now())) })
       if (status === 400 || status === 404 || status === 422) {
         return new Provider.BadRequestError({ provider, status, detail: detail ?? "no details given" })
       }

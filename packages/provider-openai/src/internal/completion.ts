@@ -1,9 +1,8 @@
 /**
  * Pure parts of the Chat Completions protocol: the response schema, the text a
- * response stands for, server error excerpts and `Retry-After` parsing.
+ * response stands for and server error excerpts.
  */
-import * as Duration from "effect/Duration"
-import * as Option from "effect/Option"
+import { Provider } from "@precis/core"
 import * as Schema from "effect/Schema"
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))
@@ -38,25 +37,6 @@ export const decodeChatCompletion = Schema.decodeUnknownEither(Schema.parseJson(
   errors: "first"
 })
 
-const THINK_BLOCK = /<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi
-const THINK_OPEN = /<think(?:ing)?>/i
-const THINK_CLOSE = /<\/think(?:ing)?>/i
-
-/**
- * Removes reasoning from a reply: every `<think>…</think>` block, everything
- * after an unclosed `<think>` (the reply was cut while still reasoning) and
- * everything before a stray leading `</think>` (templates that open the block
- * in the prompt).
- */
-export const stripThinking = (text: string): string => {
-  let out = text.replace(THINK_BLOCK, "")
-  const close = out.search(THINK_CLOSE)
-  if (close >= 0) out = out.slice(close).replace(THINK_CLOSE, "")
-  const open = out.search(THINK_OPEN)
-  if (open >= 0) out = out.slice(0, open)
-  return out.trim()
-}
-
 /**
  * The answer a response carries: the first choice's content without
  * reasoning. No choice, `content: null`, a refusal or a reasoning-only reply
@@ -71,7 +51,7 @@ export const replyText = (completion: ChatCompletion): string => {
   const text = typeof content === "string"
     ? content
     : content.map((part) => (part.type === "text" && part.text !== undefined ? part.text : "")).join("")
-  return stripThinking(text)
+  return Provider.stripReasoning(text)
 }
 
 const EXCERPT_LENGTH = 300
@@ -109,22 +89,4 @@ export const errorDetail = (body: string, secret?: string): string | undefined =
   if (message === undefined || message.trim().length === 0) return undefined
   const masked = secret !== undefined && secret.length > 0 ? message.split(secret).join("[redacted]") : message
   return excerpt(masked)
-}
-
-/**
- * How long the server asked to wait: `retry-after-ms` (OpenAI), else
- * `Retry-After` in seconds or as an HTTP date (relative to `now`, in ms).
- * A date in the past means no wait.
- */
-export const parseRetryAfter = (
-  headers: Readonly<Record<string, string | undefined>>,
-  now: number
-): Option.Option<Duration.Duration> => {
-  const ms = headers["retry-after-ms"]
-  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Option.some(Duration.millis(Number(ms)))
-  const value = headers["retry-after"]?.trim()
-  if (value === undefined || value.length === 0) return Option.none()
-  if (/^\d+(\.\d+)?$/.test(value)) return Option.some(Duration.seconds(Number(value)))
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? Option.none() : Option.some(Duration.millis(Math.max(0, date - now)))
 }
