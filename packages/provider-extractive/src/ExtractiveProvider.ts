@@ -97,8 +97,9 @@ export const make = (options: Options = {}): Effect.Effect<Provider.Service> =>
               "in the request; it does not read free-form prompts"
           })
         }
-        const text = internal.extract(task, estimator, options)
-        const usage = { inputTokens: estimator.estimate(task.material), outputTokens: estimator.estimate(text) }
+        const inputTokens = estimator.estimate(task.material)
+        const text = internal.extractFrom(task, inputTokens, estimator, options)
+        const usage = { inputTokens, outputTokens: estimator.estimate(text) }
         yield* Effect.annotateCurrentSpan({
           "precis.task": task.kind,
           "precis.input_tokens": usage.inputTokens,

@@ -156,13 +156,23 @@ export const extract = (
   task: Provider.SummaryTask,
   estimator: TokenEstimator.Service,
   options: Options = {}
+): string => extractFrom(task, estimator.estimate(task.material), estimator, options)
+
+/**
+ * {@link extract} given the estimate of the material (`inputTokens`), so that
+ * a caller that needs it too estimates the material once.
+ */
+export const extractFrom = (
+  task: Provider.SummaryTask,
+  inputTokens: number,
+  estimator: TokenEstimator.Service,
+  options: Options = {}
 ): string => {
   const material = task.material
   const maxSegmentChars = Math.max(40, Math.floor(finite(options.maxSegmentChars, defaults.maxSegmentChars)))
   const parsed = parse(material, maxSegmentChars)
   const { lines, segments } = parsed
   if (segments.length === 0) return ""
-  const inputTokens = estimator.estimate(material)
   const limit = budget(task, inputTokens, options)
 
   const { eligible, prior } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))

@@ -44,12 +44,16 @@ const FILLER =
 const FACT =
   /(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]+\.[a-z]{1,5}\b|`[^`\n]{2,80}`|\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-zA-Z]+(?:Error|Exception)\b|\b[A-Z]{2,}[-_]?\d+\b|\d+(?:[.,:]\d+)+|\b\d{2,}\b/g
 
-/** How many distinct facts (paths, file names, code spans, identifiers, error names, codes, numbers) a text holds. */
-export const factCount = (text: string): number => {
-  // `match` with a global pattern returns every match's text in one call
-  // (cheaper than iterating `matchAll`, which builds a match object each time).
-  const matches = text.match(FACT)
-  return matches === null ? 0 : matches.length === 1 ? 1 : new Set(matches).size
+/**
+ * How many distinct facts (paths, file names, code spans, identifiers, error
+ * names, codes, numbers) a text holds, counting no further than `cap`.
+ */
+export const factCount = (text: string, cap = Infinity): number => {
+  const seen = new Set<string>()
+  FACT.lastIndex = 0
+  for (let match = FACT.exec(text); match !== null && seen.size < cap; match = FACT.exec(text)) seen.add(match[0])
+  FACT.lastIndex = 0
+  return seen.size
 }
 
 const isHexWord = (word: string): boolean => {
@@ -159,6 +163,9 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
 /** Whether a role speaks for the person who asked (`user`, `human`, OpenAssistant's `prompter`). */
 export const isUserRole = (role: string): boolean => role === "user" || role === "human" || role === "prompter"
 
+// Facts beyond the first add `extraFact` each, up to `extraFactsCap`: counting stops there.
+const EXTRA_FACTS_COUNTED = 1 + weights.extraFactsCap / weights.extraFact
+
 /** What is known about a segment besides its text. */
 export interface Context {
   readonly role: string
@@ -180,7 +187,7 @@ export const features = (text: string, context: Context): number => {
     (DECISION.test(text) ? weights.decision : 0) +
     (IDENTIFIER.test(text) ? weights.identifier : 0) +
     (NUMBER.test(text) ? weights.number : 0)
-  score += facts + Math.min(weights.extraFactsCap, Math.max(0, factCount(text) - 1) * weights.extraFact)
+  score += facts + Math.min(weights.extraFactsCap, Math.max(0, factCount(text, EXTRA_FACTS_COUNTED) - 1) * weights.extraFact)
   if (isUserRole(context.role)) score += weights.user
   if (context.firstRequest) score += weights.firstRequest
   if (context.turnHead) score += weights.turnHead
