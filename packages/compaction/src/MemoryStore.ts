@@ -290,6 +290,14 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
       { discard: true }
     )
 
+  // A summary's sources in order, with one fixed statement text whatever their
+  // number (prepared once and reused): the ids go in as one JSON array.
+  const insertSources = (summaryId: string, column: "turn_id" | "child_summary_id", ids: ReadonlyArray<string>) =>
+    sql.unsafe(
+      `INSERT INTO summary_sources (summary_id, position, ${column}) SELECT ?, key, value FROM json_each(?)`,
+      [summaryId, JSON.stringify(ids)]
+    )
+
   const ensureSession = (sessionId: string) =>
     Effect.flatMap(now, (createdAt) =>
       sql`INSERT INTO sessions (id, created_at) VALUES (${sessionId}, ${createdAt}) ON CONFLICT (id) DO NOTHING`)
@@ -462,11 +470,7 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
           last_seq: found[found.length - 1]!.seq
         })
       }`
-      yield* insertRows(
-        "summary_sources",
-        ["summary_id", "position", "turn_id"],
-        leaf.turnIds.map((turnId, position) => [id, position, turnId])
-      )
+      yield* insertSources(id, "turn_id", leaf.turnIds)
       return new SummaryRecord.SummaryRecord(
         {
           id,
@@ -534,11 +538,7 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
           last_seq: Math.max(...rows.map((row) => row.last_seq))
         })
       }`
-      yield* insertRows(
-        "summary_sources",
-        ["summary_id", "position", "child_summary_id"],
-        node.childIds.map((childId, position) => [id, position, childId])
-      )
+      yield* insertSources(id, "child_summary_id", node.childIds)
       yield* sql`UPDATE summaries SET parent_id = ${id} WHERE ${sql.in("id", node.childIds)}`
       return new SummaryRecord.SummaryRecord(
         {

@@ -114,14 +114,6 @@ export const splitSizes = <A>(items: ReadonlyArray<A>, sizes: ReadonlyArray<numb
   return out
 }
 
-const instant = (timestamp: string): number => Date.parse(timestamp)
-
-const before = (a: string, b: string): boolean => {
-  const x = instant(a)
-  const y = instant(b)
-  return Number.isNaN(x) || Number.isNaN(y) ? a < b : x < y
-}
-
 /**
  * The earliest start and latest end of some time ranges; missing or empty
  * ends are ignored. Instants are compared when both parse, text otherwise.
@@ -129,13 +121,26 @@ const before = (a: string, b: string): boolean => {
 export const span = (
   ranges: Iterable<{ readonly start: string | null | undefined; readonly end: string | null | undefined }>
 ): { readonly start: string | undefined; readonly end: string | undefined } => {
+  // The instants of the current start and end are kept, so each timestamp is parsed once.
   let start: string | undefined
+  let startAt = NaN
   let end: string | undefined
+  let endAt = NaN
   for (const range of ranges) {
-    if (range.start != null && range.start.length > 0 && (start === undefined || before(range.start, start))) {
-      start = range.start
+    if (range.start != null && range.start.length > 0) {
+      const at = Date.parse(range.start)
+      if (start === undefined || (Number.isNaN(at) || Number.isNaN(startAt) ? range.start < start : at < startAt)) {
+        start = range.start
+        startAt = at
+      }
     }
-    if (range.end != null && range.end.length > 0 && (end === undefined || before(end, range.end))) end = range.end
+    if (range.end != null && range.end.length > 0) {
+      const at = Date.parse(range.end)
+      if (end === undefined || (Number.isNaN(at) || Number.isNaN(endAt) ? end < range.end : endAt < at)) {
+        end = range.end
+        endAt = at
+      }
+    }
   }
   return { start, end }
 }
