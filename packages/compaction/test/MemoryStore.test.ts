@@ -83,6 +83,36 @@ describe("MemoryStore", () => {
         ])
       }))
 
+    it.effect("links every source of a large leaf and condensed summary in order, whatever the ids hold", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const sql = yield* SqlClient.SqlClient
+        // More sources than one insert batch, with ids that need quoting or escaping.
+        const odd = ["q\"uote", "back\\slash", "new\nline", "é ü 中文 😀", "nul\u0000byte", "[1,2]", "'single'"]
+        const ids = Array.from({ length: 250 }, (_, i) => `${odd[i % odd.length]}#${i}`)
+        yield* store.appendTurns("links", ids.map((id) => Fixtures.turn("user", `content ${id}`, { id })))
+        const leaf = yield* store.insertLeaf(leafOf("links", ids))
+        expect(Option.getOrThrow(yield* store.summary(leaf.id)).sourceTurnIds).toEqual(ids)
+        const rows = yield* sql<{ position: number; turn_id: string }>`SELECT position, turn_id FROM summary_sources
+          WHERE summary_id = ${leaf.id} ORDER BY position`
+        expect(rows.map((r) => r.position)).toEqual(ids.map((_, i) => i))
+        expect(rows.map((r) => r.turn_id)).toEqual(ids)
+        expect((yield* store.sourceTurns(leaf.id)).map((t) => t.id)).toEqual(ids)
+
+        yield* store.appendTurns("links", [Fixtures.turn("user", "more", { id: "after" })])
+        const second = yield* store.insertLeaf(leafOf("links", ["after"]))
+        const parent = yield* store.insertCondensed({
+          sessionId: "links",
+          content: "both",
+          tier: "normal",
+          tokenEstimate: 1,
+          childIds: [leaf.id, second.id]
+        })
+        expect(Option.getOrThrow(yield* store.summary(parent.id)).sourceSummaryIds).toEqual([leaf.id, second.id])
+        expect((yield* store.children(parent.id)).map((c) => c.id)).toEqual([leaf.id, second.id])
+        expect((yield* store.sourceTurns(parent.id)).map((t) => t.id)).toEqual([...ids, "after"])
+      }))
+
     it.effect("writes a leaf with its links, and refuses to cover a turn twice", () =>
       Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore
