@@ -5,8 +5,10 @@
  * @internal
  */
 import type { Provider, TokenEstimator } from "@precis/core"
+import { keysOf } from "./keys.js"
 import { isToolRole, type Line, parse, type Parsed } from "./material.js"
-import { centrality, features, isError, isUserRole, MIN_KEY, nearKey, weights } from "./score.js"
+import { centrality, emphasis, isError, isUserRole, MIN_KEY, nearKey } from "./score.js"
+import { greedy, type Scoring } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
 export interface Options {
@@ -28,15 +30,11 @@ export const defaults = {
   maxSegmentChars: 400
 } as const
 
-// Rough share of an omission marker charged to each chosen segment while choosing.
-const MARKER_ALLOWANCE = 6
-const MAX_REFITS = 64
-// Segments up to this length are ranked by their score alone.
-const DENSITY_CHARS = 100
-const DENSITY_EXPONENT = 0.75
-const TURN_DECAY = 0.8
-
-const byScore = (score: Float64Array) => (a: number, b: number): number => score[b]! - score[a]! || a - b
+const MAX_REFITS = 16
+// A number is a fact, as much as a name: versions, amounts, ports, line numbers.
+const NUMBER_WEIGHT = 1
+// The largest share of the budget one tool output may take.
+const TURN_SHARE = 0.5
 
 const finite = (n: number | undefined, fallback: number): number =>
   n === undefined || !Number.isFinite(n) ? fallback : n
@@ -58,8 +56,23 @@ export const budget = (
   return Math.max(1, Math.min(target, Math.floor(inputTokens * ratio)))
 }
 
-const plural = (n: number): string => (n === 1 ? "line" : "lines")
-const marker = (n: number, indent: boolean): string => `${indent ? "  " : ""}[… ${n} ${plural(n)} omitted]`
+const marker = (indent: boolean): string => (indent ? "  […]" : "[…]")
+
+const STAMP = /^\[(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(?::\d\d)?\]/
+
+/**
+ * A turn prefix as rendered: `[HH:MM] role:`, with the date in front
+ * (`[YYYY-MM-DDTHH:MM]`) when it differs from `date`, the date of the prefix
+ * rendered before; prefixes of another shape stay as they are.
+ */
+const shortPrefix = (prefix: string, date: string | undefined): string => {
+  const stamp = STAMP.exec(prefix)
+  if (stamp === null) return prefix
+  const rest = prefix.slice(stamp[0].length)
+  return stamp[1] === date ? `[${stamp[2]}]${rest}` : `[${stamp[1]}T${stamp[2]}]${rest}`
+}
+
+const dateOf = (prefix: string): string | undefined => STAMP.exec(prefix)?.[1]
 
 const lineText = (line: Line, chosen: Uint8Array, parsed: Parsed): string => {
   if (line.segmentCount === 1) return parsed.segments[line.segmentStart]!.text
@@ -80,6 +93,7 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
   const out: Array<string> = []
   let omitted = 0
   let openGroup = -1
+  let date: string | undefined
   for (const line of parsed.lines) {
     let has = false
     for (let k = 0; k < line.segmentCount && !has; k++) has = chosen[line.segmentStart + k] === 1
@@ -88,7 +102,7 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
       continue
     }
     const inTurn = line.prefix !== undefined && openGroup === line.group
-    if (omitted > 0) out.push(marker(omitted, inTurn))
+    if (omitted > 0) out.push(marker(inTurn))
     omitted = 0
     const text = lineText(line, chosen, parsed)
     if (line.prefix === undefined) {
@@ -97,11 +111,12 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
     } else if (inTurn) {
       out.push(`  ${text}`)
     } else {
-      out.push(`${line.prefix} ${text}`)
+      out.push(`${shortPrefix(line.prefix, date)} ${text}`)
+      date = dateOf(line.prefix) ?? date
       openGroup = line.group
     }
   }
-  if (omitted > 0 && out.length > 0) out.push(marker(omitted, false))
+  if (omitted > 0 && out.length > 0) out.push(marker(false))
   return out.join("\n")
 }
 
@@ -118,6 +133,7 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
   for (const line of lines) groupSize.set(line.group, line.position + 1)
   const eligible = new Uint8Array(segments.length)
   const prior = new Uint8Array(segments.length)
+  const middle = new Uint8Array(segments.length)
   const seen = new Set<string>()
   for (const line of lines) {
     if (line.segmentCount === 0) continue
@@ -125,7 +141,7 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
     const cut = isToolRole(line.role) && size > head + tail + 1 && line.position >= head && line.position < size - tail
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
-      if (cut && !isError(text)) continue
+      if (cut && !isError(text)) middle[s] = 1
       const key = nearKey(text)
       if (key.length >= MIN_KEY) {
         if (seen.has(key)) continue
@@ -135,7 +151,7 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
       eligible[s] = 1
     }
   }
-  return { eligible, prior }
+  return { eligible, prior, middle }
 }
 
 const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): ReadonlySet<string> => {
@@ -175,9 +191,10 @@ export const extractFrom = (
   if (segments.length === 0) return ""
   const limit = budget(task, inputTokens, options)
 
-  const { eligible, prior } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
+  const { eligible, middle, prior } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
   const candidates: Array<number> = []
   for (let s = 0; s < segments.length; s++) if (eligible[s] === 1) candidates.push(s)
+  if (candidates.length === 0) return ""
   const central = centrality(candidates.map((s) => segments[s]!.text))
   let firstRequestGroup = -1
   for (const line of lines) {
@@ -186,89 +203,160 @@ export const extractFrom = (
       break
     }
   }
-  const score = new Float64Array(segments.length)
+
+  // Facts as coverage keys: a fact counts once, in the first segment chosen
+  // that holds it. Facts the prior summary holds are covered already.
+  const keyIds = new Map<string, number>()
+  const keyWeight: Array<number> = []
+  const keys: Array<Int32Array | undefined> = new Array(segments.length)
+  const bonus = new Float64Array(segments.length)
   candidates.forEach((s, i) => {
     const segment = segments[s]!
     const line = lines[segment.line]!
-    score[s] = weights.centrality * central[i]! + features(segment.text, {
+    const found = keysOf(segment.text, NUMBER_WEIGHT)
+    const ids = new Int32Array(found.keys.length)
+    found.keys.forEach((key, k) => {
+      let id = keyIds.get(key)
+      if (id === undefined) {
+        id = keyWeight.length
+        keyIds.set(key, id)
+        keyWeight.push(found.weights[k]!)
+      }
+      ids[k] = id
+    })
+    keys[s] = ids
+    bonus[s] = emphasis(segment.text, {
       role: line.role,
       firstRequest: line.group === firstRequestGroup,
       turnHead: line.position === 0 && s === line.segmentStart,
       alreadySummarized: prior[s] === 1
-    })
+    }, central[i]!)
   })
-  // Value per character decides, softened (length^0.75) so that a long, rich
-  // line still beats a short, empty one.
-  for (const s of candidates) {
-    const length = Math.pow(Math.max(1, segments[s]!.text.length / DENSITY_CHARS), DENSITY_EXPONENT)
-    score[s] = score[s]! >= 0 ? score[s]! / length : score[s]! * length
+  const priorCovered = new Uint8Array(keyWeight.length)
+  if (task.priorSummary !== undefined) {
+    for (const key of keysOf(task.priorSummary).keys) {
+      const id = keyIds.get(key)
+      if (id !== undefined) priorCovered[id] = 1
+    }
   }
-  // Diminishing returns inside one turn: its r-th best segment counts decay^r,
-  // so that one long tool output cannot crowd out the rest of the conversation.
-  // The user's own words are exempt: every line of a request may matter.
-  const byGroup = new Map<number, Array<number>>()
+
+  // Neighbouring countable lines (an omission marker sits between two chosen
+  // lines when one is not chosen) and each turn's candidates.
+  const previous = new Int32Array(lines.length).fill(-1)
+  const next = new Int32Array(lines.length).fill(-1)
+  let last = -1
+  lines.forEach((line, i) => {
+    if (!line.countable) return
+    previous[i] = last
+    if (last >= 0) next[last] = i
+    last = i
+  })
+  const groupCandidates = new Map<number, Array<number>>()
   for (const s of candidates) {
-    const line = lines[segments[s]!.line]!
-    if (isUserRole(line.role)) continue
-    const group = line.group
-    const members = byGroup.get(group)
-    if (members === undefined) byGroup.set(group, [s])
+    const group = lines[segments[s]!.line]!.group
+    const members = groupCandidates.get(group)
+    if (members === undefined) groupCandidates.set(group, [s])
     else members.push(s)
   }
-  for (const members of byGroup.values()) {
-    if (members.length < 2) continue
-    members.sort(byScore(score))
-    let factor = 1
-    for (const s of members) {
-      if (score[s]! > 0) score[s] = score[s]! * factor
-      factor *= TURN_DECAY
-    }
-  }
-  // Best first; ties go to the earlier segment, so the order is total and stable.
-  const order = candidates.slice().sort(byScore(score))
+  const markerChars = marker(false).length + 1
+  const prefixChars = lines.map((line) => line.prefix === undefined ? 0 : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1)
 
+  const run = () => {
+    const covered = priorCovered.slice()
+    const picks = new Int32Array(lines.length)
+    const groupChars = new Float64Array(lines.length)
+    const lineChosen = new Int32Array(lines.length)
+    let any = false
+    const scoring: Scoring = {
+      gain: (s) => {
+        const ids = keys[s]!
+        // The middle of a long tool output is worth only the facts it holds.
+        if (middle[s] === 1 && ids.length === 0) return 0
+        // One tool output may not crowd out the rest of the conversation.
+        const line = lines[segments[s]!.line]!
+        const taken = groupChars[line.group]!
+        if (isToolRole(line.role) && taken > 0 && taken + segments[s]!.text.length > turnCap) return 0
+        let gain = bonus[s]!
+        for (let k = 0; k < ids.length; k++) if (covered[ids[k]!] === 0) gain += keyWeight[ids[k]!]!
+        return gain
+      },
+      cost: (s) => {
+        const segment = segments[s]!
+        const l = segment.line
+        const line = lines[l]!
+        let cost = segment.text.length + 1
+        if (lineChosen[l]! > 0) return cost + 2
+        if (line.prefix !== undefined) cost += picks[line.group]! > 0 ? 2 : prefixChars[l]!
+        const before = previous[l]! >= 0 && lineChosen[previous[l]!] === 0 ? 1 : 0
+        const after = next[l]! >= 0 && lineChosen[next[l]!] === 0 ? 1 : 0
+        return cost + Math.max(0, before + after - (any ? 1 : 0)) * markerChars
+      },
+      choose: (s) => {
+        const ids = keys[s]!
+        for (let k = 0; k < ids.length; k++) covered[ids[k]!] = 1
+        const l = segments[s]!.line
+        const group = lines[l]!.group
+        groupChars[group] += segments[s]!.text.length + 1
+        any = true
+        lineChosen[l]!++
+        const cheaper: Array<number> = []
+        if (picks[group]!++ === 0) cheaper.push(...groupCandidates.get(group)!)
+        for (const neighbour of [previous[l]!, next[l]!]) {
+          if (neighbour < 0) continue
+          const line = lines[neighbour]!
+          for (let t = line.segmentStart; t < line.segmentStart + line.segmentCount; t++) {
+            if (eligible[t] === 1) cheaper.push(t)
+          }
+        }
+        return cheaper
+      }
+    }
+    return greedy(segments.length, candidates, scoring)
+  }
+
+  // Characters stand in for tokens while choosing; the estimator has the last word.
   const charsPerToken = material.length / Math.max(1, inputTokens)
-  const budgetChars = limit * charsPerToken
-  const chosen = new Uint8Array(segments.length)
-  const opened = new Set<number>()
-  let used = 0
-  const costOf = (s: number): number => {
-    const segment = segments[s]!
-    const line = lines[segment.line]!
-    const prefix = line.prefix !== undefined && !opened.has(line.group) ? line.prefix.length + 1 : 0
-    return segment.text.length + 1 + prefix + MARKER_ALLOWANCE
-  }
-  for (const s of order) {
-    if (budgetChars - used < MARKER_ALLOWANCE + 2) break
-    const cost = costOf(s)
-    if (used + cost > budgetChars) continue
-    chosen[s] = 1
-    used += cost
-    opened.add(lines[segments[s]!.line]!.group)
-  }
-
-  // The proxy is only an estimate: drop the weakest choices until the estimator agrees.
-  let text = render(parsed, chosen)
-  let weakest = order.length - 1
-  for (let refit = 0; refit < MAX_REFITS && estimator.estimate(text) > limit; refit++) {
-    let toFree = (estimator.estimate(text) - limit) * charsPerToken
-    let freed = false
-    for (; weakest >= 0 && (toFree > 0 || !freed); weakest--) {
-      const s = order[weakest]!
-      if (chosen[s] !== 1) continue
-      chosen[s] = 0
-      toFree -= segments[s]!.text.length + MARKER_ALLOWANCE
-      freed = true
+  let budgetChars = limit * charsPerToken
+  let turnCap = budgetChars * TURN_SHARE
+  let selection = run()
+  selection.fill(budgetChars)
+  let text = render(parsed, selection.chosen)
+  for (let round = 0; round < MAX_REFITS; round++) {
+    const tokens = estimator.estimate(text)
+    if (tokens > limit) {
+      // Over: choose again under a budget smaller by the excess.
+      budgetChars -= (tokens - limit) * charsPerToken + markerChars
+      if (budgetChars <= 0) break
+      turnCap = budgetChars * TURN_SHARE
+      selection = run()
+      selection.fill(budgetChars)
+    } else {
+      // Under: add what still fits in the slack, if anything does.
+      const slack = (limit - tokens) * charsPerToken
+      if (slack < markerChars || selection.fill(slack) === 0) break
     }
-    if (!freed) break
-    text = render(parsed, chosen)
+    text = render(parsed, selection.chosen)
   }
   if (text.length > 0 && estimator.estimate(text) <= limit) return text
 
   // Nothing fits whole: the best segment with its context, cut to the budget.
-  const best = segments[order[0] ?? 0]!
-  const bestLine = lines[best.line]!
-  const single = bestLine.prefix === undefined ? best.text : `${bestLine.prefix} ${best.text}`
+  let best = candidates[0]!
+  let bestValue = -Infinity
+  for (const s of candidates) {
+    const ids = keys[s]!
+    let value = bonus[s]!
+    for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
+    value /= segments[s]!.text.length + 1
+    if (value > bestValue) {
+      best = s
+      bestValue = value
+    }
+  }
+  const bestSegment = segments[best]!
+  const bestLine = lines[bestSegment.line]!
+  const single = bestLine.prefix === undefined
+    ? bestSegment.text
+    : `${shortPrefix(bestLine.prefix, undefined)} ${bestSegment.text}`
   let cut = estimator.truncate(single, limit).trimEnd()
   for (let tokens = limit - 1; tokens >= 1 && estimator.estimate(cut) > limit; tokens--) {
     cut = estimator.truncate(single, tokens).trimEnd()

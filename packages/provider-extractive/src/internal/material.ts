@@ -39,8 +39,8 @@ export interface Parsed {
 
 const TURN_HEADER = /^(\[[^\]\n]{1,40}\] [^:\n]{1,64}?:)(?: (.*))?$/
 const SUMMARY_HEADER = /^\[Summary \d+, depth \d+[^\]\n]*\]$/
-/** Omission markers written by this provider; they are structure, never content. */
-export const MARKER = /^\s*\[… \d+ (?:more )?lines? (?:omitted|of output cut)\]$/
+/** Omission markers written by this provider (`[…]`, formerly `[… N lines omitted]`); structure, never content. */
+export const MARKER = /^\s*\[…(?: \d+ (?:more )?lines? (?:omitted|of output cut))?\]$/
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
 const NON_BLANK = /\S/

@@ -196,3 +196,38 @@ export const features = (text: string, context: Context): number => {
   if (context.alreadySummarized) score += weights.alreadySummarized
   return score
 }
+
+/** Weights of what a segment says beyond its facts (its facts count as coverage keys). */
+export const emphasisWeights = {
+  error: 0.5,
+  resolution: 0.5,
+  command: 0.25,
+  decision: 0.25,
+  user: 0.5,
+  firstRequest: 0.5,
+  centrality: 0.25,
+  short: -0.5,
+  filler: -0.5,
+  alreadySummarized: -1
+} as const
+
+/**
+ * What a segment is worth besides the new facts it adds: an error, its
+ * resolution, a command, a decision, the user's words (the first request
+ * most), centrality; filler and lines the prior summary holds count against.
+ */
+export const emphasis = (text: string, context: Context, central: number): number => {
+  const w = emphasisWeights
+  const trimmed = text.trim()
+  let score = w.centrality * central
+  if (ERROR.test(text)) score += w.error
+  if (RESOLUTION.test(text)) score += w.resolution
+  if (COMMAND.test(text)) score += w.command
+  if (DECISION.test(text)) score += w.decision
+  if (isUserRole(context.role)) score += w.user
+  if (context.firstRequest) score += w.firstRequest
+  if (trimmed.length < 16) score += w.short
+  if (FILLER.test(trimmed)) score += w.filler
+  if (context.alreadySummarized) score += w.alreadySummarized
+  return score
+}

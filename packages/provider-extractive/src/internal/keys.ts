@@ -1,0 +1,77 @@
+/**
+ * The facts of a segment as keys for coverage: file paths and names, code
+ * spans, identifiers, error names and codes, URLs and numbers, each under its
+ * exact text. A summary that keeps a key once keeps that fact; keeping it
+ * twice adds nothing.
+ *
+ * @internal
+ */
+
+// One pass: the first alternative that matches at a position wins, so a path
+// is one key (not its parts) and a code span is keyed by its content. The
+// group that matched tells the kind.
+const KEY = new RegExp(
+  [
+    // 1: URLs
+    /(\bhttps?:\/\/[^\s<>"'`)\]}]+)/.source,
+    // 2: code spans
+    /(`[^`\n]{1,80}`)/.source,
+    // 3: paths: segments joined by slashes, optionally rooted
+    /((?:~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+\/)+[\w.@+-]*\w)/.source,
+    // 4: file names with an extension
+    /(\b[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift|json|ya?ml|toml|md|rst|txt|sh|css|scss|html|vue|svelte|sql|lock|cfg|ini|env|xml|gradle|traj|csv|log|pdf|dcm)\b)/
+      .source,
+    // 5: error names
+    /(\b[A-Z]\w*(?:Error|Exception|Warning|Fault)\b)/.source,
+    // 6: codes: ENOENT, ERR_X, TS2304, E501, INV-2025-0412
+    /(\bE[A-Z]{3,}\b|\bERR_[A-Z0-9_]+|\b[A-Z]{1,4}[-_]?\d{2,}(?:-\d+)*\b)/.source,
+    // 7: qualified names and calls (a.b.c, a::b, f()), camelCase, PascalCase
+    // with an inner capital, snake_case and CONSTANT_CASE
+    /(\b[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)+(?:\(\))?|\b[A-Za-z_$][\w$]*\(\)|\b[A-Za-z][a-z0-9]*[a-z0-9][A-Z]\w*|\b[A-Z]{2,}[a-z]\w*|\b[A-Za-z]\w*_\w+)/
+      .source,
+    // 8: numbers: versions, amounts, times, sizes (two characters or more)
+    /((?<![\w.])\d+(?:[.,:]\d+)*(?!\w))/.source
+  ].join("|"),
+  "g"
+)
+
+/** The weight of a key by its kind (the group of {@link KEY} that matched, 0: a command). */
+const KIND_WEIGHT = [1, 1, 1, 1, 1, 1, 1, 0.5, 1]
+
+const TRAILING = /[.,;:!?]+$/
+const PROMPT = /^\s*\$ (\S.*)$/
+
+/** The fact keys of a text with their weights. */
+export interface Keys {
+  readonly keys: ReadonlyArray<string>
+  readonly weights: ReadonlyArray<number>
+}
+
+/**
+ * The distinct fact keys of `text`, in order of appearance, each with its
+ * weight: a named fact (path, file, URL, code span, command, error name,
+ * code) weighs 1, an identifier or a number less. Single digits are
+ * everywhere (list items, counts) and are not keys; a code span's key is its
+ * content; a `$ command` line's key is the command.
+ */
+export const keysOf = (text: string, numberWeight = 1): Keys => {
+  const keys: Array<string> = []
+  const weights: Array<number> = []
+  const add = (key: string, weight: number) => {
+    if (key.length < 2 || keys.includes(key)) return
+    keys.push(key)
+    weights.push(weight)
+  }
+  const prompt = PROMPT.exec(text)
+  if (prompt !== null) add(prompt[1]!.trim(), KIND_WEIGHT[0]!)
+  KEY.lastIndex = 0
+  for (let match = KEY.exec(text); match !== null; match = KEY.exec(text)) {
+    let kind = 1
+    while (match[kind] === undefined) kind++
+    let key = match[0]
+    if (kind === 1) key = key.replace(TRAILING, "")
+    else if (kind === 2) key = key.slice(1, -1).trim()
+    add(key, kind === 8 ? numberWeight : KIND_WEIGHT[kind]!)
+  }
+  return { keys, weights }
+}

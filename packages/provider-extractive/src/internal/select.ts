@@ -1,0 +1,128 @@
+/**
+ * Choice under a budget by marginal gain per cost: a lazy greedy. Gains only
+ * fall as choices are made (what a segment adds is already covered), so a
+ * stale heap entry is an upper bound and is re-scored when it reaches the
+ * top; costs that fall (a turn's prefix already paid) are pushed again by the
+ * caller. Near O(n log n).
+ *
+ * @internal
+ */
+
+/** Below this gain a candidate is not worth its place (a bare central line, filler). */
+const MIN_GAIN = 0.3
+
+/** What the greedy needs to know about the candidates, as they stand now. */
+export interface Scoring {
+  /** What choosing `s` would add now (0 or less: never chosen). */
+  readonly gain: (s: number) => number
+  /** What choosing `s` would cost now (positive). */
+  readonly cost: (s: number) => number
+  /** Records `s` as chosen; returns the candidates whose cost fell because of it. */
+  readonly choose: (s: number) => ReadonlyArray<number>
+}
+
+/** A max-heap of (ratio, segment); ties go to the earlier segment. */
+class Heap {
+  private readonly ratio: Array<number> = []
+  private readonly item: Array<number> = []
+  get size(): number {
+    return this.item.length
+  }
+  private above(i: number, j: number): boolean {
+    const a = this.ratio[i]!
+    const b = this.ratio[j]!
+    return a > b || (a === b && this.item[i]! < this.item[j]!)
+  }
+  private swap(i: number, j: number): void {
+    const r = this.ratio[i]!
+    this.ratio[i] = this.ratio[j]!
+    this.ratio[j] = r
+    const s = this.item[i]!
+    this.item[i] = this.item[j]!
+    this.item[j] = s
+  }
+  push(ratio: number, item: number): void {
+    this.ratio.push(ratio)
+    this.item.push(item)
+    for (let i = this.item.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1
+      if (!this.above(i, parent)) break
+      this.swap(i, parent)
+      i = parent
+    }
+  }
+  topRatio(): number {
+    return this.ratio[0]!
+  }
+  pop(): number {
+    const top = this.item[0]!
+    const lastRatio = this.ratio.pop()!
+    const lastItem = this.item.pop()!
+    const n = this.item.length
+    if (n > 0) {
+      this.ratio[0] = lastRatio
+      this.item[0] = lastItem
+      for (let i = 0;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < n && this.above(l, m)) m = l
+        if (r < n && this.above(r, m)) m = r
+        if (m === i) break
+        this.swap(i, m)
+        i = m
+      }
+    }
+    return top
+  }
+}
+
+/** A greedy run that can be continued with more budget. */
+export interface Greedy {
+  /** Chooses while something fits in `budget` more; returns the budget used. */
+  readonly fill: (budget: number) => number
+  /** 1 for each chosen candidate. */
+  readonly chosen: Uint8Array
+}
+
+/**
+ * A lazy greedy over `candidates` (segment indices below `size`): repeatedly
+ * the best gain per cost that still fits. Deterministic.
+ */
+export const greedy = (size: number, candidates: ReadonlyArray<number>, scoring: Scoring): Greedy => {
+  const heap = new Heap()
+  const chosen = new Uint8Array(size)
+  let deferred: Array<number> = []
+  const push = (s: number) => {
+    const gain = scoring.gain(s)
+    if (gain >= MIN_GAIN) heap.push(gain / scoring.cost(s), s)
+  }
+  for (const s of candidates) push(s)
+  const fill = (budget: number): number => {
+    for (const s of deferred) if (chosen[s] === 0) push(s)
+    deferred = []
+    let used = 0
+    while (heap.size > 0) {
+      const stored = heap.topRatio()
+      const s = heap.pop()
+      if (chosen[s] === 1) continue
+      const gain = scoring.gain(s)
+      if (gain < MIN_GAIN) continue
+      const cost = scoring.cost(s)
+      const ratio = gain / cost
+      if (ratio < stored) {
+        heap.push(ratio, s)
+        continue
+      }
+      if (used + cost > budget) {
+        deferred.push(s)
+        continue
+      }
+      used += cost
+      chosen[s] = 1
+      for (const t of scoring.choose(s)) if (chosen[t] === 0) push(t)
+    }
+    return used
+  }
+  return { fill, chosen }
+}
