@@ -590,8 +590,12 @@ export interface SqliteOptions {
   readonly filename: string
 }
 
+// Bytes per database page of a new file (SQLite's default is 4 KiB).
+const PAGE_SIZE = 16384
+
 /**
  * The SQLite store: opens (or creates) `filename` and migrates its schema.
+ * A new file gets 16 KiB pages and WAL mode.
  *
  * @example
  * ```ts
@@ -603,7 +607,15 @@ export interface SqliteOptions {
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<MemoryStore, StoreError> =>
   layer.pipe(
     Layer.provide(
-      SqliteClient.layer({ filename: options.filename }).pipe(
+      // The page size only takes effect before the file is initialized, which
+      // switching to WAL does: so WAL is turned on here, after it, rather than by
+      // the client. 16 KiB pages hold most turns without overflow pages, which
+      // makes bulk imports several times cheaper; an existing file keeps its own.
+      SqliteClient.layer({ filename: options.filename, disableWAL: true }).pipe(
+        Layer.tap((context) => {
+          const sql = Context.get(context, SqlClient.SqlClient)
+          return Effect.zipRight(sql.unsafe(`PRAGMA page_size = ${PAGE_SIZE}`), sql`PRAGMA journal_mode = WAL`)
+        }),
         // better-sqlite3 throws (a defect) when the file cannot be opened.
         Layer.catchAllCause((cause) => Layer.fail(storeError("open")(Cause.squash(cause))))
       )

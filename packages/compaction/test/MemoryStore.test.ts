@@ -254,6 +254,33 @@ describe("MemoryStore", () => {
       expect(mode).toBe("wal")
     }))
 
+  it.effect("a new file gets 16 KiB pages in WAL mode; an existing file keeps its page size", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-pages-"))
+      const append = Effect.flatMap(MemoryStore.MemoryStore, (store) => store.appendTurns("pages", Fixtures.conversation(3)))
+      // Read through a plain client: the page size belongs to the file.
+      const pragmas = (filename: string) =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const [page] = yield* sql<{ page_size: number }>`PRAGMA page_size`
+          const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
+          const turns = yield* sql<{ n: number }>`SELECT count(*) AS n FROM turns`
+          return { pageSize: page!.page_size, mode: mode!.journal_mode, turns: turns[0]!.n }
+        }).pipe(Effect.provide(storeLayer(filename)))
+      const fresh = path.join(dir, "fresh.db")
+      const created = (yield* append.pipe(Effect.provide(MemoryStore.layerSqlite({ filename: fresh })))).length
+      const freshPragmas = yield* pragmas(fresh)
+      // Created by another client with SQLite's default page size, then opened by the store.
+      const older = path.join(dir, "older.db")
+      yield* pragmas(older)
+      const appended = (yield* append.pipe(Effect.provide(MemoryStore.layerSqlite({ filename: older })))).length
+      const olderPragmas = yield* pragmas(older)
+      fs.rmSync(dir, { recursive: true, force: true })
+      expect([created, appended]).toEqual([3, 3])
+      expect(freshPragmas).toEqual({ pageSize: 16384, mode: "wal", turns: 3 })
+      expect(olderPragmas).toEqual({ pageSize: 4096, mode: "wal", turns: 3 })
+    }))
+
   it.effect("layerConfig opens the database named by PRECIS_DB", () =>
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-config-"))
