@@ -120,6 +120,13 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
   return out.join("\n")
 }
 
+/** Whether a near-duplicate key has `MIN_KEY` characters of words besides numbers and hex ids. */
+const wordy = (key: string): boolean => {
+  let chars = 0
+  for (const word of key.split(" ")) if (word !== "0" && word !== "h") chars += word.length + 1
+  return chars > MIN_KEY
+}
+
 /**
  * Which segments may be chosen at all: duplicates (exact or near, first
  * occurrence kept) and the middle of long tool outputs (except error lines)
@@ -142,12 +149,13 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
       if (cut && !isError(text)) middle[s] = 1
-      const key = nearKey(text)
-      if (key.length >= MIN_KEY) {
-        if (seen.has(key)) continue
-        seen.add(key)
-        if (priorKeys.has(key)) prior[s] = 1
-      }
+      const near = nearKey(text)
+      // Lines that differ only in their numbers are near-duplicates when they
+      // have words besides the numbers; rows of numbers are kept apart.
+      const key = near.length >= MIN_KEY && wordy(near) ? near : `\u0000${text.trim()}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      if (priorKeys.has(near)) prior[s] = 1
       eligible[s] = 1
     }
   }

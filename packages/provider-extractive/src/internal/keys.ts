@@ -39,7 +39,10 @@ const KEY = new RegExp(
 const KIND_WEIGHT = [1, 1, 1, 1, 1, 1, 1, 0.5, 1]
 
 const TRAILING = /[.,;:!?]+$/
-const PROMPT = /^\s*\$ (\S.*)$/
+// A command line: after a `$ ` prompt, or a line that starts with a shell,
+// build or agent-tool command (the whole line is the command).
+const PROMPT =
+  /^\s*(?:\$ (\S.{0,200})|((?:npm|pnpm|yarn|npx|node|tsx|git|pytest|python3?|pip3?|make|cargo|go|docker|kubectl|ls|grep|rg|cd|cat|sed|awk|find|curl|tsc|vitest|jest|bash|sh|mkdir|rm|mv|cp|chmod|touch|submit|edit|open|create|goto|find_file|search_dir|search_file|scroll_up|scroll_down)(?:\s.{0,200})?))$/
 
 /** The fact keys of a text with their weights. */
 export interface Keys {
@@ -63,7 +66,7 @@ export const keysOf = (text: string, numberWeight = 1): Keys => {
     weights.push(weight)
   }
   const prompt = PROMPT.exec(text)
-  if (prompt !== null) add(prompt[1]!.trim(), KIND_WEIGHT[0]!)
+  if (prompt !== null) add((prompt[1] ?? prompt[2]!).trim(), KIND_WEIGHT[0]!)
   KEY.lastIndex = 0
   for (let match = KEY.exec(text); match !== null; match = KEY.exec(text)) {
     let kind = 1
