@@ -56,7 +56,7 @@ export const budget = (
   return Math.max(1, Math.min(target, Math.floor(inputTokens * ratio)))
 }
 
-const marker = (indent: boolean): string => (indent ? "  […]" : "[…]")
+const MARKER_LINE = "[…]"
 
 const STAMP = /^\[(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(?::\d\d)?\]/
 
@@ -102,9 +102,11 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
       continue
     }
     const inTurn = line.prefix !== undefined && openGroup === line.group
-    if (omitted > 0) out.push(marker(inTurn))
+    // A gap inside a turn is an ellipsis in front of the next line; between turns, a marker line.
+    if (omitted > 0 && !inTurn) out.push(MARKER_LINE)
+    let text = lineText(line, chosen, parsed)
+    if (omitted > 0 && inTurn && !text.startsWith("… ")) text = `… ${text}`
     omitted = 0
-    const text = lineText(line, chosen, parsed)
     if (line.prefix === undefined) {
       out.push(text)
       openGroup = -1
@@ -116,7 +118,7 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
       openGroup = line.group
     }
   }
-  if (omitted > 0 && out.length > 0) out.push(marker(false))
+  if (omitted > 0 && out.length > 0) out.push(MARKER_LINE)
   return out.join("\n")
 }
 
@@ -266,7 +268,10 @@ export const extractFrom = (
     if (members === undefined) groupCandidates.set(group, [s])
     else members.push(s)
   }
-  const markerChars = marker(false).length + 1
+  const markerChars = MARKER_LINE.length + 1
+  // An ellipsis inside a turn, a marker line between turns.
+  const gapChars = (a: number, b: number): number =>
+    lines[a]!.prefix !== undefined && lines[a]!.group === lines[b]!.group ? 2 : markerChars
   const prefixChars = lines.map((line) => line.prefix === undefined ? 0 : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1)
 
   const run = () => {
@@ -295,9 +300,12 @@ export const extractFrom = (
         let cost = segment.text.length + 1
         if (lineChosen[l]! > 0) return cost + 2
         if (line.prefix !== undefined) cost += picks[line.group]! > 0 ? 2 : prefixChars[l]!
-        const before = previous[l]! >= 0 && lineChosen[previous[l]!] === 0 ? 1 : 0
-        const after = next[l]! >= 0 && lineChosen[next[l]!] === 0 ? 1 : 0
-        return cost + Math.max(0, before + after - (any ? 1 : 0)) * markerChars
+        // What the omission marks around this line would cost: choosing it
+        // splits the gap it sits in, closes it, or leaves one mark.
+        const before = previous[l]! >= 0 && lineChosen[previous[l]!] === 0 ? gapChars(previous[l]!, l) : 0
+        const after = next[l]! >= 0 && lineChosen[next[l]!] === 0 ? gapChars(l, next[l]!) : 0
+        if (!any) return cost + before + after
+        return Math.max(1, cost + (before > 0 && after > 0 ? Math.min(before, after) : before === 0 && after === 0 ? -2 : 0))
       },
       choose: (s) => {
         const ids = keys[s]!

@@ -36,7 +36,7 @@ const KEY = new RegExp(
 )
 
 /** The weight of a key by its kind (the group of {@link KEY} that matched, 0: a command). */
-const KIND_WEIGHT = [1, 1, 1, 1, 1, 1, 1, 0.5, 1]
+const KIND_WEIGHT = [1, 1, 1, 1, 1, 1, 1, 0.25, 1]
 
 const TRAILING = /[.,;:!?]+$/
 // A command line: after a `$ ` prompt, or a line that starts with a shell,
