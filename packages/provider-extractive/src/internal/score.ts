@@ -201,7 +201,6 @@ export const features = (text: string, context: Context): number => {
 export const emphasisWeights = {
   error: 0.5,
   resolution: 0.5,
-  command: 0.25,
   decision: 0.25,
   user: 0.5,
   firstRequest: 0.5,
@@ -212,8 +211,8 @@ export const emphasisWeights = {
 } as const
 
 /**
- * What a segment is worth besides the new facts it adds: an error, its
- * resolution, a command, a decision, the user's words (the first request
+ * What a segment is worth besides the new facts it adds (commands are facts):
+ * an error, its resolution, a decision, the user's words (the first request
  * most), centrality; filler and lines the prior summary holds count against.
  */
 export const emphasis = (text: string, context: Context, central: number): number => {
@@ -222,9 +221,9 @@ export const emphasis = (text: string, context: Context, central: number): numbe
   let score = w.centrality * central
   if (ERROR.test(text)) score += w.error
   if (RESOLUTION.test(text)) score += w.resolution
-  if (COMMAND.test(text)) score += w.command
   if (DECISION.test(text)) score += w.decision
-  if (isUserRole(context.role)) score += w.user
+  // The user's words: the first line of each turn, and all of the first request.
+  if (isUserRole(context.role) && context.turnHead) score += w.user
   if (context.firstRequest) score += w.firstRequest
   if (trimmed.length < 16) score += w.short
   if (FILLER.test(trimmed)) score += w.filler
