@@ -185,6 +185,52 @@ describe("extract", () => {
     expect(out).toContain("error TS2300")
   })
 
+  it("counts a fact once: under a tight budget, new facts beat repeats of kept ones", () => {
+    const turns = [
+      Fixtures.turn("user", "Why does the export fail?", { timestamp: ts(0) }),
+      Fixtures.turn("tool", "ZodError in src/routes/export.ts at line 41 (request 7731)", { timestamp: ts(1) }),
+      Fixtures.turn("assistant", "So src/routes/export.ts fails with a ZodError at line 41, as request 7731 shows.", {
+        timestamp: ts(2)
+      }),
+      Fixtures.turn("assistant", "Pinned zod to 3.23.8 in package.json; `pnpm test` passes.", { timestamp: ts(3) }),
+      ...Array.from({ length: 8 }, (_, i) => Fixtures.turn("assistant", filler(i), { timestamp: ts(4 + i) }))
+    ]
+    const out = ExtractiveProvider.extract(leafTask(turns, 70), estimator)
+    expect(out).toContain("ZodError in src/routes/export.ts at line 41")
+    expect(out).toContain("zod to 3.23.8 in package.json")
+    // The repeat adds no fact that is not kept already.
+    expect(out).not.toContain("So src/routes/export.ts fails")
+    expect(out).not.toContain("pleasant afternoon")
+  })
+
+  it("keeps rows that differ only in their numbers (they are not near-duplicates)", () => {
+    const rows = ["| 2.5 | .766 | 4.9 | .528 |", "| 2.6 | .725 | 5.1 | .511 |", "| 2.8 | .693 | 5.3 | .497 |"]
+    const turns = [
+      Fixtures.turn("assistant", `Multipliers by cut-off:\n${rows.join("\n")}`, { timestamp: ts(0) }),
+      ...Array.from({ length: 4 }, (_, i) =>
+        Fixtures.turn("tool", `WARN deprecated option --legacy-peer-deps used (pid ${1000 + i})`, { timestamp: ts(1 + i) }))
+    ]
+    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 10_000 }
+    const out = ExtractiveProvider.extract(task, estimator)
+    for (const row of rows) expect(out).toContain(row)
+    // Lines with words besides their numbers still are near-duplicates.
+    assert.strictEqual(out.split("--legacy-peer-deps").length - 1, 1)
+  })
+
+  it("marks a gap inside a turn with an ellipsis and a gap between turns with […]", () => {
+    const body = Array.from({ length: 12 }, (_, i) => `${filler(i)}`)
+    body[1] = "The config lives in src/config/defaults.ts"
+    body[9] = "Port 8080 is taken by the dev proxy"
+    const turns = [
+      Fixtures.turn("assistant", body.join("\n"), { timestamp: ts(0) }),
+      ...Array.from({ length: 4 }, (_, i) => Fixtures.turn("assistant", filler(i + 3), { timestamp: ts(1 + i) })),
+      Fixtures.turn("user", "Use port 8081 instead.", { timestamp: ts(6) })
+    ]
+    const out = ExtractiveProvider.extract(leafTask(turns, 60), estimator)
+    expect(out).toContain("[2025-01-01T09:00] assistant: The config lives in src/config/defaults.ts\n  … Port 8080 is taken")
+    expect(out).toMatch(/Port 8080 is taken by the dev proxy\n\[…\]\n\[09:06\] user: Use port 8081 instead\./)
+  })
+
   it("down-weights lines the prior summary already holds", () => {
     const fact = "Decided to keep the cache in src/cache/lru.ts and bump MAX_ENTRIES to 512."
     const other = "Decided to move the retry policy into src/http/retry.ts with a 250 ms backoff."
