@@ -1,60 +1,20 @@
 /**
- * Scoring of candidate segments: what an agent needs to keep (paths,
- * commands, errors and their fixes, identifiers, numbers, decisions, the
- * user's requests) plus TF-IDF centrality in the material.
+ * Scoring of candidate segments beyond their facts (which `keys.ts` finds):
+ * errors and their fixes, decisions, the user's requests, TF-IDF centrality
+ * in the material, filler; and the near-duplicate key.
  *
  * @internal
  */
 
-/** Feature weights; centrality adds up to `centrality` points. */
-export const weights = {
-  path: 3,
-  error: 4,
-  resolution: 3,
-  command: 3,
-  decision: 2.5,
-  identifier: 1,
-  number: 0.5,
-  user: 3,
-  firstRequest: 4,
-  turnHead: 0.5,
-  centrality: 3,
-  short: -2,
-  filler: -1.5,
-  alreadySummarized: -2,
-  extraFact: 1,
-  extraFactsCap: 4
-} as const
-
-const PATH = /(?:^|[\s"'`(=:])(?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]+|\b[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|rs|go|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift|json|ya?ml|toml|md|txt|sh|css|scss|html|vue|svelte|sql|lock|cfg|ini|env|xml|gradle|traj)\b/
 // Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
 const ERROR =
   /(?<![\w./-])(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))(?![\w/-]|\.\w)|exit (?:code|status) [1-9]|✗|✘/i
 const RESOLUTION =
   /\b(?:fix|fixed|fixes|fixing|resolv\w*|solv\w*|root cause|caused by|works now|now pass\w*|all tests pass\w*|\d+ passed|passing|succeeded|workaround|patched)\b/i
-const COMMAND =
-  /(?:^|\s)\$ \S|`[^`\n]{2,}`|\b(?:npm|pnpm|yarn|npx|node|git|pytest|python3?|pip|make|cargo|go|docker|kubectl|ls|grep|rg|cd|cat|sed|awk|find|curl|tsc|vitest|jest|bash|sh|mkdir|rm|mv|cp|chmod|submit|edit|open|create)\s+[-\w./~"'$]/
 const DECISION =
   /\b(?:decid\w*|decision|chose|choose|instead|we will|we'll|i'll use|let's use|going with|plan|agreed|must|should|don't|do not|never|always|todo|next step|approach|prefer|requirement|need to)\b/i
-const IDENTIFIER = /\b[a-z]+[A-Z]\w*\b|\b[a-z]+_[a-z_]+\b|\b\w+\(\)/
-const NUMBER = /\d/
 const FILLER =
   /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
-
-const FACT =
-  /(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]+\.[a-z]{1,5}\b|`[^`\n]{2,80}`|\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-zA-Z]+(?:Error|Exception)\b|\b[A-Z]{2,}[-_]?\d+\b|\d+(?:[.,:]\d+)+|\b\d{2,}\b/g
-
-/**
- * How many distinct facts (paths, file names, code spans, identifiers, error
- * names, codes, numbers) a text holds, counting no further than `cap`.
- */
-export const factCount = (text: string, cap = Infinity): number => {
-  const seen = new Set<string>()
-  FACT.lastIndex = 0
-  for (let match = FACT.exec(text); match !== null && seen.size < cap; match = FACT.exec(text)) seen.add(match[0])
-  FACT.lastIndex = 0
-  return seen.size
-}
 
 const isHexWord = (word: string): boolean => {
   if (word.length < 7) return false
@@ -163,9 +123,6 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
 /** Whether a role speaks for the person who asked (`user`, `human`, OpenAssistant's `prompter`). */
 export const isUserRole = (role: string): boolean => role === "user" || role === "human" || role === "prompter"
 
-// Facts beyond the first add `extraFact` each, up to `extraFactsCap`: counting stops there.
-const EXTRA_FACTS_COUNTED = 1 + weights.extraFactsCap / weights.extraFact
-
 /** What is known about a segment besides its text. */
 export interface Context {
   readonly role: string
@@ -176,26 +133,6 @@ export interface Context {
 
 /** Whether a text reports an error (such lines survive tool-output shortening). */
 export const isError = (text: string): boolean => ERROR.test(text)
-
-/** The feature score of a segment: must-keep facts up, filler down. */
-export const features = (text: string, context: Context): number => {
-  let score = 0
-  const facts = (PATH.test(text) ? weights.path : 0) +
-    (ERROR.test(text) ? weights.error : 0) +
-    (RESOLUTION.test(text) ? weights.resolution : 0) +
-    (COMMAND.test(text) ? weights.command : 0) +
-    (DECISION.test(text) ? weights.decision : 0) +
-    (IDENTIFIER.test(text) ? weights.identifier : 0) +
-    (NUMBER.test(text) ? weights.number : 0)
-  score += facts + Math.min(weights.extraFactsCap, Math.max(0, factCount(text, EXTRA_FACTS_COUNTED) - 1) * weights.extraFact)
-  if (isUserRole(context.role)) score += weights.user
-  if (context.firstRequest) score += weights.firstRequest
-  if (context.turnHead) score += weights.turnHead
-  if (facts === 0 && text.trim().length < 16) score += weights.short
-  if (FILLER.test(text.trim())) score += weights.filler
-  if (context.alreadySummarized) score += weights.alreadySummarized
-  return score
-}
 
 /** Weights of what a segment says beyond its facts (its facts count as coverage keys). */
 export const emphasisWeights = {
