@@ -1,11 +1,11 @@
 /**
  * The embedded default provider: an offline, deterministic, extractive
  * summarizer. It needs no model and no network; it reads the structured
- * `task` of a request (never the prompt) and returns the lines that matter
- * most — paths, commands, errors and their fixes, identifiers, numbers,
- * decisions, the user's requests, and what is central in the text — in
- * chronological order, under a token budget, with their turn prefixes and
- * `[… N lines omitted]` markers where text was left out.
+ * `task` of a request (never the prompt) and returns the lines that keep the
+ * most of what agents need per token — paths, commands, errors and their
+ * fixes, identifiers, numbers, URLs, decisions, the user's requests — each
+ * fact counted once, in chronological order, under a token budget, with
+ * `[HH:MM] role:` turn prefixes and `…` / `[…]` marks where text was left out.
  *
  * It is honest about what it is: a selection of the source's own lines, not a
  * rewrite. Use it when cost, privacy or reproducibility matter more than prose.
@@ -23,8 +23,8 @@ import * as internal from "./internal/extract.js"
  * - `normalRatio` (default 0.3): share of the input a normal (leaf or
  *   condense) reply may use, at most `targetTokens`; well under 1 so the
  *   Summarizer keeps it at tier "normal".
- * - `headLines` / `tailLines` (default 5 / 5): lines kept at each end of a
- *   long tool output; the middle is cut (except error lines).
+ * - `headLines` / `tailLines` (default 5 / 5): lines at each end of a long
+ *   tool output; of its middle only lines with an error or a fact may be kept.
  * - `maxSegmentChars` (default 400): longer lines are split into sentences,
  *   and longer sentences are cut with `…`.
  *

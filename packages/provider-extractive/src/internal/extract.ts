@@ -1,6 +1,7 @@
 /**
- * The extractive summary: choose segments under a token budget, render them
- * in material order with their turn prefixes and omission markers.
+ * The extractive summary: choose segments under a token budget by the new
+ * facts they add per character they cost, render them in material order with
+ * their turn prefixes and omission marks.
  *
  * @internal
  */
@@ -14,9 +15,9 @@ import { greedy, type Scoring } from "./select.js"
 export interface Options {
   /** Share of the input a normal (leaf/condense) reply may use, at most `targetTokens`. Default 0.3. */
   readonly normalRatio?: number | undefined
-  /** Lines kept at the start of a long tool output. Default 5. */
+  /** Lines at the start of a long tool output that need no fact to be kept. Default 5. */
   readonly headLines?: number | undefined
-  /** Lines kept at the end of a long tool output. Default 5. */
+  /** Lines at the end of a long tool output that need no fact to be kept. Default 5. */
   readonly tailLines?: number | undefined
   /** Lines longer than this are split into sentences; longer sentences are cut. Default 400. */
   readonly maxSegmentChars?: number | undefined
@@ -130,9 +131,10 @@ const wordy = (key: string): boolean => {
 }
 
 /**
- * Which segments may be chosen at all: duplicates (exact or near, first
- * occurrence kept) and the middle of long tool outputs (except error lines)
- * are not.
+ * Which segments may be chosen at all (duplicates, exact or near, are not:
+ * the first occurrence is kept), which are in the middle of a long tool
+ * output (error lines aside: they are kept only for their facts), and which
+ * the prior summary holds.
  */
 const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<string>) => {
   const head = Math.max(0, Math.floor(finite(options.headLines, defaults.headLines)))
