@@ -241,7 +241,8 @@ export const extractFrom = (
       role: line.role,
       firstRequest: line.group === firstRequestGroup,
       turnHead: line.position === 0 && s === line.segmentStart,
-      alreadySummarized: prior[s] === 1
+      alreadySummarized: prior[s] === 1,
+      hasFacts: ids.length > 0
     }, central[i]!)
   })
   const priorCovered = new Uint8Array(keyWeight.length)

@@ -128,6 +128,8 @@ export interface Context {
   readonly role: string
   readonly firstRequest: boolean
   readonly turnHead: boolean
+  /** Whether the segment holds a fact (a short line with one is not filler). */
+  readonly hasFacts: boolean
   readonly alreadySummarized: boolean
 }
 
@@ -162,7 +164,7 @@ export const emphasis = (text: string, context: Context, central: number): numbe
   // The user's words: the first line of each turn, and all of the first request.
   if (isUserRole(context.role) && context.turnHead) score += w.user
   if (context.firstRequest) score += w.firstRequest
-  if (trimmed.length < 16) score += w.short
+  if (!context.hasFacts && trimmed.length < 16) score += w.short
   if (FILLER.test(trimmed)) score += w.filler
   if (context.alreadySummarized) score += w.alreadySummarized
   return score
