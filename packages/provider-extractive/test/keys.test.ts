@@ -25,6 +25,12 @@ describe("keysOf", () => {
     expect(weights[keys.indexOf("42")]).toBe(1)
   })
 
+  it("weighs a number alone on its line (a listing's line number) half", () => {
+    expect(keysOf("  1504:").weights).toEqual([0.5])
+    expect(keysOf("    16  })").weights).toEqual([0.5])
+    expect(keysOf("| 2.5 | 766 | 4.9 |").weights).toEqual([1, 1, 1])
+  })
+
   it("keys a command line by the command", () => {
     expect(keysOf("$ npm run build -- --watch").keys[0]).toBe("npm run build -- --watch")
     expect(keysOf("find_file \"fields.py\" src").keys[0]).toBe("find_file \"fields.py\" src")

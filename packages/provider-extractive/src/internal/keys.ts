@@ -39,6 +39,8 @@ const KEY = new RegExp(
 const KIND_WEIGHT = [1, 1, 1, 1, 1, 1, 1, 0.25, 1]
 
 const TRAILING = /[.,;:!?]+$/
+const BARE_NUMBER_WEIGHT = 0.5
+const BARE_NUMBER = /^\s*\d+[:.]?\s*[^\w\s]{0,3}\s*$/
 // A command line: after a `$ ` prompt, or a line that starts with a shell,
 // build or agent-tool command (the whole line is the command).
 const PROMPT =
@@ -53,11 +55,12 @@ export interface Keys {
 /**
  * The distinct fact keys of `text`, in order of appearance, each with its
  * weight: a named fact (path, file, URL, code span, command, error name,
- * code) weighs 1, an identifier or a number less. Single digits are
+ * code) weighs 1, a number `weightOfNumbers` (half that alone on its line, like a
+ * listing's line number), an identifier a quarter. Single digits are
  * everywhere (list items, counts) and are not keys; a code span's key is its
  * content; a `$ command` line's key is the command.
  */
-export const keysOf = (text: string, numberWeight = 1): Keys => {
+export const keysOf = (text: string, weightOfNumbers = 1): Keys => {
   const keys: Array<string> = []
   const weights: Array<number> = []
   const add = (key: string, weight: number) => {
@@ -65,6 +68,9 @@ export const keysOf = (text: string, numberWeight = 1): Keys => {
     keys.push(key)
     weights.push(weight)
   }
+  // A lone number with at most a bracket or two beside it (a listing's line
+  // number: `  18  `, `16  })`) says little.
+  const numberWeight = BARE_NUMBER.test(text) ? weightOfNumbers * BARE_NUMBER_WEIGHT : weightOfNumbers
   const prompt = PROMPT.exec(text)
   if (prompt !== null) add((prompt[1] ?? prompt[2]!).trim(), KIND_WEIGHT[0]!)
   KEY.lastIndex = 0
