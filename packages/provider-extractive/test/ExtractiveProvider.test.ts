@@ -231,6 +231,21 @@ describe("extract", () => {
     expect(out).toMatch(/Port 8080 is taken by the dev proxy\n\[…\]\n\[09:06\] user: Use port 8081 instead\./)
   })
 
+  it("keeps the opening of the first request even when short fact lines compete", () => {
+    const request = "Please make the nightly export resumable: when the job dies halfway it should pick up " +
+      "where it stopped instead of starting over, and tell me how you tested it."
+    // Many short tool outputs, each line a fact or two for a few characters.
+    const turns = [
+      Fixtures.turn("user", request, { timestamp: ts(0) }),
+      ...Array.from({ length: 20 }, (_, t) =>
+        Fixtures.turn("tool", Array.from({ length: 10 }, (_, i) => `${1000 + t * 70 + i * 7}: v${t}_${i}`).join("\n"), {
+          timestamp: ts(1 + t)
+        }))
+    ]
+    const out = ExtractiveProvider.extract(leafTask(turns, 400), estimator)
+    expect(out).toContain("make the nightly export resumable")
+  })
+
   it("down-weights lines the prior summary already holds", () => {
     const fact = "Decided to keep the cache in src/cache/lru.ts and bump MAX_ENTRIES to 512."
     const other = "Decided to move the retry policy into src/http/retry.ts with a 250 ms backoff."

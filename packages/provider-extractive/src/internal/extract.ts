@@ -34,6 +34,10 @@ export const defaults = {
 const MAX_REFITS = 16
 // A number is a fact, as much as a name: versions, amounts, ports, line numbers.
 const NUMBER_WEIGHT = 1
+// The first lines of the first request, taken first within a tenth of the budget
+// (its first line within a quarter).
+const REQUEST_LINES = 5
+const REQUEST_SHARE = 0.1
 // The largest share of the budget one tool output may take.
 const TURN_SHARE = 0.5
 
@@ -332,13 +336,29 @@ export const extractFrom = (
     }
     return greedy(segments.length, candidates, scoring)
   }
+  // The opening lines of the first request say what the session is for: they
+  // are taken first, within a share of the budget.
+  const request = candidates.filter((s) => {
+    const line = lines[segments[s]!.line]!
+    return line.group === firstRequestGroup && line.position < REQUEST_LINES
+  })
+  const start = (budget: number) => {
+    const selection = run()
+    let used = 0
+    for (const s of request) {
+      // Its first line within a quarter of the budget, the next ones within a tenth.
+      if (used + selection.cost(s) > budget * (used === 0 ? 0.25 : REQUEST_SHARE)) break
+      used += selection.take(s)
+    }
+    selection.fill(budget - used)
+    return selection
+  }
 
   // Characters stand in for tokens while choosing; the estimator has the last word.
   const charsPerToken = material.length / Math.max(1, inputTokens)
   let budgetChars = limit * charsPerToken
   let turnCap = budgetChars * TURN_SHARE
-  let selection = run()
-  selection.fill(budgetChars)
+  let selection = start(budgetChars)
   let text = render(parsed, selection.chosen)
   for (let round = 0; round < MAX_REFITS; round++) {
     const tokens = estimator.estimate(text)
@@ -347,8 +367,7 @@ export const extractFrom = (
       budgetChars -= (tokens - limit) * charsPerToken + markerChars
       if (budgetChars <= 0) break
       turnCap = budgetChars * TURN_SHARE
-      selection = run()
-      selection.fill(budgetChars)
+      selection = start(budgetChars)
     } else {
       // Under: add what still fits in the slack, if anything does.
       const slack = (limit - tokens) * charsPerToken

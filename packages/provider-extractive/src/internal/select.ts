@@ -81,6 +81,10 @@ class Heap {
 export interface Greedy {
   /** Chooses while something fits in `budget` more; returns the budget used. */
   readonly fill: (budget: number) => number
+  /** Chooses `s` whatever its ratio; returns its cost. */
+  readonly take: (s: number) => number
+  /** What choosing `s` would cost now. */
+  readonly cost: (s: number) => number
   /** 1 for each chosen candidate. */
   readonly chosen: Uint8Array
 }
@@ -124,5 +128,12 @@ export const greedy = (size: number, candidates: ReadonlyArray<number>, scoring:
     }
     return used
   }
-  return { fill, chosen }
+  const take = (s: number): number => {
+    if (chosen[s] === 1) return 0
+    const cost = scoring.cost(s)
+    chosen[s] = 1
+    for (const t of scoring.choose(s)) if (chosen[t] === 0) push(t)
+    return cost
+  }
+  return { fill, take, cost: scoring.cost, chosen }
 }
