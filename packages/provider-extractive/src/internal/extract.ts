@@ -32,8 +32,10 @@ export const defaults = {
 } as const
 
 const MAX_REFITS = 16
-// A number is a fact, as much as a name: versions, amounts, ports, line numbers.
-const NUMBER_WEIGHT = 1
+// A number is a fact, but most numbers in agent transcripts are line numbers, sizes and
+// times of tool output: it weighs half a name (path, command, error), so a listing full of
+// sizes does not crowd out the paths and errors an agent needs.
+const NUMBER_WEIGHT = 0.5
 // The first lines of the first request, taken first within a tenth of the budget
 // (its first line within a quarter).
 const REQUEST_LINES = 5
