@@ -16,6 +16,9 @@ describe("preview", () => {
   it("skips omission markers and blank lines, drops the timestamp, cuts long lines", () => {
     assert.strictEqual(preview("[… 28 lines omitted]\n\n[2025-03-14T09:02:11] user: fix the PDF bug"), "user: fix the PDF bug")
     assert.strictEqual(preview("[?] tool: ok"), "tool: ok")
+    // the extractive provider's own prefixes: the date once, then the time only
+    assert.strictEqual(preview("[…]\n[09:07] tool: ok"), "tool: ok")
+    assert.strictEqual(preview("[2025-03-14T09:02] user: hi"), "user: hi")
     const long = preview(`assistant: ${"x".repeat(100)}`)
     assert.strictEqual(long.length, 60)
     assert.isTrue(long.endsWith("…"))

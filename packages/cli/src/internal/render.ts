@@ -46,7 +46,7 @@ const UNINFORMATIVE = /^\s*(\[…[^\]]*\])?\s*$/
  */
 export const preview = (content: string): string => {
   const line = content.split(/\r?\n/).find((l) => !UNINFORMATIVE.test(l)) ?? ""
-  const text = line.trim().replace(/^\[(\d{4}-\d\d-\d\dT[\d:]+|\?)\]\s*/, "")
+  const text = line.trim().replace(/^\[(\d{4}-\d\d-\d\dT[\d:]+|\d\d:\d\d|\?)\]\s*/, "")
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text
 }
 
