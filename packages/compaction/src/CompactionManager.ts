@@ -388,7 +388,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
             sessionId,
             content: summary.text,
             tier: summary.tier,
-            tokenEstimate: estimator.estimate(summary.text),
+            tokenEstimate: summary.outputTokens,
             turnIds: turns.map((turn) => turn.id)
           })
           prior = summary.text
@@ -421,7 +421,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
                 sessionId,
                 content: summary.text,
                 tier: summary.tier,
-                tokenEstimate: estimator.estimate(summary.text),
+                tokenEstimate: summary.outputTokens,
                 childIds: children.map((child) => child.id)
               })
               const counts = yield* countTier(summary.tier)
