@@ -66,14 +66,3 @@ export const emptyTierCounts: TierCounts = { normal: 0, aggressive: 0, fallback:
  * @since 0.1.0
  */
 export const incrementTier = (counts: TierCounts, tier: Tier): TierCounts => ({ ...counts, [tier]: counts[tier] + 1 })
-
-/**
- * Adds two tier counts together.
- *
- * @since 0.1.0
- */
-export const addTierCounts = (a: TierCounts, b: TierCounts): TierCounts => ({
-  normal: a.normal + b.normal,
-  aggressive: a.aggressive + b.aggressive,
-  fallback: a.fallback + b.fallback
-})
