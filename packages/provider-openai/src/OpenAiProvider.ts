@@ -35,7 +35,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import { decodeChatCompletion, errorDetail, replyText } from "./internal/completion.js"
+import { decodeChatCompletion, errorDetail, excerpt, replyText } from "./internal/completion.js"
 
 /**
  * The retry policy for transient failures (transport errors, 408, 429, 5xx).
@@ -298,10 +298,8 @@ const transportReason = (error: HttpClientError.HttpClientError, baseUrl: string
   return `${code ?? error.description ?? "the connection failed"}; is the server at ${baseUrl} running?`
 }
 
-const parseDetail = (error: ParseResult.ParseError): string => {
-  const text = ParseResult.TreeFormatter.formatErrorSync(error).replace(/\s+/g, " ")
-  return text.length <= 300 ? text : `${text.slice(0, 300)}…`
-}
+const parseDetail = (error: ParseResult.ParseError): string =>
+  excerpt(ParseResult.TreeFormatter.formatErrorSync(error))
 
 /**
  * The provider as a layer; it needs an `HttpClient`.

@@ -56,7 +56,8 @@ export const replyText = (completion: ChatCompletion): string => {
 
 const EXCERPT_LENGTH = 300
 
-const excerpt = (text: string): string => {
+/** `text` on one line, cut to 300 characters with `…`. */
+export const excerpt = (text: string): string => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length <= EXCERPT_LENGTH ? flat : `${flat.slice(0, EXCERPT_LENGTH)}…`
 }
