@@ -72,14 +72,6 @@ export type ConcreteFormat = SourceFormat
 export const formats: ReadonlyArray<Format> = ["auto", "precis", "openai", "claude-code", "swe-agent", "openhands", "oasst"]
 
 /**
- * Whether `format` is read line by line (JSONL) rather than as one JSON document.
- *
- * @since 0.1.0
- */
-export const isLineFormat = (format: ConcreteFormat): boolean =>
-  format === "precis" || format === "claude-code" || format === "oasst"
-
-/**
  * Bad input: the file, the 1-based line, and what is wrong there. Its message
  * is `FILE:LINE: reason`.
  *
