@@ -3,8 +3,8 @@
  *
  * @internal
  */
-import type { Summary, SummaryRecord } from "@precis/core"
-import { Transcript } from "@precis/core"
+import type { SummaryRecord } from "@precis/core"
+import { Summary, Transcript } from "@precis/core"
 
 /** A node of `precis show --json`. */
 export interface DagNode {
@@ -98,11 +98,11 @@ export const dagHeader = (
 }
 
 /** The tier counts of a list of summaries. */
-export const tierCountsOf = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): Summary.TierCounts => {
-  const counts = { normal: 0, aggressive: 0, fallback: 0 }
-  for (const s of summaries) if (s.tier !== undefined) counts[s.tier]++
-  return counts
-}
+export const tierCountsOf = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): Summary.TierCounts =>
+  summaries.reduce(
+    (counts, s) => (s.tier === undefined ? counts : Summary.incrementTier(counts, s.tier)),
+    Summary.emptyTierCounts
+  )
 
 /**
  * The `--session` default for a file: its base name without the extensions
