@@ -174,7 +174,7 @@ describe("import", () => {
       const file = write(dir, "fmt.jsonl", sessionJsonl(2))
       const result = yield* runCli(["import", file, "--format", "yaml", "--db", path.join(dir, "fmt.db")])
       assert.strictEqual(result.code, 1)
-      expect(stripAnsi(result.stderr)).toMatch(/precis|claude-code/)
+      expect(stripAnsi(result.stderr)).toMatch(/one of the following cases: auto, precis, openai, claude-code/)
       assert.isFalse(fs.existsSync(path.join(dir, "fmt.db")))
     }))
 })
