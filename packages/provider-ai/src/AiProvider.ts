@@ -44,6 +44,7 @@ import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import { Provider } from "@precis/core"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
@@ -142,7 +143,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const chat = (request: Provider.ChatRequest): Effect.Effect<Provider.ChatResponse, Provider.ProviderError> => {
     const call = model.generateText({ prompt: toPrompt(request.messages) }).pipe(
       configure(request),
-      Effect.mapError((error: AiError.AiError) => fromAiError(name, error)),
+      Effect.catchAll((error: AiError.AiError) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(fromAiError(name, error, now)))
+      ),
       Effect.map((response): Provider.ChatResponse => {
         const { inputTokens, outputTokens } = response.usage
         const text = Provider.stripReasoning(response.text)

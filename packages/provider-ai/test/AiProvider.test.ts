@@ -230,6 +230,10 @@ describe("AiProvider: AiError mapping", () => {
       }
       const limited = yield* mapped(httpResponse(429, undefined, { "retry-after": "12" }))
       assert.deepStrictEqual(limited._tag === "RateLimitedError" ? limited.retryAfter : undefined, Duration.seconds(12))
+      // An HTTP date is read against the Clock (the TestClock here), not the wall clock.
+      yield* TestClock.setTime(Date.parse("2025-01-01T00:00:00Z"))
+      const dated = yield* mapped(httpResponse(429, undefined, { "retry-after": "Wed, 01 Jan 2025 00:00:30 GMT" }))
+      assert.deepStrictEqual(dated._tag === "RateLimitedError" ? dated.retryAfter : undefined, Duration.millis(30_000))
     }))
 })
 

@@ -36,8 +36,11 @@ const bodyMessage = (body: string | undefined): string | undefined => {
 const describe = (error: { readonly module: string; readonly method: string; readonly description?: string | undefined }) =>
   `${error.module}.${error.method}${error.description === undefined ? "" : `: ${shorten(error.description)}`}`
 
-/** Maps one `AiError` to the `ProviderError` of the same meaning. */
-export const fromAiError = (provider: string, error: AiError.AiError): Provider.ProviderError => {
+/**
+ * Maps one `AiError` to the `ProviderError` of the same meaning; `now` (epoch
+ * milliseconds, from `Clock`) dates an HTTP-date `Retry-After`.
+ */
+export const fromAiError = (provider: string, error: AiError.AiError, now: number): Provider.ProviderError => {
   switch (error._tag) {
     case "HttpRequestError":
       return new Provider.TransportError({
@@ -54,7 +57,7 @@ export const fromAiError = (provider: string, error: AiError.AiError): Provider.
       const status = error.response.status
       const detail = bodyMessage(error.body)
       if (status === 401 || status === 403) return new Provider.UnauthorizedError({ provider, status, detail })
-      if (status === 429) return new Provider.RateLimitedError({ provider, retryAfter: Option.getOrUndefined(Provider.retryAfter(error.response.headers, Date.now())) })
+      if (status === 429) return new Provider.RateLimitedError({ provider, retryAfter: Option.getOrUndefined(Provider.retryAfter(error.response.headers, now)) })
       if (status === 400 || status === 404 || status === 422) {
         return new Provider.BadRequestError({ provider, status, detail: detail ?? "no details given" })
       }
