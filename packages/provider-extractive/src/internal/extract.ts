@@ -362,22 +362,23 @@ export const extractFrom = (
   let turnCap = budgetChars * TURN_SHARE
   let selection = start(budgetChars)
   let text = render(parsed, selection.chosen)
+  let textTokens = estimator.estimate(text)
   for (let round = 0; round < MAX_REFITS; round++) {
-    const tokens = estimator.estimate(text)
-    if (tokens > limit) {
+    if (textTokens > limit) {
       // Over: choose again under a budget smaller by the excess.
-      budgetChars -= (tokens - limit) * charsPerToken + markerChars
+      budgetChars -= (textTokens - limit) * charsPerToken + markerChars
       if (budgetChars <= 0) break
       turnCap = budgetChars * TURN_SHARE
       selection = start(budgetChars)
     } else {
       // Under: add what still fits in the slack, if anything does.
-      const slack = (limit - tokens) * charsPerToken
+      const slack = (limit - textTokens) * charsPerToken
       if (slack < markerChars || selection.fill(slack) === 0) break
     }
     text = render(parsed, selection.chosen)
+    textTokens = estimator.estimate(text)
   }
-  if (text.length > 0 && estimator.estimate(text) <= limit) return text
+  if (text.length > 0 && textTokens <= limit) return text
 
   // Nothing fits whole: the best segment with its context, cut to the budget.
   let best = candidates[0]!
