@@ -276,12 +276,14 @@ const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2)
 const dagLines = (sessionId: string) =>
   Effect.gen(function*() {
     const store = yield* MemoryStore.MemoryStore
-    const [summaries, turns, uncovered] = yield* Effect.all([
+    // The turn count comes from the session list, so the turns themselves are never loaded.
+    const [summaries, sessions, uncovered] = yield* Effect.all([
       store.summaries(sessionId),
-      store.turns(sessionId),
+      store.sessions,
       store.uncoveredTurns(sessionId)
     ])
-    const lines = [Render.dagHeader(sessionId, turns.length, uncovered.length, summaries)]
+    const turnCount = sessions.find((s) => s.id === sessionId)?.turnCount ?? 0
+    const lines = [Render.dagHeader(sessionId, turnCount, uncovered.length, summaries)]
     lines.push(
       ...(summaries.length === 0
         ? ["(no summaries yet: run precis compact)"]
