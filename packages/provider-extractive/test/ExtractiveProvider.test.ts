@@ -52,6 +52,7 @@ describe("extract", () => {
     assert.strictEqual(ExtractiveProvider.extract(task, estimator), out)
     const input = estimator.estimate(material)
     if (out.length > 0) {
+      assert.isAtMost(estimator.estimate(out), ExtractiveProvider.budget(task, input))
       if (kind === "aggressive") assert.isBelow(estimator.estimate(out), targetTokens)
       else if (input >= 2) assert.isBelow(estimator.estimate(out), input)
     }
