@@ -98,8 +98,8 @@ export const make = (options: Options = {}): Effect.Effect<Provider.Service> =>
           })
         }
         const inputTokens = estimator.estimate(task.material)
-        const text = internal.extractFrom(task, inputTokens, estimator, options)
-        const usage = { inputTokens, outputTokens: estimator.estimate(text) }
+        const { outputTokens, text } = internal.extractFrom(task, inputTokens, estimator, options)
+        const usage = { inputTokens, outputTokens }
         yield* Effect.annotateCurrentSpan({
           "precis.task": task.kind,
           "precis.input_tokens": usage.inputTokens,

@@ -190,29 +190,31 @@ export const extract = (
   task: Provider.SummaryTask,
   estimator: TokenEstimator.Service,
   options: Options = {}
-): string => extractFrom(task, estimator.estimate(task.material), estimator, options)
+): string => extractFrom(task, estimator.estimate(task.material), estimator, options).text
 
 /**
- * {@link extract} given the estimate of the material (`inputTokens`), so that
- * a caller that needs it too estimates the material once.
+ * {@link extract} given the estimate of the material (`inputTokens`), with the
+ * estimate of the text (`outputTokens`), so that a caller that needs them too
+ * estimates neither again.
  */
 export const extractFrom = (
   task: Provider.SummaryTask,
   inputTokens: number,
   estimator: TokenEstimator.Service,
   options: Options = {}
-): string => {
+): { readonly text: string; readonly outputTokens: number } => {
+  const empty = () => ({ text: "", outputTokens: estimator.estimate("") })
   const material = task.material
   const maxSegmentChars = Math.max(40, Math.floor(finite(options.maxSegmentChars, defaults.maxSegmentChars)))
   const parsed = parse(material, maxSegmentChars)
   const { lines, segments } = parsed
-  if (segments.length === 0) return ""
+  if (segments.length === 0) return empty()
   const limit = budget(task, inputTokens, options)
 
   const { eligible, middle, prior } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
   const candidates: Array<number> = []
   for (let s = 0; s < segments.length; s++) if (eligible[s] === 1) candidates.push(s)
-  if (candidates.length === 0) return ""
+  if (candidates.length === 0) return empty()
   const central = centrality(candidates.map((s) => segments[s]!.text))
   let firstRequestGroup = -1
   for (const line of lines) {
@@ -378,7 +380,7 @@ export const extractFrom = (
     text = render(parsed, selection.chosen)
     textTokens = estimator.estimate(text)
   }
-  if (text.length > 0 && textTokens <= limit) return text
+  if (text.length > 0 && textTokens <= limit) return { text, outputTokens: textTokens }
 
   // Nothing fits whole: the best segment with its context, cut to the budget.
   let best = candidates[0]!
@@ -402,5 +404,5 @@ export const extractFrom = (
   for (let tokens = limit - 1; tokens >= 1 && estimator.estimate(cut) > limit; tokens--) {
     cut = estimator.truncate(single, tokens).trimEnd()
   }
-  return cut
+  return { text: cut, outputTokens: estimator.estimate(cut) }
 }
