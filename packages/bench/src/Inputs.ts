@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Importer } from "@precis/cli"
 import type { ConversationTurn } from "@precis/core"
+import { Importer } from "@precis/importers"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"

@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { NodeFileSystem } from "@effect/platform-node"
-import { Importer } from "@precis/cli"
 import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { Importer } from "@precis/importers"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
@@ -83,7 +83,7 @@ export const measureOne = async (source: Source): Promise<Result> => {
       const store = yield* MemoryStore.MemoryStore
       const manager = yield* CompactionManager.CompactionManager
       const t0 = performance.now()
-      const turns = yield* Importer.importFile(file, { sessionId: "bench" })
+      const turns = yield* Importer.importFile(file)
       const t1 = performance.now()
       yield* store.appendTurns("bench", turns)
       const t2 = performance.now()

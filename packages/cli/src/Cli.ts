@@ -33,6 +33,7 @@ import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
 import { CompactionManager, MemoryStore } from "@precis/compaction"
 import { type ConversationTurn, type Provider, Summarizer } from "@precis/core"
+import { Importer } from "@precis/importers"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
 import * as Cause from "effect/Cause"
@@ -45,7 +46,6 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as Importer from "./Importer.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import { exists, readText, readTurns } from "./internal/input.js"
 import { withPlainOutput } from "./internal/console.js"
@@ -310,7 +310,7 @@ const importCommand = Command.make(
   (args) =>
     Effect.gen(function*() {
       const sessionId = Option.getOrElse(args.session, () => Render.sessionIdFromPath(args.file))
-      const turns = yield* timed("parsed input")(readTurns(args.file, args.format, sessionId))
+      const turns = yield* timed("parsed input")(readTurns(args.file, args.format))
       const result = yield* Effect.provide(importInto(sessionId, turns), storeLayer(args.db))
       if (args.json) {
         return yield* printJson({ session: sessionId, file: args.file, db: args.db, ...result })
@@ -359,7 +359,7 @@ const compactCommand = Command.make(
         ? yield* Effect.gen(function*() {
           const file = args.file.pipe(Option.getOrThrow)
           const sessionId = Option.getOrElse(args.session, () => Render.sessionIdFromPath(file))
-          const turns = yield* timed("parsed input")(readTurns(file, args.format, sessionId))
+          const turns = yield* timed("parsed input")(readTurns(file, args.format))
           return Option.some({ sessionId, turns })
         })
         : Option.none()

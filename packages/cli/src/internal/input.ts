@@ -6,8 +6,8 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import type { ConversationTurn } from "@precis/core"
+import { Importer } from "@precis/importers"
 import * as Effect from "effect/Effect"
-import * as Importer from "../Importer.js"
 import { CliError } from "./errors.js"
 
 /** Fails with a `CliError` unless `path` is an existing regular file. */
@@ -30,13 +30,9 @@ export const exists = (path: string) =>
  */
 export const readTurns = (
   path: string,
-  format: Importer.Format,
-  sessionId?: string
+  format: Importer.Format
 ): Effect.Effect<ReadonlyArray<ConversationTurn.ConversationTurn>, CliError | Importer.ImportError, FileSystem.FileSystem> =>
-  Effect.zipRight(
-    requireFile(path),
-    Importer.importFile(path, sessionId === undefined ? { format } : { format, sessionId })
-  )
+  Effect.zipRight(requireFile(path), Importer.importFile(path, { format }))
 
 /** The text of a file (the `--prior` summary). */
 export const readText = (path: string) =>

@@ -19,7 +19,10 @@
  * Every turn has a stable `id` (the source's own id where it is unique, else
  * `<format>:<index>-<hash>`), so importing a file twice adds nothing to a store
  * that dedupes by id; `metadata.sourceFormat` names the format, and tool calls
- * and results carry `toolCalls` / `toolCallId` / `toolName`.
+ * and results carry `toolCalls` / `toolCallId` / `toolName`. A turn has a
+ * `sessionId` only when its source names one (a precis line's `sessionId`, a
+ * Claude Code line's `sessionId`, an OpenAssistant tree id); the session the
+ * turns are stored in is the store's own parameter.
  *
  * OpenHands: an event becomes a turn when it is a `message` action (role from
  * its source), another action (role `assistant`; thought, message and main
@@ -40,15 +43,15 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as ClaudeCode from "./internal/importers/claudeCode.js"
-import { type Context, LineFailure, type Sink, type SourceFormat } from "./internal/importers/common.js"
-import * as Detect from "./internal/importers/detect.js"
-import { type LineReader, readLines } from "./internal/importers/jsonl.js"
-import * as Oasst from "./internal/importers/oasst.js"
-import * as OpenAi from "./internal/importers/openai.js"
-import * as OpenHands from "./internal/importers/openhands.js"
-import * as Precis from "./internal/importers/precis.js"
-import * as SweAgent from "./internal/importers/sweAgent.js"
+import * as ClaudeCode from "./internal/claudeCode.js"
+import { type Context, LineFailure, type Sink, type SourceFormat } from "./internal/common.js"
+import * as Detect from "./internal/detect.js"
+import { type LineReader, readLines } from "./internal/jsonl.js"
+import * as Oasst from "./internal/oasst.js"
+import * as OpenAi from "./internal/openai.js"
+import * as OpenHands from "./internal/openhands.js"
+import * as Precis from "./internal/precis.js"
+import * as SweAgent from "./internal/sweAgent.js"
 
 /**
  * A transcript format, or `"auto"` to detect it.
@@ -77,7 +80,7 @@ export const formats: ReadonlyArray<Format> = ["auto", "precis", "openai", "clau
  *
  * @example
  * ```ts
- * import { Importer } from "@precis/cli"
+ * import { Importer } from "@precis/importers"
  * new Importer.ImportError({ file: "session.jsonl", line: 7, reason: "invalid JSON" }).message
  * // "session.jsonl:7: invalid JSON"
  * ```
@@ -94,13 +97,15 @@ export class ImportError extends Data.TaggedError("ImportError")<{
 }
 
 /**
+ * What {@link importFile} is asked for besides the path. The session a file's
+ * turns belong to is not one of them: it is the store's parameter
+ * (`MemoryStore.appendTurns(sessionId, turns)`).
+ *
  * @since 0.1.0
  */
 export interface ImportOptions {
   /** The format of the file. Default `"auto"`. */
   readonly format?: Format | undefined
-  /** Sets every turn's `sessionId` (overriding any the format carries). */
-  readonly sessionId?: string | undefined
 }
 
 /**
@@ -126,7 +131,7 @@ const undetected = (file: string): ImportError =>
  *
  * @example
  * ```ts
- * import { Importer } from "@precis/cli"
+ * import { Importer } from "@precis/importers"
  * Importer.detect('{"role":"user","content":"hi"}\n') // Option.some("precis")
  * ```
  * @since 0.1.0
@@ -169,15 +174,14 @@ const toImportError = (file: string, error: unknown): ImportError => {
 export const parse = (
   text: string,
   format: Format,
-  fileName: string,
-  options: { readonly sessionId?: string | undefined } = {}
+  fileName: string
 ): Either.Either<ReadonlyArray<ConversationTurn.ConversationTurn>, ImportError> => {
   if (format === "auto" && isBlank(text)) return Either.right([])
   const concrete = format === "auto" ? Detect.detect(text.slice(0, detectionSampleBytes), fileName) : format
   if (concrete === undefined) return Either.left(undetected(fileName))
   const out: Sink = []
   try {
-    readWhole(concrete, text, { format: concrete, sessionId: options.sessionId }, out)
+    readWhole(concrete, text, { format: concrete }, out)
   } catch (error) {
     return Either.left(toImportError(fileName, error))
   }
@@ -193,7 +197,7 @@ export const parse = (
  * ```ts
  * import { NodeFileSystem } from "@effect/platform-node"
  * import { Effect } from "effect"
- * import { Importer } from "@precis/cli"
+ * import { Importer } from "@precis/importers"
  * const turns = Importer.importFile("session.jsonl", { format: "auto" }).pipe(Effect.provide(NodeFileSystem.layer))
  * ```
  * @since 0.1.0
@@ -218,7 +222,7 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
     format = detected
   }
   yield* Effect.annotateCurrentSpan({ "precis.import.format": format })
-  const context: Context = { format, sessionId: options.sessionId }
+  const context: Context = { format }
   const out: Sink = []
   const reader = lineReader(format, context)
   if (reader === undefined) {

@@ -188,10 +188,8 @@ describe("precis JSONL", () => {
     assert.notStrictEqual(repeated[0]!.id, repeated[1]!.id)
   })
 
-  it("overrides the session id when asked", () => {
-    const result = Importer.parse(precisSample, "precis", "s.jsonl", { sessionId: "mine" })
-    assert.isTrue(Either.isRight(result))
-    if (Either.isRight(result)) assert.deepStrictEqual(result.right.map((t) => t.sessionId), ["mine", "mine", "mine"])
+  it("gives a turn a session id only when its line names one", () => {
+    assert.deepStrictEqual(ok(precisSample, "precis").map((t) => t.sessionId), [undefined, undefined, "s-9"])
   })
 
   it("reports the line of a malformed record, blank lines counted", () => {
@@ -454,8 +452,8 @@ describe("importFile", () => {
       Effect.gen(function*() {
         const turns = yield* Importer.importFile(file)
         assert.deepStrictEqual(turns, ok(claudeSample, "claude-code"))
-        const again = yield* Importer.importFile(file, { format: "claude-code", sessionId: "s" })
-        assert.deepStrictEqual(again.map((t) => t.sessionId), ["s", "s", "s"])
+        const named = yield* Importer.importFile(file, { format: "claude-code" })
+        assert.deepStrictEqual(named, turns)
       })))
 
   it.effect("reads a JSON file whole", () =>

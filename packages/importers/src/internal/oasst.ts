@@ -4,7 +4,7 @@
  * Each tree becomes one linear conversation: the prompt, then at each level
  * the reply ranked 0 (else the best-ranked, else the first). Roles
  * `prompter` and `assistant` become `user` and `assistant`; ids are the
- * `message_id`s; the tree id is the turns' `sessionId` unless one is given.
+ * `message_id`s; the tree id is the turns' `sessionId`.
  *
  * @internal
  */

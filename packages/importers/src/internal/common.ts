@@ -19,7 +19,6 @@ export class LineFailure {
 /** What an import was asked for, besides the file. */
 export interface Context {
   readonly format: SourceFormat
-  readonly sessionId?: string | undefined
 }
 
 /** Accumulates turns. */
@@ -61,8 +60,7 @@ export const contentHash = (role: string, content: string, timestamp: string | u
     .slice(0, 12)
 }
 
-
-/** The fields of a turn; `sessionId` comes from the context when it sets one. */
+/** The fields of a turn; `sessionId` only when the source itself names a session. */
 export interface TurnFields {
   readonly role: string
   readonly content: string
@@ -74,7 +72,6 @@ export interface TurnFields {
 
 /** Builds a turn from fields already checked by the importer (no second validation). */
 export const turn = (context: Context, fields: TurnFields): ConversationTurn.ConversationTurn => {
-  const sessionId = context.sessionId ?? fields.sessionId
   const metadata: Record<string, unknown> = fields.metadata === undefined ? {} : Object.assign({}, fields.metadata)
   metadata.sourceFormat = context.format
   const props: { -readonly [K in keyof ConversationTurn.ConversationTurn]: ConversationTurn.ConversationTurn[K] } = {
@@ -84,7 +81,7 @@ export const turn = (context: Context, fields: TurnFields): ConversationTurn.Con
     metadata
   }
   if (fields.timestamp !== undefined) props.timestamp = fields.timestamp
-  if (sessionId !== undefined) props.sessionId = sessionId
+  if (fields.sessionId !== undefined) props.sessionId = fields.sessionId
   return new ConversationTurn.ConversationTurn(props, true)
 }
 

@@ -1,0 +1,8 @@
+/**
+ * @precis/importers: agent transcript files read into core `ConversationTurn`s.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Importer from "./Importer.js"
