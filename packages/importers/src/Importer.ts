@@ -24,6 +24,9 @@
  * Claude Code line's `sessionId`, an OpenAssistant tree id); the session the
  * turns are stored in is the store's own parameter.
  *
+ * `openai` and `swe-agent` share one reader of OpenAI-style messages (role,
+ * content, `tool_calls`, tool results).
+ *
  * OpenHands: an event becomes a turn when it is a `message` action (role from
  * its source), another action (role `assistant`; thought, message and main
  * argument, e.g. `$ command`) or an observation (role `tool`) — except

@@ -1,6 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
+import type { ConversationTurn } from "@precis/core"
 import { Arbitraries } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -327,6 +328,64 @@ describe("SWE-agent trajectories", () => {
     const expected = text.split("\n").findIndex((l) => l.includes("\"role\": 3")) // the line after the "{"
     assert.strictEqual(e.line, expected)
     expect(e.reason).toContain("history[2]")
+  })
+})
+
+describe("OpenAI-style messages (openai and swe-agent)", () => {
+  const withoutFormat = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
+    turns.map(({ content, metadata, role }) => {
+      const { sourceFormat: _, ...rest } = metadata ?? {}
+      return { role, content, metadata: rest }
+    })
+
+  it("read the same messages into the same turns in both formats", () => {
+    const openai = ok(JSON.stringify(openAiMessages), "openai")
+    const swe = ok(JSON.stringify({ history: openAiMessages }), "swe-agent")
+    assert.deepStrictEqual(withoutFormat(swe), withoutFormat(openai))
+    assert.deepStrictEqual(swe.map((t) => t.metadata!.sourceFormat), Array(5).fill("swe-agent"))
+    assert.match(swe[0]!.id!, /^swe-agent:0-[0-9a-f]{12}$/)
+  })
+
+  it("keep every id of a result that answers several calls", () => {
+    const history = [
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "open", arguments: "{}" } },
+          { id: "b", type: "function", function: { name: "edit", arguments: { line: 3 } } }
+        ]
+      },
+      { role: "tool", content: "done", tool_call_ids: ["b", "a"] }
+    ]
+    const turns = ok(JSON.stringify({ history }), "swe-agent")
+    assert.strictEqual(turns[0]!.content, "[tool_call open] {}\n[tool_call edit] {\"line\":3}")
+    assert.deepStrictEqual(turns[1]!.metadata, {
+      toolCallId: "b",
+      toolCallIds: ["b", "a"],
+      toolName: "edit",
+      sourceFormat: "swe-agent"
+    })
+  })
+
+  it("read a legacy function_call and the function result that answers it", () => {
+    const turns = ok(
+      JSON.stringify([
+        { role: "assistant", content: null, function_call: { name: "lookup", arguments: "{\"q\":\"x\"}" } },
+        { role: "function", name: "lookup", content: "found" }
+      ]),
+      "openai"
+    )
+    assert.strictEqual(turns[0]!.content, "[tool_call lookup] {\"q\":\"x\"}")
+    assert.deepStrictEqual(turns[0]!.metadata!.toolCalls, [{ name: "lookup", arguments: "{\"q\":\"x\"}" }])
+    assert.strictEqual(turns[1]!.metadata!.toolName, "lookup")
+  })
+
+  it("reject malformed tool_calls at the line of the message", () => {
+    const text = JSON.stringify({ history: [{ role: "user", content: "hi" }, { role: "assistant", tool_calls: [{ id: 1 }] }] }, null, 2)
+    const e = err(text, "swe-agent", "run.traj")
+    assert.strictEqual(e.line, text.split("\n").findIndex((l) => l.includes("\"assistant\"")))
+    assert.strictEqual(e.reason, "history[1]: \"tool_calls\" must be an array of { id, function: { name, arguments } }")
   })
 })
 
