@@ -1,7 +1,7 @@
 /**
  * Compaction over the real SWE-agent trajectories in ../shared/fixtures (next
  * to the repository); skipped when that folder is absent. The trajectories are
- * read here with a minimal parse of their `history` (importers live in the CLI).
+ * read here with a minimal parse of their `history` (compaction does not depend on @precis/importers).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConversationTurn } from "@precis/core"
