@@ -305,6 +305,45 @@ describe("compact, show and context", () => {
     }))
 })
 
+describe("compaction flags and their PRECIS_COMPACTION_* variables", () => {
+  const file = write(dir, "env.jsonl", sessionJsonl(40))
+  const compactJson = (name: string, args: ReadonlyArray<string>, env?: Record<string, string>) =>
+    Effect.map(
+      runCli(["compact", file, "--db", path.join(dir, `${name}.db`), "--json", ...args], env === undefined ? {} : { env }),
+      (result) => {
+        assert.strictEqual(result.code, 0, result.stderr)
+        return JSON.parse(result.stdout) as { leafSummariesCreated: number; turnsCompacted: number }
+      }
+    )
+
+  it.live("a missing flag is read from its variable, and the flag wins over the variable", () =>
+    Effect.gen(function*() {
+      const byFlag = yield* compactJson("flag", ["--leaf-chunk-tokens", "150", "--fresh-tail", "6"])
+      const byEnv = yield* compactJson("env", [], {
+        PRECIS_COMPACTION_LEAF_CHUNK_TOKENS: "150",
+        PRECIS_COMPACTION_FRESH_TAIL_TURNS: "6"
+      })
+      const defaults = yield* compactJson("defaults", [])
+      assert.strictEqual(byFlag.turnsCompacted, 34)
+      assert.deepStrictEqual(byEnv, byFlag)
+      assert.notStrictEqual(defaults.leafSummariesCreated, byFlag.leafSummariesCreated)
+      const flagWins = yield* compactJson("both", ["--leaf-chunk-tokens", "150", "--fresh-tail", "6"], {
+        PRECIS_COMPACTION_FRESH_TAIL_TURNS: "30"
+      })
+      assert.deepStrictEqual(flagWins, byFlag)
+    }))
+
+  it.live("a bad variable value exits 1 naming the variable", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["compact", file, "--db", path.join(dir, "bad-env.db")], {
+        env: { PRECIS_COMPACTION_MIN_FAN_IN: "1" }
+      })
+      assert.strictEqual(result.code, 1)
+      expect(result.stderr).toContain("PRECIS_COMPACTION_MIN_FAN_IN")
+      assert.isFalse(fs.existsSync(path.join(dir, "bad-env.db")))
+    }))
+})
+
 describe("compact output", () => {
   it.live("without --json prints the DAG and the tier counts, and plain progress lines on stderr", () =>
     Effect.gen(function*() {
