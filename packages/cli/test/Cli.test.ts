@@ -437,12 +437,14 @@ describe("--provider openai", () => {
   let baseUrl = ""
   const seen: Array<{ readonly authorization: string | undefined; readonly body: { readonly model?: string } }> = []
   let status = 200
+  let stall = false
   beforeAll(async () => {
     server = createServer((req: IncomingMessage, res) => {
       let body = ""
       req.on("data", (chunk) => (body += chunk))
       req.on("end", () => {
         seen.push({ authorization: req.headers.authorization, body: JSON.parse(body) })
+        if (stall) return // never answers
         res.writeHead(status, { "content-type": "application/json" })
         res.end(
           status === 200
@@ -454,7 +456,12 @@ describe("--provider openai", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
   })
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  afterAll(() =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  )
 
   it.live("without PRECIS_OPENAI_MODEL says to set it, and writes nothing", () =>
     Effect.gen(function*() {
@@ -492,6 +499,27 @@ describe("--provider openai", () => {
       expect(result.stderr).toContain("HTTP 401")
       expect(result.stdout + result.stderr).not.toContain(SECRET)
       expect(result.stdout + result.stderr).not.toContain("DO-NOT-PRINT")
+    }))
+
+  it.live("--timeout bounds each tier: a server that stalls ends in the fallback after two deadlines", () =>
+    Effect.gen(function*() {
+      stall = true
+      seen.length = 0
+      const result = yield* runCli(["summarize", file, "--provider", "openai", "--json", "--timeout", "1"], {
+        env: { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: baseUrl, PRECIS_SUMMARIZER_TIMEOUT: "1 hour" }
+      }).pipe(Effect.ensuring(Effect.sync(() => (stall = false))))
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(JSON.parse(result.stdout).tier, "fallback")
+      assert.strictEqual(seen.length, 2)
+    }))
+
+  it.live("a --timeout that is not a duration is refused, naming the option", () =>
+    Effect.gen(function*() {
+      for (const bad of ["soon", "0", "-3"]) {
+        const result = yield* runCli(["summarize", file, "--timeout", bad])
+        assert.strictEqual(result.code, 1)
+        expect(result.stderr).toContain("--timeout must be a duration")
+      }
     }))
 })
 

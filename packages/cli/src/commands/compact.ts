@@ -42,6 +42,7 @@ export const command = Command.make(
     session: Opt.importSession,
     format: Opt.format,
     provider: Opt.provider,
+    timeout: Opt.timeout,
     ...Opt.compaction,
     json: Opt.json,
     verbose: Opt.verbose
@@ -110,7 +111,7 @@ export const command = Command.make(
       // The summarizer (and its provider configuration) is checked before the store is opened.
       const live = CompactionManager.layer().pipe(
         Layer.provideMerge(Layers.store(args.db)),
-        Layer.provideMerge(Layers.summarizer(args.provider))
+        Layer.provideMerge(Layers.summarizer(args.provider, args.timeout))
       )
       yield* Effect.provide(program, live)
     }).pipe(withVerbosity(args.verbose))

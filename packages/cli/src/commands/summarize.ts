@@ -26,6 +26,7 @@ export const command = Command.make(
     file: Opt.file,
     format: Opt.format,
     provider: Opt.provider,
+    timeout: Opt.timeout,
     prior: Opt.prior,
     targetTokens: Opt.targetTokens,
     json: Opt.json,
@@ -40,7 +41,7 @@ export const command = Command.make(
         s.summarizeTurns(turns, {
           priorSummary,
           targetTokens: Option.getOrUndefined(args.targetTokens)
-        })).pipe(timed("summarized"), Effect.provide(Layers.summarizer(args.provider)))
+        })).pipe(timed("summarized"), Effect.provide(Layers.summarizer(args.provider, args.timeout)))
       if (args.json) {
         return yield* printJson({
           text: summary.text,

@@ -11,8 +11,10 @@ import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { CliError } from "./errors.js"
 
 /** The summary providers of `--provider`. */
@@ -45,8 +47,17 @@ const openAi = Layer.unwrapEffect(
 export const provider = (name: ProviderName): Layer.Layer<Provider.Provider, CliError | ConfigError.ConfigError> =>
   name === "openai" ? openAi : ExtractiveProvider.layer()
 
-/** The Summarizer over the chosen provider, its options from `PRECIS_SUMMARIZER_*`. */
-export const summarizer = (name: ProviderName) => Summarizer.layerConfig().pipe(Layer.provide(provider(name)))
+/**
+ * The Summarizer over the chosen provider, its options from `PRECIS_SUMMARIZER_*`;
+ * a `timeout` given (by `--timeout`) wins over `PRECIS_SUMMARIZER_TIMEOUT`.
+ */
+export const summarizer = (name: ProviderName, timeout: Option.Option<Duration.Duration> = Option.none()) =>
+  Summarizer.layerConfig(
+    Option.match(timeout, {
+      onNone: () => Summarizer.config,
+      onSome: (deadline) => Config.map(Summarizer.config, (options) => ({ ...options, timeout: deadline }))
+    })
+  ).pipe(Layer.provide(provider(name)))
 
 /** The store in the SQLite file `db`. */
 export const store = (db: string) => MemoryStore.layerSqlite({ filename: db })

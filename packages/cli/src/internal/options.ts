@@ -10,6 +10,7 @@ import * as Options from "@effect/cli/Options"
 import { CompactionManager } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Importer from "../Importer.js"
 import { type ProviderName, providers } from "./layers.js"
@@ -137,6 +138,29 @@ export const targetTokens = integer(
   "target-tokens",
   1,
   `the summary size asked of the aggressive tier and kept by the fallback (default ${Summarizer.defaults.leafTargetTokens})`
+)
+
+/**
+ * A duration given as seconds (`30`) or with a unit (`30 seconds`, `2 minutes`,
+ * `500 millis`); positive and finite.
+ */
+export const parseDuration = (text: string): Option.Option<Duration.Duration> => {
+  const trimmed = text.trim()
+  const decoded = /^\d+(\.\d+)?$/.test(trimmed)
+    ? Option.some(Duration.seconds(Number(trimmed)))
+    : Duration.decodeUnknown(trimmed)
+  return Option.filter(decoded, (d) => Duration.isFinite(d) && Duration.greaterThan(d, Duration.zero))
+}
+
+/** `--timeout DURATION`: the deadline of each model tier; else `PRECIS_SUMMARIZER_TIMEOUT`, else 120 s. */
+export const timeout = Options.text("timeout").pipe(
+  Options.withPseudoName("DURATION"),
+  Options.filterMap(parseDuration, "--timeout must be a duration such as 30, 30 seconds or 2 minutes"),
+  Options.optional,
+  Options.withDescription(
+    `the deadline of each model call tier, in seconds or with a unit such as "2 minutes" ` +
+      `(default: PRECIS_SUMMARIZER_TIMEOUT, else ${Duration.format(Summarizer.defaults.timeout)})`
+  )
 )
 
 /** `--prior FILE`. */
