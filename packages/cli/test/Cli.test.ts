@@ -305,6 +305,45 @@ describe("compact, show and context", () => {
     }))
 })
 
+describe("compaction flags and their PRECIS_COMPACTION_* variables", () => {
+  const file = write(dir, "env.jsonl", sessionJsonl(40))
+  const compactJson = (name: string, args: ReadonlyArray<string>, env?: Record<string, string>) =>
+    Effect.map(
+      runCli(["compact", file, "--db", path.join(dir, `${name}.db`), "--json", ...args], env === undefined ? {} : { env }),
+      (result) => {
+        assert.strictEqual(result.code, 0, result.stderr)
+        return JSON.parse(result.stdout) as { leafSummariesCreated: number; turnsCompacted: number }
+      }
+    )
+
+  it.live("a missing flag is read from its variable, and the flag wins over the variable", () =>
+    Effect.gen(function*() {
+      const byFlag = yield* compactJson("flag", ["--leaf-chunk-tokens", "150", "--fresh-tail", "6"])
+      const byEnv = yield* compactJson("env", [], {
+        PRECIS_COMPACTION_LEAF_CHUNK_TOKENS: "150",
+        PRECIS_COMPACTION_FRESH_TAIL_TURNS: "6"
+      })
+      const defaults = yield* compactJson("defaults", [])
+      assert.strictEqual(byFlag.turnsCompacted, 34)
+      assert.deepStrictEqual(byEnv, byFlag)
+      assert.notStrictEqual(defaults.leafSummariesCreated, byFlag.leafSummariesCreated)
+      const flagWins = yield* compactJson("both", ["--leaf-chunk-tokens", "150", "--fresh-tail", "6"], {
+        PRECIS_COMPACTION_FRESH_TAIL_TURNS: "30"
+      })
+      assert.deepStrictEqual(flagWins, byFlag)
+    }))
+
+  it.live("a bad variable value exits 1 naming the variable", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["compact", file, "--db", path.join(dir, "bad-env.db")], {
+        env: { PRECIS_COMPACTION_MIN_FAN_IN: "1" }
+      })
+      assert.strictEqual(result.code, 1)
+      expect(result.stderr).toContain("PRECIS_COMPACTION_MIN_FAN_IN")
+      assert.isFalse(fs.existsSync(path.join(dir, "bad-env.db")))
+    }))
+})
+
 describe("compact output", () => {
   it.live("without --json prints the DAG and the tier counts, and plain progress lines on stderr", () =>
     Effect.gen(function*() {
@@ -398,12 +437,14 @@ describe("--provider openai", () => {
   let baseUrl = ""
   const seen: Array<{ readonly authorization: string | undefined; readonly body: { readonly model?: string } }> = []
   let status = 200
+  let stall = false
   beforeAll(async () => {
     server = createServer((req: IncomingMessage, res) => {
       let body = ""
       req.on("data", (chunk) => (body += chunk))
       req.on("end", () => {
         seen.push({ authorization: req.headers.authorization, body: JSON.parse(body) })
+        if (stall) return // never answers
         res.writeHead(status, { "content-type": "application/json" })
         res.end(
           status === 200
@@ -415,7 +456,12 @@ describe("--provider openai", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
   })
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  afterAll(() =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  )
 
   it.live("without PRECIS_OPENAI_MODEL says to set it, and writes nothing", () =>
     Effect.gen(function*() {
@@ -453,6 +499,27 @@ describe("--provider openai", () => {
       expect(result.stderr).toContain("HTTP 401")
       expect(result.stdout + result.stderr).not.toContain(SECRET)
       expect(result.stdout + result.stderr).not.toContain("DO-NOT-PRINT")
+    }))
+
+  it.live("--timeout bounds each tier: a server that stalls ends in the fallback after two deadlines", () =>
+    Effect.gen(function*() {
+      stall = true
+      seen.length = 0
+      const result = yield* runCli(["summarize", file, "--provider", "openai", "--json", "--timeout", "1"], {
+        env: { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: baseUrl, PRECIS_SUMMARIZER_TIMEOUT: "1 hour" }
+      }).pipe(Effect.ensuring(Effect.sync(() => (stall = false))))
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(JSON.parse(result.stdout).tier, "fallback")
+      assert.strictEqual(seen.length, 2)
+    }))
+
+  it.live("a --timeout that is not a duration is refused, naming the option", () =>
+    Effect.gen(function*() {
+      for (const bad of ["soon", "0", "-3"]) {
+        const result = yield* runCli(["summarize", file, "--timeout", bad])
+        assert.strictEqual(result.code, 1)
+        expect(result.stderr).toContain("--timeout must be a duration")
+      }
     }))
 })
 

@@ -1,0 +1,123 @@
+/**
+ * `precis compact [FILE]`: import FILE when given, then compact the session
+ * into a DAG of summaries and print it with the tier counts.
+ *
+ * @internal
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import { CompactionManager, type MemoryStore } from "@precis/compaction"
+import { Summarizer } from "@precis/core"
+import type { Importer } from "@precis/importers"
+import * as Console from "effect/Console"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { CliError } from "../internal/errors.js"
+import { readTurns } from "../internal/input.js"
+import * as Layers from "../internal/layers.js"
+import * as Opt from "../internal/options.js"
+import { printJson, timed, withVerbosity } from "../internal/output.js"
+import * as Progress from "../internal/progress.js"
+import * as Render from "../internal/render.js"
+import * as Session from "../internal/session.js"
+
+/** A compaction option problem in the CLI's words (`maxFanIn` -> `--max-fan-in`). */
+const optionProblem = (reason: string): string =>
+  reason.replace(
+    /\b(freshTailTurns|leafChunkTokens|minFanIn|maxFanIn|concurrency)\b/g,
+    (name) => Opt.compactionFlags[name as keyof CompactionManager.Options] ?? name
+  )
+
+/** What `compact` fails with: each is printed as one line. */
+export type Failure = CliError | ConfigError.ConfigError | CompactionManager.InvalidOptionsError | Importer.ImportError | MemoryStore.StoreError
+
+/** The `compact` command. */
+export const command = Command.make(
+  "compact",
+  {
+    file: Args.optional(Opt.file),
+    db: Opt.db,
+    session: Opt.importSession,
+    format: Opt.format,
+    provider: Opt.provider,
+    timeout: Opt.timeout,
+    ...Opt.compaction,
+    json: Opt.json,
+    verbose: Opt.verbose
+  },
+  (args) =>
+    Effect.gen(function*() {
+      // The options are checked and the input parsed in full (and the store checked) before
+      // anything is opened or written.
+      const options: CompactionManager.Options = {
+        freshTailTurns: Option.getOrUndefined(args.freshTail),
+        leafChunkTokens: Option.getOrUndefined(args.leafChunkTokens),
+        minFanIn: Option.getOrUndefined(args.minFanIn),
+        maxFanIn: Option.getOrUndefined(args.maxFanIn),
+        concurrency: Option.getOrUndefined(args.concurrency)
+      }
+      yield* Effect.mapError(
+        CompactionManager.resolveOptions(options),
+        (error) => new CliError({ reason: optionProblem(error.reason) })
+      )
+      const input = Option.isSome(args.file)
+        ? yield* Effect.gen(function*() {
+          const file = args.file.pipe(Option.getOrThrow)
+          const sessionId = Option.getOrElse(args.session, () => Render.sessionIdFromPath(file))
+          const turns = yield* timed("parsed input")(readTurns(file, args.format))
+          return Option.some({ sessionId, turns })
+        })
+        : Option.none()
+      if (Option.isNone(input)) yield* Session.requireStore(args.db)
+      const reporter = args.json && !args.verbose ? Progress.silent : yield* Progress.stderr
+
+      const program = Effect.gen(function*() {
+        const imported = Option.isSome(input)
+          ? yield* Session.importTurns(input.value.sessionId, input.value.turns)
+          : undefined
+        const sessionId = Option.isSome(input)
+          ? input.value.sessionId
+          : yield* Session.resolve(args.db, args.session)
+        const manager = yield* CompactionManager.CompactionManager
+        const stats = yield* manager.compact(sessionId, { ...options, onProgress: reporter.onProgress }).pipe(
+          timed("compacted"),
+          Effect.ensuring(reporter.finish)
+        )
+        const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
+        if (args.json) {
+          return yield* printJson({
+            session: sessionId,
+            ...(imported === undefined ? {} : { imported }),
+            ...stats,
+            tierCounts
+          })
+        }
+        if (imported !== undefined) {
+          yield* Console.log(
+            `imported ${imported.added} of ${imported.turns} turns into session ${sessionId}` +
+              (imported.skipped === 0 ? "" : ` (${imported.skipped} already present)`)
+          )
+        }
+        yield* Console.log(
+          `compacted ${stats.turnsCompacted} turns into ${stats.leafSummariesCreated} leaf and ` +
+            `${stats.condensedSummariesCreated} condensed summaries`
+        )
+        const dag = yield* Session.dagLines(sessionId)
+        yield* Console.log(["", ...dag.lines, "", `tiers this run: ${Render.tierCountsLine(tierCounts)}`].join("\n"))
+      })
+
+      // The summarizer (and its provider configuration) is checked before the store is opened.
+      const live = CompactionManager.layer().pipe(
+        Layer.provideMerge(Layers.store(args.db)),
+        Layer.provideMerge(Layers.summarizer(args.provider, args.timeout))
+      )
+      yield* Effect.provide(program, live)
+    }).pipe(withVerbosity(args.verbose))
+).pipe(
+  Command.withDescription(
+    "Compact a session into a DAG of summaries: leaf summaries of the turns outside the fresh tail, then " +
+      "condensed summaries of summaries. Given FILE, import it first. Prints the DAG and the tier counts."
+  )
+)

@@ -1,0 +1,40 @@
+/**
+ * `precis show`: a session's summary DAG as a tree (or JSON).
+ *
+ * @internal
+ */
+import * as Command from "@effect/cli/Command"
+import type { CliError } from "../internal/errors.js"
+import type { MemoryStore } from "@precis/compaction"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layers from "../internal/layers.js"
+import * as Opt from "../internal/options.js"
+import { printJson, withVerbosity } from "../internal/output.js"
+import * as Render from "../internal/render.js"
+import * as Session from "../internal/session.js"
+
+/** What `show` fails with: each is printed as one line. */
+export type Failure = CliError | MemoryStore.StoreError
+
+/** The `show` command. */
+export const command = Command.make(
+  "show",
+  { db: Opt.db, session: Opt.storeSession, json: Opt.json, verbose: Opt.verbose },
+  (args) =>
+    Effect.gen(function*() {
+      yield* Session.requireStore(args.db)
+      yield* Effect.gen(function*() {
+        const sessionId = yield* Session.resolve(args.db, args.session)
+        const dag = yield* Session.dagLines(sessionId)
+        if (args.json) return yield* printJson({ session: sessionId, nodes: dag.summaries.map(Render.dagNode) })
+        yield* Console.log(dag.lines.join("\n"))
+      }).pipe(Effect.provide(Layers.store(args.db)))
+    }).pipe(withVerbosity(args.verbose))
+).pipe(
+  Command.withDescription(
+    "Print a session's summary DAG as a tree: depth, tier, token estimate, time range and id of each node. " +
+      "--json gives { session, nodes: [{ id, depth, tier, parentId, tokenEstimate, timeRangeStart, " +
+      "timeRangeEnd, children }] }."
+  )
+)

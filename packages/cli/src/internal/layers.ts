@@ -1,0 +1,63 @@
+/**
+ * The layers the commands run on: the provider named by `--provider`, the
+ * Summarizer over it and the store named by `--db`.
+ *
+ * @internal
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { MemoryStore } from "@precis/compaction"
+import { type Provider, Summarizer } from "@precis/core"
+import { ExtractiveProvider } from "@precis/provider-extractive"
+import { OpenAiProvider } from "@precis/provider-openai"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { CliError } from "./errors.js"
+
+/** The summary providers of `--provider`. */
+export const providers = ["extractive", "openai"] as const
+
+/**
+ * A value of `--provider`: `extractive` (offline, deterministic, the default)
+ * or `openai` (any OpenAI-compatible server, configured by `PRECIS_OPENAI_*`).
+ */
+export type ProviderName = typeof providers[number]
+
+const openAi = Layer.unwrapEffect(
+  Effect.map(
+    Config.nonEmptyString("PRECIS_OPENAI_MODEL").pipe(
+      Effect.mapError(() =>
+        new CliError({
+          reason: "--provider openai needs a model: set PRECIS_OPENAI_MODEL (e.g. PRECIS_OPENAI_MODEL=gpt-4o-mini); " +
+            "PRECIS_OPENAI_BASE_URL and PRECIS_OPENAI_API_KEY are optional"
+        })
+      )
+    ),
+    () => OpenAiProvider.layerConfig().pipe(Layer.provide(NodeHttpClient.layerUndici))
+  )
+)
+
+/**
+ * The `Provider` layer named by `--provider`. `openai` fails with a
+ * {@link CliError} when `PRECIS_OPENAI_MODEL` is not set.
+ */
+export const provider = (name: ProviderName): Layer.Layer<Provider.Provider, CliError | ConfigError.ConfigError> =>
+  name === "openai" ? openAi : ExtractiveProvider.layer()
+
+/**
+ * The Summarizer over the chosen provider, its options from `PRECIS_SUMMARIZER_*`;
+ * a `timeout` given (by `--timeout`) wins over `PRECIS_SUMMARIZER_TIMEOUT`.
+ */
+export const summarizer = (name: ProviderName, timeout: Option.Option<Duration.Duration> = Option.none()) =>
+  Summarizer.layerConfig(
+    Option.match(timeout, {
+      onNone: () => Summarizer.config,
+      onSome: (deadline) => Config.map(Summarizer.config, (options) => ({ ...options, timeout: deadline }))
+    })
+  ).pipe(Layer.provide(provider(name)))
+
+/** The store in the SQLite file `db`. */
+export const store = (db: string) => MemoryStore.layerSqlite({ filename: db })

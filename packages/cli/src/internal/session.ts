@@ -1,0 +1,75 @@
+/**
+ * What the commands do with a store: check that it exists, choose the session,
+ * import turns into it and describe its DAG.
+ *
+ * @internal
+ */
+import { MemoryStore } from "@precis/compaction"
+import type { ConversationTurn, SummaryRecord } from "@precis/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { CliError } from "./errors.js"
+import { exists } from "./input.js"
+import { timed } from "./output.js"
+import * as Render from "./render.js"
+
+/** Fails unless the store file exists: read-only commands never create one. */
+export const requireStore = (db: string) =>
+  Effect.flatMap(exists(db), (found) =>
+    found
+      ? Effect.void
+      : Effect.fail(new CliError({ reason: `${db}: no such store (import a file first: precis import FILE --db ${db})` })))
+
+/**
+ * The session to work on: `explicit` when given (it must exist), else
+ * `default` when the store has it, else the store's only session.
+ */
+export const resolve = (db: string, explicit: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const store = yield* MemoryStore.MemoryStore
+    const ids = (yield* store.sessions).map((s) => s.id)
+    const list = ids.length === 0 ? "none" : ids.join(", ")
+    if (Option.isSome(explicit)) {
+      if (ids.includes(explicit.value)) return explicit.value
+      return yield* new CliError({ reason: `unknown session '${explicit.value}' in ${db} (sessions: ${list})` })
+    }
+    if (ids.includes("default")) return "default"
+    if (ids.length === 1) return ids[0]!
+    return yield* new CliError({
+      reason: ids.length === 0
+        ? `${db} holds no session yet (import a file first)`
+        : `${db} holds several sessions (${list}): choose one with --session`
+    })
+  })
+
+/** Imports a file's turns (already parsed in full) into a session. */
+export const importTurns = (sessionId: string, turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
+  Effect.gen(function*() {
+    const store = yield* MemoryStore.MemoryStore
+    const added = yield* timed("stored turns")(store.appendTurns(sessionId, turns))
+    return { turns: turns.length, added: added.length, skipped: turns.length - added.length }
+  })
+
+/** The DAG of a session: the header line and the tree. */
+export const dagLines = (sessionId: string): Effect.Effect<
+  { readonly lines: ReadonlyArray<string>; readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord> },
+  MemoryStore.StoreError,
+  MemoryStore.MemoryStore
+> =>
+  Effect.gen(function*() {
+    const store = yield* MemoryStore.MemoryStore
+    // The turn count comes from the session list, so the turns themselves are never loaded.
+    const [summaries, sessions, uncovered] = yield* Effect.all([
+      store.summaries(sessionId),
+      store.sessions,
+      store.uncoveredTurns(sessionId)
+    ])
+    const turnCount = sessions.find((s) => s.id === sessionId)?.turnCount ?? 0
+    const lines = [Render.dagHeader(sessionId, turnCount, uncovered.length, summaries)]
+    lines.push(
+      ...(summaries.length === 0
+        ? ["(no summaries yet: run precis compact)"]
+        : [...Render.tree(summaries), `tiers of the stored summaries: ${Render.tierCountsLine(Render.tierCountsOf(summaries))}`])
+    )
+    return { lines, summaries }
+  })
