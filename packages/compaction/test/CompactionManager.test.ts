@@ -13,7 +13,9 @@ import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
+import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { depsLayer, managerLayer, requestCount, shortReply, waitUntil } from "./helpers.js"
 import { violations } from "./invariants.js"
@@ -427,11 +429,11 @@ describe("CompactionManager", () => {
       const context = yield* cm.context("ctx")
       expect(context.summaries.length).toBe(1)
       expect(context.turns.map((t) => t.id)).toEqual(["t3", "r"])
-      const messages = CompactionManager.toMessages(context)
+      const messages = ActiveContext.toMessages(context)
       expect(messages.map((m) => m.role)).toEqual(["system", "assistant", "user"])
       expect(messages[0]!.content).toContain(`[Summary 1, depth 0, 2025-01-01T00:00:00 to 2025-01-01T00:02:00]\n${context.summaries[0]!.content}`)
       expect(messages[2]!.content).toBe("[tool] exit 0")
-      const text = CompactionManager.render(context)
+      const text = ActiveContext.render(context)
       expect(text.endsWith("[2025-01-01T00:03:00] assistant: message 3\n[2025-01-01T00:04:00] tool: exit 0")).toBe(true)
       expect(context.tokens).toBe(
         context.summaries[0]!.tokenEstimate! + context.turns.reduce((n, t) => n + tokensOf(t), 0)
@@ -460,8 +462,8 @@ describe("CompactionManager", () => {
 
 describe("options", () => {
   it("validates with readable reasons", () => {
-    const reason = (options: CompactionManager.Options) =>
-      Either.match(CompactionManager.resolveOptions(options), { onLeft: (e) => e.message, onRight: () => "ok" })
+    const reason = (options: CompactionOptions.Options) =>
+      Either.match(CompactionOptions.resolveOptions(options), { onLeft: (e) => e.message, onRight: () => "ok" })
     expect(reason({})).toBe("ok")
     expect(reason({ minFanIn: 1 })).toBe("invalid compaction options: minFanIn must be an integer >= 2 (got 1)")
     expect(reason({ minFanIn: 9 })).toBe(
@@ -471,8 +473,8 @@ describe("options", () => {
       "invalid compaction options: freshTailTurns must be an integer >= 0 (got -1); threshold must be in (0, 1] (got 0)"
     )
     expect(reason({ leafChunkTokens: 0.5 })).toContain("leafChunkTokens must be an integer >= 1")
-    expect(Either.getOrThrow(CompactionManager.resolveOptions({ onProgress: undefined }))).toMatchObject(
-      CompactionManager.defaults
+    expect(Either.getOrThrow(CompactionOptions.resolveOptions({ onProgress: undefined }))).toMatchObject(
+      CompactionOptions.defaults
     )
   })
 

@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as MemoryStore from "../src/MemoryStore.js"
+import * as SqliteMemoryStore from "../src/SqliteMemoryStore.js"
 import { storeLayer } from "./helpers.js"
 import { violations } from "./invariants.js"
 
@@ -241,7 +242,7 @@ describe("MemoryStore", () => {
         yield* store.appendTurns("file", Fixtures.conversation(4))
         return yield* store.insertLeaf(leafOf("file", ["t0", "t1"]))
       })
-      const leaf = yield* write.pipe(Effect.provide(MemoryStore.layerSqlite({ filename })))
+      const leaf = yield* write.pipe(Effect.provide(SqliteMemoryStore.layer({ filename })))
       const [turns, summaries, mode] = yield* Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore
         const sql = yield* SqlClient.SqlClient
@@ -268,12 +269,12 @@ describe("MemoryStore", () => {
           return { pageSize: page!.page_size, mode: mode!.journal_mode, turns: turns[0]!.n }
         }).pipe(Effect.provide(storeLayer(filename)))
       const fresh = path.join(dir, "fresh.db")
-      const created = (yield* append.pipe(Effect.provide(MemoryStore.layerSqlite({ filename: fresh })))).length
+      const created = (yield* append.pipe(Effect.provide(SqliteMemoryStore.layer({ filename: fresh })))).length
       const freshPragmas = yield* pragmas(fresh)
       // Created by another client with SQLite's default page size, then opened by the store.
       const older = path.join(dir, "older.db")
       yield* pragmas(older)
-      const appended = (yield* append.pipe(Effect.provide(MemoryStore.layerSqlite({ filename: older })))).length
+      const appended = (yield* append.pipe(Effect.provide(SqliteMemoryStore.layer({ filename: older })))).length
       const olderPragmas = yield* pragmas(older)
       fs.rmSync(dir, { recursive: true, force: true })
       expect([created, appended]).toEqual([3, 3])
@@ -287,7 +288,7 @@ describe("MemoryStore", () => {
       const filename = path.join(dir, "from-config.db")
       const added = yield* Effect.flatMap(MemoryStore.MemoryStore, (store) => store.appendTurns("cfg", Fixtures.conversation(2))).pipe(
         Effect.provide(
-          MemoryStore.layerConfig().pipe(
+          SqliteMemoryStore.layerConfig().pipe(
             Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["PRECIS_DB", filename]]))))
           )
         )
@@ -301,7 +302,7 @@ describe("MemoryStore", () => {
   it.effect("reports an unopenable database as a StoreError", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(
-        Layer.build(MemoryStore.layerSqlite({ filename: "/nonexistent-dir/x/precis.db" })).pipe(Effect.scoped)
+        Layer.build(SqliteMemoryStore.layer({ filename: "/nonexistent-dir/x/precis.db" })).pipe(Effect.scoped)
       )
       expect(error._tag).toBe("StoreError")
       expect(error.message).toMatch(/^MemoryStore\.open: /)
