@@ -6,9 +6,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Rows from "../src/internal/rows.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as SqliteMemoryStore from "../src/SqliteMemoryStore.js"
 import { storeLayer } from "./helpers.js"
@@ -57,7 +59,10 @@ describe("MemoryStore", () => {
         const store = yield* MemoryStore.MemoryStore
         const sql = yield* SqlClient.SqlClient
         yield* store.appendTurns("json", [Fixtures.turn("user", "hi", { id: "a", metadata: { k: [1, "two"] } })])
-        const rows = yield* sql<{ metadata: string }>`SELECT metadata FROM turns WHERE session_id = 'json'`
+        // The stored (encoded) side of the row: metadata as text.
+        const rows = Schema.decodeUnknownSync(Schema.Array(Schema.encodedSchema(Rows.TurnRow)))(
+          yield* sql`SELECT * FROM turns WHERE session_id = 'json'`
+        )
         expect(rows[0]!.metadata).toBe(`{"k":[1,"two"]}`)
       }))
 
@@ -94,8 +99,9 @@ describe("MemoryStore", () => {
         yield* store.appendTurns("links", ids.map((id) => Fixtures.turn("user", `content ${id}`, { id })))
         const leaf = yield* store.insertLeaf(leafOf("links", ids))
         expect(Option.getOrThrow(yield* store.summary(leaf.id)).sourceTurnIds).toEqual(ids)
-        const rows = yield* sql<{ position: number; turn_id: string }>`SELECT position, turn_id FROM summary_sources
-          WHERE summary_id = ${leaf.id} ORDER BY position`
+        const rows = Schema.decodeUnknownSync(Schema.Array(Rows.SourceRow))(
+          yield* sql`SELECT * FROM summary_sources WHERE summary_id = ${leaf.id} ORDER BY position`
+        )
         expect(rows.map((r) => r.position)).toEqual(ids.map((_, i) => i))
         expect(rows.map((r) => r.turn_id)).toEqual(ids)
         expect((yield* store.sourceTurns(leaf.id)).map((t) => t.id)).toEqual(ids)
