@@ -31,7 +31,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { ActiveContext, CompactionManager, CompactionOptions, MemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { type ConversationTurn, type Provider, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
@@ -138,27 +138,27 @@ const compactionOptions = {
   freshTail: integerOption(
     "fresh-tail",
     0,
-    `newest turns never summarized (default ${CompactionManager.defaults.freshTailTurns})`
+    `newest turns never summarized (default ${CompactionOptions.defaults.freshTailTurns})`
   ),
   leafChunkTokens: integerOption(
     "leaf-chunk-tokens",
     1,
-    `largest chunk of turns per leaf summary, in tokens (default ${CompactionManager.defaults.leafChunkTokens})`
+    `largest chunk of turns per leaf summary, in tokens (default ${CompactionOptions.defaults.leafChunkTokens})`
   ),
   minFanIn: integerOption(
     "min-fan-in",
     2,
-    `fewest summaries condensed together (default ${CompactionManager.defaults.minFanIn})`
+    `fewest summaries condensed together (default ${CompactionOptions.defaults.minFanIn})`
   ),
   maxFanIn: integerOption(
     "max-fan-in",
     2,
-    `most summaries condensed together (default ${CompactionManager.defaults.maxFanIn})`
+    `most summaries condensed together (default ${CompactionOptions.defaults.maxFanIn})`
   ),
   concurrency: integerOption(
     "concurrency",
     1,
-    `condensation calls at once (default ${CompactionManager.defaults.concurrency})`
+    `condensation calls at once (default ${CompactionOptions.defaults.concurrency})`
   )
 }
 
@@ -215,7 +215,7 @@ const summarizerLayer = (name: ProviderName) =>
   Summarizer.layerConfig().pipe(Layer.provide(providerLayer(name)))
 
 /** Opens the store; read-only commands first make sure it exists, so they never create one. */
-const storeLayer = (db: string) => MemoryStore.layerSqlite({ filename: db })
+const storeLayer = (db: string) => SqliteMemoryStore.layer({ filename: db })
 
 const requireStore = (db: string) =>
   Effect.flatMap(exists(db), (found) =>
@@ -245,7 +245,7 @@ const resolveSession = (db: string, explicit: Option.Option<string>) =>
     })
   })
 
-const flagNames: Record<string, string> = {
+const flagNames: Partial<Record<CompactionOptions.Subject, string>> = {
   freshTailTurns: "--fresh-tail",
   leafChunkTokens: "--leaf-chunk-tokens",
   minFanIn: "--min-fan-in",
@@ -253,9 +253,11 @@ const flagNames: Record<string, string> = {
   concurrency: "--concurrency"
 }
 
-/** A compaction option problem in the CLI's words (`maxFanIn` -> `--max-fan-in`). */
-const optionProblem = (reason: string): string =>
-  reason.replace(/\b(freshTailTurns|leafChunkTokens|minFanIn|maxFanIn|concurrency)\b/g, (name) => flagNames[name] ?? name)
+/** Compaction option problems in the CLI's words (`maxFanIn` -> `--max-fan-in`). */
+const optionProblems = (error: CompactionOptions.InvalidOptionsError): string =>
+  error.problems
+    .map((problem) => CompactionOptions.describeProblem(problem, (option) => flagNames[option] ?? option))
+    .join("; ")
 
 /** Debug logs (with timings) when verbose, warnings and errors otherwise. */
 const withVerbosity = (verbose: boolean) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
@@ -344,7 +346,7 @@ const compactCommand = Command.make(
     Effect.gen(function*() {
       // The options are checked and the input parsed in full (and the store checked) before
       // anything is opened or written.
-      const options: CompactionManager.Options = {
+      const options: CompactionOptions.Options = {
         freshTailTurns: Option.getOrUndefined(args.freshTail),
         leafChunkTokens: Option.getOrUndefined(args.leafChunkTokens),
         minFanIn: Option.getOrUndefined(args.minFanIn),
@@ -352,8 +354,8 @@ const compactCommand = Command.make(
         concurrency: Option.getOrUndefined(args.concurrency)
       }
       yield* Effect.mapError(
-        CompactionManager.resolveOptions(options),
-        (error) => new CliError({ reason: optionProblem(error.reason) })
+        CompactionOptions.resolveOptions(options),
+        (error) => new CliError({ reason: optionProblems(error) })
       )
       const input = Option.isSome(args.file)
         ? yield* Effect.gen(function*() {
@@ -503,7 +505,7 @@ const contextCommand = Command.make(
             }))
           })
         }
-        yield* Console.log(CompactionManager.render(context))
+        yield* Console.log(ActiveContext.render(context))
       }).pipe(Effect.provide(live))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
