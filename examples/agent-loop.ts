@@ -4,7 +4,7 @@
  * send its model stays bounded. Offline (extractive provider), in memory.
  * Run with `pnpm tsx examples/agent-loop.ts`.
  */
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { CompactionManager, MemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { type ConversationTurn, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Fixtures } from "@precis/testing"
@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 const CompactionLive = CompactionManager.layer({ freshTailTurns: 8, leafChunkTokens: 1_500 }).pipe(
-  Layer.provideMerge(MemoryStore.layerSqlite({ filename: ":memory:" })),
+  Layer.provideMerge(SqliteMemoryStore.layer({ filename: ":memory:" })),
   Layer.provide(Summarizer.layer()),
   Layer.provide(ExtractiveProvider.layer())
 )

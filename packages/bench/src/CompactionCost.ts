@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions, MemoryStore } from "@precis/compaction"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as os from "node:os"
@@ -87,7 +87,7 @@ export const measureOne = async (
   for (let i = 0; i < Math.max(1, args.repeats ?? 1); i++) {
     const sim = simulated.make({ latencyMs: args.latencyMs })
     const depths = new Set<number>()
-    const options: CompactionManager.Options = {
+    const options: CompactionOptions.Options = {
       onProgress: (event) => Effect.sync(() => event._tag === "CondenseStarted" && depths.add(event.depth))
     }
     const run = await stack.runWithStack(sim.service, options, Effect.gen(function*() {

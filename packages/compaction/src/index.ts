@@ -1,10 +1,17 @@
 /**
- * @precis/compaction: the summary DAG (CompactionManager) and its SQLite store (MemoryStore).
+ * @precis/compaction: the summary DAG (CompactionManager), its options and
+ * active context, the MemoryStore port and its SQLite driver.
  *
  * @since 0.1.0
  */
 
 /** @since 0.1.0 */
 export * as MemoryStore from "./MemoryStore.js"
+/** @since 0.1.0 */
+export * as SqliteMemoryStore from "./SqliteMemoryStore.js"
+/** @since 0.1.0 */
+export * as CompactionOptions from "./CompactionOptions.js"
+/** @since 0.1.0 */
+export * as ActiveContext from "./ActiveContext.js"
 /** @since 0.1.0 */
 export * as CompactionManager from "./CompactionManager.js"

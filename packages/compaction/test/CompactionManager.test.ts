@@ -13,9 +13,11 @@ import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
+import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as MemoryStore from "../src/MemoryStore.js"
-import { depsLayer, managerLayer, requestCount, shortReply, waitUntil } from "./helpers.js"
+import { depsLayer, managerLayer, requestCount, shortReply, storeLayer, waitUntil } from "./helpers.js"
 import { violations } from "./invariants.js"
 
 const tokensOf = (turn: ConversationTurn.ConversationTurn) => TokenEstimator.approximate.estimate(Transcript.formatTurn(turn))
@@ -427,16 +429,33 @@ describe("CompactionManager", () => {
       const context = yield* cm.context("ctx")
       expect(context.summaries.length).toBe(1)
       expect(context.turns.map((t) => t.id)).toEqual(["t3", "r"])
-      const messages = CompactionManager.toMessages(context)
+      const messages = ActiveContext.toMessages(context)
       expect(messages.map((m) => m.role)).toEqual(["system", "assistant", "user"])
       expect(messages[0]!.content).toContain(`[Summary 1, depth 0, 2025-01-01T00:00:00 to 2025-01-01T00:02:00]\n${context.summaries[0]!.content}`)
       expect(messages[2]!.content).toBe("[tool] exit 0")
-      const text = CompactionManager.render(context)
+      const text = ActiveContext.render(context)
       expect(text.endsWith("[2025-01-01T00:03:00] assistant: message 3\n[2025-01-01T00:04:00] tool: exit 0")).toBe(true)
       expect(context.tokens).toBe(
         context.summaries[0]!.tokenEstimate! + context.turns.reduce((n, t) => n + tokensOf(t), 0)
       )
     }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("ActiveContext.load needs only a store, and is what the manager's context returns", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-active-"))
+      const filename = path.join(dir, "active.db")
+      const fromManager = yield* Effect.gen(function*() {
+        yield* setup("active", sizedTurns(30, 10))
+        yield* (yield* manager).compact("active", { leafChunkTokens: 50, freshTailTurns: 4 })
+        return yield* (yield* manager).context("active")
+      }).pipe(Effect.provide(managerLayer(undefined, undefined, filename)))
+      // No Summarizer and no provider: the store alone.
+      const loaded = yield* ActiveContext.load("active").pipe(Effect.provide(storeLayer(filename)))
+      fs.rmSync(dir, { recursive: true, force: true })
+      expect(fromManager.summaries.length).toBeGreaterThan(0)
+      expect(fromManager.turns.map((t) => t.id)).toEqual(["t26", "t27", "t28", "t29"])
+      expect(loaded).toEqual(fromManager)
+    }))
 
   it.effect("a file-backed DAG survives reopening", () =>
     Effect.gen(function*() {
@@ -460,8 +479,8 @@ describe("CompactionManager", () => {
 
 describe("options", () => {
   it("validates with readable reasons", () => {
-    const reason = (options: CompactionManager.Options) =>
-      Either.match(CompactionManager.resolveOptions(options), { onLeft: (e) => e.message, onRight: () => "ok" })
+    const reason = (options: CompactionOptions.Options) =>
+      Either.match(CompactionOptions.resolveOptions(options), { onLeft: (e) => e.message, onRight: () => "ok" })
     expect(reason({})).toBe("ok")
     expect(reason({ minFanIn: 1 })).toBe("invalid compaction options: minFanIn must be an integer >= 2 (got 1)")
     expect(reason({ minFanIn: 9 })).toBe(
@@ -471,10 +490,38 @@ describe("options", () => {
       "invalid compaction options: freshTailTurns must be an integer >= 0 (got -1); threshold must be in (0, 1] (got 0)"
     )
     expect(reason({ leafChunkTokens: 0.5 })).toContain("leafChunkTokens must be an integer >= 1")
-    expect(Either.getOrThrow(CompactionManager.resolveOptions({ onProgress: undefined }))).toMatchObject(
-      CompactionManager.defaults
+    expect(Either.getOrThrow(CompactionOptions.resolveOptions({ onProgress: undefined }))).toMatchObject(
+      CompactionOptions.defaults
     )
   })
+
+  it("reports every problem, each with its option, and names them as asked", () => {
+    const error = Either.getLeft(
+      CompactionOptions.resolveOptions({ freshTailTurns: 1.5, concurrency: 0, minFanIn: 5, maxFanIn: 3, threshold: 2 }, -1)
+    ).pipe(Option.getOrThrow)
+    expect(error.problems).toEqual([
+      { option: "freshTailTurns", message: "must be an integer >= 0 (got 1.5)" },
+      { option: "concurrency", message: "must be an integer >= 1 (got 0)" },
+      { option: "maxFanIn", message: "must be an integer >= minFanIn (got 3 < 5)", other: "minFanIn" },
+      { option: "threshold", message: "must be in (0, 1] (got 2)" },
+      { option: "budget", message: "must be a positive number (got -1)" }
+    ])
+    const flag = (option: CompactionOptions.Subject) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+    expect(error.problems.map((problem) => CompactionOptions.describeProblem(problem, flag))).toEqual([
+      "--fresh-tail-turns must be an integer >= 0 (got 1.5)",
+      "--concurrency must be an integer >= 1 (got 0)",
+      "--max-fan-in must be an integer >= --min-fan-in (got 3 < 5)",
+      "--threshold must be in (0, 1] (got 2)",
+      "--budget must be a positive number (got -1)"
+    ])
+  })
+
+  it.effect("status reports a bad budget together with bad options", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* manager).status("x", 0, { minFanIn: 1 }))
+      assert(error._tag === "InvalidOptionsError")
+      expect(error.problems.map((problem) => problem.option)).toEqual(["minFanIn", "budget"])
+    }).pipe(Effect.provide(managerLayer())))
 
   it.effect("compact refuses invalid options before touching the store", () =>
     Effect.gen(function*() {
@@ -501,6 +548,7 @@ describe("options", () => {
       const bad = yield* Effect.exit(withEnv({ PRECIS_COMPACTION_MIN_FAN_IN: "9" }))
       assert(Exit.isFailure(bad))
       expect(String(bad.cause)).toContain("maxFanIn must be an integer >= minFanIn (got 8 < 9)")
+      expect(String(bad.cause)).toContain("PRECIS_COMPACTION_MAX_FAN_IN")
     }))
 })
 

@@ -6,10 +6,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Rows from "../src/internal/rows.js"
 import * as MemoryStore from "../src/MemoryStore.js"
+import * as SqliteMemoryStore from "../src/SqliteMemoryStore.js"
 import { storeLayer } from "./helpers.js"
 import { violations } from "./invariants.js"
 
@@ -56,7 +59,10 @@ describe("MemoryStore", () => {
         const store = yield* MemoryStore.MemoryStore
         const sql = yield* SqlClient.SqlClient
         yield* store.appendTurns("json", [Fixtures.turn("user", "hi", { id: "a", metadata: { k: [1, "two"] } })])
-        const rows = yield* sql<{ metadata: string }>`SELECT metadata FROM turns WHERE session_id = 'json'`
+        // The stored (encoded) side of the row: metadata as text.
+        const rows = Schema.decodeUnknownSync(Schema.Array(Schema.encodedSchema(Rows.TurnRow)))(
+          yield* sql`SELECT * FROM turns WHERE session_id = 'json'`
+        )
         expect(rows[0]!.metadata).toBe(`{"k":[1,"two"]}`)
       }))
 
@@ -93,8 +99,9 @@ describe("MemoryStore", () => {
         yield* store.appendTurns("links", ids.map((id) => Fixtures.turn("user", `content ${id}`, { id })))
         const leaf = yield* store.insertLeaf(leafOf("links", ids))
         expect(Option.getOrThrow(yield* store.summary(leaf.id)).sourceTurnIds).toEqual(ids)
-        const rows = yield* sql<{ position: number; turn_id: string }>`SELECT position, turn_id FROM summary_sources
-          WHERE summary_id = ${leaf.id} ORDER BY position`
+        const rows = Schema.decodeUnknownSync(Schema.Array(Rows.SourceRow))(
+          yield* sql`SELECT * FROM summary_sources WHERE summary_id = ${leaf.id} ORDER BY position`
+        )
         expect(rows.map((r) => r.position)).toEqual(ids.map((_, i) => i))
         expect(rows.map((r) => r.turn_id)).toEqual(ids)
         expect((yield* store.sourceTurns(leaf.id)).map((t) => t.id)).toEqual(ids)
@@ -241,7 +248,7 @@ describe("MemoryStore", () => {
         yield* store.appendTurns("file", Fixtures.conversation(4))
         return yield* store.insertLeaf(leafOf("file", ["t0", "t1"]))
       })
-      const leaf = yield* write.pipe(Effect.provide(MemoryStore.layerSqlite({ filename })))
+      const leaf = yield* write.pipe(Effect.provide(SqliteMemoryStore.layer({ filename })))
       const [turns, summaries, mode] = yield* Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore
         const sql = yield* SqlClient.SqlClient
@@ -268,12 +275,12 @@ describe("MemoryStore", () => {
           return { pageSize: page!.page_size, mode: mode!.journal_mode, turns: turns[0]!.n }
         }).pipe(Effect.provide(storeLayer(filename)))
       const fresh = path.join(dir, "fresh.db")
-      const created = (yield* append.pipe(Effect.provide(MemoryStore.layerSqlite({ filename: fresh })))).length
+      const created = (yield* append.pipe(Effect.provide(SqliteMemoryStore.layer({ filename: fresh })))).length
       const freshPragmas = yield* pragmas(fresh)
       // Created by another client with SQLite's default page size, then opened by the store.
       const older = path.join(dir, "older.db")
       yield* pragmas(older)
-      const appended = (yield* append.pipe(Effect.provide(MemoryStore.layerSqlite({ filename: older })))).length
+      const appended = (yield* append.pipe(Effect.provide(SqliteMemoryStore.layer({ filename: older })))).length
       const olderPragmas = yield* pragmas(older)
       fs.rmSync(dir, { recursive: true, force: true })
       expect([created, appended]).toEqual([3, 3])
@@ -287,7 +294,7 @@ describe("MemoryStore", () => {
       const filename = path.join(dir, "from-config.db")
       const added = yield* Effect.flatMap(MemoryStore.MemoryStore, (store) => store.appendTurns("cfg", Fixtures.conversation(2))).pipe(
         Effect.provide(
-          MemoryStore.layerConfig().pipe(
+          SqliteMemoryStore.layerConfig().pipe(
             Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["PRECIS_DB", filename]]))))
           )
         )
@@ -301,7 +308,7 @@ describe("MemoryStore", () => {
   it.effect("reports an unopenable database as a StoreError", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(
-        Layer.build(MemoryStore.layerSqlite({ filename: "/nonexistent-dir/x/precis.db" })).pipe(Effect.scoped)
+        Layer.build(SqliteMemoryStore.layer({ filename: "/nonexistent-dir/x/precis.db" })).pipe(Effect.scoped)
       )
       expect(error._tag).toBe("StoreError")
       expect(error.message).toMatch(/^MemoryStore\.open: /)

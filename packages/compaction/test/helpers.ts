@@ -10,11 +10,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as CompactionManager from "../src/CompactionManager.js"
-import * as MemoryStore from "../src/MemoryStore.js"
+import * as CompactionOptions from "../src/CompactionOptions.js"
+import * as SqliteMemoryStore from "../src/SqliteMemoryStore.js"
 
 /** A store over SQLite, with its `SqlClient` exposed to the invariant checker. */
 export const storeLayer = (filename = ":memory:") =>
-  MemoryStore.layer.pipe(Layer.provideMerge(SqliteClient.layer({ filename })), Layer.orDie)
+  SqliteMemoryStore.layerClient.pipe(Layer.provideMerge(SqliteClient.layer({ filename })), Layer.orDie)
 
 /** A short reply derived from the request, always shorter than a chunk's material. */
 export const shortReply = (request: Provider.ChatRequest): ScriptedProvider.Outcome =>
@@ -29,7 +30,7 @@ export const depsLayer = (
 /** Everything a compaction test needs, over an in-memory (or file) store. */
 export const managerLayer = (
   provider?: Layer.Layer<Provider.Provider | ScriptedProvider.ScriptedProvider>,
-  options?: CompactionManager.Options,
+  options?: CompactionOptions.Options,
   filename?: string
 ) => CompactionManager.layer(options).pipe(Layer.provideMerge(depsLayer(provider, filename)))
 

@@ -5,6 +5,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Rows from "../src/internal/rows.js"
 
 export interface Expectations {
   /** The fresh tail of every run: the newest `freshTailTurns` turns of each session are uncovered. */
@@ -16,38 +18,13 @@ export interface Expectations {
   readonly condensedFully?: boolean
 }
 
-interface TurnRow {
-  readonly id: string
-  readonly session_id: string
-  readonly seq: number
-  readonly role: string
-  readonly timestamp: string | null
-  readonly metadata: string | null
-}
-
-interface SummaryRow {
-  readonly id: string
-  readonly session_id: string
-  readonly depth: number
-  readonly content: string
-  readonly tier: string
-  readonly token_estimate: number
-  readonly parent_id: string | null
-  readonly time_range_start: string | null
-  readonly time_range_end: string | null
-  readonly descendant_count: number
-}
-
-interface SourceRow {
-  readonly summary_id: string
-  readonly position: number
-  readonly turn_id: string | null
-  readonly child_summary_id: string | null
-}
+// Tiers are read as text, so that an unknown one is reported rather than failing the read.
+const SummaryRow = Schema.Struct({ ...Rows.SummaryRow.fields, tier: Schema.String })
+type TurnRow = Rows.TurnRow
 
 const isToolResult = (turn: TurnRow) => {
   if (turn.role === "tool" || turn.role === "function") return true
-  const metadata = turn.metadata === null ? {} : JSON.parse(turn.metadata) as Record<string, unknown>
+  const metadata = turn.metadata ?? {}
   return metadata.toolResult === true || metadata.type === "tool_result"
 }
 
@@ -64,16 +41,19 @@ const instantOf = (value: string | null) => (value === null ? null : Date.parse(
 export const violations = (expect: Expectations = {}): Effect.Effect<Array<string>, unknown, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const turns = yield* sql<TurnRow>`SELECT id, session_id, seq, role, timestamp, metadata FROM turns ORDER BY session_id, seq`
-    const summaries = yield* sql<SummaryRow>`SELECT id, session_id, depth, content, tier, token_estimate, parent_id,
-      time_range_start, time_range_end, descendant_count FROM summaries`
-    const sources = yield* sql<SourceRow>`SELECT summary_id, position, turn_id, child_summary_id FROM summary_sources
-      ORDER BY summary_id, position`
+    const read = <A, I>(schema: Schema.Schema<A, I>, rows: ReadonlyArray<unknown>) =>
+      Schema.decodeUnknown(Schema.Array(schema))(rows)
+    const turns = yield* read(Rows.TurnRow, yield* sql`SELECT * FROM turns ORDER BY session_id, seq`)
+    const summaries = yield* read(SummaryRow, yield* sql`SELECT * FROM summaries`)
+    const sources = yield* read(
+      Rows.SourceRow,
+      yield* sql`SELECT * FROM summary_sources ORDER BY summary_id, position`
+    )
     const out: Array<string> = []
     const turnKey = (session: string, id: string) => `${session}\u0000${id}`
     const turnByKey = new Map(turns.map((t) => [turnKey(t.session_id, t.id), t]))
     const byId = new Map(summaries.map((s) => [s.id, s]))
-    const sourcesOf = new Map<string, Array<SourceRow>>()
+    const sourcesOf = new Map<string, Array<Rows.SourceRow>>()
     for (const row of sources) sourcesOf.set(row.summary_id, [...(sourcesOf.get(row.summary_id) ?? []), row])
 
     // Turns: seqs 0..n-1 per session.

@@ -139,3 +139,45 @@ describe("span", () => {
     ])).toEqual({ start: "2025-06-01T01:00:00+02:00", end: undefined })
   })
 })
+
+describe("nextToCondense", () => {
+  it("picks the lowest depth with at least minFanIn siblings, keeping their order", () => {
+    const nodes = [{ depth: 1, id: "a" }, { depth: 0, id: "b" }, { depth: 1, id: "c" }, { depth: 0, id: "d" }, {
+      depth: 1,
+      id: "e"
+    }]
+    expect(Plan.nextToCondense(nodes, 3)).toEqual({ depth: 1, siblings: [nodes[0], nodes[2], nodes[4]] })
+    expect(Plan.nextToCondense(nodes, 2)?.siblings.map((n) => n.id)).toEqual(["b", "d"])
+    expect(Plan.nextToCondense(nodes, 4)).toBeUndefined()
+  })
+
+  it("condenseGroups leaves the remainder out", () => {
+    expect(Plan.condenseGroups([1, 2, 3, 4, 5, 6, 7], 2, 3)).toEqual([[1, 2, 3], [4, 5], [6, 7]])
+    expect(Plan.condenseGroups([1, 2, 3], 4, 8)).toEqual([])
+  })
+})
+
+describe("status", () => {
+  const turns = [{ role: "user" }, { role: "assistant" }, { role: "tool" }, { role: "user" }]
+  const opts = { threshold: 0.5, freshTailTurns: 2, minFanIn: 2 }
+
+  it("fires strictly above threshold * budget, only with something to compact", () => {
+    // The tail boundary moves before the tool result: one evictable turn.
+    expect(Plan.status({ tokens: 51, turns, summaries: [] }, 100, opts)).toEqual({
+      activeTokens: 51,
+      limit: 50,
+      evictableTurns: 1,
+      condensable: false,
+      shouldCompact: true
+    })
+    expect(Plan.status({ tokens: 50, turns, summaries: [] }, 100, opts).shouldCompact).toBe(false)
+    expect(Plan.status({ tokens: 99, turns: turns.slice(2), summaries: [] }, 100, opts).shouldCompact).toBe(false)
+    const condensable = Plan.status({ tokens: 99, turns: [], summaries: [{ depth: 0 }, { depth: 0 }] }, 100, opts)
+    expect([condensable.condensable, condensable.shouldCompact]).toEqual([true, true])
+  })
+
+  it("evictable is everything before the tail", () => {
+    expect(Plan.evictable(turns, 2)).toEqual([turns[0]])
+    expect(Plan.evictable(turns, 0)).toEqual(turns)
+  })
+})

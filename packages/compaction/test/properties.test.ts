@@ -6,6 +6,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as CompactionManager from "../src/CompactionManager.js"
+import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as Plan from "../src/internal/plan.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { managerLayer, requestCount, runPumped, shortReply } from "./helpers.js"
@@ -22,7 +23,7 @@ const options = FastCheck.integer({ min: 2, max: 4 }).chain((minFanIn) =>
 )
 
 /** Starts a compaction and interrupts it once the provider has received `calls` more requests (if it gets there). */
-const interruptedCompaction = (sessionId: string, opts: CompactionManager.Options, calls: number) =>
+const interruptedCompaction = (sessionId: string, opts: CompactionOptions.Options, calls: number) =>
   Effect.gen(function*() {
     const cm = yield* CompactionManager.CompactionManager
     const start = yield* requestCount

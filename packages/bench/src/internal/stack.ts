@@ -2,7 +2,7 @@
  * The compaction stack over a SQLite file in a fresh temp directory, with a
  * given provider: what the compaction, agent-loop and throughput sections run.
  */
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions, MemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { type Provider, Provider as ProviderModule, Summarizer } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -17,10 +17,10 @@ export const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "prec
 export const layer = (
   filename: string,
   provider: Layer.Layer<ProviderModule.Provider>,
-  options: CompactionManager.Options = {}
+  options: CompactionOptions.Options = {}
 ): Layer.Layer<CompactionManager.CompactionManager | MemoryStore.MemoryStore, MemoryStore.StoreError> =>
   CompactionManager.layer(options).pipe(
-    Layer.provideMerge(MemoryStore.layerSqlite({ filename })),
+    Layer.provideMerge(SqliteMemoryStore.layer({ filename })),
     Layer.provide(Summarizer.layer()),
     Layer.provide(provider)
   )
@@ -31,7 +31,7 @@ const asLayer = (provider: Layer.Layer<ProviderModule.Provider> | Provider.Servi
 /** Runs `program` against the stack on a fresh SQLite file, then removes the directory. */
 export const runWithStack = <A, E>(
   provider: Layer.Layer<ProviderModule.Provider> | Provider.Service,
-  options: CompactionManager.Options,
+  options: CompactionOptions.Options,
   program: Effect.Effect<A, E, CompactionManager.CompactionManager | MemoryStore.MemoryStore>
 ): Promise<A> => {
   const dir = tempDir()

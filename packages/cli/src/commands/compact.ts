@@ -6,7 +6,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, type MemoryStore } from "@precis/compaction"
+import { CompactionManager, CompactionOptions, type MemoryStore } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import * as Console from "effect/Console"
@@ -23,15 +23,14 @@ import * as Progress from "../internal/progress.js"
 import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 
-/** A compaction option problem in the CLI's words (`maxFanIn` -> `--max-fan-in`). */
-const optionProblem = (reason: string): string =>
-  reason.replace(
-    /\b(freshTailTurns|leafChunkTokens|minFanIn|maxFanIn|concurrency)\b/g,
-    (name) => Opt.compactionFlags[name as keyof CompactionManager.Options] ?? name
-  )
+/** Compaction option problems in the CLI's words (`maxFanIn` -> `--max-fan-in`), keyed by option. */
+const optionProblems = (error: CompactionOptions.InvalidOptionsError): string =>
+  error.problems
+    .map((problem) => CompactionOptions.describeProblem(problem, (option) => Opt.compactionFlags[option] ?? option))
+    .join("; ")
 
 /** What `compact` fails with: each is printed as one line. */
-export type Failure = CliError | ConfigError.ConfigError | CompactionManager.InvalidOptionsError | Importer.ImportError | MemoryStore.StoreError
+export type Failure = CliError | ConfigError.ConfigError | CompactionOptions.InvalidOptionsError | Importer.ImportError | MemoryStore.StoreError
 
 /** The `compact` command. */
 export const command = Command.make(
@@ -51,7 +50,7 @@ export const command = Command.make(
     Effect.gen(function*() {
       // The options are checked and the input parsed in full (and the store checked) before
       // anything is opened or written.
-      const options: CompactionManager.Options = {
+      const options: CompactionOptions.Options = {
         freshTailTurns: Option.getOrUndefined(args.freshTail),
         leafChunkTokens: Option.getOrUndefined(args.leafChunkTokens),
         minFanIn: Option.getOrUndefined(args.minFanIn),
@@ -59,8 +58,8 @@ export const command = Command.make(
         concurrency: Option.getOrUndefined(args.concurrency)
       }
       yield* Effect.mapError(
-        CompactionManager.resolveOptions(options),
-        (error) => new CliError({ reason: optionProblem(error.reason) })
+        CompactionOptions.resolveOptions(options),
+        (error) => new CliError({ reason: optionProblems(error) })
       )
       const input = Option.isSome(args.file)
         ? yield* Effect.gen(function*() {

@@ -5,12 +5,9 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, type MemoryStore } from "@precis/compaction"
-import { Summarizer } from "@precis/core"
-import { ExtractiveProvider } from "@precis/provider-extractive"
+import { ActiveContext, type MemoryStore } from "@precis/compaction"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import type { CliError } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
@@ -28,14 +25,10 @@ export const command = Command.make(
   (args) =>
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
-      const live = CompactionManager.layer().pipe(
-        Layer.provideMerge(Layers.store(args.db)),
-        // Assembling the context calls no model: the offline provider stands in.
-        Layer.provide(Summarizer.layer().pipe(Layer.provide(ExtractiveProvider.layer())))
-      )
+      // Assembling the context needs the store and the token estimator, never a model.
       yield* Effect.gen(function*() {
         const sessionId = yield* Session.resolve(args.db, args.session)
-        const context = yield* Effect.flatMap(CompactionManager.CompactionManager, (m) => m.context(sessionId))
+        const context = yield* ActiveContext.load(sessionId)
         if (args.json) {
           return yield* printJson({
             session: sessionId,
@@ -50,8 +43,8 @@ export const command = Command.make(
             }))
           })
         }
-        yield* Console.log(CompactionManager.render(context))
-      }).pipe(Effect.provide(live))
+        yield* Console.log(ActiveContext.render(context))
+      }).pipe(Effect.provide(Layers.store(args.db)))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

@@ -5,7 +5,7 @@
  * @internal
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { MemoryStore } from "@precis/compaction"
+import { type MemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { type Provider, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
@@ -60,4 +60,5 @@ export const summarizer = (name: ProviderName, timeout: Option.Option<Duration.D
   ).pipe(Layer.provide(provider(name)))
 
 /** The store in the SQLite file `db`. */
-export const store = (db: string) => MemoryStore.layerSqlite({ filename: db })
+export const store = (db: string): Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError> =>
+  SqliteMemoryStore.layer({ filename: db })

@@ -7,7 +7,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
-import { CompactionManager } from "@precis/compaction"
+import { CompactionOptions } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
 import * as Config from "effect/Config"
@@ -86,37 +86,37 @@ export const compaction = {
   freshTail: integer(
     "fresh-tail",
     0,
-    `newest turns never summarized (default ${CompactionManager.defaults.freshTailTurns})`,
+    `newest turns never summarized (default ${CompactionOptions.defaults.freshTailTurns})`,
     "PRECIS_COMPACTION_FRESH_TAIL_TURNS"
   ),
   leafChunkTokens: integer(
     "leaf-chunk-tokens",
     1,
-    `largest chunk of turns per leaf summary, in tokens (default ${CompactionManager.defaults.leafChunkTokens})`,
+    `largest chunk of turns per leaf summary, in tokens (default ${CompactionOptions.defaults.leafChunkTokens})`,
     "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS"
   ),
   minFanIn: integer(
     "min-fan-in",
     2,
-    `fewest summaries condensed together (default ${CompactionManager.defaults.minFanIn})`,
+    `fewest summaries condensed together (default ${CompactionOptions.defaults.minFanIn})`,
     "PRECIS_COMPACTION_MIN_FAN_IN"
   ),
   maxFanIn: integer(
     "max-fan-in",
     2,
-    `most summaries condensed together (default ${CompactionManager.defaults.maxFanIn})`,
+    `most summaries condensed together (default ${CompactionOptions.defaults.maxFanIn})`,
     "PRECIS_COMPACTION_MAX_FAN_IN"
   ),
   concurrency: integer(
     "concurrency",
     1,
-    `condensation calls at once (default ${CompactionManager.defaults.concurrency})`,
+    `condensation calls at once (default ${CompactionOptions.defaults.concurrency})`,
     "PRECIS_COMPACTION_CONCURRENCY"
   )
 }
 
 /** The flag of each compaction option, for messages about them. */
-export const compactionFlags: Partial<Record<keyof CompactionManager.Options, string>> = {
+export const compactionFlags: Partial<Record<CompactionOptions.Subject, string>> = {
   freshTailTurns: "--fresh-tail",
   leafChunkTokens: "--leaf-chunk-tokens",
   minFanIn: "--min-fan-in",

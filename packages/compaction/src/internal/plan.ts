@@ -1,5 +1,6 @@
 /**
- * Pure planning: what a compaction pass evicts, how it chunks and groups.
+ * Pure planning: when to compact, what a compaction pass evicts, how it chunks
+ * and groups.
  *
  * @internal
  */
@@ -43,6 +44,10 @@ export const tailStart = (turns: ReadonlyArray<TurnLike>, freshTailTurns: number
   while (start > 0 && start < turns.length && isToolResult(turns[start]!)) start--
   return start
 }
+
+/** The uncovered turns a leaf pass summarizes: all of them but the fresh tail (see {@link tailStart}). */
+export const evictable = <A extends TurnLike>(turns: ReadonlyArray<A>, freshTailTurns: number): ReadonlyArray<A> =>
+  turns.slice(0, tailStart(turns, freshTailTurns))
 
 /**
  * Greedy chunks, in order: a chunk takes items while its total stays at most
@@ -112,6 +117,57 @@ export const splitSizes = <A>(items: ReadonlyArray<A>, sizes: ReadonlyArray<numb
     offset += size
   }
   return out
+}
+
+/**
+ * The parentless summaries of the lowest depth holding at least `minFanIn` of
+ * them (in the given order, which is conversation order), if any depth does.
+ */
+export const nextToCondense = <A extends { readonly depth: number }>(
+  parentless: ReadonlyArray<A>,
+  minFanIn: number
+): { readonly depth: number; readonly siblings: ReadonlyArray<A> } | undefined => {
+  const byDepth = new Map<number, Array<A>>()
+  for (const s of parentless) {
+    const siblings = byDepth.get(s.depth)
+    if (siblings === undefined) byDepth.set(s.depth, [s])
+    else siblings.push(s)
+  }
+  const depth = Array.from(byDepth.keys()).sort((a, b) => a - b).find((d) => byDepth.get(d)!.length >= minFanIn)
+  return depth === undefined ? undefined : { depth, siblings: byDepth.get(depth)! }
+}
+
+/** The groups condensing `siblings`, in order (see {@link groupSizes}); the remainder is left out. */
+export const condenseGroups = <A>(siblings: ReadonlyArray<A>, minFanIn: number, maxFanIn: number): Array<Array<A>> =>
+  splitSizes(siblings, groupSizes(siblings.length, minFanIn, maxFanIn))
+
+/**
+ * Where an active context stands against a budget (the figures of
+ * `CompactionManager.CompactionStatus`). The trigger: compact when the active context's tokens strictly exceed
+ * `threshold * budget` (exactly at the limit is not over) and there is
+ * something to compact (turns outside the fresh tail, or a depth with at least
+ * `minFanIn` parentless summaries), so it stops firing once compaction has done
+ * all it can.
+ */
+export const status = (
+  active: {
+    readonly tokens: number
+    readonly turns: ReadonlyArray<TurnLike>
+    readonly summaries: ReadonlyArray<{ readonly depth: number }>
+  },
+  budget: number,
+  options: { readonly threshold: number; readonly freshTailTurns: number; readonly minFanIn: number }
+) => {
+  const limit = options.threshold * budget
+  const evictableTurns = tailStart(active.turns, options.freshTailTurns)
+  const condensable = nextToCondense(active.summaries, options.minFanIn) !== undefined
+  return {
+    activeTokens: active.tokens,
+    limit,
+    evictableTurns,
+    condensable,
+    shouldCompact: active.tokens > limit && (evictableTurns > 0 || condensable)
+  }
 }
 
 /**

@@ -1,0 +1,105 @@
+/**
+ * The active context of a session: the parentless summaries (in conversation
+ * order) and the turns no leaf covers yet. It is what an agent sends to its
+ * model, and what `CompactionManager.shouldCompact` measures; compaction
+ * shrinks it. Loading it needs only a {@link MemoryStore} (and the
+ * `TokenEstimator`, which defaults to the core approximation).
+ *
+ * @since 0.1.0
+ */
+import {
+  type ConversationTurn,
+  type Provider,
+  type SummaryRecord,
+  TokenEstimator,
+  Transcript
+} from "@precis/core"
+import * as Effect from "effect/Effect"
+import { MemoryStore, type StoreError, type StoredTurn } from "./MemoryStore.js"
+
+/**
+ * The active context of a session: what an agent sends to its model.
+ *
+ * @since 0.1.0
+ */
+export interface ActiveContext {
+  readonly sessionId: string
+  /** The parentless summaries, in conversation order. */
+  readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+  /** The turns no leaf covers (the fresh tail, plus whatever arrived since the last compaction). */
+  readonly turns: ReadonlyArray<StoredTurn>
+  /** Estimated tokens: the summaries' `tokenEstimate` plus each turn as counted by {@link turnTokens}. */
+  readonly tokens: number
+}
+
+/**
+ * A turn's tokens as the active context counts them (and as leaf chunks are
+ * measured): the estimate of the turn formatted by `Transcript.formatTurn`.
+ *
+ * @since 0.1.0
+ */
+export const turnTokens = (estimator: TokenEstimator.Service, turn: ConversationTurn.ConversationTurn): number =>
+  estimator.estimate(Transcript.formatTurn(turn))
+
+/**
+ * Loads the active context of a session from the store: parentless summaries
+ * in conversation order, then the uncovered turns, with their token count.
+ *
+ * @example
+ * ```ts
+ * import { ActiveContext, SqliteMemoryStore } from "@precis/compaction"
+ * import { Effect } from "effect"
+ * const text = ActiveContext.load("session-1").pipe(
+ *   Effect.map(ActiveContext.render),
+ *   Effect.provide(SqliteMemoryStore.layer({ filename: "precis.db" }))
+ * )
+ * ```
+ * @since 0.1.0
+ */
+export const load = (sessionId: string): Effect.Effect<ActiveContext, StoreError, MemoryStore> =>
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const estimator = yield* TokenEstimator.TokenEstimator
+    const [summaries, turns] = yield* Effect.all([store.parentless(sessionId), store.uncoveredTurns(sessionId)])
+    let tokens = 0
+    for (const summary of summaries) tokens += summary.tokenEstimate ?? estimator.estimate(summary.content)
+    for (const turn of turns) tokens += turnTokens(estimator, turn)
+    return { sessionId, summaries, turns, tokens }
+  }).pipe(Effect.withSpan("ActiveContext.load", { attributes: { "precis.session_id": sessionId } }))
+
+/**
+ * The active context as chat messages: one system message with the summaries
+ * (when there are any), then one message per turn. Roles other than `user`,
+ * `assistant` and `system` (tool results, say) become `user` messages prefixed
+ * with `[role]`.
+ *
+ * @since 0.1.0
+ */
+export const toMessages = (context: ActiveContext): Array<Provider.ChatMessage> => {
+  const messages: Array<Provider.ChatMessage> = []
+  if (context.summaries.length > 0) {
+    messages.push({
+      role: "system",
+      content: `Summary of the earlier conversation, oldest first:\n\n${Transcript.renderSummaries(context.summaries)}`
+    })
+  }
+  for (const turn of context.turns) {
+    messages.push(
+      turn.role === "user" || turn.role === "assistant" || turn.role === "system"
+        ? { role: turn.role, content: turn.content }
+        : { role: "user", content: `[${turn.role}] ${turn.content}` }
+    )
+  }
+  return messages
+}
+
+/**
+ * The active context as one text: the rendered summaries, a blank line, then
+ * the turns formatted one per line.
+ *
+ * @since 0.1.0
+ */
+export const render = (context: ActiveContext): string =>
+  [Transcript.renderSummaries(context.summaries), Transcript.formatTurns(context.turns)]
+    .filter((part) => part.length > 0)
+    .join("\n\n")

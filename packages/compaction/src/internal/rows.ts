@@ -1,0 +1,113 @@
+/**
+ * The rows of the SQLite tables, as Schemas: the store decodes what it reads
+ * with them (rather than casting), and the tests read the tables with the same
+ * definitions. A Schema's `Encoded` side is the row as stored, its `Type` side
+ * the row as used (JSON columns parsed).
+ *
+ * @internal
+ */
+import { ConversationTurn, Summary, SummaryRecord } from "@precis/core"
+import * as Schema from "effect/Schema"
+import { StoredTurn } from "../MemoryStore.js"
+
+/** A JSON column holding a list of ids. */
+const Ids = Schema.parseJson(Schema.Array(Schema.String))
+
+/** A row of `turns`; `metadata` is stored as JSON text. */
+export const TurnRow = Schema.Struct({
+  id: Schema.String,
+  session_id: Schema.String,
+  seq: Schema.Int,
+  role: Schema.String,
+  content: Schema.String,
+  timestamp: Schema.NullOr(Schema.String),
+  metadata: Schema.NullOr(Schema.parseJson(ConversationTurn.ConversationTurn.fields.metadata.from))
+})
+
+/** @internal */
+export type TurnRow = typeof TurnRow.Type
+
+/** A row of `summaries`, including our own `first_seq`/`last_seq` (the seq range of the turns below). */
+export const SummaryRow = Schema.Struct({
+  id: Schema.String,
+  session_id: Schema.String,
+  depth: Schema.Int,
+  content: Schema.String,
+  tier: Summary.Tier,
+  token_estimate: Schema.Int,
+  parent_id: Schema.NullOr(Schema.String),
+  time_range_start: Schema.NullOr(Schema.String),
+  time_range_end: Schema.NullOr(Schema.String),
+  descendant_count: Schema.Int,
+  created_at: Schema.String,
+  first_seq: Schema.Int,
+  last_seq: Schema.Int
+})
+
+/** @internal */
+export type SummaryRow = typeof SummaryRow.Type
+
+/** A row of `summary_sources`: exactly one of `turn_id` and `child_summary_id` is set. */
+export const SourceRow = Schema.Struct({
+  summary_id: Schema.String,
+  position: Schema.Int,
+  turn_id: Schema.NullOr(Schema.String),
+  child_summary_id: Schema.NullOr(Schema.String)
+})
+
+/** @internal */
+export type SourceRow = typeof SourceRow.Type
+
+/** A summary read with its sources in order, aggregated into JSON arrays. */
+export const SummaryWithSources = Schema.Struct({
+  ...SummaryRow.fields,
+  turn_ids: Ids,
+  child_ids: Ids
+})
+
+/** @internal */
+export type SummaryWithSources = typeof SummaryWithSources.Type
+
+/** A row of the session list: a session and the counts of its turns and summaries. */
+export const SessionRow = Schema.Struct({
+  id: Schema.String,
+  created_at: Schema.String,
+  turns: Schema.Int,
+  summaries: Schema.Int
+})
+
+/** A decoded turn row as a {@link StoredTurn}. */
+export const toStoredTurn = (row: TurnRow): StoredTurn =>
+  new StoredTurn(
+    {
+      id: row.id,
+      sessionId: row.session_id,
+      seq: row.seq,
+      role: row.role,
+      content: row.content,
+      ...(row.timestamp === null ? {} : { timestamp: row.timestamp }),
+      ...(row.metadata === null ? {} : { metadata: row.metadata })
+    },
+    true
+  )
+
+/** A decoded summary row (with its sources) as a `SummaryRecord`. */
+export const toRecord = (row: SummaryWithSources): SummaryRecord.SummaryRecord =>
+  new SummaryRecord.SummaryRecord(
+    {
+      id: row.id,
+      sessionId: row.session_id,
+      depth: row.depth,
+      content: row.content,
+      tier: row.tier,
+      tokenEstimate: row.token_estimate,
+      descendantCount: row.descendant_count,
+      createdAt: row.created_at,
+      sourceTurnIds: row.turn_ids,
+      sourceSummaryIds: row.child_ids,
+      ...(row.parent_id === null ? {} : { parentId: row.parent_id }),
+      ...(row.time_range_start === null ? {} : { timeRangeStart: row.time_range_start }),
+      ...(row.time_range_end === null ? {} : { timeRangeEnd: row.time_range_end })
+    },
+    true
+  )
