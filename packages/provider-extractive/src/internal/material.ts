@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { TokenEstimator } from "@precis/core"
+import { ConversationTurn, TokenEstimator } from "@precis/core"
 
 /** One line of the material, with the turn it belongs to. */
 export interface Line {
@@ -14,6 +14,8 @@ export interface Line {
   readonly group: number
   /** The role of the turn, lower-cased (`""` outside a turn). */
   readonly role: string
+  /** Whether the turn is tool output (`ConversationTurn.isToolRole`), shortened to its head and tail when long. */
+  readonly tool: boolean
   /** The line's text without the turn header or the continuation indent. */
   readonly text: string
   /** Position of the line inside its turn (0 = the header line). */
@@ -44,11 +46,6 @@ export const MARKER = /^\s*\[…(?: \d+ (?:more )?lines? (?:omitted|of output cu
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
 const NON_BLANK = /\S/
-
-const TOOL_ROLES = new Set(["tool", "function", "observation", "environment", "ipython", "tool_result", "tool-result"])
-
-/** Whether a role's content is tool output (shortened to its head and tail when long). */
-export const isToolRole = (role: string): boolean => TOOL_ROLES.has(role) || role.startsWith("tool")
 
 const roleOf = (prefix: string): string => {
   const close = prefix.indexOf("] ")
@@ -86,6 +83,7 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
   let group = -1
   let prefix: string | undefined
   let role = ""
+  let tool = false
   let position = 0
   for (let i = 0; i < raw.length; i++) {
     const line = raw[i]!.endsWith("\r") ? raw[i]!.slice(0, -1) : raw[i]!
@@ -101,10 +99,12 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
       if (header !== null && !SUMMARY_HEADER.test(line)) {
         prefix = header[1]!
         role = roleOf(prefix)
+        tool = ConversationTurn.isToolRole(role)
         text = header[2] ?? ""
       } else {
         prefix = undefined
         role = ""
+        tool = false
         text = line
         structural = SUMMARY_HEADER.test(line)
       }
@@ -115,6 +115,7 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
       prefix,
       group,
       role,
+      tool,
       text,
       position,
       segmentStart: segments.length,
