@@ -32,3 +32,54 @@ export class ConversationTurn extends Schema.Class<ConversationTurn>("@precis/co
  */
 export const make = (fields: ConstructorParameters<typeof ConversationTurn>[0]): ConversationTurn =>
   new ConversationTurn(fields)
+
+// Roles whose content is tool output, as agent frameworks name them (lower case).
+const TOOL_ROLES = new Set(["tool", "function", "observation", "environment", "ipython", "tool_result", "tool-result"])
+const TOOL_RESULT_KINDS = new Set(["tool_result", "tool-result", "function_call_output", "observation"])
+const TOOL_RESULT_KIND_KEYS = ["type", "kind", "messageType"] as const
+const TOOL_CALL_ID_KEYS = ["tool_call_id", "toolCallId", "tool_use_id", "toolUseId"] as const
+
+/**
+ * Whether a role names tool output: `tool` (and any role starting with
+ * `tool`), the legacy `function`, `observation`, `environment`, `ipython`,
+ * `tool_result` or `tool-result`, in any case and ignoring surrounding spaces.
+ * This is all a formatted transcript tells; {@link isToolResult} also reads a
+ * turn's metadata.
+ *
+ * @since 0.1.0
+ */
+export const isToolRole = (role: string): boolean => {
+  const name = role.trim().toLowerCase()
+  return TOOL_ROLES.has(name) || name.startsWith("tool")
+}
+
+/**
+ * Whether a turn is a tool result: its role names tool output
+ * ({@link isToolRole}), or its metadata says so: `toolResult: true`,
+ * `type` / `kind` / `messageType` one of `tool_result`, `tool-result`,
+ * `function_call_output`, `observation`, or a string `tool_call_id` /
+ * `toolCallId` / `tool_use_id` / `toolUseId`. Importers mark tool results
+ * this way, so that compaction keeps a result with its call.
+ *
+ * @example
+ * ```ts
+ * import { ConversationTurn } from "@precis/core"
+ * ConversationTurn.isToolResult({ role: "user", metadata: { type: "tool_result" } }) // true
+ * ConversationTurn.isToolResult({ role: "assistant" }) // false
+ * ```
+ * @since 0.1.0
+ */
+export const isToolResult = (turn: {
+  readonly role: string
+  readonly metadata?: { readonly [key: string]: unknown } | undefined
+}): boolean => {
+  if (isToolRole(turn.role)) return true
+  const metadata = turn.metadata
+  if (metadata === undefined) return false
+  if (metadata.toolResult === true) return true
+  for (const key of TOOL_RESULT_KIND_KEYS) {
+    const kind = metadata[key]
+    if (typeof kind === "string" && TOOL_RESULT_KINDS.has(kind)) return true
+  }
+  return TOOL_CALL_ID_KEYS.some((key) => typeof metadata[key] === "string")
+}

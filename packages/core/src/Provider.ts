@@ -1,15 +1,14 @@
 /**
  * The LLM port: everything precis needs from a language model is one chat call.
+ * Its failures live in `ProviderError`.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { ProviderError } from "./ProviderError.js"
 
 /**
  * @since 0.1.0
@@ -103,126 +102,6 @@ export const ChatResponse = Schema.Struct({ text: Schema.String, usage: Schema.o
 export type ChatResponse = typeof ChatResponse.Type
 
 /**
- * The connection failed or broke before a response arrived.
- *
- * @since 0.1.0
- */
-export class TransportError extends Data.TaggedError("TransportError")<{
-  readonly provider: string
-  readonly reason: string
-}> {
-  override get message(): string {
-    return `${this.provider}: could not reach the model server (${this.reason})`
-  }
-}
-
-/**
- * The provider's own deadline passed.
- *
- * @since 0.1.0
- */
-export class TimeoutError extends Data.TaggedError("TimeoutError")<{
-  readonly provider: string
-  readonly timeout: Duration.Duration
-}> {
-  override get message(): string {
-    return `${this.provider}: no response within ${Duration.format(this.timeout)}`
-  }
-}
-
-/**
- * HTTP 429: the server asked to slow down, possibly saying for how long.
- *
- * @since 0.1.0
- */
-export class RateLimitedError extends Data.TaggedError("RateLimitedError")<{
-  readonly provider: string
-  readonly retryAfter?: Duration.Duration | undefined
-}> {
-  override get message(): string {
-    const wait = this.retryAfter === undefined ? "" : `; retry after ${Duration.format(this.retryAfter)}`
-    return `${this.provider}: rate limited by the model server${wait}`
-  }
-}
-
-/**
- * HTTP 401/403: the key is missing, wrong, or lacks access. The key itself is never included.
- *
- * @since 0.1.0
- */
-export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
-  readonly provider: string
-  readonly status: number
-  readonly detail?: string | undefined
-}> {
-  override get message(): string {
-    const detail = this.detail === undefined ? "" : `: ${this.detail}`
-    return `${this.provider}: the server refused the credentials (HTTP ${this.status})${detail}; check the API key`
-  }
-}
-
-/**
- * The request was rejected (HTTP 400/404/422: unknown model, context too long, ...),
- * or refused before it was sent (`status` absent).
- *
- * @since 0.1.0
- */
-export class BadRequestError extends Data.TaggedError("BadRequestError")<{
-  readonly provider: string
-  readonly status?: number | undefined
-  readonly detail: string
-}> {
-  override get message(): string {
-    const status = this.status === undefined ? "" : ` (HTTP ${this.status})`
-    return `${this.provider}: the request was rejected${status}: ${this.detail}`
-  }
-}
-
-/**
- * HTTP 5xx (and other unexpected statuses).
- *
- * @since 0.1.0
- */
-export class ServerError extends Data.TaggedError("ServerError")<{
-  readonly provider: string
-  readonly status: number
-  readonly detail?: string | undefined
-}> {
-  override get message(): string {
-    const detail = this.detail === undefined ? "" : `: ${this.detail}`
-    return `${this.provider}: server error (HTTP ${this.status})${detail}`
-  }
-}
-
-/**
- * A response arrived but could not be understood.
- *
- * @since 0.1.0
- */
-export class BadResponseError extends Data.TaggedError("BadResponseError")<{
-  readonly provider: string
-  readonly detail: string
-}> {
-  override get message(): string {
-    return `${this.provider}: unreadable response from the model server: ${this.detail}`
-  }
-}
-
-/**
- * Every way a provider call can fail.
- *
- * @since 0.1.0
- */
-export type ProviderError =
-  | TransportError
-  | TimeoutError
-  | RateLimitedError
-  | UnauthorizedError
-  | BadRequestError
-  | ServerError
-  | BadResponseError
-
-/**
  * @since 0.1.0
  */
 export interface Service {
@@ -277,25 +156,4 @@ export const stripReasoning = (text: string): string => {
   const open = out.search(THINK_OPEN)
   if (open >= 0) out = out.slice(0, open)
   return out.trim()
-}
-
-/**
- * How long an HTTP server asked to wait before a retry: `retry-after-ms`
- * (OpenAI), else `Retry-After` in seconds or as an HTTP date (relative to
- * `now`, in epoch milliseconds; a date in the past means no wait). Header
- * names are lower case, as `@effect/platform` gives them.
- *
- * @since 0.1.0
- */
-export const retryAfter = (
-  headers: Readonly<Record<string, string | undefined>>,
-  now: number
-): Option.Option<Duration.Duration> => {
-  const ms = headers["retry-after-ms"]
-  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Option.some(Duration.millis(Number(ms)))
-  const value = headers["retry-after"]?.trim()
-  if (value === undefined || value.length === 0) return Option.none()
-  if (/^\d+(\.\d+)?$/.test(value)) return Option.some(Duration.seconds(Number(value)))
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? Option.none() : Option.some(Duration.millis(Math.max(0, date - now)))
 }

@@ -11,6 +11,8 @@ export * as Prompt from "./Prompt.js"
 /** @since 0.1.0 */
 export * as Provider from "./Provider.js"
 /** @since 0.1.0 */
+export * as ProviderError from "./ProviderError.js"
+/** @since 0.1.0 */
 export * as Summarizer from "./Summarizer.js"
 /** @since 0.1.0 */
 export * as Summary from "./Summary.js"

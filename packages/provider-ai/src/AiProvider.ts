@@ -43,7 +43,7 @@
 import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
-import { Provider } from "@precis/core"
+import { Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -140,7 +140,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const configure = options.configure ?? (() => identity)
   const timeout = options.timeout === undefined ? undefined : Duration.decode(options.timeout)
 
-  const chat = (request: Provider.ChatRequest): Effect.Effect<Provider.ChatResponse, Provider.ProviderError> => {
+  const chat = (request: Provider.ChatRequest): Effect.Effect<Provider.ChatResponse, ProviderError.ProviderError> => {
     const call = model.generateText({ prompt: toPrompt(request.messages) }).pipe(
       configure(request),
       Effect.catchAll((error: AiError.AiError) =>
@@ -156,7 +156,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     )
     return (timeout === undefined ? call : Effect.timeoutFail(call, {
       duration: timeout,
-      onTimeout: () => new Provider.TimeoutError({ provider: name, timeout })
+      onTimeout: () => new ProviderError.TimeoutError({ provider: name, timeout })
     })).pipe(
       Effect.tapBoth({
         onFailure: (error) => Effect.annotateCurrentSpan("precis.status", error._tag),

@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Provider, TokenEstimator } from "@precis/core"
+import { Provider, ProviderError, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/extract.js"
@@ -91,7 +91,7 @@ export const make = (options: Options = {}): Effect.Effect<Provider.Service> =>
       chat: Effect.fn("ExtractiveProvider.chat")(function*(request: Provider.ChatRequest) {
         const task = request.task
         if (task === undefined) {
-          return yield* new Provider.BadRequestError({
+          return yield* new ProviderError.BadRequestError({
             provider: name,
             detail: "the extractive provider needs a structured `task` (kind, material, targetTokens) " +
               "in the request; it does not read free-form prompts"

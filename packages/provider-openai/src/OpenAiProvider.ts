@@ -23,7 +23,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Provider } from "@precis/core"
+import { Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -35,7 +35,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import { decodeChatCompletion, errorDetail, excerpt, replyText } from "./internal/completion.js"
+import { decodeChatCompletion, replyText } from "./internal/completion.js"
 
 /**
  * The retry policy for transient failures (transport errors, 408, 429, 5xx).
@@ -109,7 +109,7 @@ export const defaults = {
  *
  * @since 0.1.0
  */
-export const isTransient = (error: Provider.ProviderError): boolean => {
+export const isTransient = (error: ProviderError.ProviderError): boolean => {
   switch (error._tag) {
     case "TransportError":
     case "RateLimitedError":
@@ -126,13 +126,13 @@ export const isTransient = (error: Provider.ProviderError): boolean => {
  *
  * @since 0.1.0
  */
-export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unknown, Provider.ProviderError> => {
+export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unknown, ProviderError.ProviderError> => {
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? defaults.retry.maxAttempts))
   const initialDelay = Duration.decode(options.initialDelay ?? defaults.retry.initialDelay)
   const maxDelay = Duration.decode(options.maxDelay ?? defaults.retry.maxDelay)
   const maxElapsed = Duration.decode(options.maxElapsed ?? defaults.retry.maxElapsed)
   const backoff = Schedule.jittered(Schedule.exponential(initialDelay))
-  return Schedule.identity<Provider.ProviderError>().pipe(
+  return Schedule.identity<ProviderError.ProviderError>().pipe(
     Schedule.intersect(backoff),
     Schedule.modifyDelay(([error], delay) => {
       const capped = Duration.min(delay, maxDelay)
@@ -140,7 +140,7 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
         ? Duration.max(capped, error.retryAfter)
         : capped
     }),
-    Schedule.whileInput((error: Provider.ProviderError) =>
+    Schedule.whileInput((error: ProviderError.ProviderError) =>
       isTransient(error) &&
       !(error._tag === "RateLimitedError" && error.retryAfter !== undefined &&
         Duration.greaterThan(error.retryAfter, maxDelay))
@@ -167,7 +167,6 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const apiKey = options.apiKey !== undefined && Redacted.value(options.apiKey).length > 0
     ? options.apiKey
     : undefined
-  const secret = apiKey === undefined ? undefined : Redacted.value(apiKey)
   const baseUrl = (options.baseUrl ?? defaults.baseUrl).replace(/\/+$/, "")
   const url = `${baseUrl}/chat/completions`
   const client = (yield* HttpClient.HttpClient).pipe(
@@ -180,32 +179,21 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     )
   )
 
-  const fromHttpError = (error: HttpClientError.HttpClientError): Provider.ProviderError =>
-    new Provider.TransportError({ provider: name, reason: transportReason(error, baseUrl) })
+  const fromHttpError = (error: HttpClientError.HttpClientError): ProviderError.ProviderError =>
+    new ProviderError.TransportError({ provider: name, reason: transportReason(error, baseUrl) })
 
   const fromStatus = (
     response: HttpClientResponse.HttpClientResponse,
     body: string,
     now: number
-  ): Provider.ProviderError => {
-    const status = response.status
-    const detail = errorDetail(body.slice(0, MAX_ERROR_BODY), secret)
-    if (status === 401 || status === 403) return new Provider.UnauthorizedError({ provider: name, status, detail })
-    if (status === 400 || status === 404 || status === 422) {
-      return new Provider.BadRequestError({
-        provider: name,
-        status,
-        detail: detail ?? (status === 404 ? `no such endpoint or model (${model})` : "no details given")
-      })
-    }
-    if (status === 429) {
-      return new Provider.RateLimitedError({
-        provider: name,
-        retryAfter: Option.getOrUndefined(Provider.retryAfter(response.headers, now))
-      })
-    }
-    return new Provider.ServerError({ provider: name, status, detail })
-  }
+  ): ProviderError.ProviderError =>
+    ProviderError.fromHttpStatus(response.status, {
+      provider: name,
+      body: body.slice(0, MAX_ERROR_BODY),
+      retryAfter: Option.getOrUndefined(ProviderError.retryAfter(response.headers, now)),
+      secret: apiKey,
+      notFound: `no such endpoint or model (${model})`
+    })
 
   const attempt = (body: HttpBody.HttpBody) =>
     Effect.gen(function*() {
@@ -218,7 +206,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       const decoded = decodeChatCompletion(text)
       if (Either.isLeft(decoded)) {
         return yield* Effect.fail(
-          new Provider.BadResponseError({ provider: name, detail: parseDetail(decoded.left) })
+          new ProviderError.BadResponseError({ provider: name, detail: parseDetail(decoded.left) })
         )
       }
       const completion = decoded.right
@@ -238,7 +226,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       }),
       Effect.timeoutFail({
         duration: timeout,
-        onTimeout: () => new Provider.TimeoutError({ provider: name, timeout })
+        onTimeout: () => new ProviderError.TimeoutError({ provider: name, timeout })
       }),
       Effect.tapError((error) =>
         Effect.logDebug("OpenAiProvider: attempt failed").pipe(
@@ -299,7 +287,7 @@ const transportReason = (error: HttpClientError.HttpClientError, baseUrl: string
 }
 
 const parseDetail = (error: ParseResult.ParseError): string =>
-  excerpt(ParseResult.TreeFormatter.formatErrorSync(error))
+  ProviderError.excerpt(ParseResult.TreeFormatter.formatErrorSync(error))
 
 /**
  * The provider as a layer; it needs an `HttpClient`.

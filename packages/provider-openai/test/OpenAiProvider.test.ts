@@ -1,6 +1,6 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { assert, describe, it } from "@effect/vitest"
-import { Provider } from "@precis/core"
+import { Provider, ProviderError } from "@precis/core"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -50,13 +50,13 @@ const callWith = (
     return { exit, seen }
   })
 
-const failureOf = <A>(exit: Exit.Exit<A, Provider.ProviderError>): Provider.ProviderError => {
+const failureOf = <A>(exit: Exit.Exit<A, ProviderError.ProviderError>): ProviderError.ProviderError => {
   if (Exit.isSuccess(exit)) return assert.fail(`expected a failure, got ${JSON.stringify(exit.value)}`)
   const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
   return failure ?? assert.fail(`expected a typed failure, got ${String(exit.cause)}`)
 }
 
-const successOf = <A>(exit: Exit.Exit<A, Provider.ProviderError>): A =>
+const successOf = <A>(exit: Exit.Exit<A, ProviderError.ProviderError>): A =>
   Exit.isSuccess(exit) ? exit.value : assert.fail(`expected a success, got ${String(exit.cause)}`)
 
 const always = (response: HttpServerResponse.HttpServerResponse): Loopback.Handler => () => Effect.succeed(response)

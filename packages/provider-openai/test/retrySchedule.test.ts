@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Provider } from "@precis/core"
+import { ProviderError } from "@precis/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -8,7 +8,7 @@ import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
 import * as OpenAiProvider from "../src/OpenAiProvider.js"
 
-const failing = (error: Provider.ProviderError) =>
+const failing = (error: ProviderError.ProviderError) =>
   Effect.gen(function*() {
     const attempts = yield* Ref.make(0)
     const effect = Effect.zipRight(Ref.update(attempts, (n) => n + 1), Effect.fail(error))
@@ -19,7 +19,7 @@ describe("retrySchedule", () => {
   it.effect("waits as long as Retry-After asks when it exceeds the backoff", () =>
     Effect.gen(function*() {
       const { attempts, effect } = yield* failing(
-        new Provider.RateLimitedError({ provider: "t", retryAfter: Duration.seconds(2) })
+        new ProviderError.RateLimitedError({ provider: "t", retryAfter: Duration.seconds(2) })
       )
       const schedule = OpenAiProvider.retrySchedule({ maxAttempts: 2, initialDelay: "10 millis", maxDelay: "5 seconds" })
       const fiber = yield* Effect.fork(Effect.retry(effect, schedule))
@@ -33,7 +33,7 @@ describe("retrySchedule", () => {
 
   it.effect("backs off exponentially, capped at maxDelay, up to maxAttempts", () =>
     Effect.gen(function*() {
-      const { attempts, effect } = yield* failing(new Provider.ServerError({ provider: "t", status: 500 }))
+      const { attempts, effect } = yield* failing(new ProviderError.ServerError({ provider: "t", status: 500 }))
       const schedule = OpenAiProvider.retrySchedule({ maxAttempts: 5, initialDelay: "1 second", maxDelay: "3 seconds" })
       const fiber = yield* Effect.fork(Effect.retry(effect, schedule))
       // Waits of about 1, 2, then 3 (capped), 3 seconds; jitter is at most +-20%.
@@ -52,7 +52,7 @@ describe("retrySchedule", () => {
 
   it.effect("starts no retry after maxElapsed", () =>
     Effect.gen(function*() {
-      const { attempts, effect } = yield* failing(new Provider.TransportError({ provider: "t", reason: "reset" }))
+      const { attempts, effect } = yield* failing(new ProviderError.TransportError({ provider: "t", reason: "reset" }))
       const schedule = OpenAiProvider.retrySchedule({
         maxAttempts: 100,
         initialDelay: "1 second",
@@ -70,12 +70,12 @@ describe("retrySchedule", () => {
 
   it.effect("never retries non-transient errors", () =>
     Effect.gen(function*() {
-      const errors: ReadonlyArray<Provider.ProviderError> = [
-        new Provider.UnauthorizedError({ provider: "t", status: 401 }),
-        new Provider.BadRequestError({ provider: "t", status: 400, detail: "d" }),
-        new Provider.BadResponseError({ provider: "t", detail: "d" }),
-        new Provider.TimeoutError({ provider: "t", timeout: Duration.seconds(1) }),
-        new Provider.ServerError({ provider: "t", status: 409 })
+      const errors: ReadonlyArray<ProviderError.ProviderError> = [
+        new ProviderError.UnauthorizedError({ provider: "t", status: 401 }),
+        new ProviderError.BadRequestError({ provider: "t", status: 400, detail: "d" }),
+        new ProviderError.BadResponseError({ provider: "t", detail: "d" }),
+        new ProviderError.TimeoutError({ provider: "t", timeout: Duration.seconds(1) }),
+        new ProviderError.ServerError({ provider: "t", status: 409 })
       ]
       for (const error of errors) {
         const { attempts, effect } = yield* failing(error)

@@ -1,6 +1,6 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expectTypeOf, it } from "@effect/vitest"
-import type { Provider } from "@precis/core"
+import type { Provider, ProviderError } from "@precis/core"
 import type * as ConfigError from "effect/ConfigError"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -19,7 +19,7 @@ describe("OpenAiProvider types", () => {
 
   it("chat fails only with ProviderError", () => {
     expectTypeOf<ReturnType<Provider.Service["chat"]>>().toEqualTypeOf<
-      Effect.Effect<Provider.ChatResponse, Provider.ProviderError>
+      Effect.Effect<Provider.ChatResponse, ProviderError.ProviderError>
     >()
     expectTypeOf(OpenAiProvider.make).returns.toEqualTypeOf<
       Effect.Effect<Provider.Service, never, HttpClient.HttpClient>

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Provider } from "@precis/core"
+import { Provider, ProviderError } from "@precis/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -23,7 +23,7 @@ export type Outcome = Data.TaggedEnum<{
   /** Replies `text` after `delay` (on the Effect clock, so `TestClock` drives it). */
   Delayed: { readonly delay: Duration.Duration; readonly text: string }
   /** Fails with a typed provider error. */
-  Fail: { readonly error: Provider.ProviderError }
+  Fail: { readonly error: ProviderError.ProviderError }
   /** Dies with a defect, as a buggy provider that throws would. */
   Die: { readonly defect: unknown }
   /** Never answers (until interrupted). */
@@ -46,7 +46,7 @@ export const delayed = (delay: Duration.DurationInput, text: string): Outcome =>
 /**
  * @since 0.1.0
  */
-export const fail = (error: Provider.ProviderError): Outcome => Outcome.Fail({ error })
+export const fail = (error: ProviderError.ProviderError): Outcome => Outcome.Fail({ error })
 
 /**
  * @since 0.1.0
@@ -63,15 +63,15 @@ export const hang: Outcome = Outcome.Hang()
  *
  * @since 0.1.0
  */
-export const transportError = (reason = "scripted failure"): Provider.ProviderError =>
-  new Provider.TransportError({ provider: "scripted", reason })
+export const transportError = (reason = "scripted failure"): ProviderError.ProviderError =>
+  new ProviderError.TransportError({ provider: "scripted", reason })
 
 /**
  * Runs one outcome as a provider call would.
  *
  * @since 0.1.0
  */
-export const run = (outcome: Outcome): Effect.Effect<Provider.ChatResponse, Provider.ProviderError> =>
+export const run = (outcome: Outcome): Effect.Effect<Provider.ChatResponse, ProviderError.ProviderError> =>
   Outcome.$match(outcome, {
     Reply: ({ text, usage }) => Effect.succeed(usage === undefined ? { text } : { text, usage }),
     Delayed: ({ delay, text }) => Effect.as(Effect.sleep(delay), { text }),
@@ -106,7 +106,7 @@ export interface Options {
 }
 
 const exhausted: Outcome = fail(
-  new Provider.BadResponseError({ provider: "scripted", detail: "the script has no more outcomes" })
+  new ProviderError.BadResponseError({ provider: "scripted", detail: "the script has no more outcomes" })
 )
 
 /**
@@ -182,7 +182,7 @@ export const alwaysReply = (text: string) => always(reply(text))
  *
  * @since 0.1.0
  */
-export const alwaysFail = (error: Provider.ProviderError = transportError()) => always(fail(error))
+export const alwaysFail = (error: ProviderError.ProviderError = transportError()) => always(fail(error))
 
 /**
  * A provider whose outcome is computed from each request.

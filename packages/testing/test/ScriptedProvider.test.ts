@@ -1,4 +1,4 @@
-import { Provider } from "@precis/core"
+import { Provider, ProviderError } from "@precis/core"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -32,7 +32,7 @@ describe("ScriptedProvider", () => {
       expect(exhausted.message).toContain("no more outcomes")
     }).pipe(Effect.provide(ScriptedProvider.layer([
       ScriptedProvider.reply("first"),
-      ScriptedProvider.fail(new Provider.RateLimitedError({ provider: "scripted" })),
+      ScriptedProvider.fail(new ProviderError.RateLimitedError({ provider: "scripted" })),
       ScriptedProvider.die()
     ]))))
 

@@ -1,4 +1,4 @@
-import { Provider, Summarizer, Summary, TokenEstimator } from "@precis/core"
+import { Provider, ProviderError, Summarizer, Summary, TokenEstimator } from "@precis/core"
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -111,7 +111,7 @@ describe("Summarizer escalation", () => {
 
   const escalatesToFallback: ReadonlyArray<[string, ScriptedProvider.Outcome]> = [
     ["blank", ScriptedProvider.reply("   ")],
-    ["a failure", ScriptedProvider.fail(new Provider.ServerError({ provider: "scripted", status: 503 }))],
+    ["a failure", ScriptedProvider.fail(new ProviderError.ServerError({ provider: "scripted", status: 503 }))],
     ["a defect", ScriptedProvider.die("thrown string")],
     ["a timeout", ScriptedProvider.hang]
   ]

@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { ConversationTurn } from "@precis/core"
 
 /** The fields of a turn the planner reads. */
 export interface TurnLike {
@@ -11,27 +12,11 @@ export interface TurnLike {
   readonly metadata?: { readonly [key: string]: unknown } | undefined
 }
 
-const TOOL_RESULT_KINDS = new Set(["tool_result", "tool-result", "function_call_output", "observation"])
-const TOOL_RESULT_KIND_KEYS = ["type", "kind", "messageType"] as const
-const TOOL_CALL_ID_KEYS = ["tool_call_id", "toolCallId", "tool_use_id", "toolUseId"] as const
-
 /**
- * A turn is a tool result when its role is `tool` (or the legacy `function`),
- * or its metadata says so: `toolResult: true`, `type`/`kind`/`messageType` one of
- * `tool_result`, `tool-result`, `function_call_output`, `observation`, or a
- * string `tool_call_id` / `toolCallId` / `tool_use_id` / `toolUseId`.
+ * Whether a turn is a tool result: core's one rule, `ConversationTurn.isToolResult`
+ * (a tool role, or metadata marking a tool result or naming the call it answers).
  */
-export const isToolResult = (turn: TurnLike): boolean => {
-  if (turn.role === "tool" || turn.role === "function") return true
-  const metadata = turn.metadata
-  if (metadata === undefined) return false
-  if (metadata.toolResult === true) return true
-  for (const key of TOOL_RESULT_KIND_KEYS) {
-    const kind = metadata[key]
-    if (typeof kind === "string" && TOOL_RESULT_KINDS.has(kind)) return true
-  }
-  return TOOL_CALL_ID_KEYS.some((key) => typeof metadata[key] === "string")
-}
+export const isToolResult: (turn: TurnLike) => boolean = ConversationTurn.isToolResult
 
 /**
  * The index of the first fresh-tail turn among `turns` (the uncovered turns,

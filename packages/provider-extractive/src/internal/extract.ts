@@ -7,7 +7,7 @@
  */
 import type { Provider, TokenEstimator } from "@precis/core"
 import { keysOf } from "./keys.js"
-import { isToolRole, type Line, parse, type Parsed } from "./material.js"
+import { type Line, parse, type Parsed } from "./material.js"
 import { centrality, emphasis, isError, isUserRole, MIN_KEY, nearKey } from "./score.js"
 import { greedy, type Scoring } from "./select.js"
 
@@ -155,7 +155,7 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
   for (const line of lines) {
     if (line.segmentCount === 0) continue
     const size = groupSize.get(line.group)!
-    const cut = isToolRole(line.role) && size > head + tail + 1 && line.position >= head && line.position < size - tail
+    const cut = line.tool && size > head + tail + 1 && line.position >= head && line.position < size - tail
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
       if (cut && !isError(text)) middle[s] = 1
@@ -299,7 +299,7 @@ export const extractFrom = (
         // One tool output may not crowd out the rest of the conversation.
         const line = lines[segments[s]!.line]!
         const taken = groupChars[line.group]!
-        if (isToolRole(line.role) && taken > 0 && taken + segments[s]!.text.length > turnCap) return 0
+        if (line.tool && taken > 0 && taken + segments[s]!.text.length > turnCap) return 0
         let gain = bonus[s]!
         for (let k = 0; k < ids.length; k++) if (covered[ids[k]!] === 0) gain += keyWeight[ids[k]!]!
         return gain

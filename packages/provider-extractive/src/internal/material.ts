@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { TokenEstimator } from "@precis/core"
+import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 
 /** One line of the material, with the turn it belongs to. */
 export interface Line {
@@ -14,6 +14,8 @@ export interface Line {
   readonly group: number
   /** The role of the turn, lower-cased (`""` outside a turn). */
   readonly role: string
+  /** Whether the turn is tool output (`ConversationTurn.isToolRole`), shortened to its head and tail when long. */
+  readonly tool: boolean
   /** The line's text without the turn header or the continuation indent. */
   readonly text: string
   /** Position of the line inside its turn (0 = the header line). */
@@ -37,23 +39,11 @@ export interface Parsed {
   readonly segments: Array<Segment>
 }
 
-const TURN_HEADER = /^(\[[^\]\n]{1,40}\] [^:\n]{1,64}?:)(?: (.*))?$/
-const SUMMARY_HEADER = /^\[Summary \d+, depth \d+[^\]\n]*\]$/
 /** Omission markers written by this provider (`[…]`, formerly `[… N lines omitted]`); structure, never content. */
 export const MARKER = /^\s*\[…(?: \d+ (?:more )?lines? (?:omitted|of output cut))?\]$/
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
 const NON_BLANK = /\S/
-
-const TOOL_ROLES = new Set(["tool", "function", "observation", "environment", "ipython", "tool_result", "tool-result"])
-
-/** Whether a role's content is tool output (shortened to its head and tail when long). */
-export const isToolRole = (role: string): boolean => TOOL_ROLES.has(role) || role.startsWith("tool")
-
-const roleOf = (prefix: string): string => {
-  const close = prefix.indexOf("] ")
-  return prefix.slice(close + 2, -1).trim().toLowerCase()
-}
 
 /**
  * Splits a long line into sentences (short pieces merged into their
@@ -75,9 +65,11 @@ const splitLong = (text: string, maxChars: number): ReadonlyArray<string> => {
 }
 
 /**
- * Parses `material` into lines and segments. Turn headers (`[ts] role: ...`)
- * open a turn, two-space-indented lines continue it; summary headers and
- * omission markers are structure and yield no candidate.
+ * Parses `material` into lines and segments with core's transcript parser:
+ * turn lines (`Transcript.parseTurnLine`) open a turn, continuation lines
+ * (`Transcript.parseContinuation`) continue it; summary headers
+ * (`Transcript.parseSummaryHeader`) and omission markers are structure and
+ * yield no candidate.
  */
 export const parse = (material: string, maxSegmentChars: number): Parsed => {
   const raw = material.split("\n")
@@ -86,27 +78,31 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
   let group = -1
   let prefix: string | undefined
   let role = ""
+  let tool = false
   let position = 0
   for (let i = 0; i < raw.length; i++) {
     const line = raw[i]!.endsWith("\r") ? raw[i]!.slice(0, -1) : raw[i]!
     let text: string
     let structural = false
-    if (prefix !== undefined && line.startsWith("  ")) {
-      text = line.slice(2)
+    const continued = prefix === undefined ? undefined : Transcript.parseContinuation(line)
+    if (continued !== undefined) {
+      text = continued
       position++
     } else {
-      const header = TURN_HEADER.exec(line)
+      const turn = Transcript.parseTurnLine(line)
       group++
       position = 0
-      if (header !== null && !SUMMARY_HEADER.test(line)) {
-        prefix = header[1]!
-        role = roleOf(prefix)
-        text = header[2] ?? ""
+      if (turn !== undefined) {
+        prefix = Transcript.turnPrefix(turn)
+        role = turn.role.trim().toLowerCase()
+        tool = ConversationTurn.isToolRole(role)
+        text = turn.content
       } else {
         prefix = undefined
         role = ""
+        tool = false
         text = line
-        structural = SUMMARY_HEADER.test(line)
+        structural = Transcript.parseSummaryHeader(line) !== undefined
       }
     }
     structural ||= MARKER.test(text)
@@ -115,6 +111,7 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
       prefix,
       group,
       role,
+      tool,
       text,
       position,
       segmentStart: segments.length,

@@ -1,6 +1,6 @@
 /**
- * Pure parts of the Chat Completions protocol: the response schema, the text a
- * response stands for and server error excerpts.
+ * Pure parts of the Chat Completions protocol: the response schema and the
+ * text a response stands for.
  */
 import { Provider } from "@precis/core"
 import * as Schema from "effect/Schema"
@@ -52,42 +52,4 @@ export const replyText = (completion: ChatCompletion): string => {
     ? content
     : content.map((part) => (part.type === "text" && part.text !== undefined ? part.text : "")).join("")
   return Provider.stripReasoning(text)
-}
-
-const EXCERPT_LENGTH = 300
-
-/** `text` on one line, cut to 300 characters with `…`. */
-export const excerpt = (text: string): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length <= EXCERPT_LENGTH ? flat : `${flat.slice(0, EXCERPT_LENGTH)}…`
-}
-
-const messageOf = (body: unknown): string | undefined => {
-  if (typeof body === "string") return body
-  if (typeof body !== "object" || body === null) return undefined
-  const record = body as Record<string, unknown>
-  for (const key of ["error", "message", "detail"]) {
-    const value = record[key]
-    const found = typeof value === "object" && value !== null ? messageOf(value) : value
-    if (typeof found === "string" && found.trim().length > 0) return found
-  }
-  return undefined
-}
-
-/**
- * A short, single-line excerpt of a server's error body: the message of an
- * OpenAI-style `{ "error": { "message" } }` (or `error` / `message` / `detail`
- * strings), else the raw text. `secret`, when given, is masked wherever the
- * server echoed it.
- */
-export const errorDetail = (body: string, secret?: string): string | undefined => {
-  let message: string | undefined
-  try {
-    message = messageOf(JSON.parse(body))
-  } catch {
-    message = body
-  }
-  if (message === undefined || message.trim().length === 0) return undefined
-  const masked = secret !== undefined && secret.length > 0 ? message.split(secret).join("[redacted]") : message
-  return excerpt(masked)
 }

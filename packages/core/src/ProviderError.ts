@@ -1,0 +1,257 @@
+/**
+ * Every way a provider call can fail, and the constructors that map outside
+ * failures (an HTTP status, a `Retry-After` header, a server's error body) to
+ * them once for every provider.
+ *
+ * | HTTP status    | error               |
+ * | -------------- | ------------------- |
+ * | 401, 403       | `UnauthorizedError` |
+ * | 429            | `RateLimitedError` (with its `Retry-After`) |
+ * | 400, 404, 422  | `BadRequestError`   |
+ * | any other      | `ServerError`       |
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+
+/**
+ * The connection failed or broke before a response arrived.
+ *
+ * @since 0.1.0
+ */
+export class TransportError extends Data.TaggedError("TransportError")<{
+  readonly provider: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `${this.provider}: could not reach the model server (${this.reason})`
+  }
+}
+
+/**
+ * The provider's own deadline passed.
+ *
+ * @since 0.1.0
+ */
+export class TimeoutError extends Data.TaggedError("TimeoutError")<{
+  readonly provider: string
+  readonly timeout: Duration.Duration
+}> {
+  override get message(): string {
+    return `${this.provider}: no response within ${Duration.format(this.timeout)}`
+  }
+}
+
+/**
+ * HTTP 429: the server asked to slow down, possibly saying for how long.
+ *
+ * @since 0.1.0
+ */
+export class RateLimitedError extends Data.TaggedError("RateLimitedError")<{
+  readonly provider: string
+  readonly retryAfter?: Duration.Duration | undefined
+}> {
+  override get message(): string {
+    const wait = this.retryAfter === undefined ? "" : `; retry after ${Duration.format(this.retryAfter)}`
+    return `${this.provider}: rate limited by the model server${wait}`
+  }
+}
+
+/**
+ * HTTP 401/403: the key is missing, wrong, or lacks access. The key itself is never included.
+ *
+ * @since 0.1.0
+ */
+export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
+  readonly provider: string
+  readonly status: number
+  readonly detail?: string | undefined
+}> {
+  override get message(): string {
+    const detail = this.detail === undefined ? "" : `: ${this.detail}`
+    return `${this.provider}: the server refused the credentials (HTTP ${this.status})${detail}; check the API key`
+  }
+}
+
+/**
+ * The request was rejected (HTTP 400/404/422: unknown model, context too long, ...),
+ * or refused before it was sent (`status` absent).
+ *
+ * @since 0.1.0
+ */
+export class BadRequestError extends Data.TaggedError("BadRequestError")<{
+  readonly provider: string
+  readonly status?: number | undefined
+  readonly detail: string
+}> {
+  override get message(): string {
+    const status = this.status === undefined ? "" : ` (HTTP ${this.status})`
+    return `${this.provider}: the request was rejected${status}: ${this.detail}`
+  }
+}
+
+/**
+ * HTTP 5xx (and other unexpected statuses).
+ *
+ * @since 0.1.0
+ */
+export class ServerError extends Data.TaggedError("ServerError")<{
+  readonly provider: string
+  readonly status: number
+  readonly detail?: string | undefined
+}> {
+  override get message(): string {
+    const detail = this.detail === undefined ? "" : `: ${this.detail}`
+    return `${this.provider}: server error (HTTP ${this.status})${detail}`
+  }
+}
+
+/**
+ * A response arrived but could not be understood.
+ *
+ * @since 0.1.0
+ */
+export class BadResponseError extends Data.TaggedError("BadResponseError")<{
+  readonly provider: string
+  readonly detail: string
+}> {
+  override get message(): string {
+    return `${this.provider}: unreadable response from the model server: ${this.detail}`
+  }
+}
+
+/**
+ * Every way a provider call can fail.
+ *
+ * @since 0.1.0
+ */
+export type ProviderError =
+  | TransportError
+  | TimeoutError
+  | RateLimitedError
+  | UnauthorizedError
+  | BadRequestError
+  | ServerError
+  | BadResponseError
+
+const EXCERPT_LENGTH = 300
+
+/**
+ * `text` on one line (runs of whitespace become one space), cut to 300
+ * characters with `…`: how server bodies and outside descriptions appear in
+ * error messages.
+ *
+ * @example
+ * ```ts
+ * import { ProviderError } from "@precis/core"
+ * ProviderError.excerpt("upstream\n  timed out") // "upstream timed out"
+ * ```
+ * @since 0.1.0
+ */
+export const excerpt = (text: string): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= EXCERPT_LENGTH ? flat : `${flat.slice(0, EXCERPT_LENGTH)}…`
+}
+
+/**
+ * How long an HTTP server asked to wait before a retry: `retry-after-ms`
+ * (OpenAI), else `Retry-After` in seconds or as an HTTP date (relative to
+ * `now`, in epoch milliseconds, which callers read from `Clock`; a date in the
+ * past means no wait). Header names are lower case, as `@effect/platform`
+ * gives them.
+ *
+ * @since 0.1.0
+ */
+export const retryAfter = (
+  headers: Readonly<Record<string, string | undefined>>,
+  now: number
+): Option.Option<Duration.Duration> => {
+  const ms = headers["retry-after-ms"]
+  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Option.some(Duration.millis(Number(ms)))
+  const value = headers["retry-after"]?.trim()
+  if (value === undefined || value.length === 0) return Option.none()
+  if (/^\d+(\.\d+)?$/.test(value)) return Option.some(Duration.seconds(Number(value)))
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? Option.none() : Option.some(Duration.millis(Math.max(0, date - now)))
+}
+
+// OpenAI: { error: { message } }; Anthropic: { type: "error", error: { type, message } };
+// others: { error: "..." }, { message }, { detail }.
+const messageOf = (body: unknown): string | undefined => {
+  if (typeof body === "string") return body
+  if (typeof body !== "object" || body === null) return undefined
+  const record = body as Record<string, unknown>
+  for (const key of ["error", "message", "detail"]) {
+    const value = record[key]
+    const found = typeof value === "object" && value !== null ? messageOf(value) : value
+    if (typeof found === "string" && found.trim().length > 0) return found
+  }
+  return undefined
+}
+
+// The server's own message from an error body (else the body itself), masked and shortened.
+const bodyDetail = (body: string | undefined, secret: Redacted.Redacted | undefined): string | undefined => {
+  if (body === undefined || body.trim().length === 0) return undefined
+  let message: string | undefined
+  try {
+    message = messageOf(JSON.parse(body))
+  } catch {
+    // Not JSON: the text itself.
+  }
+  if (message === undefined || message.trim().length === 0) message = body
+  const key = secret === undefined ? "" : Redacted.value(secret)
+  return excerpt(key.length > 0 ? message.split(key).join("[redacted]") : message)
+}
+
+/**
+ * What {@link fromHttpStatus} knows besides the status.
+ *
+ * @since 0.1.0
+ */
+export interface HttpStatusOptions {
+  /** The provider's name, first in every message. */
+  readonly provider: string
+  /**
+   * The response body. Its error message (`error.message`, `error`, `message`
+   * or `detail` of a JSON body), else the body itself, becomes the detail, on
+   * one line and at most 300 characters.
+   */
+  readonly body?: string | undefined
+  /** For a 429: how long the server asked to wait (see {@link retryAfter}). */
+  readonly retryAfter?: Duration.Duration | undefined
+  /** The API key, masked as `[redacted]` wherever the server echoed it in the body. */
+  readonly secret?: Redacted.Redacted | undefined
+  /** The detail of a 404 whose body says nothing, e.g. naming the model asked for. */
+  readonly notFound?: string | undefined
+}
+
+/**
+ * The error an unsuccessful HTTP status stands for: 401 and 403 are
+ * `UnauthorizedError`, 429 `RateLimitedError` (with `retryAfter`), 400, 404
+ * and 422 `BadRequestError`, any other status `ServerError`.
+ *
+ * @example
+ * ```ts
+ * import { ProviderError } from "@precis/core"
+ * const error = ProviderError.fromHttpStatus(404, {
+ *   provider: "openai",
+ *   body: JSON.stringify({ error: { message: "The model `gpt-x` does not exist" } })
+ * })
+ * // BadRequestError: "openai: the request was rejected (HTTP 404): The model `gpt-x` does not exist"
+ * ```
+ * @since 0.1.0
+ */
+export const fromHttpStatus = (status: number, options: HttpStatusOptions): ProviderError => {
+  const provider = options.provider
+  const detail = bodyDetail(options.body, options.secret)
+  if (status === 401 || status === 403) return new UnauthorizedError({ provider, status, detail })
+  if (status === 429) return new RateLimitedError({ provider, retryAfter: options.retryAfter })
+  if (status === 400 || status === 404 || status === 422) {
+    const missing = status === 404 && options.notFound !== undefined ? options.notFound : "no details given"
+    return new BadRequestError({ provider, status, detail: detail ?? missing })
+  }
+  return new ServerError({ provider, status, detail })
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as ConversationTurn from "../src/ConversationTurn.js"
+
+const turn = (role: string, metadata?: Record<string, unknown>) =>
+  metadata === undefined ? { role } : { role, metadata }
+
+describe("ConversationTurn.isToolRole", () => {
+  it("recognises the roles agent frameworks give tool output, in any case", () => {
+    for (const role of ["tool", "function", "observation", "environment", "ipython", "tool_result", "tool-result"]) {
+      expect(ConversationTurn.isToolRole(role), role).toBe(true)
+    }
+    expect(ConversationTurn.isToolRole("Tool")).toBe(true)
+    expect(ConversationTurn.isToolRole(" FUNCTION ")).toBe(true)
+    expect(ConversationTurn.isToolRole("tool_output")).toBe(true)
+  })
+
+  it("leaves the conversation's own roles alone", () => {
+    for (const role of ["user", "assistant", "system", "human", "ai", "developer", "", "my-tool"]) {
+      expect(ConversationTurn.isToolRole(role), role).toBe(false)
+    }
+  })
+})
+
+describe("ConversationTurn.isToolResult", () => {
+  it("is true for a tool role whatever the metadata says", () => {
+    expect(ConversationTurn.isToolResult(turn("tool"))).toBe(true)
+    expect(ConversationTurn.isToolResult(turn("function"))).toBe(true)
+    expect(ConversationTurn.isToolResult(turn("observation"))).toBe(true)
+    expect(ConversationTurn.isToolResult(turn("ipython", { toolResult: false }))).toBe(true)
+  })
+
+  it("reads the markers importers put in metadata", () => {
+    expect(ConversationTurn.isToolResult(turn("user", { toolResult: true }))).toBe(true)
+    for (const key of ["type", "kind", "messageType"]) {
+      for (const kind of ["tool_result", "tool-result", "function_call_output", "observation"]) {
+        expect(ConversationTurn.isToolResult(turn("user", { [key]: kind })), `${key}: ${kind}`).toBe(true)
+      }
+    }
+    for (const key of ["tool_call_id", "toolCallId", "tool_use_id", "toolUseId"]) {
+      expect(ConversationTurn.isToolResult(turn("user", { [key]: "call_1" })), key).toBe(true)
+    }
+  })
+
+  it("is false for other turns and for markers of the wrong kind or type", () => {
+    expect(ConversationTurn.isToolResult(turn("user"))).toBe(false)
+    expect(ConversationTurn.isToolResult(turn("user", {}))).toBe(false)
+    expect(ConversationTurn.isToolResult(turn("user", { messageType: "action" }))).toBe(false)
+    expect(ConversationTurn.isToolResult(turn("assistant", { type: "tool_use", toolResult: false }))).toBe(false)
+    expect(ConversationTurn.isToolResult(turn("assistant", { toolResult: "yes", toolCallId: 7 }))).toBe(false)
+    expect(ConversationTurn.isToolResult(turn("assistant", { toolCalls: [{ id: "call_1" }] }))).toBe(false)
+  })
+
+  it("accepts a schema turn", () => {
+    const result = ConversationTurn.make({ role: "user", content: "ok", metadata: { tool_use_id: "toolu_1" } })
+    expect(ConversationTurn.isToolResult(result)).toBe(true)
+  })
+})

@@ -1,0 +1,121 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as ProviderError from "../src/ProviderError.js"
+
+describe("ProviderError.retryAfter", () => {
+  const now = Date.parse("2026-01-01T00:00:00Z")
+
+  it("reads seconds", () => {
+    assert.deepStrictEqual(ProviderError.retryAfter({ "retry-after": "7" }, now), Option.some(Duration.seconds(7)))
+    assert.deepStrictEqual(ProviderError.retryAfter({ "retry-after": " 1.5 " }, now), Option.some(Duration.seconds(1.5)))
+  })
+
+  it("reads an HTTP date relative to now, a past date meaning no wait", () => {
+    assert.deepStrictEqual(
+      ProviderError.retryAfter({ "retry-after": "Thu, 01 Jan 2026 00:00:30 GMT" }, now),
+      Option.some(Duration.seconds(30))
+    )
+    assert.deepStrictEqual(
+      ProviderError.retryAfter({ "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" }, now),
+      Option.some(Duration.zero)
+    )
+  })
+
+  it("prefers retry-after-ms", () => {
+    assert.deepStrictEqual(
+      ProviderError.retryAfter({ "retry-after-ms": "250", "retry-after": "1" }, now),
+      Option.some(Duration.millis(250))
+    )
+  })
+
+  it("ignores a missing or unreadable header", () => {
+    assert.isTrue(Option.isNone(ProviderError.retryAfter({}, now)))
+    assert.isTrue(Option.isNone(ProviderError.retryAfter({ "retry-after": "soon" }, now)))
+  })
+})
+
+describe("ProviderError.fromHttpStatus", () => {
+  const provider = "test"
+
+  it("maps each status to the error of the same meaning", () => {
+    const cases: ReadonlyArray<readonly [number, ProviderError.ProviderError["_tag"]]> = [
+      [401, "UnauthorizedError"],
+      [403, "UnauthorizedError"],
+      [429, "RateLimitedError"],
+      [400, "BadRequestError"],
+      [404, "BadRequestError"],
+      [422, "BadRequestError"],
+      [408, "ServerError"],
+      [409, "ServerError"],
+      [500, "ServerError"],
+      [529, "ServerError"]
+    ]
+    for (const [status, tag] of cases) {
+      const error = ProviderError.fromHttpStatus(status, { provider, body: "nope" })
+      assert.strictEqual(error._tag, tag, `HTTP ${status}`)
+      assert.isTrue(error.message.startsWith("test: "), error.message)
+      if (tag !== "RateLimitedError") assert.include(error.message, `HTTP ${status}`)
+    }
+  })
+
+  it("keeps the wait a 429 asked for", () => {
+    const error = ProviderError.fromHttpStatus(429, { provider, retryAfter: Duration.seconds(12) })
+    if (error._tag !== "RateLimitedError") return assert.fail(error._tag)
+    assert.deepStrictEqual(error.retryAfter, Duration.seconds(12))
+    assert.include(error.message, "retry after 12s")
+  })
+
+  it("reads the server's message from OpenAI, Anthropic and flat error bodies", () => {
+    const detail = (body: string) => {
+      const error = ProviderError.fromHttpStatus(500, { provider, body })
+      return error._tag === "ServerError" ? error.detail : assert.fail(error._tag)
+    }
+    assert.strictEqual(detail(JSON.stringify({ error: { message: "model not found" } })), "model not found")
+    assert.strictEqual(
+      detail(JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })),
+      "Overloaded"
+    )
+    assert.strictEqual(detail(JSON.stringify({ error: "model 'x' not found" })), "model 'x' not found")
+    assert.strictEqual(detail(JSON.stringify({ message: "quota" })), "quota")
+    assert.strictEqual(detail(JSON.stringify({ detail: "Not Found" })), "Not Found")
+    assert.strictEqual(detail("upstream\n  timed out"), "upstream timed out")
+    // A JSON body without a message is shown as it is.
+    assert.strictEqual(detail(JSON.stringify({ code: 7 })), "{\"code\":7}")
+    assert.strictEqual(detail(""), undefined)
+    assert.strictEqual(detail("  \n"), undefined)
+  })
+
+  it("shortens long bodies and masks the key wherever the server echoed it", () => {
+    const error = ProviderError.fromHttpStatus(401, {
+      provider,
+      body: JSON.stringify({ error: { message: `key sk-123 is wrong, sk-123 ${"x".repeat(1000)}` } }),
+      secret: Redacted.make("sk-123")
+    })
+    if (error._tag !== "UnauthorizedError") return assert.fail(error._tag)
+    assert.isTrue(error.detail?.startsWith("key [redacted] is wrong, [redacted] "), error.detail)
+    assert.notInclude(error.message, "sk-123")
+    assert.strictEqual(error.detail?.length, 301)
+    assert.isTrue(error.detail?.endsWith("…"))
+  })
+
+  it("says what a 404 without a body means when told, and that nothing was said otherwise", () => {
+    const named = ProviderError.fromHttpStatus(404, { provider, notFound: "no such endpoint or model (m)" })
+    assert.include(named.message, "HTTP 404): no such endpoint or model (m)")
+    assert.include(ProviderError.fromHttpStatus(404, { provider }).message, "no details given")
+    assert.include(ProviderError.fromHttpStatus(400, { provider, notFound: "unused" }).message, "no details given")
+    assert.include(ProviderError.fromHttpStatus(404, { provider, body: "gone", notFound: "unused" }).message, ": gone")
+  })
+})
+
+describe("ProviderError.excerpt", () => {
+  it("puts text on one line", () => {
+    assert.strictEqual(ProviderError.excerpt("  a\n\tb   c  "), "a b c")
+  })
+
+  it("cuts at 300 characters with an ellipsis", () => {
+    assert.strictEqual(ProviderError.excerpt("x".repeat(300)), "x".repeat(300))
+    assert.strictEqual(ProviderError.excerpt("x".repeat(301)), `${"x".repeat(300)}…`)
+  })
+})
