@@ -579,5 +579,5 @@ describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
         assert.isAtMost(stats.turnsCompacted, Math.max(0, stats.imported.added - 16), name)
         if (stats.imported.added > 40) assert.isAtLeast(stats.leafSummariesCreated, 1, name)
       }
-    }))
+    }), { timeout: 300_000 }) // the multi-hour Claude Code sessions are megabytes each
 })

@@ -20,7 +20,7 @@
  *   depth concurrently; a remainder smaller than `minFanIn` waits for a later run.
  * - **Fresh tail**: the newest `freshTailTurns` uncovered turns are never
  *   summarized. The boundary never separates a tool result from the call before
- *   it: while the first tail turn is a tool result (see {@link isToolResult}),
+ *   it: while the first tail turn is a tool result (`ConversationTurn.isToolResult` in `@precis/core`),
  *   the boundary moves one turn earlier, so the call joins its result in the tail.
  * - **Safety**: one compaction per session at a time (others wait, then find
  *   nothing to do); each summary is written with its links in one transaction,
@@ -28,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import { type ConversationTurn, Summarizer, Summary, TokenEstimator } from "@precis/core"
+import { ConversationTurn, Summarizer, Summary, TokenEstimator } from "@precis/core"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -41,18 +41,6 @@ import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Plan from "./internal/plan.js"
 import { MemoryStore, type StoreError } from "./MemoryStore.js"
-
-/**
- * Tells whether a turn is a tool result: role `tool` (or the legacy `function`),
- * or metadata with `toolResult: true`, `type`/`kind`/`messageType` one of `tool_result`,
- * `tool-result`, `function_call_output`, `observation`, or a string
- * `tool_call_id` / `toolCallId` / `tool_use_id` / `toolUseId`. Importers mark
- * tool results this way so that the fresh-tail boundary keeps them with their call.
- *
- * @since 0.1.0
- */
-export const isToolResult: (turn: Pick<ConversationTurn.ConversationTurn, "role" | "metadata">) => boolean =
-  Plan.isToolResult
 
 /**
  * What a compaction reports while it works, for a progress bar.
@@ -221,7 +209,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       // Leaf pass: sequential, each leaf continues from the previous one.
       const uncovered = yield* store.uncoveredTurns(sessionId)
       const evictable = Plan.evictable(uncovered, opts.freshTailTurns)
-      const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens, Plan.isToolResult)
+      const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens, ConversationTurn.isToolResult)
       if (chunks.length > 0) {
         yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
       }

@@ -49,7 +49,7 @@ describe("real transcripts", () => {
         expect(stats.condensedSummariesCreated).toBeGreaterThan(0)
         expect(yield* violations({ freshTailTurns: 5, minFanIn: 2, maxFanIn: 4, condensedFully: true })).toEqual([])
         const context = yield* cm.context("real")
-        expect(CompactionManager.isToolResult(context.turns[0]!)).toBe(false)
+        expect(ConversationTurn.isToolResult(context.turns[0]!)).toBe(false)
         expect((yield* cm.compact("real", options)).leafSummariesCreated).toBe(0)
       }).pipe(Effect.provide(managerLayer())))
   }

@@ -3,7 +3,7 @@
  * (not through MemoryStore) and returns every violation it finds, as text.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { TokenEstimator } from "@precis/core"
+import { ConversationTurn, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Rows from "../src/internal/rows.js"
@@ -22,11 +22,7 @@ export interface Expectations {
 const SummaryRow = Schema.Struct({ ...Rows.SummaryRow.fields, tier: Schema.String })
 type TurnRow = Rows.TurnRow
 
-const isToolResult = (turn: TurnRow) => {
-  if (turn.role === "tool" || turn.role === "function") return true
-  const metadata = turn.metadata ?? {}
-  return metadata.toolResult === true || metadata.type === "tool_result"
-}
+const isToolResult = (turn: TurnRow) => ConversationTurn.isToolResult({ role: turn.role, metadata: turn.metadata ?? undefined })
 
 const minMax = (values: ReadonlyArray<string | null>) => {
   const present = values.filter((v): v is string => v !== null && v.length > 0).map((v) => Date.parse(v))

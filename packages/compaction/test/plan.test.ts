@@ -90,21 +90,6 @@ describe("tailStart", () => {
   })
 })
 
-describe("isToolResult", () => {
-  it("recognizes roles and metadata markers", () => {
-    expect(Plan.isToolResult(turn("tool"))).toBe(true)
-    expect(Plan.isToolResult(turn("function"))).toBe(true)
-    expect(Plan.isToolResult(turn("user", { toolResult: true }))).toBe(true)
-    expect(Plan.isToolResult(turn("user", { type: "tool_result" }))).toBe(true)
-    expect(Plan.isToolResult(turn("user", { kind: "observation" }))).toBe(true)
-    expect(Plan.isToolResult(turn("user", { messageType: "observation" }))).toBe(true)
-    expect(Plan.isToolResult(turn("user", { messageType: "action" }))).toBe(false)
-    expect(Plan.isToolResult(turn("user", { tool_use_id: "toolu_1" }))).toBe(true)
-    expect(Plan.isToolResult(turn("user"))).toBe(false)
-    expect(Plan.isToolResult(turn("assistant", { type: "tool_use", toolResult: false }))).toBe(false)
-  })
-})
-
 describe("span", () => {
   it("takes the earliest start and latest end, ignoring missing ends", () => {
     expect(Plan.span([

@@ -13,12 +13,6 @@ export interface TurnLike {
 }
 
 /**
- * Whether a turn is a tool result: core's one rule, `ConversationTurn.isToolResult`
- * (a tool role, or metadata marking a tool result or naming the call it answers).
- */
-export const isToolResult: (turn: TurnLike) => boolean = ConversationTurn.isToolResult
-
-/**
  * The index of the first fresh-tail turn among `turns` (the uncovered turns,
  * oldest first): the last `freshTailTurns` turns, moved earlier while the first
  * tail turn is a tool result, so a result and the call before it stay together
@@ -26,7 +20,7 @@ export const isToolResult: (turn: TurnLike) => boolean = ConversationTurn.isTool
  */
 export const tailStart = (turns: ReadonlyArray<TurnLike>, freshTailTurns: number): number => {
   let start = Math.max(0, turns.length - freshTailTurns)
-  while (start > 0 && start < turns.length && isToolResult(turns[start]!)) start--
+  while (start > 0 && start < turns.length && ConversationTurn.isToolResult(turns[start]!)) start--
   return start
 }
 
