@@ -53,3 +53,24 @@ describe("Provider.stripReasoning", () => {
     assert.strictEqual(Provider.stripReasoning("  The <b>build</b> passed.  "), "The <b>build</b> passed.")
   })
 })
+
+describe("Provider.isPermanent", () => {
+  const provider = "t"
+  it("refused credentials, an unknown model or endpoint and a refused connection will not heal", () => {
+    assert.isTrue(Provider.isPermanent(new Provider.UnauthorizedError({ provider, status: 401 })))
+    assert.isTrue(Provider.isPermanent(new Provider.UnauthorizedError({ provider, status: 403 })))
+    assert.isTrue(Provider.isPermanent(new Provider.BadRequestError({ provider, status: 404, detail: "no such model" })))
+    assert.isTrue(Provider.isPermanent(new Provider.TransportError({ provider, reason: "refused", code: "ECONNREFUSED" })))
+    assert.isTrue(Provider.isPermanent(new Provider.TransportError({ provider, reason: "no host", code: "ENOTFOUND" })))
+  })
+
+  it("what may pass (resets, timeouts, rate limits, server errors, a request too long) is not permanent", () => {
+    assert.isFalse(Provider.isPermanent(new Provider.TransportError({ provider, reason: "reset", code: "ECONNRESET" })))
+    assert.isFalse(Provider.isPermanent(new Provider.TransportError({ provider, reason: "body cut" })))
+    assert.isFalse(Provider.isPermanent(new Provider.TimeoutError({ provider, timeout: Duration.seconds(1) })))
+    assert.isFalse(Provider.isPermanent(new Provider.RateLimitedError({ provider })))
+    assert.isFalse(Provider.isPermanent(new Provider.ServerError({ provider, status: 503 })))
+    assert.isFalse(Provider.isPermanent(new Provider.BadRequestError({ provider, status: 400, detail: "context too long" })))
+    assert.isFalse(Provider.isPermanent(new Provider.BadResponseError({ provider, detail: "not JSON" })))
+  })
+})

@@ -181,7 +181,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   )
 
   const fromHttpError = (error: HttpClientError.HttpClientError): Provider.ProviderError =>
-    new Provider.TransportError({ provider: name, reason: transportReason(error, baseUrl) })
+    new Provider.TransportError({ provider: name, reason: transportReason(error, baseUrl), code: transportCode(error) })
 
   const fromStatus = (
     response: HttpClientResponse.HttpClientResponse,
@@ -289,6 +289,16 @@ const errorCode = (cause: unknown): string | undefined => {
   }
   return undefined
 }
+
+// The system error code of a failed connection; an unusable URL counts as one that will never connect.
+const transportCode = (error: HttpClientError.HttpClientError): string | undefined =>
+  error._tag === "ResponseError"
+    ? undefined
+    : error.reason === "InvalidUrl"
+    ? "ERR_INVALID_URL"
+    : error.reason === "Transport"
+    ? errorCode(error.cause)
+    : undefined
 
 // Names what failed and where, never the request headers (they carry the key).
 const transportReason = (error: HttpClientError.HttpClientError, baseUrl: string): string => {

@@ -284,6 +284,9 @@ describe("OpenAiProvider: errors and retries", () => {
       assert.strictEqual(error._tag, "TransportError")
       assert.include(error.message, baseUrl)
       assert.notInclude(error.message, KEY)
+      // Nobody listens there: retrying will not help, and the Summarizer's callers can tell.
+      assert.strictEqual(error._tag === "TransportError" ? error.code : undefined, "ECONNREFUSED")
+      assert.isTrue(Provider.isPermanent(error))
     }).pipe(Effect.provide(Loopback.layer)))
 
   it.scoped("a server that never answers: TimeoutError after the timeout, not retried", () =>
