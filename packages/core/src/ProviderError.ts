@@ -25,6 +25,8 @@ import * as Redacted from "effect/Redacted"
 export class TransportError extends Data.TaggedError("TransportError")<{
   readonly provider: string
   readonly reason: string
+  /** The system error code when there is one (`ECONNREFUSED`, `ENOTFOUND`, ...). */
+  readonly code?: string | undefined
 }> {
   override get message(): string {
     return `${this.provider}: could not reach the model server (${this.reason})`
@@ -136,6 +138,31 @@ export type ProviderError =
   | BadRequestError
   | ServerError
   | BadResponseError
+
+// Codes of connections that will not succeed on a retry: nobody listens there, or
+// the host does not exist, or the URL cannot be used at all.
+const PERMANENT_TRANSPORT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_FAIL", "ERR_INVALID_URL"])
+
+/**
+ * Whether a provider failure will not heal by itself: refused credentials
+ * (401/403), an unknown model or endpoint (404), or a connection that is
+ * refused or cannot be made (`ECONNREFUSED`, `ENOTFOUND`, an invalid URL).
+ * Compaction stops at such a failure instead of storing fallback truncations.
+ *
+ * @since 0.2.0
+ */
+export const isPermanent = (error: ProviderError): boolean => {
+  switch (error._tag) {
+    case "UnauthorizedError":
+      return true
+    case "BadRequestError":
+      return error.status === 404
+    case "TransportError":
+      return error.code !== undefined && PERMANENT_TRANSPORT_CODES.has(error.code)
+    default:
+      return false
+  }
+}
 
 const EXCERPT_LENGTH = 300
 

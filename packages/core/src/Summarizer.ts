@@ -5,12 +5,13 @@
  * 1. **normal**: the model at `normalTemperature`; kept only when the trimmed reply
  *    is non-blank and estimated strictly shorter than the input material;
  * 2. **aggressive**: the model at `aggressiveTemperature`, asked for fewer than
- *    `targetTokens`; any non-blank reply is kept;
+ *    `targetTokens`; any non-blank reply within the `maxTokens` it was asked for is kept;
  * 3. **fallback**: the material truncated to `targetTokens` plus a marker; no model,
  *    cannot fail.
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -23,8 +24,9 @@ import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import type { ConversationTurn } from "./ConversationTurn.js"
 import * as Prompt from "./Prompt.js"
-import { Provider, type ChatRequest, type SummaryTask } from "./Provider.js"
-import { emptyTierCounts, incrementTier, Summary, type Tier, type TierCounts } from "./Summary.js"
+import { type ChatRequest, Provider, type SummaryTask } from "./Provider.js"
+import { isPermanent, type ProviderError } from "./ProviderError.js"
+import { emptyTierCounts, type Escalation, incrementTier, Summary, type Tier, type TierCounts } from "./Summary.js"
 import type { SummaryRecord } from "./SummaryRecord.js"
 import { TokenEstimator } from "./TokenEstimator.js"
 import * as Transcript from "./Transcript.js"
@@ -116,15 +118,27 @@ const tierCounters: Record<Tier, Metric.Metric.Counter<number>> = {
   fallback: Metric.tagged(callsCounter, "tier", "fallback")
 }
 
-// A reply the tier will not keep; it only steers escalation and never leaves this module.
+// A reply the tier will not keep, or a provider that threw; it only steers
+// escalation and never leaves this module (but as an `Escalation`).
 class Rejected {
   readonly _tag = "Rejected"
-  constructor(readonly reason: string) {}
+  constructor(
+    readonly reason: "BlankReply" | "NotShorter" | "OverMaxTokens" | "Defect",
+    readonly message: string
+  ) {}
 }
 
+type TierError = ProviderError | Rejected | Cause.TimeoutException
+
 // Provider errors carry readable, secret-free messages by contract.
-const describe = (error: unknown): string =>
-  error instanceof Rejected ? error.reason : error instanceof Error ? error.message : String(error)
+const describe = (error: TierError): string => error.message
+
+const escalation = (tier: "normal" | "aggressive", error: TierError, timeout: Duration.Duration): Escalation =>
+  error instanceof Rejected
+    ? { tier, reason: error.reason, message: error.message, permanent: false }
+    : Cause.isTimeoutException(error)
+    ? { tier, reason: "Timeout", message: `no reply within ${Duration.format(timeout)}`, permanent: false }
+    : { tier, reason: error._tag, message: error.message, permanent: isPermanent(error) }
 
 const normalizeTarget = (targetTokens: number | undefined, fallback: number): number =>
   targetTokens === undefined || !Number.isFinite(targetTokens) ? fallback : Math.max(1, Math.floor(targetTokens))
@@ -159,7 +173,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const callModel = (tier: Tier, request: ChatRequest) => {
     const call = Effect.suspend(() => provider.chat(request)).pipe(
       Effect.timeout(timeout),
-      Effect.catchAllDefect((defect) => Effect.fail(new Rejected(`defect: ${String(defect)}`)))
+      Effect.catchAllDefect((defect) => Effect.fail(new Rejected("Defect", `defect: ${String(defect)}`)))
     )
     const logged = () =>
       call.pipe(
@@ -189,8 +203,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     prompt: string
   ): Effect.Effect<Summary> => {
     const inputTokens = estimator.estimate(task.material)
+    // Why each tier gave up, in order: recorded as the tier fails, before `orElse` moves on.
+    const escalations: Array<Escalation> = []
+    const gaveUp = (tier: "normal" | "aggressive") => (error: TierError) =>
+      Effect.sync(() => void escalations.push(escalation(tier, error, timeout)))
     const done = (tier: Tier, text: string): Summary =>
-      new Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text) }, true)
+      new Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text), escalations: [...escalations] }, true)
 
     const normal = callModel("normal", {
       messages: [{ role: "user", content: prompt }],
@@ -200,11 +218,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     }).pipe(
       Effect.flatMap((text) =>
         text.length === 0
-          ? Effect.fail(new Rejected("blank reply"))
+          ? Effect.fail(new Rejected("BlankReply", "blank reply"))
           : estimator.estimate(text) >= inputTokens
-          ? Effect.fail(new Rejected("reply not shorter than its input"))
+          ? Effect.fail(new Rejected("NotShorter", "reply not shorter than its input"))
           : Effect.succeed(done("normal", text))
-      )
+      ),
+      Effect.tapError(gaveUp("normal"))
     )
 
     // Tiers 2 and 3 are built only when the tier before them gave up.
@@ -216,8 +235,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         task: { ...task, kind: "aggressive" }
       }).pipe(
         Effect.flatMap((text) =>
-          text.length === 0 ? Effect.fail(new Rejected("blank reply")) : Effect.succeed(done("aggressive", text))
-        )
+          text.length === 0
+            ? Effect.fail(new Rejected("BlankReply", "blank reply"))
+            : estimator.estimate(text) > maxTokens
+            ? Effect.fail(new Rejected("OverMaxTokens", `reply longer than the ${maxTokens} tokens asked for`))
+            : Effect.succeed(done("aggressive", text))
+        ),
+        Effect.tapError(gaveUp("aggressive"))
       )
 
     const fallback = (): Effect.Effect<Summary> =>

@@ -25,8 +25,35 @@ export type Tier = typeof Tier.Type
 export const tiers: ReadonlyArray<Tier> = Tier.literals
 
 /**
+ * Why a tier gave up and the call went on to the next one:
+ * - `reason`: the failed provider call's error tag (`UnauthorizedError`,
+ *   `TransportError`, ...), or `Timeout` (the tier's deadline passed), `Defect`
+ *   (the provider threw), `BlankReply`, `NotShorter` (a normal reply not shorter
+ *   than its input) or `OverMaxTokens` (an aggressive reply longer than the
+ *   `maxTokens` it was asked for);
+ * - `message`: a readable, secret-free description;
+ * - `permanent`: the failure will not heal by retrying (refused credentials, an
+ *   unknown model or endpoint, a server that refuses connections), so more calls
+ *   are pointless until the configuration changes.
+ *
+ * @since 0.2.0
+ */
+export const Escalation = Schema.Struct({
+  tier: Schema.Literal("normal", "aggressive"),
+  reason: Schema.String,
+  message: Schema.String,
+  permanent: Schema.Boolean
+})
+
+/**
+ * @since 0.2.0
+ */
+export type Escalation = typeof Escalation.Type
+
+/**
  * What a Summarizer call returns. `text` is never empty; `inputTokens` is the
- * estimate of the material (not of the prompt), `outputTokens` that of `text`.
+ * estimate of the material (not of the prompt), `outputTokens` that of `text`;
+ * `escalations` says why each tier before `tier` gave up (empty for `normal`).
  *
  * @since 0.1.0
  */
@@ -34,8 +61,19 @@ export class Summary extends Schema.Class<Summary>("@precis/core/Summary")({
   text: Schema.NonEmptyString,
   tier: Tier,
   inputTokens: Schema.Int.pipe(Schema.nonNegative()),
-  outputTokens: Schema.Int.pipe(Schema.nonNegative())
-}) {}
+  outputTokens: Schema.Int.pipe(Schema.nonNegative()),
+  escalations: Schema.optionalWith(Schema.Array(Escalation), { default: () => [] })
+}) {
+  /**
+   * Whether the call fell back only because the provider failed in a way that
+   * will not heal (see {@link Escalation}): the last escalation is permanent.
+   *
+   * @since 0.2.0
+   */
+  get failedPermanently(): boolean {
+    return this.tier === "fallback" && this.escalations.at(-1)?.permanent === true
+  }
+}
 
 /**
  * How many calls ended in each tier.

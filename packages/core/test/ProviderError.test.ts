@@ -119,3 +119,24 @@ describe("ProviderError.excerpt", () => {
     assert.strictEqual(ProviderError.excerpt("x".repeat(301)), `${"x".repeat(300)}…`)
   })
 })
+
+describe("ProviderError.isPermanent", () => {
+  const provider = "t"
+  it("refused credentials, an unknown model or endpoint and a refused connection will not heal", () => {
+    assert.isTrue(ProviderError.isPermanent(new ProviderError.UnauthorizedError({ provider, status: 401 })))
+    assert.isTrue(ProviderError.isPermanent(new ProviderError.UnauthorizedError({ provider, status: 403 })))
+    assert.isTrue(ProviderError.isPermanent(new ProviderError.BadRequestError({ provider, status: 404, detail: "no such model" })))
+    assert.isTrue(ProviderError.isPermanent(new ProviderError.TransportError({ provider, reason: "refused", code: "ECONNREFUSED" })))
+    assert.isTrue(ProviderError.isPermanent(new ProviderError.TransportError({ provider, reason: "no host", code: "ENOTFOUND" })))
+  })
+
+  it("what may pass (resets, timeouts, rate limits, server errors, a request too long) is not permanent", () => {
+    assert.isFalse(ProviderError.isPermanent(new ProviderError.TransportError({ provider, reason: "reset", code: "ECONNRESET" })))
+    assert.isFalse(ProviderError.isPermanent(new ProviderError.TransportError({ provider, reason: "body cut" })))
+    assert.isFalse(ProviderError.isPermanent(new ProviderError.TimeoutError({ provider, timeout: Duration.seconds(1) })))
+    assert.isFalse(ProviderError.isPermanent(new ProviderError.RateLimitedError({ provider })))
+    assert.isFalse(ProviderError.isPermanent(new ProviderError.ServerError({ provider, status: 503 })))
+    assert.isFalse(ProviderError.isPermanent(new ProviderError.BadRequestError({ provider, status: 400, detail: "context too long" })))
+    assert.isFalse(ProviderError.isPermanent(new ProviderError.BadResponseError({ provider, detail: "not JSON" })))
+  })
+})

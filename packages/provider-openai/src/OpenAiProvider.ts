@@ -35,6 +35,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { decodeChatCompletion, replyText } from "./internal/completion.js"
 
 /**
@@ -82,7 +83,23 @@ export interface Options {
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** The provider name in errors, logs and spans. Default `openai`. */
   readonly name?: string | undefined
+  /**
+   * The most bytes read of one response body; a longer body is a
+   * `BadResponseError` and is not read further. Default
+   * {@link responseLimit} of the request's `maxTokens` (1 MiB plus 32 bytes a token).
+   */
+  readonly maxResponseBytes?: number | undefined
 }
+
+/**
+ * The default cap on a response body for a request of `maxTokens`: 1 MiB for
+ * the envelope plus 32 bytes a token (a token is about 4 characters; JSON
+ * escaping can make one character 6 bytes). A reply larger than that cannot be
+ * the summary that was asked for.
+ *
+ * @since 0.2.0
+ */
+export const responseLimit = (maxTokens: number): number => 1024 * 1024 + 32 * Math.max(0, maxTokens)
 
 /**
  * The defaults of {@link Options} and {@link RetryOptions}.
@@ -180,7 +197,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   )
 
   const fromHttpError = (error: HttpClientError.HttpClientError): ProviderError.ProviderError =>
-    new ProviderError.TransportError({ provider: name, reason: transportReason(error, baseUrl) })
+    new ProviderError.TransportError({ provider: name, reason: transportReason(error, baseUrl), code: transportCode(error) })
 
   const fromStatus = (
     response: HttpClientResponse.HttpClientResponse,
@@ -195,10 +212,42 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       notFound: `no such endpoint or model (${model})`
     })
 
-  const attempt = (body: HttpBody.HttpBody) =>
+  // A key echoed back by the server (or by a model told it) never reaches the summary.
+  const secret = apiKey === undefined ? undefined : Redacted.value(apiKey)
+  const redact = (text: string): string =>
+    secret === undefined || !text.includes(secret) ? text : text.split(secret).join("[redacted]")
+
+  // The body, read up to `limit` bytes: a larger one stops the read (and the connection).
+  const readBody = (response: HttpClientResponse.HttpClientResponse, limit: number) =>
+    response.stream.pipe(
+      Stream.runFoldEffect({ chunks: [] as Array<Uint8Array>, size: 0 }, (read, chunk) => {
+        const size = read.size + chunk.length
+        if (size > limit) {
+          return Effect.fail(
+            new ProviderError.BadResponseError({
+              provider: name,
+              detail: `the response is larger than ${limit} bytes, more than a reply of the tokens asked for`
+            })
+          )
+        }
+        read.chunks.push(chunk)
+        return Effect.succeed({ chunks: read.chunks, size })
+      }),
+      Effect.map(({ chunks, size }) => {
+        const bytes = new Uint8Array(size)
+        let offset = 0
+        for (const chunk of chunks) {
+          bytes.set(chunk, offset)
+          offset += chunk.length
+        }
+        return new TextDecoder().decode(bytes)
+      })
+    )
+
+  const attempt = (body: HttpBody.HttpBody, limit: number) =>
     Effect.gen(function*() {
       const response = yield* client.execute(HttpClientRequest.post(url, { body }))
-      const text = yield* response.text
+      const text = yield* readBody(response, limit)
       if (response.status < 200 || response.status >= 300) {
         const now = yield* Clock.currentTimeMillis
         return yield* Effect.fail(fromStatus(response, text, now))
@@ -212,9 +261,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       const completion = decoded.right
       const usage = completion.usage ?? undefined
       const reply: Provider.ChatResponse = usage === undefined
-        ? { text: replyText(completion) }
+        ? { text: redact(replyText(completion)) }
         : {
-          text: replyText(completion),
+          text: redact(replyText(completion)),
           usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }
         }
       return reply
@@ -244,10 +293,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       temperature: request.temperature,
       [tokenParameter]: request.maxTokens
     })
+    const limit = options.maxResponseBytes ?? responseLimit(request.maxTokens)
     let attempts = 0
     const response = yield* Effect.suspend(() => {
       attempts++
-      return attempt(body)
+      return attempt(body, limit)
     }).pipe(
       Effect.retry(schedule),
       Effect.tapBoth({
@@ -277,6 +327,16 @@ const errorCode = (cause: unknown): string | undefined => {
   }
   return undefined
 }
+
+// The system error code of a failed connection; an unusable URL counts as one that will never connect.
+const transportCode = (error: HttpClientError.HttpClientError): string | undefined =>
+  error._tag === "ResponseError"
+    ? undefined
+    : error.reason === "InvalidUrl"
+    ? "ERR_INVALID_URL"
+    : error.reason === "Transport"
+    ? errorCode(error.cause)
+    : undefined
 
 // Names what failed and where, never the request headers (they carry the key).
 const transportReason = (error: HttpClientError.HttpClientError, baseUrl: string): string => {

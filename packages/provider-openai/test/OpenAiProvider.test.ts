@@ -273,6 +273,35 @@ describe("OpenAiProvider: errors and retries", () => {
       assert.strictEqual(seen.length, 1)
     }).pipe(Effect.provide(Loopback.layer)))
 
+  it.scoped("a body larger than the limit for the tokens asked is a BadResponseError, not retried", () =>
+    Effect.gen(function*() {
+      // 512 tokens asked: the limit is 1 MiB + 16 KiB; this reply is 3 MB.
+      const { exit, seen } = yield* callWith(always(Loopback.completion("x".repeat(3_000_000))))
+      const error = failureOf(exit)
+      assert.strictEqual(error._tag, "BadResponseError")
+      assert.include(error.message, `larger than ${OpenAiProvider.responseLimit(512)} bytes`)
+      assert.strictEqual(seen.length, 1)
+    }).pipe(Effect.provide(Loopback.layer)))
+
+  it.scoped("maxResponseBytes sets the limit: a body within it is read", () =>
+    Effect.gen(function*() {
+      const reply = "y".repeat(2_000)
+      const over = yield* callWith(always(Loopback.completion(reply)), { maxResponseBytes: 1_000 })
+      assert.strictEqual(failureOf(over.exit)._tag, "BadResponseError")
+      const within = yield* callWith(always(Loopback.completion(reply)), { maxResponseBytes: 10_000 })
+      assert.strictEqual(successOf(within.exit).text, reply)
+    }).pipe(Effect.provide(Loopback.layer)))
+
+  it.scoped("a reply that echoes the API key has the key redacted", () =>
+    Effect.gen(function*() {
+      const { exit } = yield* callWith(always(Loopback.completion(`Config: key=${KEY}; again ${KEY}.`)), {
+        apiKey: Redacted.make(KEY)
+      })
+      const text = successOf(exit).text
+      assert.notInclude(text, KEY)
+      assert.strictEqual(text, "Config: key=[redacted]; again [redacted].")
+    }).pipe(Effect.provide(Loopback.layer)))
+
   it.scopedLive("a refused connection is a TransportError naming the server", () =>
     Effect.gen(function*() {
       // Take a free port, then close its server, so nothing listens there.
@@ -284,6 +313,9 @@ describe("OpenAiProvider: errors and retries", () => {
       assert.strictEqual(error._tag, "TransportError")
       assert.include(error.message, baseUrl)
       assert.notInclude(error.message, KEY)
+      // Nobody listens there: retrying will not help, and the Summarizer's callers can tell.
+      assert.strictEqual(error._tag === "TransportError" ? error.code : undefined, "ECONNREFUSED")
+      assert.isTrue(ProviderError.isPermanent(error))
     }).pipe(Effect.provide(Loopback.layer)))
 
   it.scoped("a server that never answers: TimeoutError after the timeout, not retried", () =>

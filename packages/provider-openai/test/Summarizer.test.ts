@@ -69,6 +69,24 @@ describe("Summarizer over the OpenAI adapter", () => {
       assert.strictEqual(seen.length, 4)
     }))
 
+  it.scopedLive("a huge reply is never a summary: both tiers refuse it, the fallback is stored", () =>
+    Effect.gen(function*() {
+      const { seen, summary } = yield* summarizeWith(() => Effect.succeed(Loopback.completion("z".repeat(5_000_000))))
+      assert.strictEqual(summary.tier, "fallback")
+      assert.isBelow(summary.text.length, 400)
+      assert.deepStrictEqual(summary.escalations.map((e) => e.reason), ["BadResponseError", "BadResponseError"])
+      assert.strictEqual(seen.length, 2)
+    }))
+
+  it.scopedLive("refused credentials: a fallback that says its failure is permanent", () =>
+    Effect.gen(function*() {
+      const { seen, summary } = yield* summarizeWith(() => Effect.succeed(Loopback.failure(401, "invalid api key")))
+      assert.strictEqual(summary.tier, "fallback")
+      assert.isTrue(summary.failedPermanently)
+      assert.deepStrictEqual(summary.escalations.map((e) => e.reason), ["UnauthorizedError", "UnauthorizedError"])
+      assert.strictEqual(seen.length, 2) // never retried
+    }))
+
   it.scoped("a server that never answers: each tier times out, then the fallback", () =>
     Effect.gen(function*() {
       const server = yield* Loopback.serve(() => Effect.never)

@@ -68,25 +68,70 @@ describe("Summarizer escalation", () => {
       expect(request!.messages[0]!.content).toContain(material())
     }))
 
-  const escalatesToAggressive: ReadonlyArray<[string, ScriptedProvider.Outcome]> = [
-    ["too long", ScriptedProvider.reply(tooLong)],
-    ["exactly as long as the input", ScriptedProvider.reply("y".repeat(inputTokens * 4))],
-    ["blank", ScriptedProvider.reply(" \n\t ")],
-    ["a failure", ScriptedProvider.fail(ScriptedProvider.transportError())],
-    ["a defect", ScriptedProvider.die(new Error("boom"))],
-    ["a timeout", ScriptedProvider.hang]
+  const escalatesToAggressive: ReadonlyArray<[string, ScriptedProvider.Outcome, string]> = [
+    ["too long", ScriptedProvider.reply(tooLong), "NotShorter"],
+    ["exactly as long as the input", ScriptedProvider.reply("y".repeat(inputTokens * 4)), "NotShorter"],
+    ["blank", ScriptedProvider.reply(" \n\t "), "BlankReply"],
+    ["a failure", ScriptedProvider.fail(ScriptedProvider.transportError()), "TransportError"],
+    ["a defect", ScriptedProvider.die(new Error("boom")), "Defect"],
+    ["a timeout", ScriptedProvider.hang, "Timeout"]
   ]
-  for (const [cause, first] of escalatesToAggressive) {
-    it.effect(`escalates to aggressive on ${cause}`, () =>
+  for (const [cause, first, reason] of escalatesToAggressive) {
+    it.effect(`escalates to aggressive on ${cause}, and says so`, () =>
       Effect.gen(function*() {
         const { counts, requests, summary } = yield* withClock(summarize([first, ScriptedProvider.reply(` ${tooLong} `)]))
         expect(summary.tier).toBe("aggressive")
-        // any non-blank aggressive reply is kept, even a long one
+        // any non-blank aggressive reply within maxTokens is kept, even one longer than the input
         expect(summary.text).toBe(tooLong)
         expect(requests).toHaveLength(2)
         expect(counts).toEqual({ normal: 0, aggressive: 1, fallback: 0 })
+        expect(summary.escalations.map((e) => [e.tier, e.reason, e.permanent])).toEqual([["normal", reason, false]])
+        expect(summary.escalations[0]!.message.length).toBeGreaterThan(0)
+        expect(summary.failedPermanently).toBe(false)
       }))
   }
+
+  it.effect("a normal reply has no escalations", () =>
+    Effect.gen(function*() {
+      const { summary } = yield* summarize([ScriptedProvider.reply(short)])
+      expect(summary.escalations).toEqual([])
+    }))
+
+  it.effect("an aggressive reply longer than the maxTokens it was asked for is not kept: the fallback is", () =>
+    Effect.gen(function*() {
+      const huge = "word ".repeat(400) // 500 estimated tokens
+      const summary = yield* withClock(
+        Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns(turns, { targetTokens: 10 })).pipe(
+          Effect.provide(withScript([ScriptedProvider.reply(""), ScriptedProvider.reply(huge)], { maxTokens: 100 }))
+        )
+      )
+      expect(summary.tier).toBe("fallback")
+      expect(summary.text.endsWith(MARKER)).toBe(true)
+      expect(summary.escalations.map((e) => e.reason)).toEqual(["BlankReply", "OverMaxTokens"])
+      // exactly maxTokens is still accepted
+      const atCap = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns(turns)).pipe(
+        Effect.provide(withScript([ScriptedProvider.reply(""), ScriptedProvider.reply("w".repeat(400))], { maxTokens: 100 }))
+      )
+      expect(atCap.tier).toBe("aggressive")
+    }))
+
+  it.effect("a fallback caused by refused credentials in both tiers is a permanent failure", () =>
+    Effect.gen(function*() {
+      const unauthorized = ScriptedProvider.fail(new ProviderError.UnauthorizedError({ provider: "scripted", status: 401 }))
+      const { summary } = yield* summarize([unauthorized, unauthorized])
+      expect(summary.tier).toBe("fallback")
+      expect(summary.escalations.map((e) => [e.tier, e.reason, e.permanent])).toEqual([
+        ["normal", "UnauthorizedError", true],
+        ["aggressive", "UnauthorizedError", true]
+      ])
+      expect(summary.failedPermanently).toBe(true)
+      const { summary: healing } = yield* summarize([
+        unauthorized,
+        ScriptedProvider.fail(new ProviderError.ServerError({ provider: "scripted", status: 503 }))
+      ])
+      expect(healing.tier).toBe("fallback")
+      expect(healing.failedPermanently).toBe(false)
+    }))
 
   it.effect("aggressive request: temperature 0.1, asks for fewer than targetTokens, carries the tier-1 prompt", () =>
     Effect.gen(function*() {
@@ -456,7 +501,9 @@ const expectedTier = (outcomes: ReadonlyArray<ScriptedProvider.Outcome>, inputTo
   const first = replyOf(outcomes[0])
   if (first !== undefined && first.length > 0 && TokenEstimator.approximate.estimate(first) < inputTokens) return "normal"
   const second = replyOf(outcomes[1])
-  if (second !== undefined && second.length > 0) return "aggressive"
+  if (second !== undefined && second.length > 0 && TokenEstimator.approximate.estimate(second) <= Summarizer.defaults.maxTokens) {
+    return "aggressive"
+  }
   return "fallback"
 }
 
