@@ -31,7 +31,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
-import type { CompactionOptions, MemoryStore } from "@precis/compaction"
+import type { CompactionManager, CompactionOptions, MemoryStore } from "@precis/compaction"
 import type { Provider } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import * as Cause from "effect/Cause"
@@ -103,6 +103,7 @@ export type Failure =
   | Importer.ImportError
   | MemoryStore.StoreError
   | CompactionOptions.InvalidOptionsError
+  | CompactionManager.ProviderUnavailableError
 
 /**
  * The `precis` command tree (exported for tests and for embedding).

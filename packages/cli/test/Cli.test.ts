@@ -488,17 +488,81 @@ describe("--provider openai", () => {
       assert.strictEqual(seen[0]!.authorization, `Bearer ${SECRET}`)
     }))
 
-  it.live("a refused key ends in the fallback tier and is never printed, even with --verbose", () =>
+  it.live("a refused key is an error naming the cause, and is never printed, even with --verbose", () =>
     Effect.gen(function*() {
       status = 401
       const result = yield* runCli(["summarize", file, "--provider", "openai", "--json", "--verbose"], {
         env: { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: baseUrl, PRECIS_OPENAI_API_KEY: SECRET }
       })
-      assert.strictEqual(result.code, 0, result.stderr)
-      assert.strictEqual(JSON.parse(result.stdout).tier, "fallback")
-      expect(result.stderr).toContain("HTTP 401")
+      assert.strictEqual(result.code, 1)
+      assert.strictEqual(result.stdout, "")
+      expect(result.stderr).toMatch(/precis: .*openai\.jsonl: not summarized: the provider fails in a way that will not heal \(UnauthorizedError: .*HTTP 401/)
       expect(result.stdout + result.stderr).not.toContain(SECRET)
       expect(result.stdout + result.stderr).not.toContain("DO-NOT-PRINT")
+    }))
+
+  it.live("compact with a refused key exits 1 naming the cause, and stores no fallback", () =>
+    Effect.gen(function*() {
+      status = 401
+      seen.length = 0
+      const db = path.join(dir, "refused.db")
+      const big = write(dir, "refused.jsonl", sessionJsonl(40))
+      const env = { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: baseUrl, PRECIS_OPENAI_API_KEY: SECRET }
+      const result = yield* runCli(
+        ["compact", big, "--db", db, "--provider", "openai", "--leaf-chunk-tokens", "150", "--json"],
+        { env }
+      )
+      assertOneLineFailure(result, /compaction of session refused stopped: .*UnauthorizedError.*HTTP 401/)
+      expect(result.stdout + result.stderr).not.toContain(SECRET)
+      assert.strictEqual(seen.length, 2) // the first chunk's two tiers, then it stopped
+      const shown = yield* runCli(["show", "--db", db, "--json"])
+      assert.deepStrictEqual(JSON.parse(shown.stdout).nodes, [])
+    }))
+
+  it.live("compact against a server that refuses connections exits 1 naming the cause", () =>
+    Effect.gen(function*() {
+      // A port that was just free: nothing listens there.
+      const closed = yield* Effect.promise(() =>
+        new Promise<number>((resolve) => {
+          const probe = createServer()
+          probe.listen(0, "127.0.0.1", () => {
+            const port = (probe.address() as AddressInfo).port
+            probe.close(() => resolve(port))
+          })
+        })
+      )
+      const db = path.join(dir, "nobody.db")
+      const result = yield* runCli(
+        ["compact", write(dir, "nobody.jsonl", sessionJsonl(40)), "--db", db, "--provider", "openai", "--json"],
+        { env: { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: `http://127.0.0.1:${closed}/v1` } }
+      )
+      assertOneLineFailure(result, /compaction of session nobody stopped: .*TransportError: .*ECONNREFUSED/)
+    }))
+
+  it.live("--redo-fallbacks rewrites the fallbacks of a server that failed for a while", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "redo.db")
+      const big = write(dir, "redo.jsonl", sessionJsonl(40))
+      const env = { PRECIS_OPENAI_MODEL: "tiny-model", PRECIS_OPENAI_BASE_URL: baseUrl }
+      const flags = ["--db", db, "--provider", "openai", "--leaf-chunk-tokens", "150", "--json"]
+      status = 400 // rejected, but nothing a retry or a later run cannot fix: the fallbacks are stored
+      const failing = yield* runCli(["compact", big, ...flags], { env })
+      assert.strictEqual(failing.code, 0, failing.stderr)
+      const first = JSON.parse(failing.stdout)
+      assert.isAbove(first.tiersUsed.fallback, 0)
+      assert.strictEqual(first.tiersUsed.normal, 0)
+      status = 200
+      const redone = yield* runCli(["compact", ...flags, "--redo-fallbacks"], { env })
+      assert.strictEqual(redone.code, 0, redone.stderr)
+      const stats = JSON.parse(redone.stdout)
+      assert.strictEqual(stats.leafSummariesCreated, 0)
+      assert.deepStrictEqual(stats.redo, {
+        redone: first.tiersUsed.fallback,
+        stillFallback: 0,
+        tiersUsed: { normal: first.tiersUsed.fallback, aggressive: 0, fallback: 0 }
+      })
+      const nodes = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes as Array<Node>
+      assert.isTrue(nodes.every((n) => n.tier === "normal"))
     }))
 
   it.live("--timeout bounds each tier: a server that stalls ends in the fallback after two deadlines", () =>

@@ -91,6 +91,43 @@ export interface CompactionStats {
 }
 
 /**
+ * What a redo of fallback summaries did (see {@link Service.redoFallbacks}).
+ *
+ * @since 0.2.0
+ */
+export interface RedoStats {
+  /** Fallback summaries rewritten by a model tier. */
+  readonly redone: number
+  /** Fallback summaries whose redo fell back again (kept as they were). */
+  readonly stillFallback: number
+  /** The tiers of the new summaries, the ones kept and the ones not. */
+  readonly tiersUsed: Summary.TierCounts
+}
+
+/**
+ * The provider failed in a way that will not heal (refused credentials, an
+ * unknown model, a server that refuses connections: see
+ * `ProviderError.isPermanent`), so compaction stopped instead of storing a
+ * fallback truncation for every chunk. What was written before stays; a rerun
+ * once the configuration is fixed goes on from there. `reason` is the last
+ * error's tag and `detail` its message.
+ *
+ * @since 0.2.0
+ */
+export class ProviderUnavailableError extends Data.TaggedError("ProviderUnavailableError")<{
+  readonly sessionId: string
+  readonly reason: string
+  readonly detail: string
+  /** Summaries written by this run before it stopped. */
+  readonly written: number
+}> {
+  override get message(): string {
+    return `compaction of session ${this.sessionId} stopped: the provider fails in a way that will not heal ` +
+      `(${this.reason}: ${this.detail}); ${this.written} summaries were written before it stopped`
+  }
+}
+
+/**
  * Where a session stands against a budget.
  *
  * @since 0.1.0
@@ -129,11 +166,27 @@ export interface Service {
     budget: number,
     options?: CompactionOptions.Options
   ) => Effect.Effect<CompactionStatus, StoreError | CompactionOptions.InvalidOptionsError>
-  /** Runs a leaf pass and condensation (see the module notes); per-call options override the layer's. */
+  /**
+   * Runs a leaf pass and condensation (see the module notes); per-call options
+   * override the layer's. Stops with a {@link ProviderUnavailableError} (storing
+   * nothing for that chunk) when a summary fell back because the provider fails
+   * permanently.
+   */
   readonly compact: (
     sessionId: string,
     options?: CompactionOptions.Options
-  ) => Effect.Effect<CompactionStats, StoreError | CompactionOptions.InvalidOptionsError>
+  ) => Effect.Effect<CompactionStats, StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
+  /**
+   * Summarizes again every fallback summary of a session, lowest depth first
+   * (a leaf from its source turns, after the leaf before it; a condensed node
+   * from its children), and rewrites it in place when a model tier wrote the
+   * new one (`MemoryStore.rewriteSummary`: one statement, links unchanged).
+   * One run per session at a time, like {@link Service.compact}.
+   */
+  readonly redoFallbacks: (
+    sessionId: string,
+    options?: CompactionOptions.Options
+  ) => Effect.Effect<RedoStats, StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
   /**
    * The active context: parentless summaries in conversation order, then the
    * uncovered turns (`ActiveContext.load` with this manager's store and estimator).
@@ -200,9 +253,22 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
   const shouldCompact: Service["shouldCompact"] = (sessionId, budget, overrides) =>
     Effect.map(status(sessionId, budget, overrides), (s) => s.shouldCompact)
 
+  // A fallback caused by a provider that will not heal is not stored: the run stops.
+  const usable = (sessionId: string, written: Ref.Ref<number>) => (summary: Summary.Summary) =>
+    summary.failedPermanently
+      ? Effect.flatMap(Ref.get(written), (n) => {
+        const last = summary.escalations[summary.escalations.length - 1]!
+        return Effect.fail(
+          new ProviderUnavailableError({ sessionId, reason: last.reason, detail: last.message, written: n })
+        )
+      })
+      : Effect.succeed(summary)
+
   const run = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
     Effect.gen(function*() {
       const tiers = yield* Ref.make(Summary.emptyTierCounts)
+      const written = yield* Ref.make(0)
+      const check = usable(sessionId, written)
       const report = (event: ProgressEvent) => (opts.onProgress === undefined ? Effect.void : opts.onProgress(event))
       const countTier = (tier: Summary.Tier) => Ref.updateAndGet(tiers, (c) => Summary.incrementTier(c, tier))
 
@@ -216,10 +282,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       let prior = Option.getOrUndefined(Option.map(yield* store.latestLeaf(sessionId), (leaf) => leaf.content))
       for (const [index, turns] of chunks.entries()) {
         yield* Effect.gen(function*() {
-          const summary = yield* summarizer.summarizeTurns(turns, {
-            priorSummary: prior,
-            targetTokens: opts.leafTargetTokens
-          })
+          const summary = yield* Effect.flatMap(
+            summarizer.summarizeTurns(turns, { priorSummary: prior, targetTokens: opts.leafTargetTokens }),
+            check
+          )
           yield* store.insertLeaf({
             sessionId,
             content: summary.text,
@@ -228,6 +294,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
             turnIds: turns.map((turn) => turn.id)
           })
           prior = summary.text
+          yield* Ref.update(written, (n) => n + 1)
           const counts = yield* countTier(summary.tier)
           yield* report(ProgressEvent.LeafWritten({ sessionId, done: index + 1, total: chunks.length, tiers: counts }))
         }).pipe(
@@ -250,9 +317,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
           groups,
           (children) =>
             Effect.gen(function*() {
-              const summary = yield* summarizer.summarizeSummaries(children, {
-                targetTokens: opts.condenseTargetTokens
-              })
+              const summary = yield* Effect.flatMap(
+                summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens }),
+                check
+              )
               yield* store.insertCondensed({
                 sessionId,
                 content: summary.text,
@@ -260,6 +328,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
                 tokenEstimate: summary.outputTokens,
                 childIds: children.map((child) => child.id)
               })
+              yield* Ref.update(written, (n) => n + 1)
               const counts = yield* countTier(summary.tier)
               const n = yield* Ref.updateAndGet(done, (x) => x + 1)
               yield* report(
@@ -300,7 +369,57 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       return yield* lock.withPermits(1)(run(sessionId, opts))
     }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
 
-  return CompactionManager.of({ shouldCompact, status, compact, context })
+  const redo = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
+    Effect.gen(function*() {
+      const written = yield* Ref.make(0)
+      const check = usable(sessionId, written)
+      let tiers = Summary.emptyTierCounts
+      let redone = 0
+      let stillFallback = 0
+      // Lowest depth first, so a condensed node is redone from children already redone.
+      const all = yield* store.summaries(sessionId)
+      const leaves = all.filter((s) => s.depth === 0)
+      const fallbacks = all.filter((s) => s.tier === "fallback").sort((a, b) => a.depth - b.depth)
+      for (const old of fallbacks) {
+        const summary = yield* Effect.flatMap(
+          old.depth === 0
+            ? Effect.flatMap(store.sourceTurns(old.id), (turns) => {
+              const before = leaves[leaves.findIndex((leaf) => leaf.id === old.id) - 1]
+              return summarizer.summarizeTurns(turns, {
+                priorSummary: before?.content,
+                targetTokens: opts.leafTargetTokens
+              })
+            })
+            : Effect.flatMap(
+              store.children(old.id),
+              (children) => summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens })
+            ),
+          check
+        )
+        tiers = Summary.incrementTier(tiers, summary.tier)
+        if (summary.tier === "fallback") {
+          stillFallback++
+          continue
+        }
+        yield* store.rewriteSummary(old.id, {
+          content: summary.text,
+          tier: summary.tier,
+          tokenEstimate: summary.outputTokens
+        })
+        yield* Ref.update(written, (n) => n + 1)
+        redone++
+      }
+      return { redone, stillFallback, tiersUsed: tiers } satisfies RedoStats
+    })
+
+  const redoFallbacks: Service["redoFallbacks"] = (sessionId, overrides) =>
+    Effect.gen(function*() {
+      const opts = yield* resolve(overrides)
+      const lock = yield* lockFor(sessionId)
+      return yield* lock.withPermits(1)(redo(sessionId, opts))
+    }).pipe(Effect.withSpan("CompactionManager.redoFallbacks", { attributes: { "precis.session_id": sessionId } }))
+
+  return CompactionManager.of({ shouldCompact, status, compact, redoFallbacks, context })
 })
 
 /**

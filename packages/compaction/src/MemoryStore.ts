@@ -75,6 +75,17 @@ export interface NewCondensed {
 }
 
 /**
+ * The new text of a summary (see `rewriteSummary`).
+ *
+ * @since 0.2.0
+ */
+export interface SummaryText {
+  readonly content: string
+  readonly tier: Summary.Tier
+  readonly tokenEstimate: number
+}
+
+/**
  * A store operation failed; `cause` is the underlying `SqlError` when there is one.
  *
  * @since 0.1.0
@@ -143,6 +154,13 @@ export interface Service {
    * has no parent and all share one depth.
    */
   readonly insertCondensed: (node: NewCondensed) => Effect.Effect<SummaryRecord.SummaryRecord, StoreError>
+  /**
+   * Replaces the text, tier and token estimate of a summary in place (one
+   * statement, so atomically): its place in the DAG (sources, parent,
+   * children, ranges) is unchanged. Used to redo fallback summaries. Fails when
+   * there is no such summary.
+   */
+  readonly rewriteSummary: (id: string, text: SummaryText) => Effect.Effect<SummaryRecord.SummaryRecord, StoreError>
 }
 
 /**

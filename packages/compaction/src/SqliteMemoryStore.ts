@@ -347,6 +347,17 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
       })
     )
 
+  const rewriteSummary: Service["rewriteSummary"] = (id, text) =>
+    Effect.gen(function*() {
+      yield* sql`UPDATE summaries SET content = ${text.content}, tier = ${text.tier},
+        token_estimate = ${text.tokenEstimate} WHERE id = ${id}`
+      const found = yield* summary(id)
+      return yield* Option.match(found, {
+        onNone: () => conflict("rewriteSummary", `no summary ${id}`),
+        onSome: Effect.succeed
+      })
+    }).pipe(sql.withTransaction, Effect.mapError(storeError("rewriteSummary")))
+
   return MemoryStore.of({
     appendTurns,
     turns,
@@ -359,7 +370,8 @@ export const make: Effect.Effect<Service, StoreError, SqlClient.SqlClient> = Eff
     latestLeaf,
     sessions,
     insertLeaf,
-    insertCondensed
+    insertCondensed,
+    rewriteSummary
   })
 }).pipe(Effect.mapError(storeError("open")))
 

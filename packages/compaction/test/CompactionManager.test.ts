@@ -1,6 +1,7 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ConversationTurn, type Provider, TokenEstimator, Transcript } from "@precis/core"
+import { ConversationTurn, type Provider, ProviderError, Summarizer, TokenEstimator, Transcript } from "@precis/core"
 import { Fixtures, ScriptedProvider } from "@precis/testing"
+import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -550,6 +551,105 @@ describe("options", () => {
       expect(String(bad.cause)).toContain("maxFanIn must be an integer >= minFanIn (got 8 < 9)")
       expect(String(bad.cause)).toContain("PRECIS_COMPACTION_MAX_FAN_IN")
     }))
+})
+
+/** A provider that fails with `error` while `state.failing`, and replies shortly otherwise. */
+const switchable = (error: ProviderError.ProviderError) => {
+  const state = { failing: true }
+  return {
+    state,
+    layer: ScriptedProvider.respond((request: Provider.ChatRequest) =>
+      state.failing ? ScriptedProvider.fail(error) : shortReply(request)
+    )
+  }
+}
+
+describe("a provider that fails", () => {
+  const unauthorized = new ProviderError.UnauthorizedError({ provider: "scripted", status: 401 })
+  const unavailable = new ProviderError.ServerError({ provider: "scripted", status: 503 })
+
+  it.effect("permanently (refused credentials): compaction stops at once and stores no fallback", () => {
+    const provider = switchable(unauthorized)
+    return Effect.gen(function*() {
+      yield* setup("p", sizedTurns(40, 50))
+      const exit = yield* Effect.exit((yield* manager).compact("p", { leafChunkTokens: 200 }))
+      assert(Exit.isFailure(exit))
+      const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+      assert(error._tag === "ProviderUnavailableError")
+      expect(error.reason).toBe("UnauthorizedError")
+      expect(error.written).toBe(0)
+      expect(error.message).toContain("session p stopped")
+      expect(error.message).toContain("check the API key")
+      expect(yield* (yield* store).summaries("p")).toEqual([])
+      // Two calls (the normal and the aggressive tier of the first chunk), not one per chunk.
+      expect(yield* requestCount).toBe(2)
+      // Once the configuration is fixed, a rerun does the whole work.
+      provider.state.failing = false
+      const stats = yield* (yield* manager).compact("p", { leafChunkTokens: 200 })
+      expect(stats.leafSummariesCreated).toBe(6)
+      expect(stats.tiersUsed.fallback).toBe(0)
+      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer(provider.layer)))
+  })
+
+  it.effect("transiently (503): the fallbacks are stored, and redoFallbacks rewrites them in place later", () => {
+    const provider = switchable(unavailable)
+    return Effect.gen(function*() {
+      yield* setup("r", sizedTurns(40, 50))
+      const first = yield* (yield* manager).compact("r", { leafChunkTokens: 200 })
+      expect(first.tiersUsed).toEqual({ normal: 0, aggressive: 0, fallback: 7 })
+      const before = yield* (yield* store).summaries("r")
+      expect(before.every((s) => s.tier === "fallback")).toBe(true)
+
+      // Still failing: nothing is rewritten.
+      const again = yield* (yield* manager).redoFallbacks("r")
+      expect(again).toEqual({ redone: 0, stillFallback: 7, tiersUsed: { normal: 0, aggressive: 0, fallback: 7 } })
+
+      provider.state.failing = false
+      const redo = yield* (yield* manager).redoFallbacks("r")
+      expect(redo).toEqual({ redone: 7, stillFallback: 0, tiersUsed: { normal: 7, aggressive: 0, fallback: 0 } })
+      const after = yield* (yield* store).summaries("r")
+      // Same nodes, same links and ranges: only text, tier and estimate changed.
+      const shape = (s: (typeof after)[number]) => ({
+        id: s.id,
+        depth: s.depth,
+        parentId: s.parentId,
+        sourceTurnIds: s.sourceTurnIds,
+        sourceSummaryIds: s.sourceSummaryIds,
+        timeRangeStart: s.timeRangeStart,
+        timeRangeEnd: s.timeRangeEnd
+      })
+      expect(after.map(shape)).toEqual(before.map(shape))
+      expect(after.every((s) => s.tier === "normal")).toBe(true)
+      expect(after.every((s) => !s.content.includes("[TRUNCATED"))).toBe(true)
+      // The condensed node was redone from its redone children.
+      const condensedRequest = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
+        .filter((r) => r.task?.kind === "condense").at(-1)!
+      expect(condensedRequest.task!.material).not.toContain("[TRUNCATED")
+      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      // Nothing left to redo.
+      expect((yield* (yield* manager).redoFallbacks("r")).redone).toBe(0)
+    }).pipe(Effect.provide(managerLayer(provider.layer)))
+  })
+
+  it.effect("redoFallbacks stops at a permanent failure too", () => {
+    const provider = switchable(unavailable)
+    return Effect.gen(function*() {
+      yield* setup("q", sizedTurns(30, 50))
+      yield* (yield* manager).compact("q", { leafChunkTokens: 200 })
+      const failing = switchable(unauthorized)
+      const exit = yield* Effect.exit(
+        Effect.flatMap(manager, (m) => m.redoFallbacks("q")).pipe(
+          Effect.provide(CompactionManager.layer().pipe(
+            Layer.provide(Summarizer.layer().pipe(Layer.provide(failing.layer)))
+          ))
+        )
+      )
+      assert(Exit.isFailure(exit))
+      expect(Option.getOrThrow(Cause.failureOption(exit.cause))._tag).toBe("ProviderUnavailableError")
+      expect((yield* (yield* store).summaries("q")).every((s) => s.tier === "fallback")).toBe(true)
+    }).pipe(Effect.provide(managerLayer(provider.layer)))
+  })
 })
 
 /** A provider that hangs on its `n`th call (1-based) and replies shortly otherwise. */

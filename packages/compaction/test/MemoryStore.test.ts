@@ -147,6 +147,18 @@ describe("MemoryStore", () => {
         expect(Option.getOrThrow(yield* store.latestLeaf("leaf")).id).toBe(leaf.id)
       }))
 
+    it.effect("rewrites a summary's text, tier and estimate in place, and refuses an unknown id", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("rewrite", Fixtures.conversation(4))
+        const leaf = yield* store.insertLeaf({ ...leafOf("rewrite", ["t0", "t1"], "cut\n[TRUNCATED]"), tier: "fallback" })
+        const rewritten = yield* store.rewriteSummary(leaf.id, { content: "a real summary", tier: "normal", tokenEstimate: 4 })
+        expect(rewritten).toEqual({ ...leaf, content: "a real summary", tier: "normal", tokenEstimate: 4 })
+        expect(Option.getOrThrow(yield* store.summary(leaf.id))).toEqual(rewritten)
+        const unknown = yield* Effect.flip(store.rewriteSummary("nope", { content: "x", tier: "normal", tokenEstimate: 1 }))
+        expect(unknown.message).toBe("MemoryStore.rewriteSummary: no summary nope")
+      }))
+
     it.effect("writes a condensed summary and its children's parent_id together", () =>
       Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore

@@ -120,15 +120,17 @@ export const defaults = {
 } as const
 
 /**
- * Whether a failure is worth another attempt: transport errors, 429, 408 and
- * 5xx. Timeouts, bad requests, refused credentials and unreadable responses
- * are not.
+ * Whether a failure is worth another attempt: transport errors (but a refused
+ * connection or an unknown host), 429, 408 and 5xx. Timeouts, bad requests,
+ * refused credentials and unreadable responses are not.
  *
  * @since 0.1.0
  */
 export const isTransient = (error: ProviderError.ProviderError): boolean => {
   switch (error._tag) {
     case "TransportError":
+      // A refused connection or an unknown host will not answer a retry either.
+      return !ProviderError.isPermanent(error)
     case "RateLimitedError":
       return true
     case "ServerError":

@@ -75,7 +75,9 @@ describe("retrySchedule", () => {
         new ProviderError.BadRequestError({ provider: "t", status: 400, detail: "d" }),
         new ProviderError.BadResponseError({ provider: "t", detail: "d" }),
         new ProviderError.TimeoutError({ provider: "t", timeout: Duration.seconds(1) }),
-        new ProviderError.ServerError({ provider: "t", status: 409 })
+        new ProviderError.ServerError({ provider: "t", status: 409 }),
+        new ProviderError.TransportError({ provider: "t", reason: "refused", code: "ECONNREFUSED" }),
+        new ProviderError.TransportError({ provider: "t", reason: "no such host", code: "ENOTFOUND" })
       ]
       for (const error of errors) {
         const { attempts, effect } = yield* failing(error)

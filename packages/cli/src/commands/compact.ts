@@ -30,7 +30,13 @@ const optionProblems = (error: CompactionOptions.InvalidOptionsError): string =>
     .join("; ")
 
 /** What `compact` fails with: each is printed as one line. */
-export type Failure = CliError | ConfigError.ConfigError | CompactionOptions.InvalidOptionsError | Importer.ImportError | MemoryStore.StoreError
+export type Failure =
+  | CliError
+  | ConfigError.ConfigError
+  | CompactionOptions.InvalidOptionsError
+  | CompactionManager.ProviderUnavailableError
+  | Importer.ImportError
+  | MemoryStore.StoreError
 
 /** The `compact` command. */
 export const command = Command.make(
@@ -43,6 +49,7 @@ export const command = Command.make(
     provider: Opt.provider,
     timeout: Opt.timeout,
     ...Opt.compaction,
+    redoFallbacks: Opt.redoFallbacks,
     json: Opt.json,
     verbose: Opt.verbose
   },
@@ -84,12 +91,14 @@ export const command = Command.make(
           timed("compacted"),
           Effect.ensuring(reporter.finish)
         )
+        const redo = args.redoFallbacks ? yield* timed("redid fallbacks")(manager.redoFallbacks(sessionId, options)) : undefined
         const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
         if (args.json) {
           return yield* printJson({
             session: sessionId,
             ...(imported === undefined ? {} : { imported }),
             ...stats,
+            ...(redo === undefined ? {} : { redo }),
             tierCounts
           })
         }
@@ -103,6 +112,12 @@ export const command = Command.make(
           `compacted ${stats.turnsCompacted} turns into ${stats.leafSummariesCreated} leaf and ` +
             `${stats.condensedSummariesCreated} condensed summaries`
         )
+        if (redo !== undefined) {
+          yield* Console.log(
+            `redid ${redo.redone} fallback summaries` +
+              (redo.stillFallback === 0 ? "" : ` (${redo.stillFallback} fell back again and were kept)`)
+          )
+        }
         const dag = yield* Session.dagLines(sessionId)
         yield* Console.log(["", ...dag.lines, "", `tiers this run: ${Render.tierCountsLine(tierCounts)}`].join("\n"))
       })

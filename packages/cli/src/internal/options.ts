@@ -124,6 +124,13 @@ export const compactionFlags: Partial<Record<CompactionOptions.Subject, string>>
   concurrency: "--concurrency"
 }
 
+/** `--redo-fallbacks`. */
+export const redoFallbacks = Options.boolean("redo-fallbacks").pipe(
+  Options.withDescription(
+    "after compacting, summarize again every fallback summary of the session and rewrite it in place when a model writes it"
+  )
+)
+
 /** `--json`. */
 export const json = Options.boolean("json").pipe(Options.withDescription("print one JSON document on stdout"))
 
