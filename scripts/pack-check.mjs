@@ -99,9 +99,11 @@ write(
       module: "NodeNext",
       moduleResolution: "NodeNext",
       target: "ES2022",
-      lib: ["ES2022"],
+      // effect's Stream declarations name web stream types (QueuingStrategy) that only DOM declares.
+      lib: ["ES2022", "DOM"],
       types: ["node"],
       outDir: "out",
+      // Checks the packed declarations too (and those of effect and @effect/*).
       skipLibCheck: false
     },
     include: ["*.ts"]
