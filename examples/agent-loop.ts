@@ -2,7 +2,7 @@
  * An agent loop in miniature: turns arrive one by one, compaction runs when the
  * active context passes 75% of a small budget, and the context the agent would
  * send its model stays bounded. Offline (extractive provider), in memory.
- * Run with `pnpm tsx examples/agent-loop.ts`.
+ * Run with `pnpm tsx --conditions=@precis/source examples/agent-loop.ts`.
  */
 import { CompactionManager, MemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { type ConversationTurn, Summarizer } from "@precis/core"

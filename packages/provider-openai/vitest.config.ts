@@ -1,6 +1,8 @@
 import { defineProject } from "vitest/config"
+import { ssr } from "../../vitest.shared.js"
 
 export default defineProject({
+  ssr,
   test: {
     name: "provider-openai",
     include: ["test/**/*.test.ts"]

@@ -23,6 +23,8 @@ export * as Results from "./Results.js"
 /** @since 0.1.0 */
 export * as Retention from "./Retention.js"
 /** @since 0.1.0 */
+export * as Startup from "./Startup.js"
+/** @since 0.1.0 */
 export * as Stats from "./Stats.js"
 /** @since 0.1.0 */
 export * as Synthetic from "./Synthetic.js"

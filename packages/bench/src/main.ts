@@ -4,7 +4,8 @@
  * them to `results.json` (a full run) or `results-partial.json` (`--quick` or
  * some sections only), every figure with its unit and its baseline.
  *
- * Sections: overhead, faults, compaction, loop, throughput, retention, tokens.
+ * Sections: overhead, faults, compaction, loop, throughput, retention, tokens,
+ * startup (needs the CLI built: the package's `bench` script builds it).
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -49,7 +50,8 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
   tokens: async () => {
     const Inputs = await import("./Inputs.js")
     return { figures: (await import("./TokenAccuracy.js")).run(Inputs.all()) }
-  }
+  },
+  startup: async (ctx) => ({ figures: (await import("./Startup.js")).run(ctx) })
 }
 
 const children: Record<string, (args: never) => Promise<object>> = {

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry through tsx, so the workspace needs no build step.
-import { register } from "tsx/esm/api"
-
-register()
-await import("../src/bin.ts")
+// Runs the compiled entry: `pnpm build` (tsc -b) writes `dist/`.
+import "../dist/bin.js"

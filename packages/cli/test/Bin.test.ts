@@ -1,6 +1,7 @@
 /**
  * The real executable, spawned: exit codes, stderr and stdout as a user sees
- * them. Each spawn costs about a second (tsx), so there are few of them.
+ * them. `bin/precis.js` runs the compiled `dist/` (the global setup builds it);
+ * each spawn still loads the whole CLI, so there are few of them.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"

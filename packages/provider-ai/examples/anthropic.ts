@@ -1,7 +1,7 @@
 /**
  * Summarize a conversation with Claude through `@effect/ai-anthropic`.
  *
- *   ANTHROPIC_API_KEY=sk-ant-... pnpm tsx packages/provider-ai/examples/anthropic.ts
+ *   ANTHROPIC_API_KEY=sk-ant-... pnpm tsx --conditions=@precis/source packages/provider-ai/examples/anthropic.ts
  *
  * The precis request's temperature and token cap reach the model through
  * `AnthropicLanguageModel.withConfigOverride` (Messages API: `temperature`,

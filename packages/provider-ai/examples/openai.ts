@@ -1,7 +1,7 @@
 /**
  * Summarize a conversation with OpenAI through `@effect/ai-openai`.
  *
- *   OPENAI_API_KEY=sk-... pnpm tsx packages/provider-ai/examples/openai.ts
+ *   OPENAI_API_KEY=sk-... pnpm tsx --conditions=@precis/source packages/provider-ai/examples/openai.ts
  *
  * The precis request's temperature and token cap reach the model through
  * `OpenAiLanguageModel.withConfigOverride` (Responses API: `temperature`,

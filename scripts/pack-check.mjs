@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// `pnpm pack-check`: builds the workspace, packs every public package (each
+// packages/*/package.json without `"private": true`) with `pnpm pack`, installs
+// the tarballs with npm into a fresh project outside the workspace, and there
+// type-checks and runs a TypeScript consumer and the installed `precis` bin.
+// Any failure exits non-zero with the command and its output.
+//
+// `--keep` leaves the temporary directory in place (its path is printed).
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const keep = process.argv.includes("--keep")
+
+const step = (message) => process.stderr.write(`pack-check: ${message}\n`)
+
+const fail = (message) => {
+  process.stderr.write(`pack-check: FAILED: ${message}\n`)
+  process.exit(1)
+}
+
+/** Runs a command; on a non-zero exit fails with its output. Returns stdout. */
+const run = (command, args, cwd, env = process.env) => {
+  try {
+    return execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 2 ** 20 })
+  } catch (error) {
+    fail(`${command} ${args.join(" ")} (in ${cwd}) exited with ${error.status}\n${error.stdout ?? ""}${error.stderr ?? ""}`)
+  }
+}
+
+const check = (condition, message) => {
+  if (!condition) fail(message)
+}
+
+// The public packages, in no particular order: npm resolves their dependencies on each other.
+const publicPackages = fs
+  .readdirSync(path.join(root, "packages"))
+  .map((name) => path.join(root, "packages", name))
+  .filter((dir) => fs.existsSync(path.join(dir, "package.json")))
+  .map((dir) => ({ dir, manifest: JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => manifest.private !== true)
+check(publicPackages.some(({ manifest }) => manifest.name === "@precis/cli"), "no public @precis/cli package found")
+
+step(`building ${publicPackages.map(({ manifest }) => manifest.name).join(", ")}`)
+run("pnpm", ["exec", "tsc", "-b", ...publicPackages.map(({ dir }) => path.join(dir, "tsconfig.src.json"))], root)
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "precis-pack-check-"))
+const tarballs = path.join(work, "tarballs")
+const project = path.join(work, "project")
+fs.mkdirSync(tarballs)
+fs.mkdirSync(project)
+
+step(`packing into ${tarballs}`)
+const tarballOf = {}
+for (const { dir, manifest } of publicPackages) {
+  const before = new Set(fs.readdirSync(tarballs))
+  run("pnpm", ["pack", "--pack-destination", tarballs], dir)
+  const created = fs.readdirSync(tarballs).filter((file) => !before.has(file))
+  check(created.length === 1, `pnpm pack of ${manifest.name} made ${created.length} tarballs`)
+  tarballOf[manifest.name] = path.join(tarballs, created[0])
+  const listing = run("tar", ["-tzf", tarballOf[manifest.name]], work).split("\n")
+  check(listing.includes("package/dist/index.js"), `${manifest.name}: the tarball has no dist/index.js`)
+  check(listing.includes("package/dist/index.d.ts"), `${manifest.name}: the tarball has no dist/index.d.ts`)
+  check(!listing.some((file) => file.startsWith("package/test/")), `${manifest.name}: the tarball ships its tests`)
+  const packed = JSON.parse(run("tar", ["-xzOf", tarballOf[manifest.name], "package/package.json"], work))
+  const specs = { ...packed.dependencies, ...packed.peerDependencies }
+  const unresolved = Object.entries(specs).filter(([, spec]) => spec.startsWith("workspace:"))
+  check(unresolved.length === 0, `${manifest.name}: the packed manifest keeps ${JSON.stringify(unresolved)}`)
+}
+
+// The TypeScript and Node type versions of the workspace, so the consumer checks with the same compiler.
+const rootManifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
+const fileSpecs = Object.fromEntries(Object.entries(tarballOf).map(([name, file]) => [name, `file:${file}`]))
+const write = (file, text) => fs.writeFileSync(path.join(project, file), text)
+write(
+  "package.json",
+  `${JSON.stringify({
+    name: "precis-pack-check",
+    private: true,
+    type: "module",
+    dependencies: fileSpecs,
+    // The packages depend on each other with `^version`: keep those on the tarballs too.
+    overrides: fileSpecs,
+    devDependencies: {
+      typescript: rootManifest.devDependencies.typescript,
+      "@types/node": rootManifest.devDependencies["@types/node"]
+    }
+  }, null, 2)}\n`
+)
+write(
+  "tsconfig.json",
+  `${JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      target: "ES2022",
+      // effect's Stream declarations name web stream types (QueuingStrategy) that only DOM declares.
+      lib: ["ES2022", "DOM"],
+      types: ["node"],
+      outDir: "out",
+      // Checks the packed declarations too (and those of effect and @effect/*).
+      skipLibCheck: false
+    },
+    include: ["*.ts"]
+  }, null, 2)}\n`
+)
+// Every public package's entry point, so a broken `exports` or declaration fails the type-check and the run.
+write(
+  "entries.ts",
+  `${publicPackages.map(({ manifest }, i) => `import * as Entry${i} from "${manifest.name}"`).join("\n")}\n\n` +
+    `export const entries: ReadonlyArray<readonly [string, object]> = [\n` +
+    `${publicPackages.map(({ manifest }, i) => `  ["${manifest.name}", Entry${i}]`).join(",\n")}\n]\n`
+)
+write(
+  "consumer.ts",
+  `import { ConversationTurn, Summarizer } from "@precis/core"
+import { ExtractiveProvider } from "@precis/provider-extractive"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { entries } from "./entries.js"
+
+for (const [name, entry] of entries) {
+  if (Object.keys(entry).length === 0) throw new Error(\`\${name} exports nothing\`)
+}
+
+const program = Effect.gen(function*() {
+  const summarizer = yield* Summarizer.Summarizer
+  return yield* summarizer.summarizeTurns(
+    [
+      ConversationTurn.make({ role: "user", content: "Why does \`npm test\` fail in src/db.ts?", timestamp: "2025-06-01T09:00:00Z" }),
+      ConversationTurn.make({ role: "assistant", content: "src/db.ts:12 opens the wrong file; fixed by reading DB_PATH.", timestamp: "2025-06-01T09:01:00Z" })
+    ],
+    { targetTokens: 200 }
+  )
+})
+
+const summary = await program.pipe(
+  Effect.provide(Summarizer.layer().pipe(Layer.provide(ExtractiveProvider.layer()))),
+  Effect.runPromise
+)
+if (summary.text.trim().length === 0) throw new Error("the summary is empty")
+if (!["normal", "aggressive", "fallback"].includes(summary.tier)) throw new Error(\`unexpected tier \${summary.tier}\`)
+console.log(JSON.stringify({ tier: summary.tier, text: summary.text }))
+`
+)
+write(
+  "small.jsonl",
+  [
+    { role: "user", content: "The login test fails with TypeError: cannot read 'id' of undefined.", timestamp: "2025-06-01T09:00:00Z" },
+    { role: "assistant", content: "createSession in src/auth/session.ts returns before the await; running `npm test`.", timestamp: "2025-06-01T09:01:00Z" },
+    { role: "tool", content: "FAIL test/login.test.ts\n  TypeError: cannot read 'id' of undefined", timestamp: "2025-06-01T09:02:00Z" },
+    { role: "assistant", content: "Fixed: await the session insert. All 42 tests pass.", timestamp: "2025-06-01T09:03:00Z" }
+  ].map((turn) => JSON.stringify(turn)).join("\n") + "\n"
+)
+
+step(`installing the tarballs with npm in ${project} (better-sqlite3 may build from source: minutes)`)
+run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], project)
+
+step("type-checking and compiling the consumer with tsc")
+run(path.join(project, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], project)
+
+step("running the consumer with node")
+const consumed = JSON.parse(run(process.execPath, ["out/consumer.js"], project).trim())
+check(consumed.text.length > 0 && typeof consumed.tier === "string", `consumer printed ${JSON.stringify(consumed)}`)
+
+// The bin as a user runs it; no PRECIS_* or OPENAI_* setting of this machine leaks in.
+const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PRECIS_") && !key.startsWith("OPENAI_")))
+const precis = (...args) => run(path.join(project, "node_modules", ".bin", "precis"), args, project, env)
+
+step("running the installed precis bin")
+check(precis("--help").includes("COMMANDS"), "precis --help printed no COMMANDS section")
+const summarized = JSON.parse(precis("summarize", "small.jsonl", "--json"))
+check(typeof summarized.text === "string" && summarized.text.trim().length > 0, `precis summarize printed an empty text: ${JSON.stringify(summarized)}`)
+check(["normal", "aggressive", "fallback"].includes(summarized.tier), `precis summarize printed tier ${summarized.tier}`)
+const compacted = JSON.parse(precis("compact", "small.jsonl", "--db", "small.db", "--fresh-tail", "1", "--leaf-chunk-tokens", "40", "--json"))
+check(compacted.leafSummariesCreated >= 1, `precis compact created no leaf summary: ${JSON.stringify(compacted)}`)
+const shown = JSON.parse(precis("show", "--db", "small.db", "--json"))
+check(Array.isArray(shown.nodes) && shown.nodes.length >= 1, `precis show listed no node: ${JSON.stringify(shown)}`)
+
+if (keep) step(`kept ${work}`)
+else fs.rmSync(work, { recursive: true, force: true })
+step(`ok: ${publicPackages.length} packages packed, installed, type-checked and run`)
