@@ -46,6 +46,8 @@ check(publicPackages.some(({ manifest }) => manifest.name === "@precis/cli"), "n
 
 step(`building ${publicPackages.map(({ manifest }) => manifest.name).join(", ")}`)
 run("pnpm", ["exec", "tsc", "-b", ...publicPackages.map(({ dir }) => path.join(dir, "tsconfig.src.json"))], root)
+// The precis bin runs the bundle of the compiled CLI.
+run("node", [path.join(root, "packages", "cli", "scripts", "bundle.mjs")], root)
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "precis-pack-check-"))
 const tarballs = path.join(work, "tarballs")

@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// Runs the compiled entry: `pnpm build` (tsc -b) writes `dist/`.
-import "../dist/bin.js"
+// Runs the bundled, compiled CLI: `pnpm build` writes `dist/bin.js` (tsc) and bundles it into
+// `dist/precis.mjs` (scripts/bundle.mjs).
+import "../dist/precis.mjs"
