@@ -7,6 +7,9 @@ export default defineProject({
     name: "cli",
     include: ["test/**/*.test.ts"],
     // Bin.test.ts runs the compiled bin: build it first.
-    globalSetup: ["test/globalSetup.ts"]
+    globalSetup: ["test/globalSetup.ts"],
+    // Each test runs whole commands (parse, store, compaction), several in a row; on a small,
+    // shared CI machine that takes seconds, not milliseconds. Nothing here asserts a duration.
+    testTimeout: 60_000
   }
 })

@@ -152,8 +152,8 @@ describe("MemoryStore", () => {
         const store = yield* MemoryStore.MemoryStore
         yield* store.appendTurns("rewrite", Fixtures.conversation(4))
         const leaf = yield* store.insertLeaf({ ...leafOf("rewrite", ["t0", "t1"], "cut\n[TRUNCATED]"), tier: "fallback" })
-        const rewritten = yield* store.rewriteSummary(leaf.id, { content: "a real summary", tier: "normal", tokenEstimate: 4 })
-        expect(rewritten).toEqual({ ...leaf, content: "a real summary", tier: "normal", tokenEstimate: 4 })
+        const rewritten = yield* store.rewriteSummary(leaf.id, { content: "a real summary", tier: "normal", tokenEstimate: 3 })
+        expect(rewritten).toEqual({ ...leaf, content: "a real summary", tier: "normal", tokenEstimate: 3 })
         expect(Option.getOrThrow(yield* store.summary(leaf.id))).toEqual(rewritten)
         const unknown = yield* Effect.flip(store.rewriteSummary("nope", { content: "x", tier: "normal", tokenEstimate: 1 }))
         expect(unknown.message).toBe("MemoryStore.rewriteSummary: no summary nope")

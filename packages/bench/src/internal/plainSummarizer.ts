@@ -4,7 +4,16 @@
  * fallback, with a `Promise.race` timeout — and none of Effect's machinery
  * (fibers, spans, metrics, logs, Ref).
  */
-import { type ConversationTurn, Prompt, type Provider, Summarizer, Summary, TokenEstimator, Transcript } from "@precis/core"
+import {
+  type ConversationTurn,
+  Prompt,
+  type Provider,
+  ProviderError,
+  Summarizer,
+  Summary,
+  TokenEstimator,
+  Transcript
+} from "@precis/core"
 
 /** A provider with a promise-returning `chat`. */
 export interface PlainProvider {
@@ -42,14 +51,27 @@ export const make = (
   const timeoutMs = options.timeoutMs ?? 120_000
   let counts: Summary.TierCounts = Summary.emptyTierCounts
 
-  const callModel = async (request: Provider.ChatRequest): Promise<string | undefined> => {
+  type Tier = "normal" | "aggressive"
+  const callModel = async (tier: Tier, request: Provider.ChatRequest): Promise<string | Summary.Escalation> => {
     try {
       const response = await withTimeout(Promise.resolve().then(() => provider.chat(request)), timeoutMs)
       return response.text.trim()
-    } catch {
-      return undefined
+    } catch (error) {
+      if (error instanceof TierTimeout) {
+        return { tier, reason: "Timeout", message: `no reply within ${timeoutMs} millis`, permanent: false }
+      }
+      const failure = error as ProviderError.ProviderError
+      return typeof failure === "object" && failure !== null && "_tag" in failure
+        ? { tier, reason: failure._tag, message: failure.message, permanent: ProviderError.isPermanent(failure) }
+        : { tier, reason: "Defect", message: `defect: ${String(error)}`, permanent: false }
     }
   }
+  const rejected = (tier: Tier, reason: string, message: string): Summary.Escalation => ({
+    tier,
+    reason,
+    message,
+    permanent: false
+  })
 
   return {
     summarizeTurns: async (turns, opts = {}) => {
@@ -62,26 +84,36 @@ export const make = (
         : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
       const prompt = Prompt.leaf(material, opts.priorSummary)
       const inputTokens = estimator.estimate(material)
+      const escalations: Array<Summary.Escalation> = []
       const done = (tier: Summary.Tier, text: string) => {
         counts = Summary.incrementTier(counts, tier)
-        return new Summary.Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text) }, true)
+        return new Summary.Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text), escalations }, true)
       }
-      const normal = await callModel({
+      const normal = await callModel("normal", {
         messages: [{ role: "user", content: prompt }],
         temperature: Summarizer.defaults.normalTemperature,
         maxTokens: Summarizer.defaults.maxTokens,
         task
       })
-      if (normal !== undefined && normal.length > 0 && estimator.estimate(normal) < inputTokens) {
-        return done("normal", normal)
-      }
-      const aggressive = await callModel({
+      if (typeof normal !== "string") escalations.push(normal)
+      else if (normal.length === 0) escalations.push(rejected("normal", "BlankReply", "blank reply"))
+      else if (estimator.estimate(normal) >= inputTokens) {
+        escalations.push(rejected("normal", "NotShorter", "reply not shorter than its input"))
+      } else return done("normal", normal)
+      const aggressive = await callModel("aggressive", {
         messages: [{ role: "user", content: Prompt.aggressive(prompt, targetTokens) }],
         temperature: Summarizer.defaults.aggressiveTemperature,
         maxTokens: Summarizer.defaults.maxTokens,
         task: { ...task, kind: "aggressive" }
       })
-      if (aggressive !== undefined && aggressive.length > 0) return done("aggressive", aggressive)
+      const maxTokens = Summarizer.defaults.maxTokens
+      if (typeof aggressive !== "string") escalations.push(aggressive)
+      else if (aggressive.length === 0) escalations.push(rejected("aggressive", "BlankReply", "blank reply"))
+      else if (estimator.estimate(aggressive) > maxTokens) {
+        escalations.push(
+          rejected("aggressive", "OverMaxTokens", `reply longer than the ${maxTokens} tokens asked for`)
+        )
+      } else return done("aggressive", aggressive)
       return done(
         "fallback",
         Summarizer.fallbackText(estimator, material.length > 0 ? material : prompt, targetTokens)
