@@ -49,3 +49,24 @@ export const withPlainOutput = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.E
       plain(base, { stdout: noColor || process.stdout.isTTY !== true, stderr: noColor || process.stderr.isTTY !== true })
     )
   })
+
+const PREFIX = "precis: "
+
+/**
+ * `base` whose `error` gives each message the CLI's one-line form: `precis: `
+ * first (unless it is there), no styling, the lines joined. Inside the CLI,
+ * `error` is called by the parser of `@effect/cli` (bad option values, unknown
+ * commands) and by the progress lines; the logger writes through
+ * `unsafe.error`, which is left alone.
+ */
+export const prefixed = (base: Console.Console): Console.Console => ({
+  ...base,
+  error: (...args) => {
+    const line = stripAnsi(args.map(String).join(" ")).replace(/\s*\r?\n\s*/g, " ").trim()
+    return base.error(line.startsWith(PREFIX) ? line : `${PREFIX}${line}`)
+  }
+})
+
+/** Runs `self` with its `Console.error` messages in the CLI's one-line form (see {@link prefixed}). */
+export const withPrefixedErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.consoleWith((base) => Effect.withConsole(self, prefixed(base)))
