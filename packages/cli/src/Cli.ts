@@ -157,6 +157,9 @@ export type Environment = FileSystem.FileSystem | Path.Path | Terminal.Terminal
 /**
  * Parses `argv` (`[node, script, ...args]`, as `process.argv`) and runs the
  * command. Fails with what went wrong; see {@link main} for the exit-code form.
+ * Before the parser of `@effect/cli` sees them, `--help`/`-h` print the CLI's
+ * own help page of the command named (the root's without one), and `--wizard`
+ * fails with a {@link CliError}.
  *
  * @since 0.1.0
  */
@@ -182,8 +185,8 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 /**
  * Runs the CLI and turns the outcome into an exit code: 0 on success, 1 on
  * failure after printing one line `precis: reason` on stderr (parse errors of
- * the arguments are printed by the parser itself). An unexpected defect is
- * printed with its cause. Interruption is not caught.
+ * the arguments are printed by the parser itself, given the same prefix). An
+ * unexpected defect is printed with its cause. Interruption is not caught.
  *
  * @since 0.1.0
  */
