@@ -1,11 +1,14 @@
 /**
- * A Console that drops ANSI styling when its stream is not a terminal (or
- * `NO_COLOR` is set): the help pages of `@effect/cli` are always styled.
+ * The CLI's Consoles: one that drops ANSI styling when its stream is not a
+ * terminal (or `NO_COLOR` is set), since the help pages of `@effect/cli` are
+ * always styled; and one that puts each `Console.error` message in the CLI's
+ * one-line `precis: ` form.
  *
  * @internal
  */
 import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { collapse } from "./errors.js"
 
 // CSI sequences such as "\x1b[0;1m".
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g
@@ -62,7 +65,7 @@ const PREFIX = "precis: "
 export const prefixed = (base: Console.Console): Console.Console => ({
   ...base,
   error: (...args) => {
-    const line = stripAnsi(args.map(String).join(" ")).replace(/\s*\r?\n\s*/g, " ").trim()
+    const line = collapse(stripAnsi(args.map(String).join(" ")))
     return base.error(line.startsWith(PREFIX) ? line : `${PREFIX}${line}`)
   }
 })

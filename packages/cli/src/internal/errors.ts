@@ -17,7 +17,8 @@ export class CliError extends Data.TaggedError("CliError")<{ readonly reason: st
   }
 }
 
-const collapse = (text: string): string => text.replace(/\s*\r?\n\s*/g, " ").trim()
+/** `text` on one line: its line breaks (and the blanks around them) become one space. */
+export const collapse = (text: string): string => text.replace(/\s*\r?\n\s*/g, " ").trim()
 
 const configErrorLine = (error: ConfigError.ConfigError): string => {
   const parts = ConfigError.reduceWithContext(error, undefined, {
