@@ -5,8 +5,9 @@
  *
  * ```sh
  * precis import session.jsonl --db precis.db          # parse fully, then store the turns
- * precis compact session.jsonl --leaf-chunk-tokens 2000  # import, then compact
+ * precis compact session.jsonl --budget 32000            # import, then compact
  * precis summarize session.jsonl --json                # one summary, no store
+ * precis sessions                                      # the store's sessions
  * precis show --json                                   # the DAG
  * precis context                                       # parentless summaries, then the fresh tail
  * ```
@@ -18,14 +19,18 @@
  * name without `.jsonl`/`.json`/`.traj`; for the other commands, the session
  * `default` if the store has it, else the store's only session.
  *
- * Errors are one line on stderr (`precis: reason`) and exit code 1.
+ * `compact` derives the defaults of `--leaf-chunk-tokens` and `--fresh-tail`
+ * from `--budget N` (else `PRECIS_BUDGET`, else 32000 tokens): see `--help`.
+ *
+ * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
+ * code 1; those about a store name its file. `--help` pages are the CLI's own
+ * (see `internal/help.ts`); `--wizard` is refused.
  *
  * This module only assembles: each command lives in `commands/`, the shared
  * options in `internal/options.ts` and the layers in `internal/layers.ts`.
  *
  * @since 0.1.0
  */
-import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -44,10 +49,12 @@ import * as Option from "effect/Option"
 import * as Compact from "./commands/compact.js"
 import * as Context from "./commands/context.js"
 import * as Import from "./commands/import.js"
+import * as Sessions from "./commands/sessions.js"
 import * as Show from "./commands/show.js"
 import * as Summarize from "./commands/summarize.js"
-import { withPlainOutput } from "./internal/console.js"
-import { type CliError, failureLine, isValidationError } from "./internal/errors.js"
+import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
+import { CliError, failureLine, isValidationError } from "./internal/errors.js"
+import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
 
 export {
@@ -105,6 +112,24 @@ export type Failure =
   | CompactionOptions.InvalidOptionsError
   | CompactionManager.ProviderUnavailableError
 
+const app = { name: "precis", version }
+
+/** Prints the help page of the root (`parents` empty) or of a subcommand. */
+const printHelp = <Name extends string, R, E, A>(
+  target: Command.Command<Name, R, E, A>,
+  parents: ReadonlyArray<string>
+): Effect.Effect<void> => Effect.suspend(() => Console.log(HelpDoc.toAnsiText(Help.page(target, parents, app)).trimEnd()))
+
+/** The help page of each subcommand, by name. */
+const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
+  import: printHelp(Import.command, [app.name]),
+  compact: printHelp(Compact.command, [app.name]),
+  summarize: printHelp(Summarize.command, [app.name]),
+  sessions: printHelp(Sessions.command, [app.name]),
+  show: printHelp(Show.command, [app.name]),
+  context: printHelp(Context.command, [app.name])
+}
+
 /**
  * The `precis` command tree (exported for tests and for embedding).
  *
@@ -112,10 +137,15 @@ export type Failure =
  */
 export const command = Command.make("precis").pipe(
   Command.withDescription("Compress long agent conversations into a DAG of summaries."),
-  Command.withHandler((): Effect.Effect<void> =>
-    Console.log(HelpDoc.toAnsiText(Command.getHelp(command, CliConfig.defaultConfig)).trimEnd())
-  ),
-  Command.withSubcommands([Import.command, Compact.command, Summarize.command, Show.command, Context.command])
+  Command.withHandler((): Effect.Effect<void> => printHelp(command, [])),
+  Command.withSubcommands([
+    Import.command,
+    Compact.command,
+    Summarize.command,
+    Sessions.command,
+    Show.command,
+    Context.command
+  ])
 )
 
 /**
@@ -128,10 +158,27 @@ export type Environment = FileSystem.FileSystem | Path.Path | Terminal.Terminal
 /**
  * Parses `argv` (`[node, script, ...args]`, as `process.argv`) and runs the
  * command. Fails with what went wrong; see {@link main} for the exit-code form.
+ * Before the parser of `@effect/cli` sees them, `--help`/`-h` print the CLI's
+ * own help page of the command named (the root's without one), and `--wizard`
+ * fails with a {@link CliError}.
  *
  * @since 0.1.0
  */
-export const run = (argv: ReadonlyArray<string>) => Command.run(command, { name: "precis", version })(argv)
+export const run = (argv: ReadonlyArray<string>) => {
+  // Only the arguments before `--` can be flags.
+  const args = argv.slice(2)
+  const end = args.indexOf("--")
+  const flags = end === -1 ? args : args.slice(0, end)
+  if (flags.includes(Help.wizardFlag)) {
+    return Effect.fail(new CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
+  }
+  if (flags.includes("--help") || flags.includes("-h")) {
+    // The subcommand is the first argument naming one, as the parser of @effect/cli has it.
+    const name = flags.find((arg) => Object.hasOwn(subcommandHelp, arg))
+    return name === undefined ? printHelp(command, []) : subcommandHelp[name]!
+  }
+  return Command.run(command, app)(argv)
+}
 
 /** Logs go to stderr, so that stdout holds only the command's output. */
 const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
@@ -139,14 +186,15 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 /**
  * Runs the CLI and turns the outcome into an exit code: 0 on success, 1 on
  * failure after printing one line `precis: reason` on stderr (parse errors of
- * the arguments are printed by the parser itself). An unexpected defect is
- * printed with its cause. Interruption is not caught.
+ * the arguments are printed by the parser itself, given the same prefix). An
+ * unexpected defect is printed with its cause. Interruption is not caught.
  *
  * @since 0.1.0
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> =>
   run(argv).pipe(
     Effect.provide(stderrLogger),
+    withPrefixedErrors,
     withPlainOutput,
     Effect.as(0),
     Effect.catchAllCause((cause) => {

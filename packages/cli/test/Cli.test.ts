@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { stripAnsi } from "../src/internal/console.js"
+import { budgetDefaults } from "../src/internal/options.js"
 import { repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
@@ -293,6 +294,59 @@ describe("compact, show and context", () => {
       assert.isFalse(fs.existsSync(missing))
     }))
 
+  it.live("without the store, show, context and sessions name the .db files found beside it", () =>
+    Effect.gen(function*() {
+      const folder = fs.mkdtempSync(path.join(dir, "hint-"))
+      const wanted = path.join(folder, "precis.db")
+      const none = yield* runCli(["sessions", "--db", wanted])
+      assertOneLineFailure(none, /precis\.db: no such store \(import a file first/)
+      fs.copyFileSync(db, path.join(folder, "demo.db"))
+      for (const command of ["show", "context", "sessions"]) {
+        const one = yield* runCli([command, "--db", wanted])
+        const demo = path.join(folder, "demo.db")
+        assertOneLineFailure(one, `precis: ${wanted}: no such store; found ${demo} in ${folder}: use --db ${demo}`)
+      }
+      fs.copyFileSync(db, path.join(folder, "other.db"))
+      const several = yield* runCli(["show", "--db", wanted])
+      assertOneLineFailure(several, /found .*demo\.db, .*other\.db in .*: choose one with --db$/)
+      assert.isFalse(fs.existsSync(wanted))
+    }))
+
+  it.live("a store that is not SQLite fails with one line naming the file", () =>
+    Effect.gen(function*() {
+      const junk = write(dir, "junk.db", "not a database\n")
+      for (const command of ["show", "context", "sessions"]) {
+        assertOneLineFailure(yield* runCli([command, "--db", junk]), new RegExp(`^precis: ${junk.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `))
+      }
+    }))
+
+  it.live("sessions lists each session with its sizes and time range, and changes nothing", () =>
+    Effect.gen(function*() {
+      const before = fs.readFileSync(db)
+      const json = yield* runCli(["sessions", "--db", db, "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const stats = JSON.parse(compacted.stdout)
+      assert.deepStrictEqual(JSON.parse(json.stdout), {
+        db,
+        sessions: [{
+          id: "dag",
+          turns: 40,
+          uncoveredTurns: 6,
+          summaries: stats.leafSummariesCreated + stats.condensedSummariesCreated,
+          timeRangeStart: "2025-01-01T00:00:00.000Z",
+          timeRangeEnd: "2025-01-01T00:39:00.000Z"
+        }]
+      })
+      const text = yield* runCli(["sessions", "--db", db])
+      assert.strictEqual(
+        text.stdout,
+        `dag · 40 turns (6 not summarized) · ${
+          stats.leafSummariesCreated + stats.condensedSummariesCreated
+        } summaries · 2025-01-01T00:00:00 → 2025-01-01T00:39:00`
+      )
+      assert.isTrue(fs.readFileSync(db).equals(before))
+    }))
+
   it.live("with several sessions and no --session, asks for one", () =>
     Effect.gen(function*() {
       const two = path.join(dir, "two.db")
@@ -302,6 +356,8 @@ describe("compact, show and context", () => {
       const chosen = yield* runCli(["show", "--db", two, "--session", "b"])
       assert.strictEqual(chosen.code, 0, chosen.stderr)
       expect(chosen.stdout).toMatch(/^session b: 2 turns/)
+      const listed = yield* runCli(["sessions", "--db", two])
+      assert.deepStrictEqual(listed.stdout.split("\n").map((l) => l.split(" · ")[0]), ["a", "b"])
     }))
 })
 
@@ -332,6 +388,31 @@ describe("compaction flags and their PRECIS_COMPACTION_* variables", () => {
       })
       assert.deepStrictEqual(flagWins, byFlag)
     }))
+
+  it.live("--budget (or PRECIS_BUDGET) sets the defaults of --leaf-chunk-tokens and --fresh-tail", () =>
+    Effect.gen(function*() {
+      // A budget of 2400 gives the smallest leaf chunk (500 tokens) and fresh tail (4 turns).
+      const byBudget = yield* compactJson("budget", ["--budget", "2400"])
+      const explicit = yield* compactJson("budget-explicit", ["--leaf-chunk-tokens", "500", "--fresh-tail", "4"])
+      const defaults = yield* compactJson("budget-default", [])
+      assert.strictEqual(byBudget.turnsCompacted, 36)
+      assert.isAbove(byBudget.leafSummariesCreated, defaults.leafSummariesCreated)
+      assert.deepStrictEqual(byBudget, explicit)
+      assert.deepStrictEqual(yield* compactJson("budget-env", [], { PRECIS_BUDGET: "2400" }), explicit)
+      // A flag or a PRECIS_COMPACTION_* variable wins over the budget.
+      const flagWins = yield* compactJson("budget-flag", ["--budget", "2400", "--fresh-tail", "6"])
+      assert.strictEqual(flagWins.turnsCompacted, 34)
+      const variableWins = yield* compactJson("budget-var", ["--budget", "2400"], { PRECIS_COMPACTION_FRESH_TAIL_TURNS: "6" })
+      assert.strictEqual(variableWins.turnsCompacted, 34)
+    }))
+
+  it("budgetDefaults: a sixteenth of the budget per leaf and a turn per 2000 tokens of tail, clamped", () => {
+    assert.deepStrictEqual(budgetDefaults(32_000), { leafChunkTokens: 2_000, freshTailTurns: 16 })
+    assert.deepStrictEqual(budgetDefaults(8_000), { leafChunkTokens: 500, freshTailTurns: 4 })
+    assert.deepStrictEqual(budgetDefaults(1), { leafChunkTokens: 500, freshTailTurns: 4 })
+    assert.deepStrictEqual(budgetDefaults(1_000_000), { leafChunkTokens: 20_000, freshTailTurns: 16 })
+    assert.deepStrictEqual(budgetDefaults(20_000), { leafChunkTokens: 1_250, freshTailTurns: 10 })
+  })
 
   it.live("a bad variable value exits 1 naming the variable", () =>
     Effect.gen(function*() {
@@ -415,6 +496,7 @@ describe("compact output", () => {
       for (
         const [flag, value, message] of [
           ["--fresh-tail", "-1", "--fresh-tail must be an integer >= 0"],
+          ["--budget", "0", "--budget must be an integer >= 1"],
           ["--min-fan-in", "1", "--min-fan-in must be an integer >= 2"],
           ["--leaf-chunk-tokens", "1.5", "--leaf-chunk-tokens must be an integer >= 1"],
           ["--concurrency", "x", "--concurrency must be an integer >= 1"]
@@ -608,11 +690,61 @@ describe("help", () => {
       for (const command of Object.keys(expected)) expect(stripAnsi(root.stdout)).toContain(`- ${command} `)
     }))
 
+  it.live("a subcommand's usage line starts with precis, and no text option reads as generic text", () =>
+    Effect.gen(function*() {
+      const asked = [
+        ...["import", "compact", "summarize", "sessions", "show", "context"].map((command) => [command, "--help"]),
+        ["show", "-h"],
+        ["--help", "context"]
+      ]
+      for (const args of asked) {
+        const command = args.find((a) => !a.startsWith("-"))!
+        const text = stripAnsi((yield* runCli(args)).stdout)
+        const usage = text.split("\n").filter((l) => l.startsWith("$ "))
+        assert.isAtLeast(usage.length, 1, text)
+        for (const line of usage) expect(line).toMatch(new RegExp(`^\\$ precis ${command} `))
+        expect(text).not.toContain("A user-defined piece of text")
+      }
+      const compact = stripAnsi((yield* runCli(["compact", "--help"])).stdout)
+      expect(compact).toMatch(/^--fresh-tail N\n\n  An integer\.$/m)
+      expect(compact).toMatch(/^--db FILE\n\n  A file path\.$/m)
+      expect(compact).toMatch(/^--timeout DURATION\n\n  A duration/m)
+      expect(compact).toMatch(/^<FILE>\n\n  A file path\.$/m)
+    }), { timeout: 30_000 }) // eight help pages, on shared cores
+
+  it.live("every option of every command says its default", () =>
+    Effect.gen(function*() {
+      const builtIns = ["--completions", "--log-level", "(-h, --help)", "--version"]
+      for (const command of ["import", "compact", "summarize", "sessions", "show", "context"]) {
+        const text = stripAnsi((yield* runCli([command, "--help"])).stdout)
+        const options = text.slice(text.indexOf("\nOPTIONS\n") + "\nOPTIONS\n".length)
+        // An entry is a line at the start of the column, then its indented paragraphs.
+        const entries = options.trim().split(/\n(?=[^\s])/)
+        assert.isAtLeast(entries.length, 3, command)
+        for (const entry of entries) {
+          const name = entry.split("\n")[0]!
+          if (builtIns.some((b) => name.startsWith(b))) continue
+          expect(entry, `${command} ${name}`).toMatch(/default/)
+        }
+      }
+    }))
+
+  it.live("--wizard is neither shown nor run: it is refused with one line", () =>
+    Effect.gen(function*() {
+      for (const args of [["--help"], ["compact", "--help"]]) {
+        expect(stripAnsi((yield* runCli(args)).stdout)).not.toContain("--wizard")
+      }
+      for (const args of [["--wizard"], ["compact", "--wizard"], ["show", "--db", "x.db", "--wizard"]]) {
+        assertOneLineFailure(yield* runCli(args), /^precis: --wizard is not supported: see precis --help$/)
+      }
+    }))
+
   it.live("no command prints the help; --version prints the version", () =>
     Effect.gen(function*() {
       const bare = yield* runCli([])
       assert.strictEqual(bare.code, 0, bare.stderr)
       expect(stripAnsi(bare.stdout)).toContain("- summarize ")
+      expect(stripAnsi(bare.stdout)).toContain("- sessions ")
       const version = yield* runCli(["--version"])
       assert.strictEqual(version.code, 0)
       assert.strictEqual(version.stdout.trim(), "0.1.0")
@@ -621,8 +753,16 @@ describe("help", () => {
   it.live("an unknown command fails with exit code 1", () =>
     Effect.gen(function*() {
       const result = yield* runCli(["frobnicate"])
-      assert.strictEqual(result.code, 1)
-      expect(stripAnsi(result.stderr)).toContain("import")
+      assertOneLineFailure(result, /^precis: Invalid subcommand for precis - use one of 'import'/)
+    }))
+
+  it.live("the parser's errors share the precis: prefix and stay one line", () =>
+    Effect.gen(function*() {
+      assertOneLineFailure(
+        yield* runCli(["compact", "--fresh-tail", "abc"]),
+        /^precis: --fresh-tail must be an integer >= 0$/
+      )
+      assertOneLineFailure(yield* runCli(["import"]), /^precis: /)
     }))
 })
 

@@ -14,7 +14,7 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { CliError } from "../internal/errors.js"
+import { CliError, inStore } from "../internal/errors.js"
 import { readTurns } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
@@ -57,9 +57,11 @@ export const command = Command.make(
     Effect.gen(function*() {
       // The options are checked and the input parsed in full (and the store checked) before
       // anything is opened or written.
+      // What no flag or variable sets comes from the budget, except the fan-ins and the concurrency.
+      const derived = Opt.budgetDefaults(Option.getOrElse(args.budget, () => Opt.defaultBudget))
       const options: CompactionOptions.Options = {
-        freshTailTurns: Option.getOrUndefined(args.freshTail),
-        leafChunkTokens: Option.getOrUndefined(args.leafChunkTokens),
+        freshTailTurns: Option.getOrElse(args.freshTail, () => derived.freshTailTurns),
+        leafChunkTokens: Option.getOrElse(args.leafChunkTokens, () => derived.leafChunkTokens),
         minFanIn: Option.getOrUndefined(args.minFanIn),
         maxFanIn: Option.getOrUndefined(args.maxFanIn),
         concurrency: Option.getOrUndefined(args.concurrency)
@@ -127,11 +129,12 @@ export const command = Command.make(
         Layer.provideMerge(Layers.store(args.db)),
         Layer.provideMerge(Layers.summarizer(args.provider, args.timeout))
       )
-      yield* Effect.provide(program, live)
+      yield* Effect.provide(program, live).pipe(inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
     "Compact a session into a DAG of summaries: leaf summaries of the turns outside the fresh tail, then " +
-      "condensed summaries of summaries. Given FILE, import it first. Prints the DAG and the tier counts."
+      "condensed summaries of summaries. Given FILE, import it first. Prints the DAG and the tier counts. " +
+      "The leaf chunk and the fresh tail default to values derived from --budget (see below)."
   )
 )

@@ -8,7 +8,7 @@ import * as Command from "@effect/cli/Command"
 import { ActiveContext, type MemoryStore } from "@precis/compaction"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import type { CliError } from "../internal/errors.js"
+import { type CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
@@ -44,7 +44,7 @@ export const command = Command.make(
           })
         }
         yield* Console.log(ActiveContext.render(context))
-      }).pipe(Effect.provide(Layers.store(args.db)))
+      }).pipe(Effect.provide(Layers.store(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

@@ -5,7 +5,7 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { CliError } from "../internal/errors.js"
+import { type CliError, inStore } from "../internal/errors.js"
 import type { MemoryStore } from "@precis/compaction"
 import type { Importer } from "@precis/importers"
 import * as Console from "effect/Console"
@@ -36,7 +36,9 @@ export const command = Command.make(
     Effect.gen(function*() {
       const sessionId = Option.getOrElse(args.session, () => Render.sessionIdFromPath(args.file))
       const turns = yield* timed("parsed input")(readTurns(args.file, args.format))
-      const result = yield* Effect.provide(Session.importTurns(sessionId, turns), Layers.store(args.db))
+      const result = yield* Effect.provide(Session.importTurns(sessionId, turns), Layers.store(args.db)).pipe(
+        inStore(args.db)
+      )
       if (args.json) {
         return yield* printJson({ session: sessionId, file: args.file, db: args.db, ...result })
       }

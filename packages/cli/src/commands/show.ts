@@ -4,7 +4,7 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { CliError } from "../internal/errors.js"
+import { type CliError, inStore } from "../internal/errors.js"
 import type { MemoryStore } from "@precis/compaction"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -29,7 +29,7 @@ export const command = Command.make(
         const dag = yield* Session.dagLines(sessionId)
         if (args.json) return yield* printJson({ session: sessionId, nodes: dag.summaries.map(Render.dagNode) })
         yield* Console.log(dag.lines.join("\n"))
-      }).pipe(Effect.provide(Layers.store(args.db)))
+      }).pipe(Effect.provide(Layers.store(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

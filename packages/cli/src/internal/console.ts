@@ -1,11 +1,14 @@
 /**
- * A Console that drops ANSI styling when its stream is not a terminal (or
- * `NO_COLOR` is set): the help pages of `@effect/cli` are always styled.
+ * The CLI's Consoles: one that drops ANSI styling when its stream is not a
+ * terminal (or `NO_COLOR` is set), since the help pages of `@effect/cli` are
+ * always styled; and one that puts each `Console.error` message in the CLI's
+ * one-line `precis: ` form.
  *
  * @internal
  */
 import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { collapse } from "./errors.js"
 
 // CSI sequences such as "\x1b[0;1m".
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g
@@ -49,3 +52,24 @@ export const withPlainOutput = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.E
       plain(base, { stdout: noColor || process.stdout.isTTY !== true, stderr: noColor || process.stderr.isTTY !== true })
     )
   })
+
+const PREFIX = "precis: "
+
+/**
+ * `base` whose `error` gives each message the CLI's one-line form: `precis: `
+ * first (unless it is there), no styling, the lines joined. Inside the CLI,
+ * `error` is called by the parser of `@effect/cli` (bad option values, unknown
+ * commands) and by the progress lines; the logger writes through
+ * `unsafe.error`, which is left alone.
+ */
+export const prefixed = (base: Console.Console): Console.Console => ({
+  ...base,
+  error: (...args) => {
+    const line = collapse(stripAnsi(args.map(String).join(" ")))
+    return base.error(line.startsWith(PREFIX) ? line : `${PREFIX}${line}`)
+  }
+})
+
+/** Runs `self` with its `Console.error` messages in the CLI's one-line form (see {@link prefixed}). */
+export const withPrefixedErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.consoleWith((base) => Effect.withConsole(self, prefixed(base)))

@@ -4,9 +4,11 @@
  * @internal
  */
 import * as ValidationError from "@effect/cli/ValidationError"
+import { MemoryStore } from "@precis/compaction"
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 /** A user mistake (missing file, unknown session, bad option value, missing configuration). */
 export class CliError extends Data.TaggedError("CliError")<{ readonly reason: string }> {
@@ -15,7 +17,8 @@ export class CliError extends Data.TaggedError("CliError")<{ readonly reason: st
   }
 }
 
-const collapse = (text: string): string => text.replace(/\s*\r?\n\s*/g, " ").trim()
+/** `text` on one line: its line breaks (and the blanks around them) become one space. */
+export const collapse = (text: string): string => text.replace(/\s*\r?\n\s*/g, " ").trim()
 
 const configErrorLine = (error: ConfigError.ConfigError): string => {
   const parts = ConfigError.reduceWithContext(error, undefined, {
@@ -42,3 +45,11 @@ export const failureLine = (error: unknown): string => {
 /** Whether the cause is a parse error of `@effect/cli`, which the CLI app has already printed. */
 export const isValidationError = (cause: Cause.Cause<unknown>): boolean =>
   Cause.failureOption(cause).pipe((o) => o._tag === "Some" && ValidationError.isValidationError(o.value))
+
+/** `self` with its store failures naming the store file: `precis.db: MemoryStore.sessions: …`. */
+export const inStore = (db: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
+  Effect.mapError(
+    self,
+    (error): E | CliError =>
+      error instanceof MemoryStore.StoreError ? new CliError({ reason: `${db}: ${error.message}` }) : error
+  )

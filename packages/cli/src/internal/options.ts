@@ -22,7 +22,7 @@ export const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("the c
 export const db = Options.text("db").pipe(
   Options.withPseudoName("FILE"),
   Options.withDefault("precis.db"),
-  Options.withDescription("the SQLite store")
+  Options.withDescription("the SQLite store (default precis.db)")
 )
 
 const session = (fallback: string) =>
@@ -41,15 +41,15 @@ export const storeSession = session(`"default" if the store has it, else the sto
 /** `--format`: the input format, or `auto`. */
 export const format = Options.choice("format", Importer.formats).pipe(
   Options.withDefault("auto" as Importer.Format),
-  Options.withDescription("the input format; auto detects it from the content")
+  Options.withDescription("the input format (default auto: detected from the content)")
 )
 
 /** `--provider`: who writes summaries. */
 export const provider = Options.choice("provider", providers).pipe(
   Options.withDefault("extractive" as ProviderName),
   Options.withDescription(
-    "who writes summaries: extractive (offline, deterministic) or openai (an OpenAI-compatible server: " +
-      "PRECIS_OPENAI_MODEL, PRECIS_OPENAI_BASE_URL, PRECIS_OPENAI_API_KEY)"
+    "who writes summaries: extractive (offline, deterministic; the default) or openai (an OpenAI-compatible " +
+      "server: PRECIS_OPENAI_MODEL, PRECIS_OPENAI_BASE_URL, PRECIS_OPENAI_API_KEY)"
   )
 )
 
@@ -81,18 +81,57 @@ const integer = (name: string, min: number, description: string, variable?: stri
   return withVariable.pipe(Options.optional, Options.withDescription(description))
 }
 
+/** The context budget, in tokens, when neither `--budget` nor `PRECIS_BUDGET` is given. */
+export const defaultBudget = 32_000
+
+/** The smallest leaf chunk a budget gives, in tokens. */
+const MIN_LEAF_CHUNK_TOKENS = 500
+
+/** The fresh tail a budget gives: a turn per 2000 tokens of budget, within 4 and the library's default. */
+const MIN_FRESH_TAIL_TURNS = 4
+const TOKENS_PER_TAIL_TURN = 2_000
+
+/**
+ * The compaction defaults the CLI derives from a context budget (in tokens),
+ * for the options not given by a flag or a `PRECIS_COMPACTION_*` variable:
+ * `leafChunkTokens` is a sixteenth of the budget, within 500 and the library's
+ * default (20000); `freshTailTurns` is one turn per 2000 tokens, within 4 and
+ * the library's default (16). The default budget (32000) gives 2000 and 16.
+ */
+export const budgetDefaults = (budget: number): { readonly leafChunkTokens: number; readonly freshTailTurns: number } => ({
+  leafChunkTokens: Math.min(
+    CompactionOptions.defaults.leafChunkTokens,
+    Math.max(MIN_LEAF_CHUNK_TOKENS, Math.round(budget / 16))
+  ),
+  freshTailTurns: Math.min(
+    CompactionOptions.defaults.freshTailTurns,
+    Math.max(MIN_FRESH_TAIL_TURNS, Math.floor(budget / TOKENS_PER_TAIL_TURN))
+  )
+})
+
 /** The compaction flags, each falling back to its `PRECIS_COMPACTION_*` variable. */
 export const compaction = {
+  budget: integer(
+    "budget",
+    1,
+    "the tokens the assembled context should fit in, from which the defaults of --leaf-chunk-tokens " +
+      `(budget/16, within ${MIN_LEAF_CHUNK_TOKENS} and ${CompactionOptions.defaults.leafChunkTokens}) and --fresh-tail ` +
+      `(budget/${TOKENS_PER_TAIL_TURN} turns, within ${MIN_FRESH_TAIL_TURNS} and ${CompactionOptions.defaults.freshTailTurns}) ` +
+      `are derived (default: PRECIS_BUDGET, else ${defaultBudget})`,
+    "PRECIS_BUDGET"
+  ),
   freshTail: integer(
     "fresh-tail",
     0,
-    `newest turns never summarized (default ${CompactionOptions.defaults.freshTailTurns})`,
+    `newest turns never summarized (default: derived from --budget, ${budgetDefaults(defaultBudget).freshTailTurns} ` +
+      "for the default budget)",
     "PRECIS_COMPACTION_FRESH_TAIL_TURNS"
   ),
   leafChunkTokens: integer(
     "leaf-chunk-tokens",
     1,
-    `largest chunk of turns per leaf summary, in tokens (default ${CompactionOptions.defaults.leafChunkTokens})`,
+    "largest chunk of turns per leaf summary, in tokens (default: derived from --budget, " +
+      `${budgetDefaults(defaultBudget).leafChunkTokens} for the default budget)`,
     "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS"
   ),
   minFanIn: integer(
@@ -132,12 +171,14 @@ export const redoFallbacks = Options.boolean("redo-fallbacks").pipe(
 )
 
 /** `--json`. */
-export const json = Options.boolean("json").pipe(Options.withDescription("print one JSON document on stdout"))
+export const json = Options.boolean("json").pipe(
+  Options.withDescription("print one JSON document on stdout (default: text)")
+)
 
 /** `--verbose` / `-v`. */
 export const verbose = Options.boolean("verbose").pipe(
   Options.withAlias("v"),
-  Options.withDescription("debug logs with per-call timings on stderr")
+  Options.withDescription("debug logs with per-call timings on stderr (default: warnings and errors only)")
 )
 
 /** `--target-tokens N`. */
@@ -174,5 +215,5 @@ export const timeout = Options.text("timeout").pipe(
 export const prior = Options.text("prior").pipe(
   Options.withPseudoName("FILE"),
   Options.optional,
-  Options.withDescription("a file holding the previous summary, given to the model as context")
+  Options.withDescription("a file holding the previous summary, given to the model as context (default: none)")
 )

@@ -4,6 +4,8 @@
  *
  * @internal
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { MemoryStore } from "@precis/compaction"
 import type { ConversationTurn, SummaryRecord } from "@precis/core"
 import * as Effect from "effect/Effect"
@@ -13,12 +15,34 @@ import { exists } from "./input.js"
 import { timed } from "./output.js"
 import * as Render from "./render.js"
 
-/** Fails unless the store file exists: read-only commands never create one. */
+/** The other `.db` files beside `db` (in its folder), as paths to give to `--db`. */
+const otherStores = (db: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = path.dirname(db)
+    const names = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+    const stores = names.filter((name) => name.endsWith(".db") && path.join(dir, name) !== path.normalize(db)).sort()
+    return { dir, stores: stores.map((name) => path.join(dir, name)) }
+  })
+
+/**
+ * Fails unless the store file exists: read-only commands never create one.
+ * The message names the file looked for and the `.db` files found beside it.
+ */
 export const requireStore = (db: string) =>
-  Effect.flatMap(exists(db), (found) =>
-    found
-      ? Effect.void
-      : Effect.fail(new CliError({ reason: `${db}: no such store (import a file first: precis import FILE --db ${db})` })))
+  Effect.gen(function*() {
+    if (yield* exists(db)) return
+    const { dir, stores } = yield* otherStores(db)
+    const where = dir === "." ? "here" : `in ${dir}`
+    return yield* new CliError({
+      reason: stores.length === 0
+        ? `${db}: no such store (import a file first: precis import FILE --db ${db})`
+        : stores.length === 1
+        ? `${db}: no such store; found ${stores[0]} ${where}: use --db ${stores[0]}`
+        : `${db}: no such store; found ${stores.join(", ")} ${where}: choose one with --db`
+    })
+  })
 
 /**
  * The session to work on: `explicit` when given (it must exist), else

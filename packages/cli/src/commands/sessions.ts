@@ -1,0 +1,79 @@
+/**
+ * `precis sessions`: the sessions of a store, with their sizes and time
+ * ranges. Reads the store, never creates or changes it.
+ *
+ * @internal
+ */
+import * as Command from "@effect/cli/Command"
+import { MemoryStore } from "@precis/compaction"
+import { Transcript } from "@precis/core"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { type CliError, inStore } from "../internal/errors.js"
+import * as Layers from "../internal/layers.js"
+import * as Opt from "../internal/options.js"
+import { printJson, withVerbosity } from "../internal/output.js"
+import * as Session from "../internal/session.js"
+
+/** What `sessions` fails with: each is printed as one line. */
+export type Failure = CliError | MemoryStore.StoreError
+
+/** One session of `precis sessions --json`; `null` stands for a missing timestamp. */
+export interface SessionRow {
+  readonly id: string
+  readonly turns: number
+  readonly uncoveredTurns: number
+  readonly summaries: number
+  readonly timeRangeStart: string | null
+  readonly timeRangeEnd: string | null
+}
+
+/** The row of a session: the time range comes from its first and last turns only. */
+const row = (session: MemoryStore.SessionInfo) =>
+  Effect.gen(function*() {
+    const store = yield* MemoryStore.MemoryStore
+    const last = session.turnCount - 1
+    const [first, final, uncovered] = yield* Effect.all([
+      store.turns(session.id, { from: 0, to: 0 }),
+      store.turns(session.id, { from: last, to: last }),
+      store.uncoveredTurns(session.id)
+    ])
+    return {
+      id: session.id,
+      turns: session.turnCount,
+      uncoveredTurns: uncovered.length,
+      summaries: session.summaryCount,
+      timeRangeStart: first[0]?.timestamp ?? null,
+      timeRangeEnd: final[0]?.timestamp ?? null
+    } satisfies SessionRow
+  })
+
+/** `coding-session · 245 turns (17 not summarized) · 11 summaries · 2025-03-14T09:02:11 → 2025-03-14T11:33:59`. */
+const line = (s: SessionRow): string =>
+  `${s.id} · ${s.turns} turns (${s.uncoveredTurns} not summarized) · ${s.summaries} summaries · ` +
+  (s.timeRangeStart === null && s.timeRangeEnd === null
+    ? "no time range"
+    : `${Transcript.shortTimestamp(s.timeRangeStart ?? undefined)} → ${
+      Transcript.shortTimestamp(s.timeRangeEnd ?? undefined)
+    }`)
+
+/** The `sessions` command. */
+export const command = Command.make(
+  "sessions",
+  { db: Opt.db, json: Opt.json, verbose: Opt.verbose },
+  (args) =>
+    Effect.gen(function*() {
+      yield* Session.requireStore(args.db)
+      yield* Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const rows = yield* Effect.forEach(yield* store.sessions, row)
+        if (args.json) return yield* printJson({ db: args.db, sessions: rows })
+        yield* Console.log(rows.length === 0 ? `${args.db} holds no session yet (import a file first)` : rows.map(line).join("\n"))
+      }).pipe(Effect.provide(Layers.store(args.db)), inStore(args.db))
+    }).pipe(withVerbosity(args.verbose))
+).pipe(
+  Command.withDescription(
+    "List the sessions of a store: id, turns, turns not yet summarized, summaries and time range. " +
+      "--json gives { db, sessions: [{ id, turns, uncoveredTurns, summaries, timeRangeStart, timeRangeEnd }] }."
+  )
+)
