@@ -166,7 +166,8 @@ export const compactionFlags: Partial<Record<CompactionOptions.Subject, string>>
 /** `--redo-fallbacks`. */
 export const redoFallbacks = Options.boolean("redo-fallbacks").pipe(
   Options.withDescription(
-    "after compacting, summarize again every fallback summary of the session and rewrite it in place when a model writes it"
+    "after compacting, summarize again every fallback summary of the session and rewrite it in place " +
+      "when a model writes it (default: off)"
   )
 )
 
