@@ -1,10 +1,12 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
+import { storeLayer } from "../../compaction/test/helpers.js"
 import { stripAnsi } from "../src/internal/console.js"
 import { budgetDefaults } from "../src/internal/options.js"
 import { repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
@@ -784,4 +786,60 @@ describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
         if (stats.imported.added > 40) assert.isAtLeast(stats.leafSummariesCreated, 1, name)
       }
     }), { timeout: 300_000 }) // the multi-hour Claude Code sessions are megabytes each
+})
+
+describe("stores that are not ours, read-only commands", () => {
+  const siblings = (db: string) => fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(db)}-`))
+
+  it.live("show and context read a store without writing it: no -wal/-shm left, bytes identical", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "readonly.db")
+      const file = write(dir, "readonly.jsonl", sessionJsonl(30, "r"))
+      const compacted = yield* runCli(["compact", file, "--db", db, "--leaf-chunk-tokens", "300"])
+      assert.strictEqual(compacted.code, 0, compacted.stderr)
+      const before = fs.readFileSync(db)
+      for (const command of ["show", "context"]) {
+        const result = yield* runCli([command, "--db", db])
+        assert.strictEqual(result.code, 0, result.stderr)
+      }
+      assert.deepStrictEqual(siblings(db), [])
+      assert.isTrue(before.equals(fs.readFileSync(db)))
+    }))
+
+  it.live("show and context on a 0-byte file: one line naming it, the file unchanged", () =>
+    Effect.gen(function*() {
+      const zero = write(dir, "zero.db", "")
+      for (const command of ["show", "context"]) {
+        assertOneLineFailure(yield* runCli([command, "--db", zero]), `${zero}: not a precis store (it is empty)`)
+      }
+      assert.strictEqual(fs.statSync(zero).size, 0)
+      assert.deepStrictEqual(siblings(zero), [])
+    }))
+
+  it.live("every command refuses a database with tables but no precis migrations, naming it, leaving it unchanged", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "into-foreign.jsonl", sessionJsonl(5, "x"))
+      const foreign = path.join(dir, "other.db")
+      // Tables without precis's migration table: what another program's SQLite file looks like to precis.
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DROP TABLE precis_migrations`).pipe(
+        Effect.provide(storeLayer(foreign))
+      )
+      const before = fs.readFileSync(foreign)
+      for (const args of [["import", file], ["compact", file], ["show"], ["context"]]) {
+        assertOneLineFailure(
+          yield* runCli([...args, "--db", foreign]),
+          `${foreign}: not a precis store (it has tables but no precis migrations)`
+        )
+      }
+      assert.isTrue(before.equals(fs.readFileSync(foreign)))
+      assert.deepStrictEqual(siblings(foreign), [])
+    }))
+
+  it.live("--db with an empty name is refused before anything is written", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "nodb.jsonl", sessionJsonl(3, "n"))
+      const result = yield* runCli(["import", file, "--db", ""])
+      assert.strictEqual(result.code, 1)
+      expect(result.stderr).toContain("--db must name a file")
+    }))
 })

@@ -22,9 +22,11 @@
  *   summarized. The boundary never separates a tool result from the call before
  *   it: while the first tail turn is a tool result (`ConversationTurn.isToolResult` in `@precis/core`),
  *   the boundary moves one turn earlier, so the call joins its result in the tail.
- * - **Safety**: one compaction per session at a time (others wait, then find
- *   nothing to do); each summary is written with its links in one transaction,
- *   so an interrupted run leaves a consistent store that a rerun completes.
+ * - **Safety**: one compaction per session at a time, across fibers and
+ *   processes (a semaphore per session, inside the store's session lease:
+ *   `MemoryStore.withSessionLease`); others wait, then find nothing to do.
+ *   Each summary is written with its links in one transaction, so an
+ *   interrupted run leaves a consistent store that a rerun completes.
  *
  * @since 0.1.0
  */
@@ -366,7 +368,8 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     Effect.gen(function*() {
       const opts = yield* resolve(overrides)
       const lock = yield* lockFor(sessionId)
-      return yield* lock.withPermits(1)(run(sessionId, opts))
+      // The semaphore orders this process's fibers; the store's lease, other processes.
+      return yield* lock.withPermits(1)(store.withSessionLease(sessionId, run(sessionId, opts)))
     }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
 
   const redo = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>

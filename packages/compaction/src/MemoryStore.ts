@@ -86,7 +86,10 @@ export interface SummaryText {
 }
 
 /**
- * A store operation failed; `cause` is the underlying `SqlError` when there is one.
+ * A store operation failed; `cause` is the underlying `SqlError` when there is
+ * one. A store opened on a file names it in `filename`; the message then starts
+ * with the file (`other.db: not a precis store ...`), else with the operation
+ * (`MemoryStore.insertLeaf: ...`).
  *
  * @since 0.1.0
  */
@@ -94,10 +97,13 @@ export class StoreError extends Data.TaggedError("StoreError")<{
   readonly operation: string
   readonly reason: string
   readonly cause?: unknown
+  readonly filename?: string
 }> {
   /** @since 0.1.0 */
   override get message(): string {
-    return `MemoryStore.${this.operation}: ${this.reason}`
+    return this.filename === undefined
+      ? `MemoryStore.${this.operation}: ${this.reason}`
+      : `${this.filename}: ${this.reason}`
   }
 }
 
@@ -161,6 +167,18 @@ export interface Service {
    * there is no such summary.
    */
   readonly rewriteSummary: (id: string, text: SummaryText) => Effect.Effect<SummaryRecord.SummaryRecord, StoreError>
+  /**
+   * Runs `effect` while holding the session's lease: mutual exclusion per
+   * session across fibers, processes and (for a shared database) machines.
+   * Waits while another holder has it; a holder that dies without releasing it
+   * loses it when it expires, while a live holder keeps it renewed. Released
+   * when `effect` ends, however it ends. Fails with a `StoreError` when the
+   * lease cannot be taken or is lost (the effect is then interrupted).
+   */
+  readonly withSessionLease: <A, E, R>(
+    sessionId: string,
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | StoreError, R>
 }
 
 /**

@@ -323,6 +323,7 @@ describe("MemoryStore", () => {
         Layer.build(SqliteMemoryStore.layer({ filename: "/nonexistent-dir/x/precis.db" })).pipe(Effect.scoped)
       )
       expect(error._tag).toBe("StoreError")
-      expect(error.message).toMatch(/^MemoryStore\.open: /)
+      expect(error.operation).toBe("open")
+      expect(error.message).toMatch(/^\/nonexistent-dir\/x\/precis\.db: /)
     }))
 })

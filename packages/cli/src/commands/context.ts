@@ -44,7 +44,7 @@ export const command = Command.make(
           })
         }
         yield* Console.log(ActiveContext.render(context))
-      }).pipe(Effect.provide(Layers.store(args.db)), inStore(args.db))
+      }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

@@ -29,7 +29,7 @@ export const command = Command.make(
         const dag = yield* Session.dagLines(sessionId)
         if (args.json) return yield* printJson({ session: sessionId, nodes: dag.summaries.map(Render.dagNode) })
         yield* Console.log(dag.lines.join("\n"))
-      }).pipe(Effect.provide(Layers.store(args.db)), inStore(args.db))
+      }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

@@ -46,10 +46,15 @@ export const failureLine = (error: unknown): string => {
 export const isValidationError = (cause: Cause.Cause<unknown>): boolean =>
   Cause.failureOption(cause).pipe((o) => o._tag === "Some" && ValidationError.isValidationError(o.value))
 
-/** `self` with its store failures naming the store file: `precis.db: MemoryStore.sessions: …`. */
+/**
+ * `self` with its store failures naming the store file: `precis.db: MemoryStore.sessions: …`
+ * (a `StoreError` of a file store already starts with its file name).
+ */
 export const inStore = (db: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
   Effect.mapError(
     self,
     (error): E | CliError =>
-      error instanceof MemoryStore.StoreError ? new CliError({ reason: `${db}: ${error.message}` }) : error
+      error instanceof MemoryStore.StoreError
+        ? new CliError({ reason: error.filename === undefined ? `${db}: ${error.message}` : error.message })
+        : error
   )

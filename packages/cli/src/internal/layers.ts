@@ -59,6 +59,10 @@ export const summarizer = (name: ProviderName, timeout: Option.Option<Duration.D
     })
   ).pipe(Layer.provide(provider(name)))
 
-/** The store in the SQLite file `db`. */
+/** The store in the SQLite file `db`, for the commands that write (created and migrated when needed). */
 export const store = (db: string): Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError> =>
   SqliteMemoryStore.layer({ filename: db })
+
+/** The store in the SQLite file `db`, read-only: for the commands that never write. */
+export const readStore = (db: string): Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError> =>
+  SqliteMemoryStore.layer({ filename: db, readonly: true })

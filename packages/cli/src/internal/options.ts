@@ -18,9 +18,13 @@ import { type ProviderName, providers } from "./layers.js"
 /** The conversation file a command reads. */
 export const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("the conversation file to read"))
 
-/** `--db FILE`: the SQLite store. */
+/** `--db FILE`: the SQLite store; an empty name is refused (SQLite would use a throwaway database). */
 export const db = Options.text("db").pipe(
   Options.withPseudoName("FILE"),
+  Options.filterMap(
+    (name) => (name.trim().length === 0 ? Option.none() : Option.some(name)),
+    "--db must name a file (an empty name would write to a temporary database that is thrown away)"
+  ),
   Options.withDefault("precis.db"),
   Options.withDescription("the SQLite store (default precis.db)")
 )

@@ -1,13 +1,19 @@
 /**
  * The SQLite schema, as migrations. Table and column names of `turns`,
  * `summaries` and `summary_sources` are part of the public contract (users may
- * query them); `sessions`, `summaries.first_seq/last_seq` and the indexes are ours.
+ * query them); `sessions`, `leases`, `summaries.first_seq/last_seq` and the
+ * indexes are ours. Before writing, a store checks that the file is one of ours
+ * and not newer than this version ({@link inspect}).
  *
  * @internal
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import type { ParseError } from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { StoreError } from "../MemoryStore.js"
 
 const initial = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -61,12 +67,97 @@ const initial = Effect.gen(function*() {
   yield* sql`CREATE INDEX summary_sources_turn ON summary_sources (turn_id) WHERE turn_id IS NOT NULL`
 })
 
+// One row per session being compacted: who holds it and until when (epoch
+// milliseconds); an expired row is free to take over (see internal/lease.ts).
+const leases = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE leases (
+    session_id TEXT PRIMARY KEY NOT NULL,
+    holder TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  )`
+})
+
+const migrations = { "1_initial": initial, "2_leases": leases }
+
+/** The table where the migrator records what it applied. */
+const MIGRATIONS_TABLE = "precis_migrations"
+
+/**
+ * The newest schema version this code knows (the id of its last migration).
+ *
+ * @internal
+ */
+export const knownVersion = Object.keys(migrations).length
+
 /**
  * Runs the migrations that are not applied yet.
  *
  * @internal
  */
 export const migrate = Migrator.make({})({
-  loader: Migrator.fromRecord({ "1_initial": initial }),
-  table: "precis_migrations"
+  loader: Migrator.fromRecord(migrations),
+  table: MIGRATIONS_TABLE
 })
+
+/**
+ * What a database file holds: nothing (a new or 0-byte file), a precis store
+ * of some schema version, or tables that are not ours.
+ *
+ * @internal
+ */
+export type Contents =
+  | { readonly _tag: "Empty" }
+  | { readonly _tag: "Precis"; readonly version: number }
+  | { readonly _tag: "Foreign" }
+
+const nameRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String })))
+const versionRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ version: Schema.NullOr(Schema.Int) })))
+
+/**
+ * Reads what the database holds, without writing anything.
+ *
+ * @internal
+ */
+export const inspect: Effect.Effect<Contents, SqlError | ParseError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const tables = yield* nameRows(
+    yield* sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+  )
+  if (tables.length === 0) return { _tag: "Empty" }
+  if (!tables.some((t) => t.name === MIGRATIONS_TABLE)) return { _tag: "Foreign" }
+  const rows = yield* versionRows(yield* sql`SELECT max(migration_id) AS version FROM ${sql(MIGRATIONS_TABLE)}`)
+  return { _tag: "Precis", version: rows[0]?.version ?? 0 }
+})
+
+/**
+ * Why this code must not use a database holding `contents`, if it must not:
+ * a foreign database, one from a newer precis, and (for reading) an empty one.
+ *
+ * @internal
+ */
+export const refusal = (contents: Contents, mode: "read" | "write"): string | undefined => {
+  switch (contents._tag) {
+    case "Empty":
+      return mode === "read" ? "not a precis store (it is empty)" : undefined
+    case "Foreign":
+      return "not a precis store (it has tables but no precis migrations)"
+    case "Precis":
+      return contents.version > knownVersion
+        ? `written by a newer precis (schema ${contents.version}, this one knows ${knownVersion})`
+        : undefined
+  }
+}
+
+
+/**
+ * Fails with a `StoreError` when the database must not be used in `mode`
+ * (see {@link refusal}).
+ *
+ * @internal
+ */
+export const requireUsable = (mode: "read" | "write") =>
+  Effect.flatMap(inspect, (contents) => {
+    const reason = refusal(contents, mode)
+    return reason === undefined ? Effect.void : Effect.fail(new StoreError({ operation: "open", reason }))
+  })

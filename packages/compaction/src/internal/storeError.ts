@@ -14,9 +14,16 @@ const describe = (cause: unknown): string => {
   return String(cause)
 }
 
-/** A failure of `operation` as a `StoreError` (a `StoreError` passes through unchanged). */
-export const storeError = (operation: string) => (error: unknown): StoreError =>
-  error instanceof StoreError ? error : new StoreError({ operation, reason: describe(error), cause: error })
+/**
+ * A failure of `operation` as a `StoreError` naming `filename` when given (a
+ * `StoreError` passes through, given the filename when it has none).
+ */
+export const storeError = (operation: string, filename?: string) => (error: unknown): StoreError => {
+  if (error instanceof StoreError) {
+    return filename === undefined || error.filename !== undefined ? error : new StoreError({ operation: error.operation, reason: error.reason, cause: error.cause, filename })
+  }
+  return new StoreError({ operation, reason: describe(error), cause: error, ...(filename === undefined ? {} : { filename }) })
+}
 
 /** A value that cannot be stored: `reason` followed by what went wrong. */
 export const invalidInput = (operation: string, reason: string, cause: unknown): StoreError =>
