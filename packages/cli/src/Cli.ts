@@ -9,6 +9,8 @@
  * precis summarize session.jsonl --json                # one summary, no store
  * precis show --json                                   # the DAG
  * precis context                                       # parentless summaries, then the fresh tail
+ * precis context --budget 8000                         # the same, fitted into 8000 tokens
+ * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -42,6 +44,7 @@ import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Compact from "./commands/compact.js"
+import * as Condense from "./commands/condense.js"
 import * as Context from "./commands/context.js"
 import * as Import from "./commands/import.js"
 import * as Show from "./commands/show.js"
@@ -114,7 +117,7 @@ export const command = Command.make("precis").pipe(
   Command.withHandler((): Effect.Effect<void> =>
     Console.log(HelpDoc.toAnsiText(Command.getHelp(command, CliConfig.defaultConfig)).trimEnd())
   ),
-  Command.withSubcommands([Import.command, Compact.command, Summarize.command, Show.command, Context.command])
+  Command.withSubcommands([Import.command, Compact.command, Summarize.command, Show.command, Context.command, Condense.command])
 )
 
 /**

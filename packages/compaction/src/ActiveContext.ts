@@ -92,6 +92,17 @@ export const load = (sessionId: string): Effect.Effect<ActiveContext, StoreError
   }).pipe(Effect.withSpan("ActiveContext.load", { attributes: { "precis.session_id": sessionId } }))
 
 /**
+ * What {@link render} and {@link toMessages} read: summaries and turns, such
+ * as an {@link ActiveContext} or a context the `Condenser` fitted to a budget.
+ *
+ * @since 0.1.0
+ */
+export interface Renderable {
+  readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+  readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+}
+
+/**
  * The active context as chat messages: one system message with the summaries
  * (when there are any), then one message per turn. Roles other than `user`,
  * `assistant` and `system` (tool results, say) become `user` messages prefixed
@@ -99,7 +110,7 @@ export const load = (sessionId: string): Effect.Effect<ActiveContext, StoreError
  *
  * @since 0.1.0
  */
-export const toMessages = (context: ActiveContext): Array<Provider.ChatMessage> => {
+export const toMessages = (context: Renderable): Array<Provider.ChatMessage> => {
   const messages: Array<Provider.ChatMessage> = []
   if (context.summaries.length > 0) {
     messages.push({
@@ -123,7 +134,7 @@ export const toMessages = (context: ActiveContext): Array<Provider.ChatMessage> 
  *
  * @since 0.1.0
  */
-export const render = (context: ActiveContext): string =>
+export const render = (context: Renderable): string =>
   [Transcript.renderSummaries(context.summaries), Transcript.formatTurns(context.turns)]
     .filter((part) => part.length > 0)
     .join("\n\n")

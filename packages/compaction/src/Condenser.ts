@@ -13,8 +13,9 @@
  *   user request, never half of a tool pair, never the newest 4 turns.
  * - **summarize**: older turns replaced by a summary (the `Summarizer`, so it
  *   inherits its escalation and never fails). Stateless here ({@link summarize},
- *   over a plain message list); `CompactionManager.assemble` uses the summary
- *   DAG instead.
+ *   over a plain message list, the newest 6 turns kept); `CompactionManager.assemble`
+ *   uses the summary DAG instead (and, the store keeping every turn, forgets
+ *   before it summarizes: the seed's order; {@link condense} summarizes first).
  * - **window**: the hard cap, the safety net: keeps the newest unit, the first
  *   user request, the summaries (newest first) and the newest turns, drops
  *   the middle, cuts what is too large in its middle with a marker. After it,
@@ -384,7 +385,9 @@ export const fit = (context: Context, options: Options): Effect.Effect<Condensed
 
 /**
  * The stateless pipeline over a plain list of turns (no store): mask,
- * forget, summarize with the `Summarizer`, window. What `precis condense` prints.
+ * summarize with the `Summarizer`, forget, window. Summarizing comes before
+ * forgetting here: without a store, a forgotten turn is gone for good, while
+ * a summarized one is still told. What `precis condense` prints.
  *
  * @since 0.1.0
  */
@@ -392,4 +395,9 @@ export const condense = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
   options: Options
 ): Effect.Effect<Condensed, never, Summarizer.Summarizer> =>
-  pipeline(stages(options, summarize({ ...options.summarize, maxTokens: options.budget })))({ summaries: [], turns })
+  pipeline<Summarizer.Summarizer>([
+    maskOf(options),
+    summarize({ ...options.summarize, maxTokens: options.budget }),
+    forget({ ...options.forget, maxTokens: options.budget }),
+    window({ maxTokens: options.budget })
+  ])({ summaries: [], turns })

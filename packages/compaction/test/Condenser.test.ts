@@ -203,7 +203,7 @@ describe("Condenser", () => {
         const condensed = yield* Condenser.condense(turns, { budget })
         expect(condensed.tokens).toBeLessThanOrEqual(budget)
         expect(pairsWhole(turns, condensed)).toBe(true)
-        expect(condensed.report.stages.map((s) => s.stage)).toEqual(["mask", "forget", "summarize", "window"])
+        expect(condensed.report.stages.map((s) => s.stage)).toEqual(["mask", "summarize", "forget", "window"])
       }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provideMerge(ScriptedProvider.respond(shortReply))))),
     { fastCheck: { numRuns: 30 }, timeout: 120_000 }
   )

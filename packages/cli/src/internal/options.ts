@@ -124,6 +124,13 @@ export const compactionFlags: Partial<Record<CompactionOptions.Subject, string>>
   concurrency: "--concurrency"
 }
 
+/** `--budget N`: the token budget a context is fitted into. */
+export const budget = integer(
+  "budget",
+  1,
+  "fit the context into N tokens with the condenser pipeline (mask, forget, summarize, window)"
+)
+
 /** `--json`. */
 export const json = Options.boolean("json").pipe(Options.withDescription("print one JSON document on stdout"))
 

@@ -48,7 +48,7 @@ const callOf = (
 }
 
 const EXIT = /\b(?:exit(?:ed)?(?: with)?(?: code| status)?|returncode|exit_code)\s*[:=]?\s*(-?\d+)/i
-const ERROR_LINE = /\b(?:error|exception|traceback|failed|fail|fatal|panic)\b/i
+const ERROR_LINE = /(?:error|exception|traceback)\b|\b(?:fail(?:ed|ure)?|fatal|panic)\b/i
 
 /**
  * The one line a masked tool result becomes: the tool, what it worked on (a
