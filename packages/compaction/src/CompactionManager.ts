@@ -22,6 +22,12 @@
  *   summarized. The boundary never separates a tool result from the call before
  *   it: while the first tail turn is a tool result (`ConversationTurn.isToolResult` in `@precis/core`),
  *   the boundary moves one turn earlier, so the call joins its result in the tail.
+ *   With `freshTailTokens` (by default a quarter of `budget`, when that option
+ *   is given) the tail is also at most that many tokens (moved later past tool
+ *   results); with a `budget` option, a compaction left over `lowWater * budget`
+ *   runs a second leaf pass with the tail cut to what the summaries leave.
+ * - **Assembling**: {@link Service.assemble} runs the `Condenser` pipeline, with
+ *   this DAG as its summarize stage; the result is never over the budget.
  * - **Safety**: one compaction per session at a time (others wait, then find
  *   nothing to do); each summary is written with its links in one transaction,
  *   so an interrupted run leaves a consistent store that a rerun completes.
