@@ -133,10 +133,17 @@ export function* turns(options: Options = {}): Generator<ConversationTurn.Conver
  *
  * @since 0.1.0
  */
-export const session = (tokens: number, options: Options = {}): ReadonlyArray<ConversationTurn.ConversationTurn> => {
+export const session = (tokens: number, options: Options = {}): ReadonlyArray<ConversationTurn.ConversationTurn> =>
+  takeTokens(turns(options), tokens)
+
+// Turns from a stream until their formatted transcript reaches `tokens` by the default estimator.
+const takeTokens = (
+  stream: Iterable<ConversationTurn.ConversationTurn>,
+  tokens: number
+): ReadonlyArray<ConversationTurn.ConversationTurn> => {
   const out: Array<ConversationTurn.ConversationTurn> = []
   let codePoints = 0
-  for (const turn of turns(options)) {
+  for (const turn of stream) {
     if (codePoints >= tokens * 4) break
     out.push(turn)
     // +1 for the newline that joins formatted turns.
@@ -144,3 +151,68 @@ export const session = (tokens: number, options: Options = {}): ReadonlyArray<Co
   }
   return out
 }
+
+/**
+ * An endless, deterministic stream shaped like real coding-agent transcripts
+ * (mostly tool output): a user request, then several tool calls (an assistant
+ * turn with `metadata.toolCalls`) each answered by a `tool` result of 5k-30k
+ * tokens (file reads, test logs, searches) with its `toolCallId`, and short
+ * assistant notes.
+ *
+ * @since 0.1.0
+ */
+export function* codingTurns(options: Options = {}): Generator<ConversationTurn.ConversationTurn> {
+  const rng = random(options.seed ?? 1)
+  let time = Date.parse(options.start ?? "2025-03-01T09:00:00Z")
+  let n = 0
+  const prefix = options.idPrefix ?? "t"
+  const make = (role: string, content: string, metadata?: Record<string, unknown>) => {
+    time += int(rng, 2, 90) * 1000
+    return ConversationTurn.make({
+      role,
+      content,
+      id: `${prefix}${n++}`,
+      timestamp: new Date(time).toISOString(),
+      ...(metadata === undefined ? {} : { metadata }),
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId })
+    })
+  }
+  let call = 0
+  for (;;) {
+    const file = `${pick(rng, DIRS)}/${pick(rng, NAMES)}${pick(rng, EXTS)}`
+    const ident = pick(rng, IDENTS)
+    yield make("user", `${sentence(rng, [file, ident])} Please fix \`${ident}\` in ${file}.`)
+    const steps = int(rng, 2, 4)
+    for (let s = 0; s < steps; s++) {
+      const id = `call_${call++}`
+      const kind = pick(rng, ["read", "test", "grep"] as const)
+      const command = kind === "read" ? `cat ${file}` : kind === "test" ? `${pick(rng, COMMANDS.slice(0, 5))} ${file}` : `grep -rn ${ident} .`
+      yield make("assistant", `${sentence(rng, [file])}`, {
+        toolCalls: [{ id, name: kind === "read" ? "read_file" : "bash", arguments: JSON.stringify(kind === "read" ? { path: file } : { command }) }]
+      })
+      const target = int(rng, 5_000, 30_000) * 4
+      const out: Array<string> = kind === "test" ? [`$ ${command}`] : []
+      let chars = 0
+      for (let i = 1; chars < target; i++) {
+        const line = kind === "read"
+          ? `${String(i).padStart(5)}  ${sentence(rng, [ident])}`
+          : kind === "test"
+          ? `  PASS ${pick(rng, DIRS)}/${pick(rng, NAMES)}.test.ts (${int(rng, 1, 80)} tests) ${int(rng, 3, 4000)}ms`
+          : `${pick(rng, DIRS)}/${pick(rng, NAMES)}.ts:${int(rng, 1, 999)}: ${sentence(rng, [ident])}`
+        out.push(line)
+        chars += line.length + 1
+      }
+      if (kind === "test") out.push(`${pick(rng, ERRORS)}: ${sentence(rng)}`, `exit code ${int(rng, 0, 1)}`)
+      yield make("tool", out.join("\n"), { toolCallId: id, toolName: kind === "read" ? "read_file" : "bash" })
+    }
+    yield make("assistant", `${sentence(rng, [file, ident])} Decision: ${sentence(rng, [ident])}`)
+  }
+}
+
+/**
+ * Turns from {@link codingTurns} until their formatted transcript reaches `tokens`.
+ *
+ * @since 0.1.0
+ */
+export const codingSession = (tokens: number, options: Options = {}): ReadonlyArray<ConversationTurn.ConversationTurn> =>
+  takeTokens(codingTurns(options), tokens)

@@ -10,6 +10,8 @@
  * precis sessions                                      # the store's sessions
  * precis show --json                                   # the DAG
  * precis context                                       # parentless summaries, then the fresh tail
+ * precis context --budget 8000                         # the same, fitted into 8000 tokens
+ * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -47,6 +49,7 @@ import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Compact from "./commands/compact.js"
+import * as Condense from "./commands/condense.js"
 import * as Context from "./commands/context.js"
 import * as Import from "./commands/import.js"
 import * as Sessions from "./commands/sessions.js"
@@ -144,7 +147,8 @@ export const command = Command.make("precis").pipe(
     Summarize.command,
     Sessions.command,
     Show.command,
-    Context.command
+    Context.command,
+    Condense.command
   ])
 )
 

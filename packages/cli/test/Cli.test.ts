@@ -278,6 +278,44 @@ describe("compact, show and context", () => {
       expect(text.stdout.trimEnd()).toMatch(/\[2025-01-01T00:39:00\] assistant: Step 39: .*$/)
     }))
 
+  it.live("context --budget fits the context into N tokens and reports each stage", () =>
+    Effect.gen(function*() {
+      const full = JSON.parse((yield* runCli(["context", "--db", db, "--json"])).stdout)
+      const budget = Math.floor(full.tokens / 2)
+      const json = yield* runCli(["context", "--db", db, "--budget", String(budget), "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const fitted = JSON.parse(json.stdout)
+      assert.strictEqual(fitted.budget, budget)
+      assert.isAtMost(fitted.tokens, budget)
+      assert.strictEqual(fitted.report.tokensBefore, full.tokens)
+      assert.strictEqual(fitted.report.tokensAfter, fitted.tokens)
+      assert.deepStrictEqual(fitted.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window"])
+      assert.isTrue(fitted.report.stages.some((s: { acted: boolean }) => s.acted))
+      // The newest turn is always kept.
+      assert.strictEqual(fitted.turns.at(-1).id, "t39")
+      const text = yield* runCli(["context", "--db", db, "--budget", String(budget)])
+      assert.strictEqual(text.code, 0, text.stderr)
+      expect(text.stderr).toMatch(new RegExp(`^condenser: ${full.tokens} -> ${fitted.tokens} tokens \\(budget ${budget}\\)`))
+      const bad = yield* runCli(["context", "--db", db, "--budget", "0"])
+      assert.strictEqual(bad.code, 1)
+      expect(bad.stderr).toContain("--budget must be an integer >= 1")
+    }))
+
+  it.live("condense FILE --budget N prints the stateless pipeline's context, never over N", () =>
+    Effect.gen(function*() {
+      const json = yield* runCli(["condense", file, "--budget", "300", "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const condensed = JSON.parse(json.stdout)
+      assert.isAtMost(condensed.tokens, 300)
+      const summarize = condensed.report.stages.find((s: { stage: string }) => s.stage === "summarize")
+      assert.isTrue(summarize.acted)
+      assert.isAbove(summarize.summarized, 0)
+      assert.strictEqual(condensed.summaries.length, 1)
+      const missing = yield* runCli(["condense", file])
+      assert.strictEqual(missing.code, 1)
+      expect(missing.stderr).toContain("condense needs --budget N")
+    }))
+
   it.live("an unknown session is one line naming the sessions", () =>
     Effect.gen(function*() {
       for (const command of ["show", "context", "compact"]) {
@@ -679,7 +717,8 @@ describe("help", () => {
         compact: ["--provider", "--fresh-tail N", "--leaf-chunk-tokens N", "--min-fan-in N", "--max-fan-in N", "--concurrency N"],
         summarize: ["--prior FILE", "--target-tokens N", "--provider"],
         show: ["--json", "--session ID"],
-        context: ["--db FILE", "--verbose"]
+        context: ["--db FILE", "--verbose", "--budget N"],
+        condense: ["--budget N", "--provider", "<FILE>"]
       }
       for (const [command, fragments] of Object.entries(expected)) {
         const result = yield* runCli([command, "--help"])

@@ -42,6 +42,33 @@ export const turnTokens = (estimator: TokenEstimator.Service, turn: Conversation
   estimator.estimate(Transcript.formatTurn(turn))
 
 /**
+ * A summary's tokens as the active context counts them: its `tokenEstimate`,
+ * or the estimate of its content when it has none.
+ *
+ * @since 0.1.0
+ */
+export const summaryTokens = (estimator: TokenEstimator.Service, summary: SummaryRecord.SummaryRecord): number =>
+  summary.tokenEstimate ?? estimator.estimate(summary.content)
+
+/**
+ * The tokens of summaries and turns, counted as {@link ActiveContext.tokens} counts them.
+ *
+ * @since 0.1.0
+ */
+export const count = (
+  estimator: TokenEstimator.Service,
+  context: {
+    readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+    readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+  }
+): number => {
+  let tokens = 0
+  for (const summary of context.summaries) tokens += summaryTokens(estimator, summary)
+  for (const turn of context.turns) tokens += turnTokens(estimator, turn)
+  return tokens
+}
+
+/**
  * Loads the active context of a session from the store: parentless summaries
  * in conversation order, then the uncovered turns, with their token count.
  *
@@ -61,11 +88,19 @@ export const load = (sessionId: string): Effect.Effect<ActiveContext, StoreError
     const store = yield* MemoryStore
     const estimator = yield* TokenEstimator.TokenEstimator
     const [summaries, turns] = yield* Effect.all([store.parentless(sessionId), store.uncoveredTurns(sessionId)])
-    let tokens = 0
-    for (const summary of summaries) tokens += summary.tokenEstimate ?? estimator.estimate(summary.content)
-    for (const turn of turns) tokens += turnTokens(estimator, turn)
-    return { sessionId, summaries, turns, tokens }
+    return { sessionId, summaries, turns, tokens: count(estimator, { summaries, turns }) }
   }).pipe(Effect.withSpan("ActiveContext.load", { attributes: { "precis.session_id": sessionId } }))
+
+/**
+ * What {@link render} and {@link toMessages} read: summaries and turns, such
+ * as an {@link ActiveContext} or a context the `Condenser` fitted to a budget.
+ *
+ * @since 0.1.0
+ */
+export interface Renderable {
+  readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+  readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+}
 
 /**
  * The active context as chat messages: one system message with the summaries
@@ -75,7 +110,7 @@ export const load = (sessionId: string): Effect.Effect<ActiveContext, StoreError
  *
  * @since 0.1.0
  */
-export const toMessages = (context: ActiveContext): Array<Provider.ChatMessage> => {
+export const toMessages = (context: Renderable): Array<Provider.ChatMessage> => {
   const messages: Array<Provider.ChatMessage> = []
   if (context.summaries.length > 0) {
     messages.push({
@@ -99,7 +134,7 @@ export const toMessages = (context: ActiveContext): Array<Provider.ChatMessage> 
  *
  * @since 0.1.0
  */
-export const render = (context: ActiveContext): string =>
+export const render = (context: Renderable): string =>
   [Transcript.renderSummaries(context.summaries), Transcript.formatTurns(context.turns)]
     .filter((part) => part.length > 0)
     .join("\n\n")

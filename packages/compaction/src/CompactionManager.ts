@@ -22,6 +22,12 @@
  *   summarized. The boundary never separates a tool result from the call before
  *   it: while the first tail turn is a tool result (`ConversationTurn.isToolResult` in `@precis/core`),
  *   the boundary moves one turn earlier, so the call joins its result in the tail.
+ *   With `freshTailTokens` (by default a quarter of `budget`, when that option
+ *   is given) the tail is also at most that many tokens (moved later past tool
+ *   results); with a `budget` option, a compaction left over `lowWater * budget`
+ *   runs a second leaf pass with the tail cut to what the summaries leave.
+ * - **Assembling**: {@link Service.assemble} runs the `Condenser` pipeline, with
+ *   this DAG as its summarize stage; the result is never over the budget.
  * - **Safety**: one compaction per session at a time, across fibers and
  *   processes (a semaphore per session, inside the store's session lease:
  *   `MemoryStore.withSessionLease`); others wait, then find nothing to do.
@@ -41,6 +47,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
+import * as Condenser from "./Condenser.js"
 import * as Plan from "./internal/plan.js"
 import { MemoryStore, type StoreError } from "./MemoryStore.js"
 
@@ -148,6 +155,29 @@ export interface CompactionStatus {
 }
 
 /**
+ * The options of {@link Service.assemble}: the condenser's (a `budget` and the
+ * stages' settings), whether it may compact, and the compaction's options.
+ *
+ * @since 0.1.0
+ */
+export interface AssembleOptions extends Condenser.Options {
+  /** Whether the summarize stage may compact the session (write summaries). Default true. */
+  readonly compact?: boolean | undefined
+  /** Overrides of the layer's compaction options (the `budget` is this call's). */
+  readonly compaction?: CompactionOptions.Options | undefined
+}
+
+/**
+ * An assembled context: the session, its condensed summaries and turns, their
+ * tokens (never over the budget) and the per-stage report.
+ *
+ * @since 0.1.0
+ */
+export interface Assembled extends Condenser.Condensed {
+  readonly sessionId: string
+}
+
+/**
  * @since 0.1.0
  */
 export interface Service {
@@ -194,6 +224,20 @@ export interface Service {
    * uncovered turns (`ActiveContext.load` with this manager's store and estimator).
    */
   readonly context: (sessionId: string) => Effect.Effect<ActiveContext.ActiveContext, StoreError>
+  /**
+   * What an agent sends to its model, within `budget`: the active context
+   * through the Condenser Pipeline (mask, forget, summarize, window). The
+   * summarize stage is the summary DAG: when the context is still over
+   * `threshold * budget` after masking and forgetting (and `compact` is not
+   * false), it compacts the session with `budget` as an option (a fresh tail
+   * bounded in tokens, down to the low-water mark) and goes on with what is
+   * left uncovered. The result is never over the budget; its report says
+   * which stages acted.
+   */
+  readonly assemble: (
+    sessionId: string,
+    options: AssembleOptions
+  ) => Effect.Effect<Assembled, StoreError | CompactionOptions.InvalidOptionsError>
 }
 
 /**
@@ -249,7 +293,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
   const status: Service["status"] = (sessionId, budget, overrides) =>
     Effect.gen(function*() {
       const opts = yield* resolve(overrides, budget)
-      return Plan.status(yield* context(sessionId), budget, opts)
+      return Plan.status(yield* context(sessionId), budget, opts, tailBound(opts.freshTailTokens))
     })
 
   const shouldCompact: Service["shouldCompact"] = (sessionId, budget, overrides) =>
@@ -266,6 +310,9 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       })
       : Effect.succeed(summary)
 
+  const tailBound = (maxTokens: number | undefined): Plan.TailTokens<ConversationTurn.ConversationTurn> | undefined =>
+    maxTokens === undefined ? undefined : { max: maxTokens, tokens: turnTokens }
+
   const run = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
     Effect.gen(function*() {
       const tiers = yield* Ref.make(Summary.emptyTierCounts)
@@ -274,86 +321,113 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const report = (event: ProgressEvent) => (opts.onProgress === undefined ? Effect.void : opts.onProgress(event))
       const countTier = (tier: Summary.Tier) => Ref.updateAndGet(tiers, (c) => Summary.incrementTier(c, tier))
 
-      // Leaf pass: sequential, each leaf continues from the previous one.
-      const uncovered = yield* store.uncoveredTurns(sessionId)
-      const evictable = Plan.evictable(uncovered, opts.freshTailTurns)
-      const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens, ConversationTurn.isToolResult)
-      if (chunks.length > 0) {
-        yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
-      }
-      let prior = Option.getOrUndefined(Option.map(yield* store.latestLeaf(sessionId), (leaf) => leaf.content))
-      for (const [index, turns] of chunks.entries()) {
-        yield* Effect.gen(function*() {
-          const summary = yield* Effect.flatMap(
-            summarizer.summarizeTurns(turns, { priorSummary: prior, targetTokens: opts.leafTargetTokens }),
-            check
-          )
-          yield* store.insertLeaf({
-            sessionId,
-            content: summary.text,
-            tier: summary.tier,
-            tokenEstimate: summary.outputTokens,
-            turnIds: turns.map((turn) => turn.id)
-          })
-          prior = summary.text
-          yield* Ref.update(written, (n) => n + 1)
-          const counts = yield* countTier(summary.tier)
-          yield* report(ProgressEvent.LeafWritten({ sessionId, done: index + 1, total: chunks.length, tiers: counts }))
-        }).pipe(
-          Effect.withSpan("CompactionManager.leaf", {
-            attributes: { "precis.session_id": sessionId, "precis.turns": turns.length, "precis.chunk": index }
-          })
-        )
-      }
-
-      // Condensation: the lowest depth with enough parentless siblings first, until none has.
-      let condensed = 0
-      while (true) {
-        const next = Plan.nextToCondense(yield* store.parentless(sessionId), opts.minFanIn)
-        if (next === undefined) break
-        const { depth, siblings } = next
-        const groups = Plan.condenseGroups(siblings, opts.minFanIn, opts.maxFanIn)
-        yield* report(ProgressEvent.CondenseStarted({ sessionId, depth, groups: groups.length }))
-        const done = yield* Ref.make(0)
-        yield* Effect.forEach(
-          groups,
-          (children) =>
-            Effect.gen(function*() {
+      // Leaf pass: sequential, each leaf continues from the previous one. Returns the leaves and turns.
+      const leafPass = (tailTokens: number | undefined) =>
+        Effect.gen(function*() {
+          const uncovered = yield* store.uncoveredTurns(sessionId)
+          const evictable = Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens))
+          const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens, ConversationTurn.isToolResult)
+          if (chunks.length > 0) {
+            yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
+          }
+          let prior = Option.getOrUndefined(Option.map(yield* store.latestLeaf(sessionId), (leaf) => leaf.content))
+          for (const [index, turns] of chunks.entries()) {
+            yield* Effect.gen(function*() {
               const summary = yield* Effect.flatMap(
-                summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens }),
+                summarizer.summarizeTurns(turns, { priorSummary: prior, targetTokens: opts.leafTargetTokens }),
                 check
               )
-              yield* store.insertCondensed({
+              yield* store.insertLeaf({
                 sessionId,
                 content: summary.text,
                 tier: summary.tier,
                 tokenEstimate: summary.outputTokens,
-                childIds: children.map((child) => child.id)
+                turnIds: turns.map((turn) => turn.id)
               })
               yield* Ref.update(written, (n) => n + 1)
+              prior = summary.text
               const counts = yield* countTier(summary.tier)
-              const n = yield* Ref.updateAndGet(done, (x) => x + 1)
               yield* report(
-                ProgressEvent.CondensedWritten({ sessionId, depth, done: n, total: groups.length, tiers: counts })
+                ProgressEvent.LeafWritten({ sessionId, done: index + 1, total: chunks.length, tiers: counts })
               )
             }).pipe(
-              Effect.withSpan("CompactionManager.condense", {
-                attributes: {
-                  "precis.session_id": sessionId,
-                  "precis.depth": depth,
-                  "precis.children": children.length
-                }
+              Effect.withSpan("CompactionManager.leaf", {
+                attributes: { "precis.session_id": sessionId, "precis.turns": turns.length, "precis.chunk": index }
               })
-            ),
-          { concurrency: opts.concurrency, discard: true }
-        )
-        condensed += groups.length
+            )
+          }
+          return { leaves: chunks.length, turns: evictable.length }
+        })
+
+      // Condensation: the lowest depth with enough parentless siblings first, until none has.
+      const condensation = Effect.gen(function*() {
+        let condensed = 0
+        while (true) {
+          const next = Plan.nextToCondense(yield* store.parentless(sessionId), opts.minFanIn)
+          if (next === undefined) break
+          const { depth, siblings } = next
+          const groups = Plan.condenseGroups(siblings, opts.minFanIn, opts.maxFanIn)
+          yield* report(ProgressEvent.CondenseStarted({ sessionId, depth, groups: groups.length }))
+          const done = yield* Ref.make(0)
+          yield* Effect.forEach(
+            groups,
+            (children) =>
+              Effect.gen(function*() {
+                const summary = yield* Effect.flatMap(
+                  summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens }),
+                  check
+                )
+                yield* store.insertCondensed({
+                  sessionId,
+                  content: summary.text,
+                  tier: summary.tier,
+                  tokenEstimate: summary.outputTokens,
+                  childIds: children.map((child) => child.id)
+                })
+                yield* Ref.update(written, (x) => x + 1)
+                const counts = yield* countTier(summary.tier)
+                const n = yield* Ref.updateAndGet(done, (x) => x + 1)
+                yield* report(
+                  ProgressEvent.CondensedWritten({ sessionId, depth, done: n, total: groups.length, tiers: counts })
+                )
+              }).pipe(
+                Effect.withSpan("CompactionManager.condense", {
+                  attributes: {
+                    "precis.session_id": sessionId,
+                    "precis.depth": depth,
+                    "precis.children": children.length
+                  }
+                })
+              ),
+            { concurrency: opts.concurrency, discard: true }
+          )
+          condensed += groups.length
+        }
+        return condensed
+      })
+
+      const first = yield* leafPass(opts.freshTailTokens)
+      let condensed = yield* condensation
+      let leaves = first.leaves
+      let turnsCompacted = first.turns
+      // The low-water mark: with a budget, a second pass shrinks the tail to what the summaries leave of it.
+      if (opts.budget !== undefined) {
+        const goal = opts.lowWater * opts.budget
+        const active = yield* context(sessionId)
+        if (active.tokens > goal) {
+          const summaryTokens = active.summaries.reduce((n, s) => n + ActiveContext.summaryTokens(estimator, s), 0)
+          const tailTokens = Math.max(0, Math.floor(goal - summaryTokens))
+          const second = yield* leafPass(Math.min(tailTokens, opts.freshTailTokens ?? tailTokens))
+          if (second.leaves > 0) condensed += yield* condensation
+          leaves += second.leaves
+          turnsCompacted += second.turns
+        }
       }
 
       const stats: CompactionStats = {
-        leafSummariesCreated: chunks.length,
+        leafSummariesCreated: leaves,
         condensedSummariesCreated: condensed,
-        turnsCompacted: evictable.length,
+        turnsCompacted,
         tiersUsed: yield* Ref.get(tiers)
       }
       yield* Effect.annotateCurrentSpan({
@@ -419,10 +493,54 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     Effect.gen(function*() {
       const opts = yield* resolve(overrides)
       const lock = yield* lockFor(sessionId)
-      return yield* lock.withPermits(1)(redo(sessionId, opts))
+      return yield* lock.withPermits(1)(store.withSessionLease(sessionId, redo(sessionId, opts)))
     }).pipe(Effect.withSpan("CompactionManager.redoFallbacks", { attributes: { "precis.session_id": sessionId } }))
 
-  return CompactionManager.of({ shouldCompact, status, compact, redoFallbacks, context })
+
+  // The summarize stage over the DAG: compacts, then keeps the (already condensed) turns left uncovered.
+  const dagStage = (sessionId: string, budget: number, options: CompactionOptions.Options): Condenser.Stage => ({
+    name: "summarize",
+    run: (current, tokens) =>
+      Effect.gen(function*() {
+        const opts = yield* resolve(options, budget)
+        if (tokens <= opts.threshold * budget) return { context: current, counts: {} }
+        const stats = yield* compact(sessionId, options)
+        if (stats.turnsCompacted === 0 && stats.condensedSummariesCreated === 0) return { context: current, counts: {} }
+        const [summaries, uncovered] = yield* Effect.all([store.parentless(sessionId), store.uncoveredTurns(sessionId)])
+        const ids = new Set(uncovered.map((turn) => turn.id))
+        return {
+          context: { summaries, turns: current.turns.filter((turn) => turn.id !== undefined && ids.has(turn.id)) },
+          counts: { summarized: stats.turnsCompacted }
+        }
+      }).pipe(
+        // A stage never fails: a failed compaction leaves the context to the window.
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning("CompactionManager.assemble: compaction failed", error.message), {
+            context: current,
+            counts: {}
+          })
+        )
+      )
+  })
+
+  const assemble: Service["assemble"] = (sessionId, options) =>
+    Effect.gen(function*() {
+      const { compact: mayCompact, compaction, ...condenser } = options
+      const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
+      yield* resolve(overrides, condenser.budget)
+      const active = yield* context(sessionId)
+      const condensed = mayCompact === false
+        ? yield* Condenser.fit(active, condenser)
+        : yield* Condenser.pipeline(Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides)))(
+          active
+        )
+      return { sessionId, ...condensed }
+    }).pipe(
+      Effect.provideService(TokenEstimator.TokenEstimator, estimator),
+      Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })
+    )
+
+  return CompactionManager.of({ shouldCompact, status, compact, redoFallbacks, context, assemble })
 })
 
 /**

@@ -10,6 +10,7 @@ import * as ConfigError from "effect/ConfigError"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type { ProgressEvent } from "./CompactionManager.js"
 
 /**
@@ -18,6 +19,20 @@ import type { ProgressEvent } from "./CompactionManager.js"
 export interface Options {
   /** Newest uncovered turns never summarized. Default 16. */
   readonly freshTailTurns?: number | undefined
+  /**
+   * The fresh tail's most tokens: the tail is the newest `freshTailTurns`
+   * turns, fewer when they hold more (a tool pair stays whole). Default
+   * {@link tailTokensFor} of `budget` when a budget is given, else unbounded.
+   */
+  readonly freshTailTokens?: number | undefined
+  /**
+   * The context budget (tokens) the session is assembled against. When given,
+   * it sets the default `freshTailTokens`, and a compaction brings the active
+   * context down to `lowWater * budget`, not just under the threshold.
+   */
+  readonly budget?: number | undefined
+  /** Fraction of `budget` a compaction aims to leave in the active context. Default 0.5. */
+  readonly lowWater?: number | undefined
   /** Largest chunk of turns per leaf, in estimated tokens. Default 20,000. */
   readonly leafChunkTokens?: number | undefined
   /** Fewest parentless siblings condensed together. Default 4. */
@@ -43,6 +58,10 @@ export interface Options {
  */
 export interface ResolvedOptions {
   readonly freshTailTurns: number
+  /** `undefined`: no token bound. */
+  readonly freshTailTokens: number | undefined
+  readonly budget: number | undefined
+  readonly lowWater: number
   readonly leafChunkTokens: number
   readonly minFanIn: number
   readonly maxFanIn: number
@@ -60,6 +79,7 @@ export interface ResolvedOptions {
  */
 export const defaults = {
   freshTailTurns: 16,
+  lowWater: 0.5,
   leafChunkTokens: 20_000,
   minFanIn: 4,
   maxFanIn: 8,
@@ -68,6 +88,22 @@ export const defaults = {
   leafTargetTokens: Summarizer.defaults.leafTargetTokens,
   condenseTargetTokens: Summarizer.defaults.condenseTargetTokens
 } as const
+
+/**
+ * The default token bound of the fresh tail (and of the part of the context
+ * the condenser's mask stage protects) for a budget: a quarter of it,
+ * clamped to 1,000..32,000 tokens, and never more than the budget.
+ *
+ * @example
+ * ```ts
+ * import { CompactionOptions } from "@precis/compaction"
+ * CompactionOptions.tailTokensFor(32_000) // 8000
+ * CompactionOptions.tailTokensFor(2_000) // 1000
+ * ```
+ * @since 0.1.0
+ */
+export const tailTokensFor = (budget: number): number =>
+  Math.min(Math.floor(budget), Math.max(1_000, Math.min(32_000, Math.floor(budget / 4))))
 
 /**
  * What a problem is about: an option, or the budget given to `shouldCompact`/`status`.
@@ -129,8 +165,10 @@ const integerProblem = (option: keyof Options, value: number, min: number): Arra
 /**
  * Applies the defaults to `options` and checks them: `freshTailTurns >= 0`,
  * `leafChunkTokens`, `concurrency` and the targets `>= 1`, `minFanIn >= 2`,
- * `maxFanIn >= minFanIn` (all integers) and `0 < threshold <= 1`; and, when
- * given, that `budget` is a positive number. Fails with every problem found.
+ * `maxFanIn >= minFanIn` (all integers), `0 < threshold <= 1`,
+ * `0 < lowWater <= 1`, `freshTailTokens >= 0` (an integer, when given); and, when
+ * given (as the `budget` argument or option), that the budget is a positive
+ * number. Fails with every problem found.
  *
  * @example
  * ```ts
@@ -146,8 +184,14 @@ export const resolveOptions = (
   options: Options = {},
   budget?: number
 ): Either.Either<ResolvedOptions, InvalidOptionsError> => {
+  const isBudget = (value: number) => Number.isFinite(value) && value > 0
   const resolved: ResolvedOptions = {
     freshTailTurns: options.freshTailTurns ?? defaults.freshTailTurns,
+    // Only a budget given as an option bounds the tail by default: `status`'s budget argument does not.
+    freshTailTokens: options.freshTailTokens ??
+      (options.budget !== undefined && isBudget(options.budget) ? tailTokensFor(options.budget) : undefined),
+    budget: options.budget,
+    lowWater: options.lowWater ?? defaults.lowWater,
     leafChunkTokens: options.leafChunkTokens ?? defaults.leafChunkTokens,
     minFanIn: options.minFanIn ?? defaults.minFanIn,
     maxFanIn: options.maxFanIn ?? defaults.maxFanIn,
@@ -175,8 +219,15 @@ export const resolveOptions = (
   if (!(resolved.threshold > 0 && resolved.threshold <= 1)) {
     problems.push({ option: "threshold", message: `must be in (0, 1] (got ${resolved.threshold})` })
   }
-  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {
-    problems.push({ option: "budget", message: `must be a positive number (got ${budget})` })
+  if (resolved.freshTailTokens !== undefined) {
+    problems.push(...integerProblem("freshTailTokens", resolved.freshTailTokens, 0))
+  }
+  if (!(resolved.lowWater > 0 && resolved.lowWater <= 1)) {
+    problems.push({ option: "lowWater", message: `must be in (0, 1] (got ${resolved.lowWater})` })
+  }
+  const badBudget = [budget, options.budget].find((value) => value !== undefined && !isBudget(value))
+  if (badBudget !== undefined) {
+    problems.push({ option: "budget", message: `must be a positive number (got ${badBudget})` })
   }
   return problems.length === 0 ? Either.right(resolved) : Either.left(new InvalidOptionsError({ problems }))
 }
@@ -184,6 +235,9 @@ export const resolveOptions = (
 // The environment variable of each option that `config` reads.
 const variables = {
   freshTailTurns: "PRECIS_COMPACTION_FRESH_TAIL_TURNS",
+  freshTailTokens: "PRECIS_COMPACTION_FRESH_TAIL_TOKENS",
+  budget: "PRECIS_COMPACTION_BUDGET",
+  lowWater: "PRECIS_COMPACTION_LOW_WATER",
   leafChunkTokens: "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS",
   minFanIn: "PRECIS_COMPACTION_MIN_FAN_IN",
   maxFanIn: "PRECIS_COMPACTION_MAX_FAN_IN",
@@ -195,14 +249,18 @@ const variables = {
 
 // Where `config` reports a problem: the variable of its option.
 const pathOf = (option: Subject): Array<string> =>
-  option === "budget" || option === "onProgress" ? ["PRECIS_COMPACTION"] : [variables[option]]
+  option === "onProgress" ? ["PRECIS_COMPACTION"] : [variables[option]]
 
-const intConfig = (option: Exclude<keyof typeof variables, "threshold">) =>
+const intConfig = (option: Exclude<keyof typeof defaults, "threshold" | "lowWater">) =>
   Config.integer(variables[option]).pipe(Config.withDefault(defaults[option]))
+
+const optionalConfig = (config: Config.Config<number>) =>
+  Config.option(config).pipe(Config.map(Option.getOrUndefined))
 
 /**
  * {@link Options} read from `Config` and validated with {@link resolveOptions}:
- * `PRECIS_COMPACTION_FRESH_TAIL_TURNS`, `..._LEAF_CHUNK_TOKENS`, `..._MIN_FAN_IN`,
+ * `PRECIS_COMPACTION_FRESH_TAIL_TURNS`, `..._FRESH_TAIL_TOKENS` and `..._BUDGET`
+ * (both unset by default), `..._LOW_WATER`, `..._LEAF_CHUNK_TOKENS`, `..._MIN_FAN_IN`,
  * `..._MAX_FAN_IN`, `..._THRESHOLD`, `..._CONCURRENCY`, `..._LEAF_TARGET_TOKENS`,
  * `..._CONDENSE_TARGET_TOKENS`, each with its default. Each problem is an
  * `InvalidData` error at its variable's path.
@@ -211,6 +269,9 @@ const intConfig = (option: Exclude<keyof typeof variables, "threshold">) =>
  */
 export const config: Config.Config<Options> = Config.all({
   freshTailTurns: intConfig("freshTailTurns"),
+  freshTailTokens: optionalConfig(Config.integer(variables.freshTailTokens)),
+  budget: optionalConfig(Config.number(variables.budget)),
+  lowWater: Config.number(variables.lowWater).pipe(Config.withDefault(defaults.lowWater)),
   leafChunkTokens: intConfig("leafChunkTokens"),
   minFanIn: intConfig("minFanIn"),
   maxFanIn: intConfig("maxFanIn"),

@@ -1,6 +1,6 @@
 /**
  * @precis/compaction: the summary DAG (CompactionManager), its options and
- * active context, the MemoryStore port and its SQLite driver.
+ * active context, the Condenser Pipeline (a context within a budget), the MemoryStore port and its SQLite driver.
  *
  * @since 0.1.0
  */
@@ -13,5 +13,7 @@ export * as SqliteMemoryStore from "./SqliteMemoryStore.js"
 export * as CompactionOptions from "./CompactionOptions.js"
 /** @since 0.1.0 */
 export * as ActiveContext from "./ActiveContext.js"
+/** @since 0.1.0 */
+export * as Condenser from "./Condenser.js"
 /** @since 0.1.0 */
 export * as CompactionManager from "./CompactionManager.js"

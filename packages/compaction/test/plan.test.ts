@@ -1,4 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as Plan from "../src/internal/plan.js"
 
 const turn = (role: string, metadata?: Record<string, unknown>) => (metadata === undefined ? { role } : { role, metadata })
@@ -164,5 +166,33 @@ describe("status", () => {
   it("evictable is everything before the tail", () => {
     expect(Plan.evictable(turns, 2)).toEqual([turns[0]])
     expect(Plan.evictable(turns, 0)).toEqual(turns)
+  })
+})
+
+describe("tailStart with a token bound", () => {
+  const t = (role: string) => ({ role })
+  const tokens = (turn: { readonly role: string }) => (turn.role === "tool" ? 100 : 10)
+  it("keeps the newest turns that fit, never starting on a tool result", () => {
+    const turns = [t("user"), t("assistant"), t("tool"), t("assistant"), t("tool"), t("assistant")]
+    // By turns alone the tail is everything; 115 tokens hold the last two turns, moved later past no result.
+    expect(Plan.tailStart(turns, 16)).toBe(0)
+    expect(Plan.tailStart(turns, 16, { max: 115, tokens })).toBe(4 + 1)
+    expect(Plan.tailStart(turns, 16, { max: 120, tokens })).toBe(3)
+    expect(Plan.tailStart(turns, 16, { max: 0, tokens })).toBe(6)
+    // The turn count still bounds it when it is the smaller tail.
+    expect(Plan.tailStart(turns, 1, { max: 1000, tokens })).toBe(5)
+  })
+})
+
+describe("tailTokensFor", () => {
+  it("is a quarter of the budget clamped to 1,000..32,000, never over the budget", () => {
+    expect(CompactionOptions.tailTokensFor(32_000)).toBe(8_000)
+    expect(CompactionOptions.tailTokensFor(2_000)).toBe(1_000)
+    expect(CompactionOptions.tailTokensFor(500)).toBe(500)
+    expect(CompactionOptions.tailTokensFor(1_000_000)).toBe(32_000)
+    const resolved = CompactionOptions.resolveOptions({ budget: 32_000 })
+    expect(Either.getOrThrow(resolved).freshTailTokens).toBe(8_000)
+    expect(Either.getOrThrow(CompactionOptions.resolveOptions({})).freshTailTokens).toBeUndefined()
+    expect(Either.isLeft(CompactionOptions.resolveOptions({ lowWater: 0 }))).toBe(true)
   })
 })

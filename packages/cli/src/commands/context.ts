@@ -1,13 +1,15 @@
 /**
  * `precis context`: the context an agent would send, the parentless summaries
- * in time order and then the fresh tail.
+ * in time order and then the fresh tail; with `--budget N`, fitted into N
+ * tokens by `Condenser.fit`.
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { ActiveContext, type MemoryStore } from "@precis/compaction"
+import { ActiveContext, Condenser, type MemoryStore } from "@precis/compaction"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { type CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
@@ -21,7 +23,7 @@ export type Failure = CliError | MemoryStore.StoreError
 /** The `context` command. */
 export const command = Command.make(
   "context",
-  { db: Opt.db, session: Opt.storeSession, json: Opt.json, verbose: Opt.verbose },
+  { db: Opt.db, session: Opt.storeSession, budget: Opt.budget, json: Opt.json, verbose: Opt.verbose },
   (args) =>
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
@@ -29,6 +31,23 @@ export const command = Command.make(
       yield* Effect.gen(function*() {
         const sessionId = yield* Session.resolve(args.db, args.session)
         const context = yield* ActiveContext.load(sessionId)
+        if (Option.isSome(args.budget)) {
+          // Read-only: mask, forget and window; summarizing is `compact`'s job.
+          const budget = args.budget.value
+          const fitted = yield* Condenser.fit(context, { budget })
+          if (args.json) {
+            return yield* printJson({
+              session: sessionId,
+              budget,
+              tokens: fitted.tokens,
+              report: fitted.report,
+              summaries: fitted.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
+              turns: fitted.turns.map(Render.contextTurn)
+            })
+          }
+          yield* Console.log(ActiveContext.render(fitted))
+          return yield* Console.error(Render.condenserReport(fitted.report, budget))
+        }
         if (args.json) {
           return yield* printJson({
             session: sessionId,
@@ -49,6 +68,7 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     "Print the context an agent would send: the parentless summaries in time order, then the turns not yet " +
-      "summarized (the fresh tail)."
+      "summarized (the fresh tail). With --budget N, fit it into N tokens (old tool output masked, low-value " +
+      "turns forgotten, then a hard window) and report each stage on stderr (in the JSON with --json)."
   )
 )

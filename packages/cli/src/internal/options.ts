@@ -175,6 +175,14 @@ export const redoFallbacks = Options.boolean("redo-fallbacks").pipe(
   )
 )
 
+/** `--budget N`: the token budget a context is fitted into. */
+export const budget = integer(
+  "budget",
+  1,
+  "fit the context into N tokens with the condenser pipeline (mask, forget, summarize, window) " +
+    "(default: none, the whole active context)"
+)
+
 /** `--json`. */
 export const json = Options.boolean("json").pipe(
   Options.withDescription("print one JSON document on stdout (default: text)")

@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import type { SummaryRecord } from "@precis/core"
+import type { Condenser } from "@precis/compaction"
+import type { ConversationTurn, SummaryRecord } from "@precis/core"
 import { Summary, Transcript } from "@precis/core"
 
 /** A node of `precis show --json`. */
@@ -117,4 +118,29 @@ export const sessionIdFromPath = (path: string): string => {
     name = stripped
   }
   return name.length > 0 ? name : "default"
+}
+
+/** A turn of a `--json` context: `null` for a missing field. */
+export const contextTurn = (turn: ConversationTurn.ConversationTurn) => ({
+  id: turn.id ?? null,
+  role: turn.role,
+  content: turn.content,
+  timestamp: turn.timestamp ?? null
+})
+
+/**
+ * The condenser's report in one line per stage that acted:
+ * `condenser: 52000 -> 7980 tokens (budget 8000)` then
+ * `  mask: 52000 -> 9100 tokens; masked 12, trimmed 1`.
+ */
+export const condenserReport = (report: Condenser.Report, budget: number): string => {
+  const lines = [`condenser: ${report.tokensBefore} -> ${report.tokensAfter} tokens (budget ${budget})`]
+  for (const stage of report.stages) {
+    if (!stage.acted) continue
+    const counts = (["masked", "trimmed", "dropped", "summarized"] as const)
+      .filter((key) => stage[key] > 0)
+      .map((key) => `${key} ${stage[key]}`)
+    lines.push(`  ${stage.stage}: ${stage.tokensBefore} -> ${stage.tokensAfter} tokens; ${counts.join(", ")}`)
+  }
+  return lines.join("\n")
 }

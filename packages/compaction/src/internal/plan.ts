@@ -12,21 +12,45 @@ export interface TurnLike {
   readonly metadata?: { readonly [key: string]: unknown } | undefined
 }
 
+/** A token bound on the fresh tail: its most tokens, and each turn's tokens. */
+export interface TailTokens<A> {
+  readonly max: number
+  readonly tokens: (turn: A) => number
+}
+
 /**
  * The index of the first fresh-tail turn among `turns` (the uncovered turns,
  * oldest first): the last `freshTailTurns` turns, moved earlier while the first
  * tail turn is a tool result, so a result and the call before it stay together
- * in the tail. `turns.length` means an empty tail.
+ * in the tail. With a token bound, the tail is also at most `bound.max` tokens:
+ * the newest turns that fit, moved later past tool results (so again a pair is
+ * never split); the later of the two starts wins. `turns.length` means an
+ * empty tail.
  */
-export const tailStart = (turns: ReadonlyArray<TurnLike>, freshTailTurns: number): number => {
+export const tailStart = <A extends TurnLike>(
+  turns: ReadonlyArray<A>,
+  freshTailTurns: number,
+  bound?: TailTokens<A>
+): number => {
   let start = Math.max(0, turns.length - freshTailTurns)
   while (start > 0 && start < turns.length && ConversationTurn.isToolResult(turns[start]!)) start--
-  return start
+  if (bound === undefined) return start
+  let byTokens = turns.length
+  let total = 0
+  while (byTokens > 0 && total + bound.tokens(turns[byTokens - 1]!) <= bound.max) {
+    total += bound.tokens(turns[byTokens - 1]!)
+    byTokens--
+  }
+  while (byTokens < turns.length && ConversationTurn.isToolResult(turns[byTokens]!)) byTokens++
+  return Math.max(start, byTokens)
 }
 
 /** The uncovered turns a leaf pass summarizes: all of them but the fresh tail (see {@link tailStart}). */
-export const evictable = <A extends TurnLike>(turns: ReadonlyArray<A>, freshTailTurns: number): ReadonlyArray<A> =>
-  turns.slice(0, tailStart(turns, freshTailTurns))
+export const evictable = <A extends TurnLike>(
+  turns: ReadonlyArray<A>,
+  freshTailTurns: number,
+  bound?: TailTokens<A>
+): ReadonlyArray<A> => turns.slice(0, tailStart(turns, freshTailTurns, bound))
 
 /**
  * Greedy chunks, in order: a chunk takes items while its total stays at most
@@ -128,17 +152,18 @@ export const condenseGroups = <A>(siblings: ReadonlyArray<A>, minFanIn: number, 
  * `minFanIn` parentless summaries), so it stops firing once compaction has done
  * all it can.
  */
-export const status = (
+export const status = <A extends TurnLike>(
   active: {
     readonly tokens: number
-    readonly turns: ReadonlyArray<TurnLike>
+    readonly turns: ReadonlyArray<A>
     readonly summaries: ReadonlyArray<{ readonly depth: number }>
   },
   budget: number,
-  options: { readonly threshold: number; readonly freshTailTurns: number; readonly minFanIn: number }
+  options: { readonly threshold: number; readonly freshTailTurns: number; readonly minFanIn: number },
+  bound?: TailTokens<A>
 ) => {
   const limit = options.threshold * budget
-  const evictableTurns = tailStart(active.turns, options.freshTailTurns)
+  const evictableTurns = tailStart(active.turns, options.freshTailTurns, bound)
   const condensable = nextToCondense(active.summaries, options.minFanIn) !== undefined
   return {
     activeTokens: active.tokens,

@@ -1,0 +1,121 @@
+/**
+ * The mask stage: old tool output becomes one line saying what it was.
+ *
+ * @internal
+ */
+import { ConversationTurn, type TokenEstimator } from "@precis/core"
+import { turnTokens } from "../ActiveContext.js"
+import { cutTurn, turnLabel, withContent } from "./turns.js"
+
+/** The mask stage's settings. */
+export interface MaskOptions {
+  /** The newest tokens of the context whose tool output is kept verbatim. */
+  readonly protectTokens: number
+  /** Tool results of at most this many tokens are never masked. */
+  readonly minTokens: number
+}
+
+const str = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined)
+
+const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 3)}...`)
+
+// The argument keys that say what a tool call worked on, most telling first.
+const TARGET_KEYS = ["command", "cmd", "file_path", "filePath", "path", "pattern", "query", "url"] as const
+
+// The call a result answers, as importers record it in the call turn's `metadata.toolCalls`.
+const callOf = (
+  result: ConversationTurn.ConversationTurn,
+  previous: ConversationTurn.ConversationTurn | undefined
+): { readonly name?: string | undefined; readonly target?: string | undefined } => {
+  const calls = previous?.metadata?.toolCalls
+  if (!Array.isArray(calls)) return {}
+  const id = str(result.metadata?.toolCallId) ?? str(result.metadata?.tool_call_id)
+  const call: unknown = calls.find((c: unknown) => typeof c === "object" && c !== null && "id" in c && c.id === id) ??
+    calls[0]
+  if (typeof call !== "object" || call === null) return {}
+  const name = "name" in call ? str(call.name) : undefined
+  let args: unknown = "arguments" in call ? call.arguments : undefined
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args)
+    } catch {
+      args = undefined
+    }
+  }
+  const record = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
+  const target = TARGET_KEYS.map((key) => str(record[key])).find((value) => value !== undefined)
+  return { name, target }
+}
+
+const EXIT = /\b(?:exit(?:ed)?(?: with)?(?: code| status)?|returncode|exit_code)\s*[:=]?\s*(-?\d+)/i
+const ERROR_LINE = /(?:error|exception|traceback)\b|\b(?:fail(?:ed|ure)?|fatal|panic)\b/i
+
+/**
+ * The one line a masked tool result becomes: the tool, what it worked on (a
+ * path or a command), its size, its exit status or first error line, and the
+ * turn to read in full.
+ */
+export const maskLine = (
+  result: ConversationTurn.ConversationTurn,
+  previous: ConversationTurn.ConversationTurn | undefined,
+  label: string,
+  tokens: number
+): string => {
+  const call = callOf(result, previous)
+  const lines = result.content.split("\n")
+  const name = str(result.metadata?.toolName) ?? call.name ?? result.role
+  const echoed = lines[0]?.startsWith("$ ") === true ? lines[0].slice(2) : undefined
+  const target = call.target ?? echoed
+  const exit = EXIT.exec(result.content)?.[1]
+  const error = lines.find((line) => ERROR_LINE.test(line))?.trim()
+  return [
+    `[tool output masked: ${name}${target === undefined ? "" : ` ${clip(target, 120)}`}`,
+    `${result.content.length} chars, ${lines.length} lines, ~${tokens} tokens`,
+    ...(exit === undefined ? [] : [`exit ${exit}`]),
+    ...(error === undefined ? [] : [`first error: ${clip(error, 160)}`]),
+    `full text: turn ${label}]`
+  ].join("; ")
+}
+
+/**
+ * Masks tool output outside the protected part (the newest `protectTokens`
+ * tokens of turns): a result of more than `minTokens` becomes its
+ * {@link maskLine}; the result that straddles the protected part's edge is cut
+ * in its middle down to what is left of it (or masked when that is under
+ * `minTokens`). Other turns and the summaries are untouched.
+ */
+export const mask = (
+  estimator: TokenEstimator.Service,
+  turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
+  options: MaskOptions
+): { readonly turns: Array<ConversationTurn.ConversationTurn>; readonly masked: number; readonly trimmed: number } => {
+  const out = turns.slice()
+  let masked = 0
+  let trimmed = 0
+  let protectedLeft = options.protectTokens
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i]!
+    const tokens = turnTokens(estimator, turn)
+    if (tokens <= protectedLeft) {
+      protectedLeft -= tokens
+      continue
+    }
+    const room = protectedLeft
+    protectedLeft = 0
+    if (!ConversationTurn.isToolResult(turn) || tokens <= options.minTokens) continue
+    const label = turnLabel(turn, i)
+    const cut = room >= options.minTokens ? cutTurn(estimator, turn, label, room) : undefined
+    if (cut !== undefined) {
+      out[i] = cut
+      trimmed++
+      continue
+    }
+    const line = maskLine(turn, turns[i - 1], label, tokens)
+    const replaced = withContent(turn, line)
+    if (turnTokens(estimator, replaced) < tokens) {
+      out[i] = replaced
+      masked++
+    }
+  }
+  return { turns: out, masked, trimmed }
+}

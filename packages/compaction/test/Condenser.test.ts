@@ -1,0 +1,244 @@
+import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { ConversationTurn, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
+import { ScriptedProvider } from "@precis/testing"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as ActiveContext from "../src/ActiveContext.js"
+import * as CompactionManager from "../src/CompactionManager.js"
+import * as Condenser from "../src/Condenser.js"
+import * as Forget from "../src/internal/forget.js"
+import * as MemoryStore from "../src/MemoryStore.js"
+import { managerLayer, requestCount, shortReply } from "./helpers.js"
+
+const estimator = TokenEstimator.approximate
+const turn = (role: string, content: string, id: string, metadata?: Record<string, unknown>) =>
+  ConversationTurn.make({ role, content, id, ...(metadata === undefined ? {} : { metadata }) })
+const call = (id: string, command: string) =>
+  turn("assistant", `Running ${command}.`, id, {
+    toolCalls: [{ id: `call-${id}`, name: "bash", arguments: JSON.stringify({ command }) }]
+  })
+const result = (id: string, callId: string, content: string) =>
+  turn("tool", content, id, { toolCallId: `call-${callId}`, toolName: "bash" })
+const log = (lines: number) =>
+  Array.from({ length: lines }, (_, i) => `  PASS test/case${i}.test.ts (12 tests) ${i}ms`).join("\n")
+const tokensOf = (context: Condenser.Context) => ActiveContext.count(estimator, context)
+
+// Every kept tool result sits right after the turn it followed originally (a pair is never split).
+const pairsWhole = (original: ReadonlyArray<ConversationTurn.ConversationTurn>, kept: Condenser.Context) => {
+  const index = new Map(original.map((t, i) => [t.id, i]))
+  return kept.turns.every((t, k) => {
+    if (!ConversationTurn.isToolResult(t)) return true
+    const i = index.get(t.id)!
+    return i === 0 || (k > 0 && kept.turns[k - 1]!.id === original[i - 1]!.id)
+  })
+}
+
+const session = [
+  turn("user", "Fix the failing totals test in src/totals.ts please.", "u0"),
+  call("a1", "npm test"),
+  result("r1", "a1", `$ npm test\n${log(200)}\nTypeError: cannot read 'label' of undefined\nexit code 1`),
+  turn("assistant", "The discount is undefined for invoices without one.", "a2"),
+  call("a3", "cat src/totals.ts"),
+  result("r3", "a3", log(300)),
+  turn("assistant", "Found it; editing.", "a4")
+]
+
+describe("Condenser", () => {
+  it("stages never fail: `never` in the error channel", () => {
+    expectTypeOf<Effect.Effect.Error<ReturnType<Condenser.Stage["run"]>>>().toEqualTypeOf<never>()
+    expectTypeOf<Effect.Effect.Error<ReturnType<Condenser.Stage<Summarizer.Summarizer>["run"]>>>()
+      .toEqualTypeOf<never>()
+    expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.fit>>>().toEqualTypeOf<never>()
+    expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.condense>>>().toEqualTypeOf<never>()
+  })
+
+  it.effect("mask: an old tool result becomes one line naming tool, command, size, exit, first error and turn", () =>
+    Effect.gen(function*() {
+      const out = yield* Condenser.pipeline([Condenser.mask({ protectTokens: 1000 })])({ summaries: [], turns: session })
+      const line = out.turns[2]!.content
+      expect(line).toContain("[tool output masked: bash npm test;")
+      expect(line).toContain(`${session[2]!.content.length} chars`)
+      expect(line).toContain("exit 1")
+      expect(line).toContain("first error: TypeError: cannot read 'label' of undefined")
+      expect(line).toContain("full text: turn r1]")
+      // The newest result reaches past the protected part: cut in its middle, not masked.
+      expect(out.turns[5]!.content).toMatch(/\[\.\.\. \d+ chars cut; full text: turn r3 \.\.\.\]/)
+      expect(out.turns[5]!.content.startsWith("  PASS test/case0.test.ts")).toBe(true)
+      expect(ActiveContext.turnTokens(estimator, out.turns[5]!)).toBeLessThanOrEqual(1000 - ActiveContext.turnTokens(estimator, session[6]!))
+      // With less than `minTokens` left of the protected part, it is masked instead.
+      const less = yield* Condenser.pipeline([Condenser.mask({ protectTokens: 100 })])({ summaries: [], turns: session })
+      expect(less.turns[5]!.content).toContain("[tool output masked: bash cat src/totals.ts;")
+      // Turns other than tool results, ids and metadata are kept.
+      expect(out.turns.map((t) => t.id)).toEqual(session.map((t) => t.id))
+      expect(out.turns[2]!.metadata).toEqual(session[2]!.metadata)
+      expect(out.turns[0]).toBe(session[0])
+      assert.deepStrictEqual(out.report.stages[0], {
+        stage: "mask",
+        acted: true,
+        tokensBefore: tokensOf({ summaries: [], turns: session }),
+        tokensAfter: out.tokens,
+        masked: 1,
+        trimmed: 1,
+        dropped: 0,
+        summarized: 0
+      })
+    }))
+
+  it.effect("mask: protected and small tool results stay verbatim", () =>
+    Effect.gen(function*() {
+      const small = [turn("user", "hi", "u"), call("a", "ls"), result("r", "a", "a.ts b.ts")]
+      const out = yield* Condenser.pipeline([Condenser.mask({ protectTokens: 0 })])({ summaries: [], turns: small })
+      expect(out.turns).toEqual(small)
+      expect(out.report.stages[0]!.acted).toBe(false)
+      const all = yield* Condenser.pipeline([Condenser.mask({ protectTokens: 1_000_000 })])({ summaries: [], turns: session })
+      expect(all.turns).toEqual(session)
+    }))
+
+  it.effect("forget: drops the lowest-scoring old units until it fits, never the first request nor half a pair", () =>
+    Effect.gen(function*() {
+      const chat = [
+        turn("user", "Please rename the flag.", "u0"),
+        ...Array.from({ length: 30 }, (_, i) => turn("assistant", `thinking step ${i} ${"x".repeat(200)}`, `s${i}`)),
+        call("c", "grep -rn flag"),
+        result("r", "c", `output ${"y".repeat(400)}`),
+        ...Array.from({ length: 4 }, (_, i) => turn("assistant", `recent ${i}`, `n${i}`))
+      ]
+      const before = tokensOf({ summaries: [], turns: chat })
+      const out = yield* Condenser.pipeline([Condenser.forget({ maxTokens: before - 200 })])({ summaries: [], turns: chat })
+      expect(out.tokens).toBeLessThanOrEqual(before - 200)
+      expect(out.turns[0]!.id).toBe("u0")
+      // The oldest (lowest) scores go first, and only as many as needed.
+      expect(out.turns[1]!.id).not.toBe("s0")
+      expect(out.turns.some((t) => t.id === "s29")).toBe(true)
+      expect(out.turns.slice(-4).map((t) => t.id)).toEqual(["n0", "n1", "n2", "n3"])
+      expect(pairsWhole(chat, out)).toBe(true)
+      expect(out.report.stages[0]!.dropped).toBe(chat.length - out.turns.length)
+      // Under the budget: nothing dropped.
+      const fits = yield* Condenser.pipeline([Condenser.forget({ maxTokens: before })])({ summaries: [], turns: chat })
+      expect(fits.turns).toEqual(chat)
+    }))
+
+  it("forget: the seed's score", () => {
+    const options = Condenser.defaults.forget
+    expect(Forget.score(turn("assistant", "ok", "a"), 9, 10, options)).toBe(1)
+    expect(Forget.score(turn("tool", "build output", "t"), 0, 11, options)).toBeCloseTo(1 - 0.5 + 0.2 + 0.1)
+  })
+
+  it.effect("window: a single turn over the budget is cut in its middle with a marker, never over", () =>
+    Effect.gen(function*() {
+      const huge = [turn("user", `Here is the log:\n${log(2000)}`, "u0")]
+      const out = yield* Condenser.pipeline([Condenser.window({ maxTokens: 500 })])({ summaries: [], turns: huge })
+      expect(out.tokens).toBeLessThanOrEqual(500)
+      expect(out.tokens).toBeGreaterThan(450)
+      expect(out.turns[0]!.content).toContain("chars cut; full text: turn u0")
+      expect(out.turns[0]!.content.startsWith("Here is the log:")).toBe(true)
+      expect(out.report.stages[0]!.trimmed).toBe(1)
+    }))
+
+  it.effect("window: keeps the first request and the newest turns, drops the middle, cuts summaries last", () =>
+    Effect.gen(function*() {
+      const summaries = [1, 2].map((i) =>
+        SummaryRecord.make({ id: `s${i}`, depth: 0, content: `summary ${i} ${"z".repeat(4000)}`, tokenEstimate: 1002 })
+      )
+      const out = yield* Condenser.pipeline([Condenser.window({ maxTokens: 1500 })])({ summaries, turns: session })
+      expect(out.tokens).toBeLessThanOrEqual(1500)
+      expect(out.turns[0]!.id).toBe("u0")
+      expect(out.turns[out.turns.length - 1]!.id).toBe("a4")
+      expect(pairsWhole(session, out)).toBe(true)
+      // The middle unit (a call and its long result) goes whole; the newest summary is kept whole,
+      // the older one cut to what is left.
+      expect(out.turns.map((t) => t.id)).toEqual(["u0", "a4"])
+      expect(out.summaries.map((s) => s.id)).toEqual(["s1", "s2"])
+      expect(out.summaries[0]!.content).toContain("chars cut; full text: summary s1")
+      expect(out.summaries[1]).toBe(summaries[1])
+      // Summaries alone over the budget: they are cut too.
+      const tiny = yield* Condenser.pipeline([Condenser.window({ maxTokens: 300 })])({ summaries, turns: [] })
+      expect(tiny.tokens).toBeLessThanOrEqual(300)
+      expect(tiny.summaries[0]!.content).toContain("full text: summary s2")
+    }))
+
+  it.effect("summarize (stateless): older turns become one summary, the newest and the first request stay", () =>
+    Effect.gen(function*() {
+      const out = yield* Condenser.pipeline([Condenser.summarize({ maxTokens: 100, keepRecentTurns: 2 })])({
+        summaries: [],
+        turns: session
+      })
+      expect(out.summaries).toHaveLength(1)
+      expect(out.summaries[0]!.sourceTurnIds).toEqual(["a1", "r1", "a2", "a3", "r3"].slice(0, 3))
+      expect(out.turns.map((t) => t.id)).toEqual(["u0", "a3", "r3", "a4"])
+      expect(out.report.stages[0]!.summarized).toBe(3)
+      expect(yield* requestCount).toBe(1)
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provideMerge(ScriptedProvider.respond(shortReply))))))
+
+  it.effect.prop(
+    "fit and condense: never over the budget, tool pairs whole, whatever the session",
+    {
+      sizes: FastCheck.array(
+        FastCheck.record({
+          kind: FastCheck.constantFrom("user", "assistant", "pair", "orphan"),
+          chars: FastCheck.integer({ min: 0, max: 60_000 })
+        }),
+        { minLength: 0, maxLength: 25 }
+      ),
+      summaries: FastCheck.array(FastCheck.integer({ min: 0, max: 20_000 }), { maxLength: 4 }),
+      budget: FastCheck.integer({ min: 1, max: 40_000 })
+    },
+    ({ budget, sizes, summaries }) =>
+      Effect.gen(function*() {
+        const turns = sizes.flatMap(({ chars, kind }, i) => {
+          const text = "w ".repeat(Math.floor(chars / 2))
+          if (kind === "pair") return [call(`c${i}`, `cat file${i}.ts`), result(`r${i}`, `c${i}`, text)]
+          if (kind === "orphan") return [result(`o${i}`, `none${i}`, text)]
+          return [turn(kind, text, `t${i}`)]
+        })
+        const context = {
+          summaries: summaries.map((chars, i) => SummaryRecord.make({ id: `s${i}`, depth: 0, content: "v".repeat(chars) })),
+          turns
+        }
+        const fitted = yield* Condenser.fit(context, { budget })
+        expect(fitted.tokens).toBeLessThanOrEqual(budget)
+        expect(fitted.tokens).toBe(tokensOf(fitted))
+        expect(pairsWhole(turns, fitted)).toBe(true)
+        const condensed = yield* Condenser.condense(turns, { budget })
+        expect(condensed.tokens).toBeLessThanOrEqual(budget)
+        expect(pairsWhole(turns, condensed)).toBe(true)
+        expect(condensed.report.stages.map((s) => s.stage)).toEqual(["mask", "summarize", "forget", "window"])
+      }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provideMerge(ScriptedProvider.respond(shortReply))))),
+    { fastCheck: { numRuns: 30 }, timeout: 120_000 }
+  )
+
+  it.effect("assemble: within the budget, masking first, compacting only when still over the threshold", () =>
+    Effect.gen(function*() {
+      const store = yield* MemoryStore.MemoryStore
+      const manager = yield* CompactionManager.CompactionManager
+      const many = Array.from({ length: 12 }, (_, i) => [
+        turn("user", `step ${i}: check the build`, `u${i}`),
+        call(`a${i}`, "npm run build"),
+        result(`r${i}`, `a${i}`, log(400))
+      ]).flat()
+      yield* store.appendTurns("s", many)
+      const budget = 4000
+      const masked = yield* manager.assemble("s", { budget })
+      expect(masked.tokens).toBeLessThanOrEqual(budget)
+      expect(masked.report.stages.map((s) => [s.stage, s.acted])).toEqual([
+        ["mask", true],
+        ["forget", false],
+        ["summarize", false],
+        ["window", false]
+      ])
+      expect(yield* requestCount).toBe(0)
+      // A tight budget: the masked context is still over the threshold, so the DAG summarizes.
+      const tight = yield* manager.assemble("s", { budget: 1200 })
+      expect(tight.tokens).toBeLessThanOrEqual(1200)
+      const summarize = tight.report.stages.find((s) => s.stage === "summarize")!
+      expect(summarize.acted).toBe(true)
+      expect(summarize.summarized).toBeGreaterThan(0)
+      expect(tight.summaries.length).toBeGreaterThan(0)
+      // Read-only: compact false never calls the model.
+      const calls = yield* requestCount
+      const readOnly = yield* manager.assemble("s", { budget: 300, compact: false })
+      expect(readOnly.tokens).toBeLessThanOrEqual(300)
+      expect(yield* requestCount).toBe(calls)
+    }).pipe(Effect.provide(managerLayer())))
+})
