@@ -295,7 +295,9 @@ describe("compact, show and context", () => {
       assert.strictEqual(fitted.turns.at(-1).id, "t39")
       const text = yield* runCli(["context", "--db", db, "--budget", String(budget)])
       assert.strictEqual(text.code, 0, text.stderr)
-      expect(text.stderr).toMatch(new RegExp(`^condenser: ${full.tokens} -> ${fitted.tokens} tokens \\(budget ${budget}\\)`))
+      // One line per stage on stderr, each with the CLI's prefix.
+      expect(text.stderr).toMatch(new RegExp(`^precis: condenser: ${full.tokens} -> ${fitted.tokens} tokens \\(budget ${budget}\\)`))
+      expect(text.stderr.split("\n").every((line) => line.startsWith("precis: "))).toBe(true)
       const bad = yield* runCli(["context", "--db", db, "--budget", "0"])
       assert.strictEqual(bad.code, 1)
       expect(bad.stderr).toContain("--budget must be an integer >= 1")

@@ -57,7 +57,7 @@ export const command = Command.make(
           .filter((part) => part.length > 0)
           .join("\n\n")
       )
-      yield* Console.error(Render.condenserReport(condensed.report, budget))
+      yield* Effect.forEach(Render.condenserReport(condensed.report, budget), (line) => Console.error(line), { discard: true })
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

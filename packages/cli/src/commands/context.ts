@@ -46,7 +46,7 @@ export const command = Command.make(
             })
           }
           yield* Console.log(ActiveContext.render(fitted))
-          return yield* Console.error(Render.condenserReport(fitted.report, budget))
+          return yield* Effect.forEach(Render.condenserReport(fitted.report, budget), (line) => Console.error(line), { discard: true })
         }
         if (args.json) {
           return yield* printJson({

@@ -133,14 +133,14 @@ export const contextTurn = (turn: ConversationTurn.ConversationTurn) => ({
  * `condenser: 52000 -> 7980 tokens (budget 8000)` then
  * `  mask: 52000 -> 9100 tokens; masked 12, trimmed 1`.
  */
-export const condenserReport = (report: Condenser.Report, budget: number): string => {
+export const condenserReport = (report: Condenser.Report, budget: number): ReadonlyArray<string> => {
   const lines = [`condenser: ${report.tokensBefore} -> ${report.tokensAfter} tokens (budget ${budget})`]
   for (const stage of report.stages) {
     if (!stage.acted) continue
     const counts = (["masked", "trimmed", "dropped", "summarized"] as const)
       .filter((key) => stage[key] > 0)
       .map((key) => `${key} ${stage[key]}`)
-    lines.push(`  ${stage.stage}: ${stage.tokensBefore} -> ${stage.tokensAfter} tokens; ${counts.join(", ")}`)
+    lines.push(`${stage.stage}: ${stage.tokensBefore} -> ${stage.tokensAfter} tokens; ${counts.join(", ")}`)
   }
-  return lines.join("\n")
+  return lines
 }
