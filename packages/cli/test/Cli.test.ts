@@ -82,7 +82,7 @@ describe("summarize", () => {
   it.live("fails with one line for a file without turns", () =>
     Effect.gen(function*() {
       const result = yield* runCli(["summarize", write(dir, "empty.jsonl", "\n")])
-      assertOneLineFailure(result, /empty\.jsonl: no turns to summarize$/)
+      assertOneLineFailure(result, /^precis: no turns found in \S*empty\.jsonl as auto$/)
     }))
 
   it.live("fails with one line for a missing input file", () =>

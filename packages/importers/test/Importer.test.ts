@@ -17,12 +17,12 @@ const jsonl = (...values: ReadonlyArray<unknown>) => values.map((v) => JSON.stri
 const ok = (text: string, format: Importer.Format, file = "sample") => {
   const result = Importer.parse(text, format, file)
   if (Either.isLeft(result)) assert.fail(result.left.message)
-  return result.right
+  return Importer.allTurns(result.right)
 }
 
 const err = (text: string, format: Importer.Format, file = "sample") => {
   const result = Importer.parse(text, format, file)
-  if (Either.isRight(result)) return assert.fail(`expected an ImportError, got ${result.right.length} turns`)
+  if (Either.isRight(result)) return assert.fail(`expected an ImportError, got ${Importer.allTurns(result.right).length} turns`)
   return result.left
 }
 
@@ -509,16 +509,17 @@ describe("importFile", () => {
   it.effect("streams a JSONL file into the same turns as parse", () =>
     withFile("session.jsonl", claudeSample, (file) =>
       Effect.gen(function*() {
-        const turns = yield* Importer.importFile(file)
-        assert.deepStrictEqual(turns, ok(claudeSample, "claude-code"))
+        const imported = yield* Importer.importFile(file)
+        assert.strictEqual(imported.format, "claude-code")
+        assert.deepStrictEqual(Importer.allTurns(imported), ok(claudeSample, "claude-code"))
         const named = yield* Importer.importFile(file, { format: "claude-code" })
-        assert.deepStrictEqual(named, turns)
+        assert.deepStrictEqual(named, imported)
       })))
 
   it.effect("reads a JSON file whole", () =>
     withFile("run.traj", JSON.stringify(sweAgentTraj, null, 2), (file) =>
       Effect.gen(function*() {
-        const turns = yield* Importer.importFile(file, { format: "auto" })
+        const turns = Importer.allTurns(yield* Importer.importFile(file, { format: "auto" }))
         assert.strictEqual(turns.length, 4)
       })))
 
@@ -581,7 +582,7 @@ describe.skipIf(!existsSync(fixtures))("real transcripts", () => {
     it.effect(`imports ${name} as ${format} with ${count} turns`, () =>
       Effect.gen(function*() {
         const file = path.join(fixtures, name)
-        const turns = yield* Importer.importFile(file)
+        const turns = Importer.allTurns(yield* Importer.importFile(file))
         assert.strictEqual(turns.length, count)
         assert.strictEqual(turns[0]!.metadata!.sourceFormat, format)
         assert.strictEqual(new Set(turns.map((t) => t.id)).size, count)
