@@ -6,23 +6,13 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { stripAnsi } from "../src/internal/console.js"
-import { repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { assertOneLineFailure, repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 const run = (args: ReadonlyArray<string>, options?: Parameters<typeof runCli>[1]) =>
   Effect.runPromise(runCli(args, options))
-
-/** A failure reports one line `precis: ...` on stderr (no stack trace) and exit code 1. */
-const assertOneLineFailure = (result: Result, expected: string | RegExp) => {
-  assert.strictEqual(result.code, 1)
-  const lines = result.stderr.split("\n").filter((l) => l.trim().length > 0)
-  assert.strictEqual(lines.length, 1, `stderr: ${result.stderr}`)
-  expect(lines[0]).toMatch(/^precis: /)
-  expect(lines[0]).toMatch(expected)
-  expect(result.stderr).not.toMatch(/\n\s+at /)
-}
 
 const JSON_NODE_KEYS = [
   "children",

@@ -162,8 +162,9 @@ export interface Conversation {
 
 /**
  * What a file holds: its conversations, in the order they start (none when
- * the file has no turns), and the format it was read as (`"auto"` only when
- * the file was blank, so that there was nothing to detect).
+ * the file has no turns: a blank file, whatever its format, or lines of
+ * another format), and the format it was read as (`"auto"` only when the
+ * file was blank, so that there was nothing to detect).
  *
  * @since 0.1.0
  */
@@ -232,7 +233,8 @@ const toImportError = (file: string, error: unknown): ImportError => {
   throw error
 }
 
-const nothing = (file: string): Imported => ({ file, format: "auto", conversations: [] })
+// A blank file holds no turns, whatever its format (JSON formats would call it invalid JSON).
+const nothing = (file: string, format: Format): Imported => ({ file, format, conversations: [] })
 
 /**
  * Parses a whole transcript held in memory — the pure variant of
@@ -242,7 +244,7 @@ const nothing = (file: string): Imported => ({ file, format: "auto", conversatio
  * @since 0.1.0
  */
 export const parse = (text: string, format: Format, fileName: string): Either.Either<Imported, ImportError> => {
-  if (format === "auto" && isBlank(text)) return Either.right(nothing(fileName))
+  if (isBlank(text)) return Either.right(nothing(fileName, format))
   const concrete = format === "auto" ? Detect.detect(text.slice(0, detectionSampleBytes), fileName) : format
   if (concrete === undefined) return Either.left(undetected(fileName))
   const out = new Sink(concrete)
@@ -286,7 +288,7 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
       Stream.runFold("", (acc, s) => acc + s),
       Effect.mapError(unreadable)
     )
-    if (isBlank(head)) return nothing(path)
+    if (isBlank(head)) return nothing(path, format)
     const detected = Detect.detect(head, path)
     if (detected === undefined) return yield* undetected(path)
     format = detected
@@ -297,6 +299,7 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
   const reader = lineReader(format)
   if (reader === undefined) {
     const text = yield* Effect.mapError(fs.readFileString(path), unreadable)
+    if (isBlank(text)) return nothing(path, format)
     const concrete = format
     yield* Effect.try({ try: () => readWhole(concrete, text, out), catch: (e) => toImportError(path, e) })
     return imported
