@@ -11,20 +11,8 @@ import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Importer from "../src/Importer.js"
+import { err, jsonl, ok } from "./helpers.js"
 
-const jsonl = (...values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join("\n") + "\n"
-
-const ok = (text: string, format: Importer.Format, file = "sample") => {
-  const result = Importer.parse(text, format, file)
-  if (Either.isLeft(result)) assert.fail(result.left.message)
-  return Importer.allTurns(result.right)
-}
-
-const err = (text: string, format: Importer.Format, file = "sample") => {
-  const result = Importer.parse(text, format, file)
-  if (Either.isRight(result)) return assert.fail(`expected an ImportError, got ${Importer.allTurns(result.right).length} turns`)
-  return result.left
-}
 
 // ---------------------------------------------------------------------------- samples
 
@@ -489,8 +477,11 @@ describe("detect", () => {
     expect(e.message).toMatch(/^notes\.txt:1: cannot detect the transcript format/)
   })
 
-  it("imports nothing from a blank file", () => {
+  it("imports nothing from a blank file, whatever the format", () => {
     assert.deepStrictEqual(ok("\n  \n", "auto"), [])
+    for (const format of Importer.formats) {
+      assert.deepStrictEqual(Importer.parse("\uFEFF \n", format, "blank"), Either.right({ file: "blank", format, conversations: [] }))
+    }
   })
 })
 
