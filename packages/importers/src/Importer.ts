@@ -12,13 +12,15 @@
  * - `openhands`: an OpenHands event array (state changes and empty
  *   observations skipped, see below);
  * - `oasst`: OpenAssistant message trees, JSONL, one linear conversation per
- *   tree following the rank-0 reply;
+ *   tree following the rank-0 reply — each tree a {@link Conversation} of its
+ *   own, so a session of its own ({@link sessionId});
  * - `auto`: detected from the content (first non-blank character, first line's
  *   or first element's keys), the file name only breaking ties.
  *
  * Every turn has a stable `id` (the source's own id where it is unique, else
- * `<format>:<index>-<hash>`), so importing a file twice adds nothing to a store
- * that dedupes by id; `metadata.sourceFormat` names the format, and tool calls
+ * `<format>:<index>-<hash>`, the hash over the whole content), so importing a
+ * file twice adds nothing to a store that dedupes by id; a repeated id with a
+ * different role or content is an error. `metadata.sourceFormat` names the format, and tool calls
  * and results carry `toolCalls` / `toolCallId` / `toolName`. A turn has a
  * `sessionId` only when its source names one (a precis line's `sessionId`, a
  * Claude Code line's `sessionId`, an OpenAssistant tree id); the session the
@@ -34,7 +36,10 @@
  * actions, which are controller bookkeeping (18 events of a typical run give 10 turns).
  *
  * Bad input fails with an {@link ImportError} `FILE:LINE: reason` and no turns
- * at all.
+ * at all. Whatever the format, a role must be a short word
+ * (`ConversationTurn.isRole`), a timestamp an ISO-8601 date or date-time, and
+ * metadata may nest at most 32 levels. Each turn comes with its line
+ * ({@link Conversation}), so that a turn a store refuses can be reported at it.
  *
  * @since 0.1.0
  */
