@@ -35,7 +35,7 @@ export interface Conversation {
 }
 
 /** How deep metadata may nest (the metadata object itself is level 1). */
-export const MAX_METADATA_DEPTH = 32
+const MAX_METADATA_DEPTH = 32
 
 // Whether `value` nests deeper than `limit` levels of objects and arrays; stops
 // looking at the limit, so absurd nesting costs nothing and overflows no stack.
