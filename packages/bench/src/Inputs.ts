@@ -72,7 +72,7 @@ export const load = (file: string): Input => {
   const text = fs.readFileSync(file, "utf8")
   const parsed = Importer.parse(text, "auto", file)
   if (Either.isLeft(parsed)) throw new Error(parsed.left.message)
-  return { name: path.basename(file), file, bytes: Buffer.byteLength(text), turns: parsed.right }
+  return { name: path.basename(file), file, bytes: Buffer.byteLength(text), turns: Importer.allTurns(parsed.right) }
 }
 
 /**

@@ -83,7 +83,7 @@ export const measureOne = async (source: Source): Promise<Result> => {
       const store = yield* MemoryStore.MemoryStore
       const manager = yield* CompactionManager.CompactionManager
       const t0 = performance.now()
-      const turns = yield* Importer.importFile(file)
+      const turns = Importer.allTurns(yield* Importer.importFile(file))
       const t1 = performance.now()
       yield* store.appendTurns("bench", turns)
       const t2 = performance.now()

@@ -9,23 +9,13 @@ import { afterAll, beforeAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
 import { stripAnsi } from "../src/internal/console.js"
 import { budgetDefaults } from "../src/internal/options.js"
-import { repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { assertOneLineFailure, repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 const run = (args: ReadonlyArray<string>, options?: Parameters<typeof runCli>[1]) =>
   Effect.runPromise(runCli(args, options))
-
-/** A failure reports one line `precis: ...` on stderr (no stack trace) and exit code 1. */
-const assertOneLineFailure = (result: Result, expected: string | RegExp) => {
-  assert.strictEqual(result.code, 1)
-  const lines = result.stderr.split("\n").filter((l) => l.trim().length > 0)
-  assert.strictEqual(lines.length, 1, `stderr: ${result.stderr}`)
-  expect(lines[0]).toMatch(/^precis: /)
-  expect(lines[0]).toMatch(expected)
-  expect(result.stderr).not.toMatch(/\n\s+at /)
-}
 
 const JSON_NODE_KEYS = [
   "children",
@@ -85,7 +75,7 @@ describe("summarize", () => {
   it.live("fails with one line for a file without turns", () =>
     Effect.gen(function*() {
       const result = yield* runCli(["summarize", write(dir, "empty.jsonl", "\n")])
-      assertOneLineFailure(result, /empty\.jsonl: no turns to summarize$/)
+      assertOneLineFailure(result, /^precis: no turns found in \S*empty\.jsonl as auto$/)
     }))
 
   it.live("fails with one line for a missing input file", () =>

@@ -108,19 +108,53 @@ export class StoreError extends Data.TaggedError("StoreError")<{
 }
 
 /**
+ * A turn to append has the `id` of a turn already in the session (or of an
+ * earlier turn of the same append) but a different role or content. Skipping
+ * it, as an identical repeat is skipped, would lose it silently.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "@precis/compaction"
+ * new MemoryStore.TurnConflictError({ sessionId: "s", turnId: "t7", field: "content" }).message
+ * // 'turn "t7" is already in session s with a different content'
+ * ```
+ * @since 0.1.0
+ */
+export class TurnConflictError extends Data.TaggedError("TurnConflictError")<{
+  readonly sessionId: string
+  readonly turnId: string
+  /** What differs: the role, or (with the same role) the content. */
+  readonly field: "role" | "content"
+}> {
+  /** @since 0.1.0 */
+  override get message(): string {
+    return `turn ${JSON.stringify(this.turnId)} is already in session ${this.sessionId} with a different ${this.field}`
+  }
+}
+
+/**
  * @since 0.1.0
  */
 export interface Service {
   /**
    * Appends turns to a session (created on first use), in order. Idempotent: a
-   * turn whose `id` already exists in the session is skipped (as is a repeated
-   * id within `turns`). Turns without an `id` get a generated one. Returns the
-   * turns actually added, with their ids and seqs. One transaction.
+   * turn whose `id` already exists in the session with the same role and
+   * content is skipped (as is an identical repeat within `turns`); a same-id
+   * turn with a different role or content fails the whole append with a
+   * {@link TurnConflictError}, writing nothing. Turns without an `id` get a
+   * generated one. Returns the turns actually added, with their ids and seqs.
+   * One transaction.
    */
   readonly appendTurns: (
     sessionId: string,
     turns: Iterable<ConversationTurn.ConversationTurn>
-  ) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
+  ) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError | TurnConflictError>
+  /**
+   * Runs `self` in one transaction: every store write inside it (several
+   * `appendTurns`, say) is committed together, or none is when `self` fails.
+   * Writes inside it that are transactions of their own nest within it.
+   */
+  readonly withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   /** A session's turns in seq order, optionally within a seq range. */
   readonly turns: (sessionId: string, range?: SeqRange) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** The turns no leaf summary covers yet, in seq order. */

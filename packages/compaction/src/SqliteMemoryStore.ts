@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -31,7 +31,7 @@ import * as Rows from "./internal/rows.js"
 import { migrate, requireUsable } from "./internal/schema.js"
 import { invalidInput, storeError } from "./internal/storeError.js"
 import { immediate } from "./internal/transaction.js"
-import { MemoryStore, type Service, type SessionInfo, StoreError, StoredTurn } from "./MemoryStore.js"
+import { MemoryStore, type Service, type SessionInfo, StoreError, StoredTurn, TurnConflictError } from "./MemoryStore.js"
 
 // Rows per multi-row INSERT: bound parameters stay far below SQLite's limit.
 const BATCH = 200
@@ -43,6 +43,8 @@ const batches = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
 }
 
 // Runs a query and decodes its rows with `schema`, as `SqlSchema.findAll` does.
+const isSqlError = (u: unknown): u is SqlError => u instanceof SqlError
+
 const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))
   return <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.flatMap(query, decode)
@@ -64,7 +66,7 @@ const childRows = decodeAll(
     "last_seq"
   )
 )
-const idRows = decodeAll(Schema.Struct({ id: Schema.String }))
+const sameIdRows = decodeAll(Rows.TurnRow.pick("id", "role", "content"))
 const nextSeqRows = decodeAll(Schema.Struct({ next: Schema.Int }))
 
 // A summary about to be written, once its sources are checked: its row but for
@@ -184,20 +186,32 @@ export const makeWith = (
           const last = yield* nextSeqRows(sql`SELECT coalesce(max(seq) + 1, 0) AS next
             FROM turns WHERE session_id = ${sessionId}`)
           const next = last[0]?.next ?? 0
-          // Ids already in the session: none in a new one; a lookup of the incoming
-          // ids for a small append (an agent's turn); all of them for an import.
+          // The turns of the session with an incoming id (none in a new session), to
+          // skip identical repeats and refuse conflicting ones. The ids go in as one
+          // JSON array: one statement text whatever their number.
           const ids = incoming.flatMap((t) => (t.id === undefined ? [] : [t.id]))
           const existing = next === 0 || ids.length === 0
             ? []
-            : ids.length <= BATCH
-            ? yield* idRows(sql`SELECT id FROM turns WHERE session_id = ${sessionId} AND ${sql.in("id", ids)}`)
-            : yield* idRows(sql`SELECT id FROM turns WHERE session_id = ${sessionId}`)
-          const seen = new Set(existing.map((row) => row.id))
+            : yield* sameIdRows(sql.unsafe(
+              `SELECT t.id, t.role, t.content FROM turns t JOIN json_each(?) j ON t.id = j.value WHERE t.session_id = ?`,
+              [JSON.stringify(ids), sessionId]
+            ))
+          const known = new Map<string, { readonly role: string; readonly content: string }>(
+            existing.map((row) => [row.id, row])
+          )
           const added: Array<StoredTurn> = []
           for (const turn of incoming) {
             const id = turn.id ?? randomUUID()
-            if (seen.has(id)) continue
-            seen.add(id)
+            const prior = known.get(id)
+            if (prior !== undefined) {
+              if (prior.role === turn.role && prior.content === turn.content) continue
+              return yield* new TurnConflictError({
+                sessionId,
+                turnId: id,
+                field: prior.role === turn.role ? "content" : "role"
+              })
+            }
+            known.set(id, turn)
             added.push(new StoredTurn({ ...turn, id, sessionId, seq: next + added.length }, true))
           }
           const rows = yield* Effect.try({
@@ -216,7 +230,14 @@ export const makeWith = (
           yield* insertRows("turns", ["id", "session_id", "seq", "role", "content", "timestamp", "metadata"], rows)
           return added
         }).pipe(transaction)
-      }).pipe(Effect.mapError(error("appendTurns")))
+      }).pipe(
+        Effect.mapError((failure) => (failure._tag === "TurnConflictError" ? failure : error("appendTurns")(failure)))
+      )
+
+    const withTransaction: Service["withTransaction"] = (self) =>
+      transaction(self).pipe(
+        Effect.catchIf(isSqlError, (failure) => Effect.fail(error("withTransaction")(failure)))
+      )
 
     const turns: Service["turns"] = (sessionId, range = {}) =>
       selectTurns(
@@ -406,6 +427,7 @@ export const makeWith = (
 
     return MemoryStore.of({
       withSessionLease,
+      withTransaction,
       appendTurns,
       turns,
       uncoveredTurns,

@@ -37,7 +37,7 @@ describe("MemoryStore", () => {
         expect(added.map((t) => [t.id, t.seq])).toEqual([["t0", 0], ["t1", 1], ["t2", 2], [added[3]!.id, 3]])
         expect(added[3]!.id.length).toBeGreaterThan(0)
 
-        const again = yield* store.appendTurns("append", [...Fixtures.conversation(5), Fixtures.turn("user", "x", { id: "t9" }), Fixtures.turn("user", "dup", { id: "t9" })])
+        const again = yield* store.appendTurns("append", [...Fixtures.conversation(5), Fixtures.turn("user", "x", { id: "t9" }), Fixtures.turn("user", "x", { id: "t9" })])
         expect(again.map((t) => [t.id, t.seq])).toEqual([["t3", 4], ["t4", 5], ["t9", 6]])
         expect(yield* store.appendTurns("append", Fixtures.conversation(5))).toEqual([])
         // An import larger than one lookup batch: re-running it adds nothing either.
@@ -74,6 +74,63 @@ describe("MemoryStore", () => {
         )
         expect(error.message).toMatch(/^MemoryStore\.appendTurns: metadata is not JSON: /)
         expect(yield* store.turns("bad-meta")).toEqual([])
+      }))
+
+    it.effect("refuses a turn whose id is stored with another role or content, writing nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("conflict", Fixtures.conversation(3))
+        const stored = yield* store.turns("conflict")
+        const changed = yield* Effect.flip(
+          store.appendTurns("conflict", [Fixtures.turn("user", "new", { id: "n1" }), Fixtures.turn("user", "edited", { id: "t0" })])
+        )
+        assert.strictEqual(changed._tag, "TurnConflictError")
+        expect({ ...changed }).toEqual({ _tag: "TurnConflictError", sessionId: "conflict", turnId: "t0", field: "content" })
+        expect(changed.message).toBe(`turn "t0" is already in session conflict with a different content`)
+        const role = yield* Effect.flip(store.appendTurns("conflict", [Fixtures.turn("assistant", stored[0]!.content, { id: "t0" })]))
+        expect({ ...role }).toEqual({ _tag: "TurnConflictError", sessionId: "conflict", turnId: "t0", field: "role" })
+        expect(yield* store.turns("conflict")).toEqual(stored)
+        // An identical repeat is still skipped.
+        expect(yield* store.appendTurns("conflict", [stored[0]!, Fixtures.turn("user", "new", { id: "n1" })])).toHaveLength(1)
+      }))
+
+    it.effect("refuses a repeated id with other content within one append, and creates no session", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const error = yield* Effect.flip(
+          store.appendTurns("conflict-new", [Fixtures.turn("user", "a", { id: "x" }), Fixtures.turn("user", "b", { id: "x" })])
+        )
+        expect({ ...error }).toEqual({ _tag: "TurnConflictError", sessionId: "conflict-new", turnId: "x", field: "content" })
+        expect((yield* store.sessions).map((s) => s.id)).not.toContain("conflict-new")
+      }))
+
+    it.effect("finds a conflict among more ids than one statement's parameters could hold", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("conflict-big", Fixtures.conversation(1100))
+        const turns = [...Fixtures.conversation(1100)]
+        turns[1034] = Fixtures.turn("user", "not what was stored", { id: "t1034" })
+        const error = yield* Effect.flip(store.appendTurns("conflict-big", turns))
+        assert.strictEqual(error._tag === "TurnConflictError" && error.turnId, "t1034")
+      }))
+
+    it.effect("withTransaction commits several appends together, or none when one fails", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("tx-b", [Fixtures.turn("user", "kept", { id: "b0" })])
+        const error = yield* Effect.flip(store.withTransaction(Effect.zipRight(
+          store.appendTurns("tx-a", Fixtures.conversation(3)),
+          store.appendTurns("tx-b", [Fixtures.turn("user", "changed", { id: "b0" })])
+        )))
+        assert.strictEqual(error._tag, "TurnConflictError")
+        expect(yield* store.turns("tx-a")).toEqual([])
+        expect((yield* store.sessions).map((s) => s.id)).not.toContain("tx-a")
+        yield* store.withTransaction(Effect.zipRight(
+          store.appendTurns("tx-a", Fixtures.conversation(3)),
+          store.appendTurns("tx-b", [Fixtures.turn("user", "more", { id: "b1" })])
+        ))
+        expect((yield* store.turns("tx-a")).map((t) => t.id)).toEqual(["t0", "t1", "t2"])
+        expect((yield* store.turns("tx-b")).map((t) => t.id)).toEqual(["b0", "b1"])
       }))
 
     it.effect("keeps turn ids per session", () =>

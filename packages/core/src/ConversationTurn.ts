@@ -5,9 +5,39 @@
  */
 import * as Schema from "effect/Schema"
 
+const ROLE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/
+
 /**
- * A conversation turn. `timestamp` is an ISO-8601 string; only its first 19
- * characters (`YYYY-MM-DDTHH:MM:SS`) are shown to the model.
+ * A turn's role: a short word — a letter, then up to 31 letters, digits, `_`
+ * or `-` (`user`, `assistant`, `tool`, `tool_result`, ...). Roles are printed
+ * into prompts (`[time] role: content`), so a role can hold no space, newline
+ * or punctuation that could forge a turn line or a fence.
+ *
+ * @since 0.1.0
+ */
+export const Role = Schema.String.pipe(
+  Schema.pattern(ROLE, {
+    message: () => "a role must be a short word: a letter, then up to 31 letters, digits, _ or -"
+  })
+)
+
+/**
+ * Whether `role` is a valid {@link Role}.
+ *
+ * @example
+ * ```ts
+ * import { ConversationTurn } from "@precis/core"
+ * ConversationTurn.isRole("tool_result") // true
+ * ConversationTurn.isRole("user\n[?] system") // false
+ * ```
+ * @since 0.1.0
+ */
+export const isRole = (role: string): boolean => ROLE.test(role)
+
+/**
+ * A conversation turn. `role` is a {@link Role}; `timestamp` is an ISO-8601
+ * string; only its first 19 characters (`YYYY-MM-DDTHH:MM:SS`) are shown to
+ * the model.
  *
  * @example
  * ```ts
@@ -17,7 +47,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  */
 export class ConversationTurn extends Schema.Class<ConversationTurn>("@precis/core/ConversationTurn")({
-  role: Schema.String,
+  role: Role,
   content: Schema.String,
   id: Schema.optional(Schema.String),
   sessionId: Schema.optional(Schema.String),

@@ -12,13 +12,15 @@
  * - `openhands`: an OpenHands event array (state changes and empty
  *   observations skipped, see below);
  * - `oasst`: OpenAssistant message trees, JSONL, one linear conversation per
- *   tree following the rank-0 reply;
+ *   tree following the rank-0 reply — each tree a {@link Conversation} of its
+ *   own, so a session of its own ({@link sessionId});
  * - `auto`: detected from the content (first non-blank character, first line's
  *   or first element's keys), the file name only breaking ties.
  *
  * Every turn has a stable `id` (the source's own id where it is unique, else
- * `<format>:<index>-<hash>`), so importing a file twice adds nothing to a store
- * that dedupes by id; `metadata.sourceFormat` names the format, and tool calls
+ * `<format>:<index>-<hash>`, the hash over the whole content), so importing a
+ * file twice adds nothing to a store that dedupes by id; a repeated id with a
+ * different role or content is an error. `metadata.sourceFormat` names the format, and tool calls
  * and results carry `toolCalls` / `toolCallId` / `toolName`. A turn has a
  * `sessionId` only when its source names one (a precis line's `sessionId`, a
  * Claude Code line's `sessionId`, an OpenAssistant tree id); the session the
@@ -34,7 +36,10 @@
  * actions, which are controller bookkeeping (18 events of a typical run give 10 turns).
  *
  * Bad input fails with an {@link ImportError} `FILE:LINE: reason` and no turns
- * at all.
+ * at all. Whatever the format, a role must be a short word
+ * (`ConversationTurn.isRole`), a timestamp an ISO-8601 date or date-time, and
+ * metadata may nest at most 32 levels. Each turn comes with its line
+ * ({@link Conversation}), so that a turn a store refuses can be reported at it.
  *
  * @since 0.1.0
  */
@@ -47,7 +52,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeCode from "./internal/claudeCode.js"
-import { type Context, LineFailure, type Sink, type SourceFormat } from "./internal/common.js"
+import { LineFailure, Sink, type SourceFormat } from "./internal/common.js"
 import * as Detect from "./internal/detect.js"
 import { type LineReader, readLines } from "./internal/jsonl.js"
 import * as Oasst from "./internal/oasst.js"
@@ -142,21 +147,87 @@ const undetected = (file: string): ImportError =>
 export const detect = (sample: string, fileName?: string): Option.Option<ConcreteFormat> =>
   Option.fromNullable(Detect.detect(sample, fileName))
 
-const lineReader = (format: ConcreteFormat, context: Context): LineReader | undefined =>
+/**
+ * One conversation of a file: its turns, in order, and the 1-based line of
+ * the file each comes from (`lines[i]` is the line of `turns[i]`).
+ *
+ * @since 0.1.0
+ */
+export interface Conversation {
+  /**
+   * What tells this conversation apart from the file's others, for formats
+   * that hold several (`oasst`: the tree's `message_tree_id`, else its 1-based
+   * position among the trees); `undefined` for a file of one conversation.
+   * See {@link sessionId}.
+   */
+  readonly suffix: string | undefined
+  readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+  readonly lines: ReadonlyArray<number>
+}
+
+/**
+ * What a file holds: its conversations, in the order they start (none when
+ * the file has no turns: a blank file, whatever its format, or lines of
+ * another format), and the format it was read as (`"auto"` only when the
+ * file was blank, so that there was nothing to detect).
+ *
+ * @since 0.1.0
+ */
+export interface Imported {
+  readonly file: string
+  readonly format: Format
+  readonly conversations: ReadonlyArray<Conversation>
+}
+
+/**
+ * The session a conversation goes to, given the session (or prefix) the
+ * caller chose: `prefix` itself for a file of one conversation, else
+ * `prefix-suffix` (so the trees of `trees.jsonl` go to `trees-<tree id>`).
+ *
+ * @example
+ * ```ts
+ * import { Importer } from "@precis/importers"
+ * Importer.sessionId("trees", { suffix: "6ab2", turns: [], lines: [] }) // "trees-6ab2"
+ * ```
+ * @since 0.1.0
+ */
+export const sessionId = (prefix: string, conversation: Conversation): string =>
+  conversation.suffix === undefined ? prefix : `${prefix}-${conversation.suffix}`
+
+/**
+ * The line of the first turn with id `turnId` in a conversation, if it has one
+ * — to name the line of a turn a store refused (`MemoryStore.TurnConflictError`).
+ *
+ * @since 0.1.0
+ */
+export const lineOf = (conversation: Conversation, turnId: string): Option.Option<number> => {
+  const index = conversation.turns.findIndex((turn) => turn.id === turnId)
+  return index === -1 ? Option.none() : Option.fromNullable(conversation.lines[index])
+}
+
+/**
+ * Every turn of a file, its conversations one after the other.
+ *
+ * @since 0.1.0
+ */
+export const allTurns = (imported: Imported): ReadonlyArray<ConversationTurn.ConversationTurn> =>
+  imported.conversations.flatMap((conversation) => conversation.turns)
+
+const lineReader = (format: ConcreteFormat): LineReader | undefined =>
   format === "precis"
-    ? Precis.reader(context)
+    ? Precis.reader()
     : format === "claude-code"
-    ? ClaudeCode.reader(context)
+    ? ClaudeCode.reader()
     : format === "oasst"
-    ? Oasst.reader(context)
+    ? Oasst.reader()
     : undefined
 
-const readWhole = (format: ConcreteFormat, text: string, context: Context, out: Sink): void => {
-  const reader = lineReader(format, context)
+const readWhole = (format: ConcreteFormat, text: string, out: Sink): void => {
+  const reader = lineReader(format)
   if (reader !== undefined) return readLines(reader, text, out)
-  if (format === "openai") return OpenAi.read(text, context, out)
-  if (format === "swe-agent") return SweAgent.read(text, context, out)
-  return OpenHands.read(text, context, out)
+  if (format === "openai") return OpenAi.read(text, out)
+  if (format === "swe-agent") return SweAgent.read(text, out)
+  return OpenHands.read(text, out)
 }
 
 const isBlank = (text: string): boolean => /^\uFEFF?\s*$/.test(text)
@@ -167,6 +238,9 @@ const toImportError = (file: string, error: unknown): ImportError => {
   throw error
 }
 
+// A blank file holds no turns, whatever its format (JSON formats would call it invalid JSON).
+const nothing = (file: string, format: Format): Imported => ({ file, format, conversations: [] })
+
 /**
  * Parses a whole transcript held in memory — the pure variant of
  * {@link importFile}, for tests and benchmarks. `fileName` only names the
@@ -174,34 +248,34 @@ const toImportError = (file: string, error: unknown): ImportError => {
  *
  * @since 0.1.0
  */
-export const parse = (
-  text: string,
-  format: Format,
-  fileName: string
-): Either.Either<ReadonlyArray<ConversationTurn.ConversationTurn>, ImportError> => {
-  if (format === "auto" && isBlank(text)) return Either.right([])
+export const parse = (text: string, format: Format, fileName: string): Either.Either<Imported, ImportError> => {
+  if (isBlank(text)) return Either.right(nothing(fileName, format))
   const concrete = format === "auto" ? Detect.detect(text.slice(0, detectionSampleBytes), fileName) : format
   if (concrete === undefined) return Either.left(undetected(fileName))
-  const out: Sink = []
+  const out = new Sink(concrete)
   try {
-    readWhole(concrete, text, { format: concrete }, out)
+    readWhole(concrete, text, out)
   } catch (error) {
     return Either.left(toImportError(fileName, error))
   }
-  return Either.right(out)
+  return Either.right({ file: fileName, format: concrete, conversations: out.conversations })
 }
 
 /**
- * Reads a transcript file into turns through `FileSystem`. JSONL formats
- * stream line by line; JSON formats are read whole. All or nothing: on any
- * bad line the effect fails with an {@link ImportError} and no turns.
+ * Reads a transcript file into its conversations through `FileSystem`. JSONL
+ * formats stream line by line; JSON formats are read whole. All or nothing:
+ * on any bad line the effect fails with an {@link ImportError} and no turns.
+ * Every turn is checked whatever the format: its role is a short word
+ * (`ConversationTurn.isRole`), its timestamp an ISO-8601 date-time, its
+ * metadata nests at most 32 levels, and a turn whose id repeats an earlier one
+ * of its conversation has the same role and content.
  *
  * @example
  * ```ts
  * import { NodeFileSystem } from "@effect/platform-node"
  * import { Effect } from "effect"
  * import { Importer } from "@precis/importers"
- * const turns = Importer.importFile("session.jsonl", { format: "auto" }).pipe(Effect.provide(NodeFileSystem.layer))
+ * const imported = Importer.importFile("session.jsonl", { format: "auto" }).pipe(Effect.provide(NodeFileSystem.layer))
  * ```
  * @since 0.1.0
  */
@@ -219,20 +293,21 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
       Stream.runFold("", (acc, s) => acc + s),
       Effect.mapError(unreadable)
     )
-    if (isBlank(head)) return [] as ReadonlyArray<ConversationTurn.ConversationTurn>
+    if (isBlank(head)) return nothing(path, format)
     const detected = Detect.detect(head, path)
     if (detected === undefined) return yield* undetected(path)
     format = detected
   }
   yield* Effect.annotateCurrentSpan({ "precis.import.format": format })
-  const context: Context = { format }
-  const out: Sink = []
-  const reader = lineReader(format, context)
+  const out = new Sink(format)
+  const imported: Imported = { file: path, format, conversations: out.conversations }
+  const reader = lineReader(format)
   if (reader === undefined) {
     const text = yield* Effect.mapError(fs.readFileString(path), unreadable)
+    if (isBlank(text)) return nothing(path, format)
     const concrete = format
-    yield* Effect.try({ try: () => readWhole(concrete, text, context, out), catch: (e) => toImportError(path, e) })
-    return out as ReadonlyArray<ConversationTurn.ConversationTurn>
+    yield* Effect.try({ try: () => readWhole(concrete, text, out), catch: (e) => toImportError(path, e) })
+    return imported
   }
   let line = 0
   yield* fs.stream(path).pipe(
@@ -248,5 +323,5 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
       })
     )
   )
-  return out as ReadonlyArray<ConversationTurn.ConversationTurn>
+  return imported
 })

@@ -11,20 +11,8 @@ import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Importer from "../src/Importer.js"
+import { err, jsonl, ok } from "./helpers.js"
 
-const jsonl = (...values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join("\n") + "\n"
-
-const ok = (text: string, format: Importer.Format, file = "sample") => {
-  const result = Importer.parse(text, format, file)
-  if (Either.isLeft(result)) assert.fail(result.left.message)
-  return result.right
-}
-
-const err = (text: string, format: Importer.Format, file = "sample") => {
-  const result = Importer.parse(text, format, file)
-  if (Either.isRight(result)) return assert.fail(`expected an ImportError, got ${result.right.length} turns`)
-  return result.left
-}
 
 // ---------------------------------------------------------------------------- samples
 
@@ -489,8 +477,11 @@ describe("detect", () => {
     expect(e.message).toMatch(/^notes\.txt:1: cannot detect the transcript format/)
   })
 
-  it("imports nothing from a blank file", () => {
+  it("imports nothing from a blank file, whatever the format", () => {
     assert.deepStrictEqual(ok("\n  \n", "auto"), [])
+    for (const format of Importer.formats) {
+      assert.deepStrictEqual(Importer.parse("\uFEFF \n", format, "blank"), Either.right({ file: "blank", format, conversations: [] }))
+    }
   })
 })
 
@@ -509,16 +500,17 @@ describe("importFile", () => {
   it.effect("streams a JSONL file into the same turns as parse", () =>
     withFile("session.jsonl", claudeSample, (file) =>
       Effect.gen(function*() {
-        const turns = yield* Importer.importFile(file)
-        assert.deepStrictEqual(turns, ok(claudeSample, "claude-code"))
+        const imported = yield* Importer.importFile(file)
+        assert.strictEqual(imported.format, "claude-code")
+        assert.deepStrictEqual(Importer.allTurns(imported), ok(claudeSample, "claude-code"))
         const named = yield* Importer.importFile(file, { format: "claude-code" })
-        assert.deepStrictEqual(named, turns)
+        assert.deepStrictEqual(named, imported)
       })))
 
   it.effect("reads a JSON file whole", () =>
     withFile("run.traj", JSON.stringify(sweAgentTraj, null, 2), (file) =>
       Effect.gen(function*() {
-        const turns = yield* Importer.importFile(file, { format: "auto" })
+        const turns = Importer.allTurns(yield* Importer.importFile(file, { format: "auto" }))
         assert.strictEqual(turns.length, 4)
       })))
 
@@ -581,7 +573,7 @@ describe.skipIf(!existsSync(fixtures))("real transcripts", () => {
     it.effect(`imports ${name} as ${format} with ${count} turns`, () =>
       Effect.gen(function*() {
         const file = path.join(fixtures, name)
-        const turns = yield* Importer.importFile(file)
+        const turns = Importer.allTurns(yield* Importer.importFile(file))
         assert.strictEqual(turns.length, count)
         assert.strictEqual(turns[0]!.metadata!.sourceFormat, format)
         assert.strictEqual(new Set(turns.map((t) => t.id)).size, count)

@@ -1,6 +1,7 @@
 /**
  * `precis compact [FILE]`: import FILE when given, then compact the session
- * into a DAG of summaries and print it with the tier counts.
+ * (each of its sessions, for a file of several conversations) into a DAG of
+ * summaries and print it with the tier counts.
  *
  * @internal
  */
@@ -15,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { CliError, inStore } from "../internal/errors.js"
-import { readTurns } from "../internal/input.js"
+import { readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
@@ -73,55 +74,60 @@ export const command = Command.make(
       const input = Option.isSome(args.file)
         ? yield* Effect.gen(function*() {
           const file = args.file.pipe(Option.getOrThrow)
-          const sessionId = Option.getOrElse(args.session, () => Render.sessionIdFromPath(file))
-          const turns = yield* timed("parsed input")(readTurns(file, args.format))
-          return Option.some({ sessionId, turns })
+          const prefix = Option.getOrElse(args.session, () => Render.sessionIdFromPath(file))
+          const imported = yield* timed("parsed input")(readConversations(file, args.format))
+          return Option.some({ prefix, imported })
         })
         : Option.none()
       if (Option.isNone(input)) yield* Session.requireStore(args.db)
       const reporter = args.json && !args.verbose ? Progress.silent : yield* Progress.stderr
 
+      // Compacts one session and prints what it did (in text mode; JSON is printed once at the end).
+      const compactSession = (sessionId: string, imported: Session.Imported | undefined) =>
+        Effect.gen(function*() {
+          const manager = yield* CompactionManager.CompactionManager
+          const stats = yield* manager.compact(sessionId, { ...options, onProgress: reporter.onProgress }).pipe(
+            timed("compacted"),
+            Effect.ensuring(reporter.finish)
+          )
+          const redo = args.redoFallbacks
+            ? yield* timed("redid fallbacks")(manager.redoFallbacks(sessionId, options))
+            : undefined
+          if (!args.json) {
+            if (imported !== undefined) yield* Console.log(Session.importedLine([imported]))
+            yield* Console.log(
+              `compacted ${stats.turnsCompacted} turns into ${stats.leafSummariesCreated} leaf and ` +
+                `${stats.condensedSummariesCreated} condensed summaries`
+            )
+            if (redo !== undefined) {
+              yield* Console.log(
+                `redid ${redo.redone} fallback summaries` +
+                  (redo.stillFallback === 0 ? "" : ` (${redo.stillFallback} fell back again and were kept)`)
+              )
+            }
+            const dag = yield* Session.dagLines(sessionId)
+            yield* Console.log(["", ...dag.lines, ""].join("\n"))
+          }
+          return {
+            session: sessionId,
+            ...(imported === undefined ? {} : { imported: Session.totals([imported]) }),
+            ...stats,
+            ...(redo === undefined ? {} : { redo })
+          }
+        })
+
       const program = Effect.gen(function*() {
-        const imported = Option.isSome(input)
-          ? yield* Session.importTurns(input.value.sessionId, input.value.turns)
-          : undefined
-        const sessionId = Option.isSome(input)
-          ? input.value.sessionId
-          : yield* Session.resolve(args.db, args.session)
-        const manager = yield* CompactionManager.CompactionManager
-        const stats = yield* manager.compact(sessionId, { ...options, onProgress: reporter.onProgress }).pipe(
-          timed("compacted"),
-          Effect.ensuring(reporter.finish)
-        )
-        const redo = args.redoFallbacks ? yield* timed("redid fallbacks")(manager.redoFallbacks(sessionId, options)) : undefined
+        // A file of several conversations (OpenAssistant trees) is imported into a session per
+        // conversation, and each session is compacted in turn.
+        const targets: ReadonlyArray<readonly [string, Session.Imported | undefined]> = Option.isSome(input)
+          ? (yield* Session.importConversations(input.value.imported, input.value.prefix)).map((r) => [r.session, r])
+          : [[yield* Session.resolve(args.db, args.session), undefined]]
+        const results = yield* Effect.forEach(targets, ([sessionId, imported]) => compactSession(sessionId, imported))
         const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
         if (args.json) {
-          return yield* printJson({
-            session: sessionId,
-            ...(imported === undefined ? {} : { imported }),
-            ...stats,
-            ...(redo === undefined ? {} : { redo }),
-            tierCounts
-          })
+          return yield* printJson(results.length === 1 ? { ...results[0]!, tierCounts } : { sessions: results, tierCounts })
         }
-        if (imported !== undefined) {
-          yield* Console.log(
-            `imported ${imported.added} of ${imported.turns} turns into session ${sessionId}` +
-              (imported.skipped === 0 ? "" : ` (${imported.skipped} already present)`)
-          )
-        }
-        yield* Console.log(
-          `compacted ${stats.turnsCompacted} turns into ${stats.leafSummariesCreated} leaf and ` +
-            `${stats.condensedSummariesCreated} condensed summaries`
-        )
-        if (redo !== undefined) {
-          yield* Console.log(
-            `redid ${redo.redone} fallback summaries` +
-              (redo.stillFallback === 0 ? "" : ` (${redo.stillFallback} fell back again and were kept)`)
-          )
-        }
-        const dag = yield* Session.dagLines(sessionId)
-        yield* Console.log(["", ...dag.lines, "", `tiers this run: ${Render.tierCountsLine(tierCounts)}`].join("\n"))
+        yield* Console.log(`tiers this run: ${Render.tierCountsLine(tierCounts)}`)
       })
 
       // The summarizer (and its provider configuration) is checked before the store is opened.
@@ -134,7 +140,8 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     "Compact a session into a DAG of summaries: leaf summaries of the turns outside the fresh tail, then " +
-      "condensed summaries of summaries. Given FILE, import it first. Prints the DAG and the tier counts. " +
-      "The leaf chunk and the fresh tail default to values derived from --budget (see below)."
+      "condensed summaries of summaries. Given FILE, import it first (a file of several conversations, such as " +
+      "OpenAssistant trees, gives a session per conversation, each compacted in turn). Prints the DAG and the tier " +
+      "counts. The leaf chunk and the fresh tail default to values derived from --budget (see below)."
   )
 )

@@ -7,13 +7,13 @@
 import * as Command from "@effect/cli/Command"
 import { Condenser } from "@precis/compaction"
 import { Transcript } from "@precis/core"
-import type { Importer } from "@precis/importers"
+import { Importer } from "@precis/importers"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "../internal/errors.js"
-import { readTurns } from "../internal/input.js"
+import { readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
@@ -38,7 +38,7 @@ export const command = Command.make(
     Effect.gen(function*() {
       if (Option.isNone(args.budget)) return yield* new CliError({ reason: "condense needs --budget N" })
       const budget = args.budget.value
-      const turns = yield* timed("parsed input")(readTurns(args.file, args.format))
+      const turns = Importer.allTurns(yield* timed("parsed input")(readConversations(args.file, args.format)))
       const condensed = yield* Condenser.condense(turns, { budget }).pipe(
         timed("condensed"),
         Effect.provide(Layers.summarizer(args.provider, args.timeout))

@@ -1,6 +1,7 @@
 /**
  * `precis import FILE`: parse a conversation file in full, then append its
- * turns to a session.
+ * turns to a session (a session per conversation when the file holds several),
+ * all in one transaction.
  *
  * @internal
  */
@@ -11,7 +12,7 @@ import type { Importer } from "@precis/importers"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { readTurns } from "../internal/input.js"
+import { readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
@@ -34,23 +35,26 @@ export const command = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      const sessionId = Option.getOrElse(args.session, () => Render.sessionIdFromPath(args.file))
-      const turns = yield* timed("parsed input")(readTurns(args.file, args.format))
-      const result = yield* Effect.provide(Session.importTurns(sessionId, turns), Layers.store(args.db)).pipe(
+      const prefix = Option.getOrElse(args.session, () => Render.sessionIdFromPath(args.file))
+      const imported = yield* timed("parsed input")(readConversations(args.file, args.format))
+      const results = yield* Effect.provide(Session.importConversations(imported, prefix), Layers.store(args.db)).pipe(
         inStore(args.db)
       )
       if (args.json) {
-        return yield* printJson({ session: sessionId, file: args.file, db: args.db, ...result })
+        // One session: its id and counts, as ever; several: the totals and each session's counts.
+        return yield* printJson(
+          results.length === 1
+            ? { session: results[0]!.session, file: args.file, db: args.db, ...Session.totals(results) }
+            : { file: args.file, db: args.db, ...Session.totals(results), sessions: results }
+        )
       }
-      const skipped = result.skipped === 0 ? "" : ` (${result.skipped} already present)`
-      yield* Console.log(
-        `imported ${result.added} of ${result.turns} turns from ${args.file} into session ${sessionId} in ${args.db}${skipped}`
-      )
+      yield* Console.log(Session.importedLine(results, { file: args.file, db: args.db }))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
     "Read a conversation file (precis JSONL, OpenAI chat JSON, Claude Code JSONL, SWE-agent .traj, OpenHands " +
       "events, OpenAssistant trees) and append its turns to a session. The whole file is parsed first: a bad line writes nothing. " +
-      "Importing the same file again adds nothing."
+      "Importing the same file again adds nothing. A file of several conversations (OpenAssistant trees) gives a session " +
+      "per conversation, named --session (or the file's base name) followed by -TREE-ID."
   )
 )

@@ -5,13 +5,13 @@
  */
 import * as Command from "@effect/cli/Command"
 import { Summarizer } from "@precis/core"
-import type { Importer } from "@precis/importers"
+import { Importer } from "@precis/importers"
 import * as Console from "effect/Console"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "../internal/errors.js"
-import { readText, readTurns } from "../internal/input.js"
+import { readText, readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
@@ -34,8 +34,7 @@ export const command = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      const turns = yield* timed("parsed input")(readTurns(args.file, args.format))
-      if (turns.length === 0) return yield* new CliError({ reason: `${args.file}: no turns to summarize` })
+      const turns = Importer.allTurns(yield* timed("parsed input")(readConversations(args.file, args.format)))
       const priorSummary = Option.isSome(args.prior) ? yield* readText(args.prior.value) : undefined
       const summary = yield* Effect.flatMap(Summarizer.Summarizer, (s) =>
         s.summarizeTurns(turns, {

@@ -5,7 +5,6 @@
  * @internal
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import type { ConversationTurn } from "@precis/core"
 import { Importer } from "@precis/importers"
 import * as Effect from "effect/Effect"
 import { CliError } from "./errors.js"
@@ -25,14 +24,21 @@ export const exists = (path: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.exists(path)).pipe(Effect.orElseSucceed(() => false))
 
 /**
- * Every turn of `path`, parsed in full before anything is written anywhere:
- * a bad line fails the whole import with `FILE:LINE: reason`.
+ * The conversations of `path`, parsed in full before anything is written
+ * anywhere: a bad line fails the whole import with `FILE:LINE: reason`, and a
+ * file without a turn (blank, or a `--format` that matches none of its lines)
+ * with `no turns found in FILE as FORMAT`.
  */
-export const readTurns = (
+export const readConversations = (
   path: string,
   format: Importer.Format
-): Effect.Effect<ReadonlyArray<ConversationTurn.ConversationTurn>, CliError | Importer.ImportError, FileSystem.FileSystem> =>
-  Effect.zipRight(requireFile(path), Importer.importFile(path, { format }))
+): Effect.Effect<Importer.Imported, CliError | Importer.ImportError, FileSystem.FileSystem> =>
+  Effect.zipRight(requireFile(path), Importer.importFile(path, { format })).pipe(
+    Effect.filterOrFail(
+      (imported) => imported.conversations.some((conversation) => conversation.turns.length > 0),
+      (imported) => new CliError({ reason: `no turns found in ${path} as ${imported.format}` })
+    )
+  )
 
 /** The text of a file (the `--prior` summary). */
 export const readText = (path: string) =>

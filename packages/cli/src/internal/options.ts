@@ -32,12 +32,21 @@ export const db = Options.text("db").pipe(
 const session = (fallback: string) =>
   Options.text("session").pipe(
     Options.withPseudoName("ID"),
+    Options.filterMap(
+      (text) => (text.trim().length > 0 ? Option.some(text) : Option.none()),
+      "--session must not be empty"
+    ),
     Options.optional,
     Options.withDescription(`the session id (default: ${fallback})`)
   )
 
-/** `--session ID` of the commands that read a file into a session. */
-export const importSession = session("the file's base name without .jsonl/.json/.traj")
+/**
+ * `--session ID` of the commands that read a file into a session; for a file
+ * of several conversations, the prefix of their sessions (`ID-TREE-ID`).
+ */
+export const importSession = session(
+  "the file's base name without .jsonl/.json/.traj; for a file of several conversations, the prefix of their sessions"
+)
 
 /** `--session ID` of the commands that read a store. */
 export const storeSession = session(`"default" if the store has it, else the store's only session`)

@@ -7,7 +7,8 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { MemoryStore } from "@precis/compaction"
-import type { ConversationTurn, SummaryRecord } from "@precis/core"
+import type { SummaryRecord } from "@precis/core"
+import { Importer } from "@precis/importers"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "./errors.js"
@@ -66,13 +67,69 @@ export const resolve = (db: string, explicit: Option.Option<string>) =>
     })
   })
 
-/** Imports a file's turns (already parsed in full) into a session. */
-export const importTurns = (sessionId: string, turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
+/** What importing one conversation into its session did. */
+export interface Imported {
+  readonly session: string
+  readonly turns: number
+  readonly added: number
+  readonly skipped: number
+}
+
+/**
+ * Imports a file's conversations (already parsed in full), each into its
+ * session (`Importer.sessionId(prefix, conversation)`), in one transaction:
+ * all are written or none. A turn the store refuses because its id is already
+ * in the session with another role or content fails as an `ImportError` at
+ * the turn's line.
+ */
+export const importConversations = (imported: Importer.Imported, prefix: string) =>
   Effect.gen(function*() {
     const store = yield* MemoryStore.MemoryStore
-    const added = yield* timed("stored turns")(store.appendTurns(sessionId, turns))
-    return { turns: turns.length, added: added.length, skipped: turns.length - added.length }
+    const appendAll = Effect.forEach(imported.conversations, (conversation) => {
+      const session = Importer.sessionId(prefix, conversation)
+      return store.appendTurns(session, conversation.turns).pipe(
+        Effect.map((added): Imported => ({
+          session,
+          turns: conversation.turns.length,
+          added: added.length,
+          skipped: conversation.turns.length - added.length
+        })),
+        Effect.catchTag("TurnConflictError", (conflict) =>
+          Effect.fail(
+            new Importer.ImportError({
+              file: imported.file,
+              line: Option.getOrElse(Importer.lineOf(conversation, conflict.turnId), () => 1),
+              reason: conflict.message
+            })
+          ))
+      )
+    })
+    return yield* timed("stored turns")(store.withTransaction(appendAll))
   })
+
+/** The totals of several imports. */
+export const totals = (results: ReadonlyArray<Imported>) => ({
+  turns: results.reduce((n, r) => n + r.turns, 0),
+  added: results.reduce((n, r) => n + r.added, 0),
+  skipped: results.reduce((n, r) => n + r.skipped, 0)
+})
+
+/**
+ * `imported A of T turns [from FILE] into session S [in DB]`, naming the first
+ * and last sessions when there are several, then how many were already present.
+ */
+export const importedLine = (
+  results: ReadonlyArray<Imported>,
+  where: { readonly file?: string | undefined; readonly db?: string | undefined } = {}
+): string => {
+  const sum = totals(results)
+  const into = results.length === 1
+    ? `session ${results[0]!.session}`
+    : `${results.length} sessions (${results[0]!.session} … ${results.at(-1)!.session})`
+  return `imported ${sum.added} of ${sum.turns} turns` + (where.file === undefined ? "" : ` from ${where.file}`) +
+    ` into ${into}` + (where.db === undefined ? "" : ` in ${where.db}`) +
+    (sum.skipped === 0 ? "" : ` (${sum.skipped} already present)`)
+}
 
 /** The DAG of a session: the header line and the tree. */
 export const dagLines = (sessionId: string): Effect.Effect<

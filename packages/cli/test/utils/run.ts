@@ -3,6 +3,7 @@
  * configuration read only from `env` (never from the real environment).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, expect } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -87,4 +88,14 @@ export const write = (dir: string, name: string, content: string): string => {
   const file = path.join(dir, name)
   fs.writeFileSync(file, content)
   return file
+}
+
+/** A failure reports one line `precis: ...` on stderr (no stack trace) and exit code 1. */
+export const assertOneLineFailure = (result: Result, expected: string | RegExp) => {
+  assert.strictEqual(result.code, 1)
+  const lines = result.stderr.split("\n").filter((l) => l.trim().length > 0)
+  assert.strictEqual(lines.length, 1, `stderr: ${result.stderr}`)
+  expect(lines[0]).toMatch(/^precis: /)
+  expect(lines[0]).toMatch(expected)
+  expect(result.stderr).not.toMatch(/\n\s+at /)
 }

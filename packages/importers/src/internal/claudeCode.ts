@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import { compact, contentText, type Context, derivedId, isRecord, joinLines, type Sink, toolCallLine, turn } from "./common.js"
+import { compact, contentText, derivedId, isRecord, joinLines, type Sink, toolCallLine } from "./common.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const MESSAGE_SHAPE = "expected \"message\" to be an object with string or array \"content\""
@@ -32,7 +32,7 @@ const blockText = (block: Record<string, unknown>): string => {
 }
 
 /** A reader of one Claude Code session file; it remembers tool names by call id. */
-export const reader = (context: Context): LineReader => {
+export const reader = (): LineReader => {
   const toolNames = new Map<string, string>()
   let index = 0
   return lineReader((value, line, out: Sink) => {
@@ -43,7 +43,10 @@ export const reader = (context: Context): LineReader => {
       return badLine(line, MESSAGE_SHAPE)
     }
     const uuid = typeof value.uuid === "string" ? value.uuid : undefined
-    const timestamp = typeof value.timestamp === "string" ? value.timestamp : undefined
+    if (value.timestamp !== undefined && typeof value.timestamp !== "string") {
+      return badLine(line, "\"timestamp\" must be a string when present")
+    }
+    const timestamp = value.timestamp as string | undefined
     const sessionId = typeof value.sessionId === "string" ? value.sessionId : undefined
     const base = compact({
       parentUuid: typeof value.parentUuid === "string" ? value.parentUuid : undefined,
@@ -110,7 +113,7 @@ export const reader = (context: Context): LineReader => {
         : pending.length === 1
         ? uuid
         : `${uuid}#${k}`
-      out.push(turn(context, { role: p.role, content: p.content, id, timestamp, sessionId, metadata: p.metadata }))
+      out.add(line, { role: p.role, content: p.content, id, timestamp, sessionId, metadata: p.metadata })
       index++
     })
   })

@@ -1,6 +1,7 @@
 /**
- * What every importer shares: the failure of one line, turn construction with
- * stable ids, and rendering of content parts and tool calls as text.
+ * What every importer shares: the failure of one line, the sink that checks
+ * and collects turns by conversation, stable ids, and rendering of content
+ * parts and tool calls as text.
  *
  * @internal
  */
@@ -16,13 +17,135 @@ export class LineFailure {
   constructor(readonly line: number, readonly reason: string) {}
 }
 
-/** What an import was asked for, besides the file. */
-export interface Context {
-  readonly format: SourceFormat
+/** The fields of a turn; `sessionId` only when the source itself names a session. */
+export interface TurnFields {
+  readonly role: string
+  readonly content: string
+  readonly id: string
+  readonly timestamp?: string | undefined
+  readonly sessionId?: string | undefined
+  readonly metadata?: Record<string, unknown> | undefined
 }
 
-/** Accumulates turns. */
-export type Sink = Array<ConversationTurn.ConversationTurn>
+/** One conversation being read: its turns and the line each comes from. */
+export interface Conversation {
+  readonly suffix: string | undefined
+  readonly turns: Array<ConversationTurn.ConversationTurn>
+  readonly lines: Array<number>
+}
+
+/** How deep metadata may nest (the metadata object itself is level 1). */
+const MAX_METADATA_DEPTH = 32
+
+// Whether `value` nests deeper than `limit` levels of objects and arrays; stops
+// looking at the limit, so absurd nesting costs nothing and overflows no stack.
+const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  if (limit === 0) return true
+  for (const child of Object.values(value)) if (nestsDeeperThan(child, limit - 1)) return true
+  return false
+}
+
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/
+
+/**
+ * `text` as an ISO-8601 date or date-time (`2025-03-01`, `2025-03-01T10:00:05Z`,
+ * `2024-08-05T12:34:56.789012`, `...+00:00`), with a space between date and
+ * time normalized to `T`; `undefined` unless it names a real calendar date and
+ * time of day.
+ */
+export const isoTimestamp = (text: string): string | undefined => {
+  const m = ISO_DATE_TIME.exec(text)
+  if (m === null) return undefined
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((n) => Number(n ?? 0))
+  const date = new Date(Date.UTC(year!, month! - 1, day!))
+  const valid = date.getUTCFullYear() === year && date.getUTCMonth() === month! - 1 && date.getUTCDate() === day &&
+    hour! < 24 && minute! < 60 && second! < 61
+  return valid ? text.replace(" ", "T") : undefined
+}
+
+/** A value as it may appear in a reason: JSON, cut to 40 characters. */
+export const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text
+}
+
+/**
+ * Where an importer puts the turns it reads, in conversations. Every turn is
+ * checked here, whatever its format: its role ({@link ConversationTurn.isRole}),
+ * its timestamp ({@link isoTimestamp}), its metadata's depth, and its id
+ * against the earlier turns of its conversation (a repeat must be identical).
+ * A failed check is a {@link LineFailure} at the turn's line.
+ */
+export class Sink {
+  /** The conversations read so far, in the order they started. */
+  readonly conversations: Array<Conversation> = []
+  private readonly bySuffix = new Map<string | undefined, { readonly conversation: Conversation; readonly ids: Map<string, number> }>()
+  private suffix: string | undefined = undefined
+
+  constructor(readonly format: SourceFormat) {}
+
+  /** The turns added from now on belong to the conversation `suffix` (for files that hold several). */
+  startConversation(suffix: string): void {
+    this.suffix = suffix
+  }
+
+  /** Checks the fields of a turn read at `line` and adds it to the current conversation. */
+  add(line: number, fields: TurnFields): void {
+    if (fields.role.length === 0) throw new LineFailure(line, "empty \"role\"")
+    if (!ConversationTurn.isRole(fields.role)) {
+      throw new LineFailure(
+        line,
+        `"role" must be a short word (a letter, then up to 31 letters, digits, _ or -), got ${shown(fields.role)}`
+      )
+    }
+    const timestamp = fields.timestamp === undefined ? undefined : isoTimestamp(fields.timestamp)
+    if (fields.timestamp !== undefined && timestamp === undefined) {
+      throw new LineFailure(line, `"timestamp" must be an ISO-8601 date-time, got ${shown(fields.timestamp)}`)
+    }
+    if (nestsDeeperThan(fields.metadata, MAX_METADATA_DEPTH)) {
+      throw new LineFailure(line, `"metadata" nests deeper than ${MAX_METADATA_DEPTH} levels`)
+    }
+    let entry = this.bySuffix.get(this.suffix)
+    if (entry === undefined) {
+      entry = { conversation: { suffix: this.suffix, turns: [], lines: [] }, ids: new Map() }
+      this.bySuffix.set(this.suffix, entry)
+      this.conversations.push(entry.conversation)
+    }
+    const { conversation, ids } = entry
+    const earlier = ids.get(fields.id)
+    if (earlier !== undefined) {
+      const first = conversation.turns[earlier]!
+      if (first.role !== fields.role || first.content !== fields.content) {
+        throw new LineFailure(
+          line,
+          `turn id ${shown(fields.id)} repeats the turn of line ${conversation.lines[earlier]} with a different ` +
+            (first.role !== fields.role ? "role" : "content")
+        )
+      }
+    } else {
+      ids.set(fields.id, conversation.turns.length)
+    }
+    conversation.turns.push(this.turn(fields, timestamp))
+    conversation.lines.push(line)
+  }
+
+  // Builds a turn from fields checked above (no second validation).
+  private turn(fields: TurnFields, timestamp: string | undefined): ConversationTurn.ConversationTurn {
+    const metadata: Record<string, unknown> = fields.metadata === undefined ? {} : Object.assign({}, fields.metadata)
+    metadata.sourceFormat = this.format
+    const props: { -readonly [K in keyof ConversationTurn.ConversationTurn]: ConversationTurn.ConversationTurn[K] } = {
+      role: fields.role,
+      content: fields.content,
+      id: fields.id,
+      metadata
+    }
+    if (timestamp !== undefined) props.timestamp = timestamp
+    if (fields.sessionId !== undefined) props.sessionId = fields.sessionId
+    return new ConversationTurn.ConversationTurn(props, true)
+  }
+}
 
 /** Whether `u` is a plain JSON object (not null, not an array). */
 export const isRecord = (u: unknown): u is Record<string, unknown> =>
@@ -41,49 +164,18 @@ export const derivedId = (
   timestamp: string | undefined
 ): string => `${format}:${index}-${contentHash(role, content, timestamp)}`
 
-const HASHED_CHARS = 1024
-
 /**
  * 12 hex digits identifying a turn's role, timestamp and content: the SHA-1 of
- * the role, timestamp, content length and the content's first and last
- * 1,024 characters. Ids also carry the turn's position, so this only has to
- * tell apart turns at the same position of different files; bounding the
- * hashed text keeps multi-megabyte imports fast.
+ * the role, timestamp, content length and the whole content. (Earlier
+ * versions hashed only the first and last 1,024 characters of a longer
+ * content, so the ids of turns over 2,048 characters have changed.)
  */
-export const contentHash = (role: string, content: string, timestamp: string | undefined): string => {
-  const sampled = content.length <= 2 * HASHED_CHARS
-    ? content
-    : `${content.slice(0, HASHED_CHARS)}\u0000${content.slice(-HASHED_CHARS)}`
-  return createHash("sha1")
-    .update(`${role}\u0000${timestamp ?? ""}\u0000${content.length}\u0000${sampled}`)
+export const contentHash = (role: string, content: string, timestamp: string | undefined): string =>
+  createHash("sha1")
+    .update(`${role}\u0000${timestamp ?? ""}\u0000${content.length}\u0000`)
+    .update(content)
     .digest("hex")
     .slice(0, 12)
-}
-
-/** The fields of a turn; `sessionId` only when the source itself names a session. */
-export interface TurnFields {
-  readonly role: string
-  readonly content: string
-  readonly id: string
-  readonly timestamp?: string | undefined
-  readonly sessionId?: string | undefined
-  readonly metadata?: Record<string, unknown> | undefined
-}
-
-/** Builds a turn from fields already checked by the importer (no second validation). */
-export const turn = (context: Context, fields: TurnFields): ConversationTurn.ConversationTurn => {
-  const metadata: Record<string, unknown> = fields.metadata === undefined ? {} : Object.assign({}, fields.metadata)
-  metadata.sourceFormat = context.format
-  const props: { -readonly [K in keyof ConversationTurn.ConversationTurn]: ConversationTurn.ConversationTurn[K] } = {
-    role: fields.role,
-    content: fields.content,
-    id: fields.id,
-    metadata
-  }
-  if (fields.timestamp !== undefined) props.timestamp = fields.timestamp
-  if (fields.sessionId !== undefined) props.sessionId = fields.sessionId
-  return new ConversationTurn.ConversationTurn(props, true)
-}
 
 /** Drops `undefined` values, so metadata stays JSON-clean. */
 export const compact = (record: Record<string, unknown>): Record<string, unknown> => {

@@ -1,14 +1,16 @@
 /**
  * OpenAssistant message trees (JSONL, one tree per line:
  * `{ message_tree_id, prompt: { message_id, text, role, rank?, replies[] } }`).
- * Each tree becomes one linear conversation: the prompt, then at each level
- * the reply ranked 0 (else the best-ranked, else the first). Roles
- * `prompter` and `assistant` become `user` and `assistant`; ids are the
- * `message_id`s; the tree id is the turns' `sessionId`.
+ * Each tree becomes a conversation of its own, named by its
+ * `message_tree_id` (else by its 1-based position among the file's trees):
+ * the prompt, then at each level the reply ranked 0 (else the best-ranked,
+ * else the first). Roles `prompter` and `assistant` become `user` and
+ * `assistant`; ids are the `message_id`s; the tree id is also the turns'
+ * `sessionId`.
  *
  * @internal
  */
-import { type Context, isRecord, type Sink, turn } from "./common.js"
+import { isRecord, type Sink } from "./common.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const NODE_SHAPE = "expected message nodes with string \"message_id\", \"text\" and \"role\""
@@ -27,12 +29,18 @@ const bestReply = (replies: ReadonlyArray<unknown>): unknown => {
 }
 
 /** A reader of one OpenAssistant trees file. */
-export const reader = (context: Context): LineReader =>
-  lineReader((value, line, out: Sink) => {
+export const reader = (): LineReader => {
+  let trees = 0
+  return lineReader((value, line, out: Sink) => {
     if (!isRecord(value) || !isRecord(value.prompt)) {
       return badLine(line, "expected a JSON object with a \"prompt\" message tree")
     }
-    const treeId = typeof value.message_tree_id === "string" ? value.message_tree_id : undefined
+    if (value.message_tree_id !== undefined && typeof value.message_tree_id !== "string") {
+      return badLine(line, "\"message_tree_id\" must be a string when present")
+    }
+    const treeId = value.message_tree_id as string | undefined
+    trees++
+    out.startConversation(treeId ?? String(trees))
     let node: unknown = value.prompt
     while (node !== undefined) {
       if (
@@ -41,15 +49,19 @@ export const reader = (context: Context): LineReader =>
       ) {
         return badLine(line, NODE_SHAPE)
       }
-      const created = typeof node.created_date === "string" ? node.created_date : undefined
-      out.push(turn(context, {
+      if (node.created_date !== undefined && typeof node.created_date !== "string") {
+        return badLine(line, "\"created_date\" must be a string when present")
+      }
+      const created = node.created_date as string | undefined
+      out.add(line, {
         role: node.role === "prompter" ? "user" : node.role,
         content: node.text,
         id: node.message_id,
         timestamp: created,
         sessionId: treeId,
         metadata: typeof node.rank === "number" ? { rank: node.rank } : {}
-      }))
+      })
       node = Array.isArray(node.replies) && node.replies.length > 0 ? bestReply(node.replies) : undefined
     }
   })
+}

@@ -20,7 +20,6 @@
 import {
   compact,
   contentText,
-  type Context,
   derivedId,
   isRecord,
   joinLines,
@@ -28,8 +27,7 @@ import {
   openAiToolCalls,
   type Sink,
   type ToolCall,
-  toolCallLine,
-  turn
+  toolCallLine
 } from "./common.js"
 import { elementLines } from "./json.js"
 
@@ -63,12 +61,15 @@ const callIdsOf = (message: Record<string, unknown>): ReadonlyArray<string> =>
     ? message.tool_call_ids.filter((id): id is string => typeof id === "string")
     : []
 
-/** Reads `messages` into `out`, or throws a `LineFailure` at the line where a bad message starts. */
-export const read = (messages: ReadonlyArray<unknown>, source: Source, context: Context, out: Sink): void => {
-  let lines: ReadonlyArray<number> | undefined
+/**
+ * Reads `messages` into `out`, each turn at the line where its message starts,
+ * or throws a `LineFailure` at the line where a bad message starts.
+ */
+export const read = (messages: ReadonlyArray<unknown>, source: Source, out: Sink): void => {
+  const lines = elementLines(source.text, source.key)
+  const lineOf = (index: number): number => lines[index] ?? 1
   const fail = (index: number, reason: string): never => {
-    lines ??= elementLines(source.text, source.key)
-    throw new LineFailure(lines[index] ?? 1, `${source.label(index)}: ${reason}`)
+    throw new LineFailure(lineOf(index), `${source.label(index)}: ${reason}`)
   }
   const toolNames = new Map<string, string>()
   messages.forEach((message, index) => {
@@ -89,11 +90,14 @@ export const read = (messages: ReadonlyArray<unknown>, source: Source, context: 
       ? name
       : undefined
     const body = joinLines(content, (calls ?? []).map((c) => toolCallLine(c.name, c.arguments)))
-    const timestamp = typeof message.timestamp === "string" ? message.timestamp : undefined
-    out.push(turn(context, {
+    if (message.timestamp !== undefined && typeof message.timestamp !== "string") {
+      return fail(index, "\"timestamp\" must be a string when present")
+    }
+    const timestamp = message.timestamp as string | undefined
+    out.add(lineOf(index), {
       role: message.role,
       content: body,
-      id: typeof message.id === "string" ? message.id : derivedId(context.format, index, message.role, body, timestamp),
+      id: typeof message.id === "string" ? message.id : derivedId(out.format, index, message.role, body, timestamp),
       timestamp,
       metadata: compact({
         ...source.metadata?.(message),
@@ -103,6 +107,6 @@ export const read = (messages: ReadonlyArray<unknown>, source: Source, context: 
         toolName,
         name: toolName === undefined ? name : undefined
       })
-    }))
+    })
   })
 }

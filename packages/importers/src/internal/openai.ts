@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { type Context, isRecord, LineFailure, type Sink } from "./common.js"
+import { isRecord, LineFailure, type Sink } from "./common.js"
 import { parseJson } from "./json.js"
 import * as Messages from "./openAiMessages.js"
 
@@ -17,10 +17,10 @@ const messagesOf = (value: unknown): { readonly messages: ReadonlyArray<unknown>
     : undefined
 
 /** Reads an OpenAI chat JSON document into `out`, or throws a `LineFailure`. */
-export const read = (text: string, context: Context, out: Sink): void => {
+export const read = (text: string, out: Sink): void => {
   const found = messagesOf(parseJson(text))
   if (found === undefined) {
     throw new LineFailure(1, "expected a JSON array of chat messages or an object with a \"messages\" array")
   }
-  Messages.read(found.messages, { text, key: found.key, label: (index) => `message ${index + 1}` }, context, out)
+  Messages.read(found.messages, { text, key: found.key, label: (index) => `message ${index + 1}` }, out)
 }

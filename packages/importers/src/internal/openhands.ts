@@ -20,7 +20,7 @@
  *
  * @internal
  */
-import { compact, contentHash, type Context, isRecord, joinLines, LineFailure, type Sink, turn } from "./common.js"
+import { compact, contentHash, isRecord, joinLines, LineFailure, type Sink } from "./common.js"
 import { elementLines, parseJson } from "./json.js"
 
 const SKIPPED_OBSERVATIONS = new Set(["agent_state_changed", "null"])
@@ -43,14 +43,53 @@ const actionText = (action: string, message: string, args: Record<string, unknow
   return joinLines(thought, [said, detail].filter((s) => s.length > 0))
 }
 
-/** Reads an OpenHands event array into `out`, or throws a `LineFailure`. */
-export const read = (text: string, context: Context, out: Sink): void => {
+// The type each field must have when present: a wrong one would otherwise
+// read as an empty turn.
+const FIELD_TYPES: ReadonlyArray<readonly [string, "string" | "object" | "boolean"]> = [
+  ["source", "string"],
+  ["message", "string"],
+  ["content", "string"],
+  ["args", "object"],
+  ["extras", "object"],
+  ["tool_call_metadata", "object"],
+  ["success", "boolean"]
+]
+
+const fieldProblem = (event: Record<string, unknown>): string | undefined => {
+  for (const [key, type] of FIELD_TYPES) {
+    const value = event[key]
+    if (value === undefined || value === null) continue
+    if (type === "object" ? !isRecord(value) : typeof value !== type) {
+      return `"${key}" must be ${type === "object" ? "an object" : `a ${type}`} when present`
+    }
+  }
+  if (event.id !== undefined && typeof event.id !== "number" && typeof event.id !== "string") {
+    return "\"id\" must be a number or a string when present"
+  }
+  if (event.cause !== undefined && event.cause !== null && typeof event.cause !== "number" && typeof event.cause !== "string") {
+    return "\"cause\" must be a number or a string when present"
+  }
+  const args = isRecord(event.args) ? event.args : {}
+  for (const key of ["thought", "content"] as const) {
+    if (args[key] !== undefined && typeof args[key] !== "string") return `"args.${key}" must be a string when present`
+  }
+  const tool = isRecord(event.tool_call_metadata) ? event.tool_call_metadata : {}
+  for (const key of ["tool_call_id", "function_name"] as const) {
+    if (tool[key] !== undefined && typeof tool[key] !== "string") {
+      return `"tool_call_metadata.${key}" must be a string when present`
+    }
+  }
+  return undefined
+}
+
+/** Reads an OpenHands event array into `out`, each turn at the line where its event starts, or throws a `LineFailure`. */
+export const read = (text: string, out: Sink): void => {
   const value = parseJson(text)
   if (!Array.isArray(value)) throw new LineFailure(1, "expected a JSON array of OpenHands events")
-  let lines: ReadonlyArray<number> | undefined
+  const lines = elementLines(text)
+  const lineOf = (index: number): number => lines[index] ?? 1
   const fail = (index: number, reason: string): never => {
-    lines ??= elementLines(text)
-    throw new LineFailure(lines[index] ?? 1, `event ${index + 1}: ${reason}`)
+    throw new LineFailure(lineOf(index), `event ${index + 1}: ${reason}`)
   }
   value.forEach((event, index) => {
     if (!isRecord(event) || (typeof event.action !== "string" && typeof event.observation !== "string")) {
@@ -59,6 +98,8 @@ export const read = (text: string, context: Context, out: Sink): void => {
     if (event.timestamp !== undefined && typeof event.timestamp !== "string") {
       return fail(index, "\"timestamp\" must be a string")
     }
+    const problem = fieldProblem(event)
+    if (problem !== undefined) return fail(index, problem)
     const message = typeof event.message === "string" ? event.message : ""
     const tool = isRecord(event.tool_call_metadata) ? event.tool_call_metadata : {}
     const toolCallId = typeof tool.tool_call_id === "string" ? tool.tool_call_id : undefined
@@ -105,12 +146,12 @@ export const read = (text: string, context: Context, out: Sink): void => {
         success: typeof event.success === "boolean" ? event.success : undefined
       })
     }
-    out.push(turn(context, {
+    out.add(lineOf(index), {
       role,
       content,
       id: `openhands:${eventId}-${contentHash(role, content, timestamp)}`,
       timestamp,
       metadata
-    }))
+    })
   })
 }

@@ -3,13 +3,13 @@
  *
  * @internal
  */
-import { type Context, derivedId, isRecord, turn } from "./common.js"
+import { derivedId, isRecord } from "./common.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const SHAPE = "expected a JSON object with string \"role\" and \"content\""
 
 /** A reader of one precis JSONL file. */
-export const reader = (context: Context): LineReader => {
+export const reader = (): LineReader => {
   let index = 0
   return lineReader((value, line, out) => {
     if (!isRecord(value) || typeof value.role !== "string" || typeof value.content !== "string") badLine(line, SHAPE)
@@ -19,14 +19,14 @@ export const reader = (context: Context): LineReader => {
     }
     if (v.metadata !== undefined && !isRecord(v.metadata)) badLine(line, "\"metadata\" must be a JSON object when present")
     const timestamp = v.timestamp as string | undefined
-    out.push(turn(context, {
+    out.add(line, {
       role: v.role,
       content: v.content,
       id: (v.id as string | undefined) ?? derivedId("precis", index, v.role, v.content, timestamp),
       timestamp,
       sessionId: v.sessionId as string | undefined,
       metadata: v.metadata as Record<string, unknown> | undefined
-    }))
+    })
     index++
   })
 }

@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { compact, type Context, isRecord, LineFailure, type Sink } from "./common.js"
+import { compact, isRecord, LineFailure, type Sink } from "./common.js"
 import { parseJson } from "./json.js"
 import * as Messages from "./openAiMessages.js"
 
@@ -19,10 +19,10 @@ const metadata = (message: Record<string, unknown>): Record<string, unknown> =>
   })
 
 /** Reads a SWE-agent trajectory into `out`, or throws a `LineFailure`. */
-export const read = (text: string, context: Context, out: Sink): void => {
+export const read = (text: string, out: Sink): void => {
   const value = parseJson(text)
   if (!isRecord(value) || !Array.isArray(value.history)) {
     throw new LineFailure(1, "expected a JSON object with a \"history\" array (a SWE-agent trajectory)")
   }
-  Messages.read(value.history, { text, key: "history", label: (index) => `history[${index}]`, metadata }, context, out)
+  Messages.read(value.history, { text, key: "history", label: (index) => `history[${index}]`, metadata }, out)
 }
