@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { type MemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { type Provider, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
@@ -36,7 +36,8 @@ const openAi = Layer.unwrapEffect(
         })
       )
     ),
-    () => OpenAiProvider.layerConfig().pipe(Layer.provide(NodeHttpClient.layerUndici))
+    // Node's own fetch: the CLI bundle then carries no second HTTP client (undici alone would double its size).
+    () => OpenAiProvider.layerConfig().pipe(Layer.provide(FetchHttpClient.layer))
   )
 )
 
