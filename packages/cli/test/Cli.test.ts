@@ -810,11 +810,20 @@ describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
         const file = path.join(fixtures, name)
         const result = yield* runCli(["compact", file, "--db", db, "--json", "--leaf-chunk-tokens", "1000"])
         assert.strictEqual(result.code, 0, `${name}: ${result.stderr}`)
-        const stats = JSON.parse(result.stdout)
-        assert.isAbove(stats.imported.added, 0, name)
-        // The default fresh tail (16 turns, more to keep a tool result with its call) is never summarized.
-        assert.isAtMost(stats.turnsCompacted, Math.max(0, stats.imported.added - 16), name)
-        if (stats.imported.added > 40) assert.isAtLeast(stats.leafSummariesCreated, 1, name)
+        const output = JSON.parse(result.stdout)
+        // A file of several conversations (OpenAssistant trees) gives a session each.
+        const sessions: ReadonlyArray<{
+          imported: { added: number }
+          turnsCompacted: number
+          leafSummariesCreated: number
+        }> = output.sessions ?? [output]
+        assert.isAtLeast(sessions.length, 1, name)
+        for (const stats of sessions) {
+          assert.isAbove(stats.imported.added, 0, name)
+          // The default fresh tail (16 turns, more to keep a tool result with its call) is never summarized.
+          assert.isAtMost(stats.turnsCompacted, Math.max(0, stats.imported.added - 16), name)
+          if (stats.imported.added > 40) assert.isAtLeast(stats.leafSummariesCreated, 1, name)
+        }
       }
     }), { timeout: 300_000 }) // the multi-hour Claude Code sessions are megabytes each
 })
