@@ -70,6 +70,24 @@ export interface Options {
   readonly idPrefix?: string | undefined
 }
 
+// Builds the turns of a generator: ids `${idPrefix}${n}`, each 2-90 s after the one before.
+const turnMaker = (options: Options, rng: () => number) => {
+  let time = Date.parse(options.start ?? "2025-03-01T09:00:00Z")
+  let n = 0
+  const prefix = options.idPrefix ?? "t"
+  return (role: string, content: string, metadata?: Record<string, unknown>) => {
+    time += int(rng, 2, 90) * 1000
+    return ConversationTurn.make({
+      role,
+      content,
+      id: `${prefix}${n++}`,
+      timestamp: new Date(time).toISOString(),
+      ...(metadata === undefined ? {} : { metadata }),
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId })
+    })
+  }
+}
+
 /**
  * An endless, deterministic stream of turns (roles `user`, `assistant`, `tool`).
  *
@@ -77,19 +95,7 @@ export interface Options {
  */
 export function* turns(options: Options = {}): Generator<ConversationTurn.ConversationTurn> {
   const rng = random(options.seed ?? 1)
-  let time = Date.parse(options.start ?? "2025-03-01T09:00:00Z")
-  let n = 0
-  const prefix = options.idPrefix ?? "t"
-  const make = (role: string, content: string) => {
-    time += int(rng, 2, 90) * 1000
-    return ConversationTurn.make({
-      role,
-      content,
-      id: `${prefix}${n++}`,
-      timestamp: new Date(time).toISOString(),
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId })
-    })
-  }
+  const make = turnMaker(options, rng)
   for (;;) {
     const file = `${pick(rng, DIRS)}/${pick(rng, NAMES)}${pick(rng, EXTS)}`
     const testFile = file.replace(/\.\w+$/, ".test.ts")
@@ -163,20 +169,7 @@ const takeTokens = (
  */
 export function* codingTurns(options: Options = {}): Generator<ConversationTurn.ConversationTurn> {
   const rng = random(options.seed ?? 1)
-  let time = Date.parse(options.start ?? "2025-03-01T09:00:00Z")
-  let n = 0
-  const prefix = options.idPrefix ?? "t"
-  const make = (role: string, content: string, metadata?: Record<string, unknown>) => {
-    time += int(rng, 2, 90) * 1000
-    return ConversationTurn.make({
-      role,
-      content,
-      id: `${prefix}${n++}`,
-      timestamp: new Date(time).toISOString(),
-      ...(metadata === undefined ? {} : { metadata }),
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId })
-    })
-  }
+  const make = turnMaker(options, rng)
   let call = 0
   for (;;) {
     const file = `${pick(rng, DIRS)}/${pick(rng, NAMES)}${pick(rng, EXTS)}`
