@@ -1,7 +1,8 @@
 /**
  * The store port: sessions, turns and the summary DAG. This module holds the
- * service tag, its interface, the models it speaks in and its error; the SQLite
- * driver lives in `SqliteMemoryStore`.
+ * service tag, its interface, the models it speaks in and its error; the
+ * drivers are `SqliteMemoryStore` (one file) and `PgMemoryStore` (a PostgreSQL
+ * database shared by many processes and machines).
  *
  * @since 0.1.0
  */
@@ -213,6 +214,16 @@ export interface Service {
     sessionId: string,
     effect: Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | StoreError, R>
+  /**
+   * Runs `effect` holding the session's lease when it is free now, without
+   * waiting: `Option.none()` (and `effect` never run) when another holder has
+   * it. The lease is kept and released as by `withSessionLease`. Lets many
+   * workers share out sessions, each skipping those another is working on.
+   */
+  readonly tryWithSessionLease: <A, E, R>(
+    sessionId: string,
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<Option.Option<A>, E | StoreError, R>
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * @precis/compaction: the summary DAG (CompactionManager), its options and
- * active context, the Condenser Pipeline (a context within a budget), the MemoryStore port and its SQLite driver.
+ * active context, the Condenser Pipeline (a context within a budget), the MemoryStore port and its
+ * SQLite and PostgreSQL drivers.
  *
  * @since 0.1.0
  */
@@ -9,6 +10,8 @@
 export * as MemoryStore from "./MemoryStore.js"
 /** @since 0.1.0 */
 export * as SqliteMemoryStore from "./SqliteMemoryStore.js"
+/** @since 0.3.0 */
+export * as PgMemoryStore from "./PgMemoryStore.js"
 /** @since 0.1.0 */
 export * as CompactionOptions from "./CompactionOptions.js"
 /** @since 0.1.0 */

@@ -5,7 +5,7 @@
  * @internal
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { type MemoryStore, SqliteMemoryStore } from "@precis/compaction"
+import { type MemoryStore, PgMemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { type Provider, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
@@ -15,6 +15,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { CliError } from "./errors.js"
 
 /** The summary providers of `--provider`. */
@@ -60,10 +61,17 @@ export const summarizer = (name: ProviderName, timeout: Option.Option<Duration.D
     })
   ).pipe(Layer.provide(provider(name)))
 
-/** The store in the SQLite file `db`, for the commands that write (created and migrated when needed). */
+/**
+ * The store named by `db`, for the commands that write (created and migrated
+ * when needed): a PostgreSQL database for a `postgres://` URL, else a SQLite file.
+ */
 export const store = (db: string): Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError> =>
-  SqliteMemoryStore.layer({ filename: db })
+  PgMemoryStore.isUrl(db)
+    ? PgMemoryStore.layer({ url: Redacted.make(db) })
+    : SqliteMemoryStore.layer({ filename: db })
 
-/** The store in the SQLite file `db`, read-only: for the commands that never write. */
+/** The store named by `db`, read-only (never migrated): for the commands that never write. */
 export const readStore = (db: string): Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError> =>
-  SqliteMemoryStore.layer({ filename: db, readonly: true })
+  PgMemoryStore.isUrl(db)
+    ? PgMemoryStore.layer({ url: Redacted.make(db), readonly: true })
+    : SqliteMemoryStore.layer({ filename: db, readonly: true })

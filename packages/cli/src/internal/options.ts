@@ -26,7 +26,9 @@ export const db = Options.text("db").pipe(
     "--db must name a file (an empty name would write to a temporary database that is thrown away)"
   ),
   Options.withDefault("precis.db"),
-  Options.withDescription("the SQLite store (default precis.db)")
+  Options.withDescription(
+    "the store: a SQLite file, or a PostgreSQL database as a URL postgres://USER@HOST:PORT/DB (default precis.db)"
+  )
 )
 
 const session = (fallback: string) =>

@@ -6,7 +6,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { MemoryStore } from "@precis/compaction"
+import { MemoryStore, PgMemoryStore } from "@precis/compaction"
 import type { SummaryRecord } from "@precis/core"
 import { Importer } from "@precis/importers"
 import * as Effect from "effect/Effect"
@@ -33,7 +33,8 @@ const otherStores = (db: string) =>
  */
 export const requireStore = (db: string) =>
   Effect.gen(function*() {
-    if (yield* exists(db)) return
+    // A PostgreSQL database is checked when the store opens it.
+    if (PgMemoryStore.isUrl(db) || (yield* exists(db))) return
     const { dir, stores } = yield* otherStores(db)
     const where = dir === "." ? "here" : `in ${dir}`
     return yield* new CliError({

@@ -16,6 +16,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
@@ -34,8 +35,8 @@ export interface LeaseOptions {
 const holderRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ holder: Schema.String })))
 
 /**
- * `withSessionLease` over `sql`, its writes in `transaction` (an IMMEDIATE
- * one); `toStoreError` maps the lease's own failures.
+ * `withSessionLease` and `tryWithSessionLease` over `sql`, its writes in
+ * `transaction` (an IMMEDIATE one); `toStoreError` maps the lease's own failures.
  *
  * @internal
  */
@@ -86,14 +87,33 @@ export const make = (
   const release = (sessionId: string, holder: string) =>
     Effect.ignore(transaction(sql`DELETE FROM leases WHERE session_id = ${sessionId} AND holder = ${holder}`))
 
-  return <A, E, R>(sessionId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
+  // Runs `effect` while renewing the lease `holder` has taken.
+  const holding = <A, E, R>(sessionId: string, holder: string, effect: Effect.Effect<A, E, R>) =>
+    Effect.raceFirst(effect, Effect.mapError(renew(sessionId, holder), toStoreError))
+
+  const withSessionLease = <A, E, R>(
+    sessionId: string,
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StoreError, R> =>
     Effect.suspend(() => {
       const holder = randomUUID()
       // Released however it ends, interruption while waiting included (a
       // DELETE of a lease never taken deletes nothing).
-      return Effect.zipRight(
-        Effect.mapError(take(sessionId, holder), toStoreError),
-        Effect.raceFirst(effect, Effect.mapError(renew(sessionId, holder), toStoreError))
+      return Effect.zipRight(Effect.mapError(take(sessionId, holder), toStoreError), holding(sessionId, holder, effect))
+        .pipe(Effect.ensuring(release(sessionId, holder)))
+    })
+
+  const tryWithSessionLease = <A, E, R>(
+    sessionId: string,
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<Option.Option<A>, E | StoreError, R> =>
+    Effect.suspend(() => {
+      const holder = randomUUID()
+      return Effect.flatMap(
+        Effect.mapError(tryTake(sessionId, holder), toStoreError),
+        (taken) => taken ? Effect.asSome(holding(sessionId, holder, effect)) : Effect.succeedNone
       ).pipe(Effect.ensuring(release(sessionId, holder)))
     })
+
+  return { withSessionLease, tryWithSessionLease }
 }

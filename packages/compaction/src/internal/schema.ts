@@ -1,5 +1,6 @@
 /**
- * The SQLite schema, as migrations. Table and column names of `turns`,
+ * The schema, as migrations, for SQLite and PostgreSQL (the same tables and
+ * columns; PostgreSQL has no `leases` table). Table and column names of `turns`,
  * `summaries` and `summary_sources` are part of the public contract (users may
  * query them); `sessions`, `leases`, `summaries.first_seq/last_seq` and the
  * indexes are ours. Before writing, a store checks that the file is one of ours
@@ -69,19 +70,29 @@ const initial = Effect.gen(function*() {
 
 // One row per session being compacted: who holds it and until when (epoch
 // milliseconds); an expired row is free to take over (see internal/lease.ts).
+// PostgreSQL has no such table: its leases are advisory locks
+// (internal/advisoryLease.ts), and the migration keeps the versions in step.
 const leases = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE leases (
+  const create: Effect.Effect<unknown, SqlError> = sql.onDialectOrElse({
+    pg: () => Effect.void,
+    orElse: () => sql`CREATE TABLE leases (
     session_id TEXT PRIMARY KEY NOT NULL,
     holder TEXT NOT NULL,
     expires_at INTEGER NOT NULL
   )`
+  })
+  yield* create
 })
 
 const migrations = { "1_initial": initial, "2_leases": leases }
 
-/** The table where the migrator records what it applied. */
-const MIGRATIONS_TABLE = "precis_migrations"
+/**
+ * The table where the migrator records what it applied.
+ *
+ * @internal
+ */
+export const MIGRATIONS_TABLE = "precis_migrations"
 
 /**
  * The newest schema version this code knows (the id of its last migration).
@@ -121,9 +132,13 @@ const versionRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ version: S
  */
 export const inspect: Effect.Effect<Contents, SqlError | ParseError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const tables = yield* nameRows(
-    yield* sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
-  )
+  const query: Effect.Effect<ReadonlyArray<unknown>, SqlError> = sql.onDialectOrElse({
+    pg: () =>
+      sql`SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+    orElse: () => sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+  })
+  const tables = yield* nameRows(yield* query)
   if (tables.length === 0) return { _tag: "Empty" }
   if (!tables.some((t) => t.name === MIGRATIONS_TABLE)) return { _tag: "Foreign" }
   const rows = yield* versionRows(yield* sql`SELECT max(migration_id) AS version FROM ${sql(MIGRATIONS_TABLE)}`)
