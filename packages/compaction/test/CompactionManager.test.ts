@@ -553,6 +553,44 @@ describe("options", () => {
     }))
 })
 
+describe("a budget bounds the fresh tail in tokens and compaction reaches the low-water mark", () => {
+  const turns = sizedTurns(40, 500) // 20,000 tokens, 500 a turn
+  const activeAfter = (sessionId: string, options: CompactionOptions.Options) =>
+    Effect.gen(function*() {
+      yield* setup(sessionId, turns)
+      yield* (yield* manager).compact(sessionId, { leafChunkTokens: 2000, ...options })
+      return yield* (yield* manager).context(sessionId)
+    })
+
+  it.effect("without a budget the tail is 16 turns, whatever their size", () =>
+    Effect.gen(function*() {
+      const context = yield* activeAfter("none", {})
+      expect(context.turns).toHaveLength(16)
+      expect(context.tokens).toBeGreaterThan(8_000)
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("with a budget the tail holds at most a quarter of it (freshTailTokens)", () =>
+    Effect.gen(function*() {
+      const context = yield* activeAfter("quarter", { budget: 8_000 })
+      // tailTokensFor(8000) = 2000 tokens: 4 turns of 500
+      expect(context.turns).toHaveLength(4)
+      expect(context.tokens).toBeLessThanOrEqual(0.5 * 8_000)
+      expect(yield* violations({ freshTailTurns: 0, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("a pass left above lowWater x budget runs a second leaf pass down to it", () =>
+    Effect.gen(function*() {
+      // A tail of 6000 tokens leaves the context above 0.5 x 8000 after the first pass...
+      const second = yield* activeAfter("low", { budget: 8_000, freshTailTokens: 6_000 })
+      expect(second.tokens).toBeLessThanOrEqual(0.5 * 8_000)
+      expect(second.turns.length).toBeLessThanOrEqual(7)
+      // ...which a low-water mark of 1 (no second pass) keeps.
+      const first = yield* activeAfter("high", { budget: 8_000, freshTailTokens: 6_000, lowWater: 1 })
+      expect(first.turns).toHaveLength(12)
+      expect(first.tokens).toBeGreaterThan(0.5 * 8_000)
+    }).pipe(Effect.provide(managerLayer())))
+})
+
 /** A provider that fails with `error` while `state.failing`, and replies shortly otherwise. */
 const switchable = (error: ProviderError.ProviderError) => {
   const state = { failing: true }
