@@ -450,7 +450,8 @@ export const config: Config.Config<Options> = Config.all({
 
 /**
  * The Sleep Mode layer with its options read from {@link config} (or the given
- * `Config`); `overrides` (sessions, budget, compaction options) go on top.
+ * `Config`); `overrides` (sessions, budget, compaction options, flags) go on top,
+ * except those that are `undefined`.
  *
  * @since 0.3.0
  */
@@ -461,4 +462,13 @@ export const layerConfig = (
   SleepMode,
   InvalidSleepOptionsError | ConfigError.ConfigError,
   CompactionManager | MemoryStore
-> => Layer.scoped(SleepMode, Effect.flatMap(options, (read) => make({ ...read, ...overrides })))
+> =>
+  Layer.scoped(
+    SleepMode,
+    Effect.flatMap(options, (read) =>
+      make({
+        ...read,
+        // An `undefined` override keeps the value read.
+        ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined))
+      }))
+  )

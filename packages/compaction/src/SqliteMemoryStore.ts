@@ -31,7 +31,11 @@ import * as Rows from "./internal/rows.js"
 import { migrate, requireUsable } from "./internal/schema.js"
 import { invalidInput, storeError } from "./internal/storeError.js"
 import { immediate } from "./internal/transaction.js"
-import { MemoryStore, type Service, type SessionInfo, StoreError, StoredTurn, TurnConflictError } from "./MemoryStore.js"
+import {
+  type FollowedFile,
+  MemoryStore,
+  type Service,
+  type SessionInfo, StoreError, StoredTurn, TurnConflictError } from "./MemoryStore.js"
 
 // Rows per multi-row INSERT: bound parameters stay far below SQLite's limit.
 const BATCH = 200
@@ -320,6 +324,39 @@ export const makeWith = (
         }))
     ).pipe(Effect.mapError(error("sessions")))
 
+    const followedFile: Service["followedFile"] = (path) =>
+      Effect.map(
+        sql<{
+          path: string
+          session_id: string
+          format: string
+          byte_offset: number
+          line_count: number
+          head_hash: string
+        }>`SELECT path, session_id, format, byte_offset, line_count, head_hash FROM followed_files WHERE path = ${path}`,
+        (rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row): FollowedFile => ({
+            path: row.path,
+            sessionId: row.session_id,
+            format: row.format,
+            byteOffset: Number(row.byte_offset),
+            lineCount: Number(row.line_count),
+            headHash: row.head_hash
+          }))
+      ).pipe(Effect.mapError(error("followedFile")))
+
+    const saveFollowedFile: Service["saveFollowedFile"] = (file) =>
+      Effect.flatMap(
+        DateTime.now,
+        (now) =>
+          sql`INSERT INTO followed_files (path, session_id, format, byte_offset, line_count, head_hash, updated_at)
+            VALUES (${file.path}, ${file.sessionId}, ${file.format}, ${file.byteOffset}, ${file.lineCount},
+              ${file.headHash}, ${DateTime.formatIso(now)})
+            ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, format = excluded.format,
+              byte_offset = excluded.byte_offset, line_count = excluded.line_count, head_hash = excluded.head_hash,
+              updated_at = excluded.updated_at`
+      ).pipe(Effect.asVoid, Effect.mapError(error("saveFollowedFile")))
+
     const conflict = (operation: string, reason: string) => Effect.fail(new StoreError({ operation, reason }))
 
     // The one writer of summaries: checks the sources (`draft`), then inserts the
@@ -440,7 +477,9 @@ export const makeWith = (
       sessions,
       insertLeaf,
       insertCondensed,
-      rewriteSummary
+      rewriteSummary,
+      followedFile,
+      saveFollowedFile
     })
   }).pipe(Effect.mapError(error("open")))
 }
