@@ -64,8 +64,8 @@ export interface Options {
   readonly batchSize?: number | undefined
   /**
    * The context budget (tokens) of the sessions: when given, a session whose
-   * active context is over `softMark * budget` is due too, and compactions get
-   * it as their `budget` option (a token-bounded tail, down to the low-water mark).
+   * active context is over `softMark * budget` is due too. (Compactions get it
+   * only through `compaction`, as their `budget` option.)
    */
   readonly budget?: number | undefined
   /** Fraction of `budget` past which a session is due. Default 0.5. */
@@ -275,11 +275,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 
   const publish = (event: Event) => PubSub.publish(pubsub, event)
   const sessionIds = options.sessions ?? Effect.map(store.sessions, (all) => all.map((s) => s.id))
-  const overrides: CompactionOptions.Options = {
-    ...options.compaction,
-    ...(opts.budget === undefined ? {} : { budget: opts.budget }),
-    maxTurns: opts.batchSize
-  }
+  const overrides: CompactionOptions.Options = { ...options.compaction, maxTurns: opts.batchSize }
 
   // A session is due with enough evictable turns, or past the soft mark of its budget.
   const isDue = (sessionId: string) =>
