@@ -22,6 +22,8 @@ export * as Overhead from "./Overhead.js"
 export * as Results from "./Results.js"
 /** @since 0.1.0 */
 export * as Retention from "./Retention.js"
+/** @since 0.3.0 */
+export * as SleepLoop from "./SleepLoop.js"
 /** @since 0.1.0 */
 export * as Startup from "./Startup.js"
 /** @since 0.1.0 */

@@ -5,7 +5,7 @@
  * some sections only), every figure with its unit and its baseline.
  *
  * Sections: overhead, faults, compaction, loop, throughput, retention, tokens,
- * startup (needs the CLI built: the package's `bench` script builds it).
+ * startup (needs the CLI built: the package's `bench` script builds it), sleep.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -51,13 +51,18 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
     const Inputs = await import("./Inputs.js")
     return { figures: (await import("./TokenAccuracy.js")).run(Inputs.all()) }
   },
-  startup: async (ctx) => ({ figures: (await import("./Startup.js")).run(ctx) })
+  startup: async (ctx) => ({ figures: (await import("./Startup.js")).run(ctx) }),
+  sleep: async (ctx) => {
+    const { figures, results } = await (await import("./SleepLoop.js")).run(ctx)
+    return { figures, details: results }
+  }
 }
 
 const children: Record<string, (args: never) => Promise<object>> = {
   compaction: async (args) => (await import("./CompactionCost.js")).measureOne(args),
   loop: async (args) => (await import("./AgentLoop.js")).measureOne(args),
   throughput: async (args) => (await import("./Throughput.js")).measureOne(args),
+  sleep: async (args) => (await import("./SleepLoop.js")).measureOne(args),
   // Loads what a measurement loads, and does nothing: the memory baseline.
   idle: async (args: { readonly of: string }) => {
     if (args.of === "compaction") await import("./CompactionCost.js")

@@ -12,6 +12,7 @@
  * precis context                                       # parentless summaries, then the fresh tail
  * precis context --budget 8000                         # the same, fitted into 8000 tokens
  * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
+ * precis watch ~/.claude/projects                      # follow transcripts, compact them in idle time
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -38,7 +39,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
-import type { CompactionManager, CompactionOptions, MemoryStore } from "@precis/compaction"
+import type { CompactionManager, CompactionOptions, MemoryStore, SleepMode } from "@precis/compaction"
 import type { Provider } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import * as Cause from "effect/Cause"
@@ -55,6 +56,7 @@ import * as Import from "./commands/import.js"
 import * as Sessions from "./commands/sessions.js"
 import * as Show from "./commands/show.js"
 import * as Summarize from "./commands/summarize.js"
+import * as Watch from "./commands/watch.js"
 import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
@@ -114,6 +116,7 @@ export type Failure =
   | MemoryStore.StoreError
   | CompactionOptions.InvalidOptionsError
   | CompactionManager.ProviderUnavailableError
+  | SleepMode.InvalidSleepOptionsError
 
 const app = { name: "precis", version }
 
@@ -130,7 +133,8 @@ const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
   summarize: printHelp(Summarize.command, [app.name]),
   sessions: printHelp(Sessions.command, [app.name]),
   show: printHelp(Show.command, [app.name]),
-  context: printHelp(Context.command, [app.name])
+  context: printHelp(Context.command, [app.name]),
+  watch: printHelp(Watch.command, [app.name])
 }
 
 /**
@@ -148,7 +152,8 @@ export const command = Command.make("precis").pipe(
     Sessions.command,
     Show.command,
     Context.command,
-    Condense.command
+    Condense.command,
+    Watch.command
   ])
 )
 

@@ -748,7 +748,7 @@ describe("help", () => {
   it.live("every option of every command says its default", () =>
     Effect.gen(function*() {
       const builtIns = ["--completions", "--log-level", "(-h, --help)", "--version"]
-      for (const command of ["import", "compact", "summarize", "sessions", "show", "context"]) {
+      for (const command of ["import", "compact", "summarize", "sessions", "show", "context", "watch"]) {
         const text = stripAnsi((yield* runCli([command, "--help"])).stdout)
         const options = text.slice(text.indexOf("\nOPTIONS\n") + "\nOPTIONS\n".length)
         // An entry is a line at the start of the column, then its indented paragraphs.

@@ -22,6 +22,9 @@
  *   summarized. The boundary never separates a tool result from the call before
  *   it: while the first tail turn is a tool result (`ConversationTurn.isToolResult` in `@precis/core`),
  *   the boundary moves one turn earlier, so the call joins its result in the tail.
+ *   With `maxTurns`, a run summarizes at most that many of the oldest evictable
+ *   turns (cut before a tool result's call; past the results when that would
+ *   leave nothing), so a run in idle time (`SleepMode`) stays short.
  *   With `freshTailTokens` (by default a quarter of `budget`, when that option
  *   is given) the tail is also at most that many tokens (moved later past tool
  *   results); with a `budget` option, a compaction left over `lowWater * budget`
@@ -322,10 +325,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const countTier = (tier: Summary.Tier) => Ref.updateAndGet(tiers, (c) => Summary.incrementTier(c, tier))
 
       // Leaf pass: sequential, each leaf continues from the previous one. Returns the leaves and turns.
-      const leafPass = (tailTokens: number | undefined) =>
+      const leafPass = (tailTokens: number | undefined, maxTurns: number | undefined) =>
         Effect.gen(function*() {
           const uncovered = yield* store.uncoveredTurns(sessionId)
-          const evictable = Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens))
+          const evictable = Plan.bounded(Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens)), maxTurns)
           const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens, ConversationTurn.isToolResult)
           if (chunks.length > 0) {
             yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
@@ -406,18 +409,19 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
         return condensed
       })
 
-      const first = yield* leafPass(opts.freshTailTokens)
+      const first = yield* leafPass(opts.freshTailTokens, opts.maxTurns)
       let condensed = yield* condensation
       let leaves = first.leaves
       let turnsCompacted = first.turns
       // The low-water mark: with a budget, a second pass shrinks the tail to what the summaries leave of it.
-      if (opts.budget !== undefined) {
+      const turnsLeft = opts.maxTurns === undefined ? undefined : opts.maxTurns - first.turns
+      if (opts.budget !== undefined && turnsLeft !== 0) {
         const goal = opts.lowWater * opts.budget
         const active = yield* context(sessionId)
         if (active.tokens > goal) {
           const summaryTokens = active.summaries.reduce((n, s) => n + ActiveContext.summaryTokens(estimator, s), 0)
           const tailTokens = Math.max(0, Math.floor(goal - summaryTokens))
-          const second = yield* leafPass(Math.min(tailTokens, opts.freshTailTokens ?? tailTokens))
+          const second = yield* leafPass(Math.min(tailTokens, opts.freshTailTokens ?? tailTokens), turnsLeft)
           if (second.leaves > 0) condensed += yield* condensation
           leaves += second.leaves
           turnsCompacted += second.turns

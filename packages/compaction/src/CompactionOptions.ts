@@ -35,6 +35,12 @@ export interface Options {
   readonly lowWater?: number | undefined
   /** Largest chunk of turns per leaf, in estimated tokens. Default 20,000. */
   readonly leafChunkTokens?: number | undefined
+  /**
+   * Most turns one compaction summarizes (the oldest evictable ones; a tool
+   * call and its results stay together, see the engine's notes), so a run in
+   * idle time stays short. Default unbounded.
+   */
+  readonly maxTurns?: number | undefined
   /** Fewest parentless siblings condensed together. Default 4. */
   readonly minFanIn?: number | undefined
   /** Most parentless siblings condensed together. Default 8. */
@@ -63,6 +69,8 @@ export interface ResolvedOptions {
   readonly budget: number | undefined
   readonly lowWater: number
   readonly leafChunkTokens: number
+  /** `undefined`: unbounded. */
+  readonly maxTurns: number | undefined
   readonly minFanIn: number
   readonly maxFanIn: number
   readonly threshold: number
@@ -166,7 +174,7 @@ const integerProblem = (option: keyof Options, value: number, min: number): Arra
  * Applies the defaults to `options` and checks them: `freshTailTurns >= 0`,
  * `leafChunkTokens`, `concurrency` and the targets `>= 1`, `minFanIn >= 2`,
  * `maxFanIn >= minFanIn` (all integers), `0 < threshold <= 1`,
- * `0 < lowWater <= 1`, `freshTailTokens >= 0` (an integer, when given); and, when
+ * `0 < lowWater <= 1`, `freshTailTokens >= 0` and `maxTurns >= 1` (integers, when given); and, when
  * given (as the `budget` argument or option), that the budget is a positive
  * number. Fails with every problem found.
  *
@@ -193,6 +201,7 @@ export const resolveOptions = (
     budget: options.budget,
     lowWater: options.lowWater ?? defaults.lowWater,
     leafChunkTokens: options.leafChunkTokens ?? defaults.leafChunkTokens,
+    maxTurns: options.maxTurns,
     minFanIn: options.minFanIn ?? defaults.minFanIn,
     maxFanIn: options.maxFanIn ?? defaults.maxFanIn,
     threshold: options.threshold ?? defaults.threshold,
@@ -222,6 +231,9 @@ export const resolveOptions = (
   if (resolved.freshTailTokens !== undefined) {
     problems.push(...integerProblem("freshTailTokens", resolved.freshTailTokens, 0))
   }
+  if (resolved.maxTurns !== undefined) {
+    problems.push(...integerProblem("maxTurns", resolved.maxTurns, 1))
+  }
   if (!(resolved.lowWater > 0 && resolved.lowWater <= 1)) {
     problems.push({ option: "lowWater", message: `must be in (0, 1] (got ${resolved.lowWater})` })
   }
@@ -239,6 +251,7 @@ const variables = {
   budget: "PRECIS_COMPACTION_BUDGET",
   lowWater: "PRECIS_COMPACTION_LOW_WATER",
   leafChunkTokens: "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS",
+  maxTurns: "PRECIS_COMPACTION_MAX_TURNS",
   minFanIn: "PRECIS_COMPACTION_MIN_FAN_IN",
   maxFanIn: "PRECIS_COMPACTION_MAX_FAN_IN",
   threshold: "PRECIS_COMPACTION_THRESHOLD",
@@ -260,7 +273,7 @@ const optionalConfig = (config: Config.Config<number>) =>
 /**
  * {@link Options} read from `Config` and validated with {@link resolveOptions}:
  * `PRECIS_COMPACTION_FRESH_TAIL_TURNS`, `..._FRESH_TAIL_TOKENS` and `..._BUDGET`
- * (both unset by default), `..._LOW_WATER`, `..._LEAF_CHUNK_TOKENS`, `..._MIN_FAN_IN`,
+ * (both unset by default), `..._LOW_WATER`, `..._LEAF_CHUNK_TOKENS`, `..._MAX_TURNS` (unset by default), `..._MIN_FAN_IN`,
  * `..._MAX_FAN_IN`, `..._THRESHOLD`, `..._CONCURRENCY`, `..._LEAF_TARGET_TOKENS`,
  * `..._CONDENSE_TARGET_TOKENS`, each with its default. Each problem is an
  * `InvalidData` error at its variable's path.
@@ -273,6 +286,7 @@ export const config: Config.Config<Options> = Config.all({
   budget: optionalConfig(Config.number(variables.budget)),
   lowWater: Config.number(variables.lowWater).pipe(Config.withDefault(defaults.lowWater)),
   leafChunkTokens: intConfig("leafChunkTokens"),
+  maxTurns: optionalConfig(Config.integer(variables.maxTurns)),
   minFanIn: intConfig("minFanIn"),
   maxFanIn: intConfig("maxFanIn"),
   threshold: Config.number(variables.threshold).pipe(Config.withDefault(defaults.threshold)),

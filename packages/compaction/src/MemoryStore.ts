@@ -87,6 +87,23 @@ export interface SummaryText {
 }
 
 /**
+ * How far a followed transcript file was read (`precis watch`): the bytes and
+ * lines read (complete lines only), its format and the session it goes to,
+ * and the hash of its first bytes (up to `byteOffset`, at most 1 KiB), which
+ * tells a file that was replaced or rewritten from one that only grew.
+ *
+ * @since 0.3.0
+ */
+export interface FollowedFile {
+  readonly path: string
+  readonly sessionId: string
+  readonly format: string
+  readonly byteOffset: number
+  readonly lineCount: number
+  readonly headHash: string
+}
+
+/**
  * A store operation failed; `cause` is the underlying `SqlError` when there is
  * one. A store opened on a file names it in `filename`; the message then starts
  * with the file (`other.db: not a precis store ...`), else with the operation
@@ -202,6 +219,14 @@ export interface Service {
    * there is no such summary.
    */
   readonly rewriteSummary: (id: string, text: SummaryText) => Effect.Effect<SummaryRecord.SummaryRecord, StoreError>
+  /** How far a followed file was read, if it was (see {@link FollowedFile}). */
+  readonly followedFile: (path: string) => Effect.Effect<Option.Option<FollowedFile>, StoreError>
+  /**
+   * Records how far a followed file was read (replacing what was recorded).
+   * Inside {@link Service.withTransaction} with the `appendTurns` of the lines
+   * read, so the turns and the offset are committed together.
+   */
+  readonly saveFollowedFile: (file: FollowedFile) => Effect.Effect<void, StoreError>
   /**
    * Runs `effect` while holding the session's lease: mutual exclusion per
    * session across fibers, processes and (for a shared database) machines.

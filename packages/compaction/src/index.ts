@@ -1,7 +1,7 @@
 /**
  * @precis/compaction: the summary DAG (CompactionManager), its options and
- * active context, the Condenser Pipeline (a context within a budget), the MemoryStore port and its
- * SQLite and PostgreSQL drivers.
+ * active context, Sleep Mode (compaction in idle time), the Condenser Pipeline (a context within a
+ * budget), the MemoryStore port and its SQLite and PostgreSQL drivers.
  *
  * @since 0.1.0
  */
@@ -20,3 +20,5 @@ export * as ActiveContext from "./ActiveContext.js"
 export * as Condenser from "./Condenser.js"
 /** @since 0.1.0 */
 export * as CompactionManager from "./CompactionManager.js"
+/** @since 0.3.0 */
+export * as SleepMode from "./SleepMode.js"

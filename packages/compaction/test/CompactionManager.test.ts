@@ -698,3 +698,20 @@ function hangOnCall(n: number) {
     return calls === n ? ScriptedProvider.hang : shortReply(request)
   })
 }
+
+describe("CompactionManager maxTurns", () => {
+  it.effect("summarizes at most maxTurns of the oldest evictable turns per run, a rerun goes on", () =>
+    Effect.gen(function*() {
+      yield* setup("m", sizedTurns(40, 50))
+      const first = yield* (yield* manager).compact("m", { leafChunkTokens: 200, maxTurns: 10 })
+      expect(first.turnsCompacted).toBe(10)
+      expect((yield* (yield* store).uncoveredTurns("m"))[0]!.id).toBe("t10")
+      const second = yield* (yield* manager).compact("m", { leafChunkTokens: 200, maxTurns: 10, budget: 1_000 })
+      // With a budget the low-water pass runs too, within what is left of the 10 turns.
+      expect(second.turnsCompacted).toBe(10)
+      expect(yield* violations()).toEqual([])
+      const bad = yield* Effect.either((yield* manager).compact("m", { maxTurns: 0 }))
+      assert(Either.isLeft(bad))
+      expect(bad.left.message).toContain("maxTurns must be an integer >= 1 (got 0)")
+    }).pipe(Effect.provide(managerLayer())))
+})

@@ -196,3 +196,22 @@ describe("tailTokensFor", () => {
     expect(Either.isLeft(CompactionOptions.resolveOptions({ lowWater: 0 }))).toBe(true)
   })
 })
+
+describe("bounded", () => {
+  const t = (role: string) => ({ role })
+  const items = [t("user"), t("assistant"), t("tool"), t("tool"), t("user"), t("assistant")]
+  it("keeps the oldest max turns, all of them without a bound", () => {
+    expect(Plan.bounded(items, undefined)).toEqual(items)
+    expect(Plan.bounded(items, 10)).toEqual(items)
+    expect(Plan.bounded(items, 5)).toEqual(items.slice(0, 5))
+  })
+  it("never separates tool results from their call", () => {
+    // Cutting after 3 would leave the second result out: the cut moves before the call.
+    expect(Plan.bounded(items, 3)).toEqual(items.slice(0, 1))
+    expect(Plan.bounded(items, 4)).toEqual(items.slice(0, 4))
+  })
+  it("moves past the results when cutting before the call would leave nothing", () => {
+    const leading = [t("assistant"), t("tool"), t("tool"), t("user")]
+    expect(Plan.bounded(leading, 1)).toEqual(leading.slice(0, 3))
+  })
+})

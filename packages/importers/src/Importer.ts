@@ -325,3 +325,72 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
   )
   return imported
 })
+
+/**
+ * The formats read line by line (JSONL), which {@link lineParser} reads as a
+ * file grows (`precis watch`).
+ *
+ * @since 0.3.0
+ */
+export const lineFormats: ReadonlyArray<ConcreteFormat> = ["precis", "claude-code", "oasst"]
+
+/**
+ * An incremental parser of one JSONL file: the file's complete lines are
+ * pushed in order, in as many batches as they arrive, and each push returns
+ * the turns its lines hold (by conversation; a conversation without new turns
+ * is left out). The turns and their ids are those {@link importFile} reads
+ * from the whole file. A bad line fails the push with an {@link ImportError}
+ * naming its line; the parser is then unusable (its state is partial).
+ *
+ * @since 0.3.0
+ */
+export interface LineParser {
+  readonly format: ConcreteFormat
+  /** Lines pushed so far. */
+  readonly lineCount: () => number
+  /** Parses the next complete lines (without their line breaks). */
+  readonly push: (lines: ReadonlyArray<string>) => Either.Either<ReadonlyArray<Conversation>, ImportError>
+}
+
+/**
+ * A {@link LineParser} of a file in `format` (one of {@link lineFormats};
+ * `undefined` for another), `fileName` naming it in errors.
+ *
+ * @example
+ * ```ts
+ * import { Importer } from "@precis/importers"
+ * const parser = Importer.lineParser("precis", "live.jsonl")!
+ * parser.push(['{"role":"user","content":"hi"}']) // Right([{ suffix: undefined, turns: [...], lines: [1] }])
+ * ```
+ * @since 0.3.0
+ */
+export const lineParser = (format: ConcreteFormat, fileName: string): LineParser | undefined => {
+  const reader = lineReader(format)
+  if (reader === undefined) return undefined
+  const out = new Sink(format)
+  const seen = new Map<Conversation, number>()
+  let line = 0
+  return {
+    format,
+    lineCount: () => line,
+    push: (lines) => {
+      try {
+        for (const raw of lines) reader.push(raw.endsWith("\r") ? raw.slice(0, -1) : raw, ++line, out)
+      } catch (error) {
+        return Either.left(toImportError(fileName, error))
+      }
+      const fresh: Array<Conversation> = []
+      for (const conversation of out.conversations) {
+        const from = seen.get(conversation) ?? 0
+        if (conversation.turns.length === from) continue
+        seen.set(conversation, conversation.turns.length)
+        fresh.push({
+          suffix: conversation.suffix,
+          turns: conversation.turns.slice(from),
+          lines: conversation.lines.slice(from)
+        })
+      }
+      return Either.right(fresh)
+    }
+  }
+}

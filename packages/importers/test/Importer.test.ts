@@ -586,3 +586,37 @@ describe.skipIf(!existsSync(fixtures))("real transcripts", () => {
     assert.strictEqual(events.length, 18)
   })
 })
+
+// ---------------------------------------------------------------------------- incremental parsing
+
+describe("lineParser", () => {
+  const sessionFile = path.join(repoRoot, "examples", "coding-session.jsonl")
+  it("reads a file pushed in batches as the whole file is read: same turns, ids and lines", () => {
+    const text = readFileSync(sessionFile, "utf8")
+    const whole = Either.getOrThrow(Importer.parse(text, "precis", sessionFile)).conversations[0]!
+    const parser = Importer.lineParser("precis", sessionFile)!
+    const lines = text.split("\n").filter((line, i, all) => i < all.length - 1 || line.length > 0)
+    const turns: Array<ConversationTurn.ConversationTurn> = []
+    const numbers: Array<number> = []
+    for (let i = 0; i < lines.length; i += 7) {
+      const batch = Either.getOrThrow(parser.push(lines.slice(i, i + 7)))
+      for (const conversation of batch) {
+        turns.push(...conversation.turns)
+        numbers.push(...conversation.lines)
+      }
+    }
+    expect(turns).toEqual(whole.turns)
+    expect(numbers).toEqual(whole.lines)
+    expect(parser.lineCount()).toBe(lines.length)
+    expect(Either.getOrThrow(parser.push([]))).toEqual([])
+  })
+
+  it("names the line of a bad line across batches, and refuses the JSON formats", () => {
+    const parser = Importer.lineParser("precis", "live.jsonl")!
+    expect(Either.isRight(parser.push(['{"role":"user","content":"hi"}', ""]))).toBe(true)
+    const bad = parser.push(["{not json"])
+    assert(Either.isLeft(bad))
+    expect(bad.left.message).toMatch(/^live\.jsonl:3: /)
+    expect(Importer.lineParser("openai", "x.json")).toBeUndefined()
+  })
+})

@@ -7,7 +7,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, CompactionOptions, type MemoryStore } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions, type MemoryStore } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import * as Console from "effect/Console"
@@ -15,7 +15,7 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { CliError, inStore } from "../internal/errors.js"
+import { type CliError, inStore } from "../internal/errors.js"
 import { readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
@@ -23,12 +23,6 @@ import { printJson, timed, withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
 import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
-
-/** Compaction option problems in the CLI's words (`maxFanIn` -> `--max-fan-in`), keyed by option. */
-const optionProblems = (error: CompactionOptions.InvalidOptionsError): string =>
-  error.problems
-    .map((problem) => CompactionOptions.describeProblem(problem, (option) => Opt.compactionFlags[option] ?? option))
-    .join("; ")
 
 /** What `compact` fails with: each is printed as one line. */
 export type Failure =
@@ -58,19 +52,7 @@ export const command = Command.make(
     Effect.gen(function*() {
       // The options are checked and the input parsed in full (and the store checked) before
       // anything is opened or written.
-      // What no flag or variable sets comes from the budget, except the fan-ins and the concurrency.
-      const derived = Opt.budgetDefaults(Option.getOrElse(args.budget, () => Opt.defaultBudget))
-      const options: CompactionOptions.Options = {
-        freshTailTurns: Option.getOrElse(args.freshTail, () => derived.freshTailTurns),
-        leafChunkTokens: Option.getOrElse(args.leafChunkTokens, () => derived.leafChunkTokens),
-        minFanIn: Option.getOrUndefined(args.minFanIn),
-        maxFanIn: Option.getOrUndefined(args.maxFanIn),
-        concurrency: Option.getOrUndefined(args.concurrency)
-      }
-      yield* Effect.mapError(
-        CompactionOptions.resolveOptions(options),
-        (error) => new CliError({ reason: optionProblems(error) })
-      )
+      const options = yield* Opt.compactionOptions(args)
       const input = Option.isSome(args.file)
         ? yield* Effect.gen(function*() {
           const file = args.file.pipe(Option.getOrThrow)

@@ -7,12 +7,14 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
-import { CompactionOptions } from "@precis/compaction"
+import { CompactionOptions, SleepMode } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { CliError } from "./errors.js"
 import { type ProviderName, providers } from "./layers.js"
 
 /** The conversation file a command reads. */
@@ -178,6 +180,39 @@ export const compactionFlags: Partial<Record<CompactionOptions.Subject, string>>
   concurrency: "--concurrency"
 }
 
+/** Compaction option problems in the CLI's words (`maxFanIn` -> `--max-fan-in`). */
+const optionProblems = (error: CompactionOptions.InvalidOptionsError): string =>
+  error.problems
+    .map((problem) => CompactionOptions.describeProblem(problem, (option) => compactionFlags[option] ?? option))
+    .join("; ")
+
+/**
+ * The compaction options of the {@link compaction} flags, checked (a
+ * `CliError` naming the flags otherwise). What no flag or variable sets comes
+ * from the budget, except the fan-ins and the concurrency.
+ */
+export const compactionOptions = (flags: {
+  readonly budget: Option.Option<number>
+  readonly freshTail: Option.Option<number>
+  readonly leafChunkTokens: Option.Option<number>
+  readonly minFanIn: Option.Option<number>
+  readonly maxFanIn: Option.Option<number>
+  readonly concurrency: Option.Option<number>
+}): Effect.Effect<CompactionOptions.Options, CliError> => {
+  const derived = budgetDefaults(Option.getOrElse(flags.budget, () => defaultBudget))
+  const options: CompactionOptions.Options = {
+    freshTailTurns: Option.getOrElse(flags.freshTail, () => derived.freshTailTurns),
+    leafChunkTokens: Option.getOrElse(flags.leafChunkTokens, () => derived.leafChunkTokens),
+    minFanIn: Option.getOrUndefined(flags.minFanIn),
+    maxFanIn: Option.getOrUndefined(flags.maxFanIn),
+    concurrency: Option.getOrUndefined(flags.concurrency)
+  }
+  return Effect.mapError(
+    Effect.as(CompactionOptions.resolveOptions(options), options),
+    (error) => new CliError({ reason: optionProblems(error) })
+  )
+}
+
 /** `--redo-fallbacks`. */
 export const redoFallbacks = Options.boolean("redo-fallbacks").pipe(
   Options.withDescription(
@@ -241,3 +276,54 @@ export const prior = Options.text("prior").pipe(
   Options.optional,
   Options.withDescription("a file holding the previous summary, given to the model as context (default: none)")
 )
+
+/** An optional duration flag (seconds, or with a unit), described with its default. */
+const duration = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("DURATION"),
+    Options.filterMap(parseDuration, `--${name} must be a duration such as 30, 30 seconds or 500 millis`),
+    Options.optional,
+    Options.withDescription(description)
+  )
+
+/** The paths `watch` follows. */
+export const watchPaths = Args.text({ name: "PATH" }).pipe(
+  Args.withDescription("a transcript file (JSONL) or a directory of them (its .jsonl files at any depth)"),
+  Args.atLeast(1)
+)
+
+/** `--session ID` of `watch`. */
+export const watchSession = session("each file's base name without .jsonl; only with a single FILE")
+
+/** How often `watch` looks at the files, when `--poll-interval` is not given. */
+export const defaultPollInterval = Duration.seconds(1)
+
+/** The options of `watch`: polling and Sleep Mode's. */
+export const watch = {
+  pollInterval: duration(
+    "poll-interval",
+    `how often the files are checked for new lines (default ${Duration.format(defaultPollInterval)})`
+  ),
+  idleThreshold: duration(
+    "idle-threshold",
+    "how long without new lines before compacting in idle time " +
+      `(default: PRECIS_SLEEP_IDLE_THRESHOLD, else ${Duration.format(SleepMode.defaults.idleThreshold)})`
+  ),
+  checkInterval: duration(
+    "check-interval",
+    "how often Sleep Mode checks whether it is idle " +
+      `(default: PRECIS_SLEEP_CHECK_INTERVAL, else ${Duration.format(SleepMode.defaults.checkInterval)})`
+  ),
+  minUnprocessedTurns: integer(
+    "min-unprocessed-turns",
+    1,
+    "fewest turns outside the fresh tail that make a session worth compacting " +
+      `(default: PRECIS_SLEEP_MIN_UNPROCESSED_TURNS, else ${SleepMode.defaults.minUnprocessedTurns})`
+  ),
+  batchSize: integer(
+    "batch-size",
+    1,
+    "most turns summarized per session per idle cycle " +
+      `(default: PRECIS_SLEEP_BATCH_SIZE, else ${SleepMode.defaults.batchSize})`
+  )
+}

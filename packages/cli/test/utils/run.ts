@@ -45,11 +45,13 @@ export interface RunOptions {
   readonly env?: Record<string, string>
   /** Replaces the process's stderr for the progress bar. */
   readonly stderr?: Stderr
+  /** Receives stdout's lines as they are printed (for a command that runs until interrupted). */
+  readonly stdout?: Array<string>
 }
 
 export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Effect.Effect<Result> =>
   Effect.consoleWith((base) => {
-    const out: Array<string> = []
+    const out: Array<string> = options.stdout ?? []
     const err: Array<string> = []
     const program = Cli.main(["node", "precis", ...args]).pipe(
       Effect.provide(NodeContext.layer),

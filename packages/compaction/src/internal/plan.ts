@@ -53,6 +53,24 @@ export const evictable = <A extends TurnLike>(
 ): ReadonlyArray<A> => turns.slice(0, tailStart(turns, freshTailTurns, bound))
 
 /**
+ * The oldest at most `max` of `turns` (a bound on what one pass summarizes).
+ * The cut never separates a tool result from its call: while the first turn
+ * left out is a tool result, the cut moves earlier; when that leaves nothing
+ * (the first call's results reach past `max`), it moves later past the
+ * results instead, so a pass always makes progress.
+ */
+export const bounded = <A extends TurnLike>(turns: ReadonlyArray<A>, max: number | undefined): ReadonlyArray<A> => {
+  if (max === undefined || turns.length <= max) return turns
+  let end = max
+  while (end > 0 && ConversationTurn.isToolResult(turns[end]!)) end--
+  if (end === 0 && max > 0) {
+    end = max
+    while (end < turns.length && ConversationTurn.isToolResult(turns[end]!)) end++
+  }
+  return turns.slice(0, end)
+}
+
+/**
  * Greedy chunks, in order: a chunk takes items while its total stays at most
  * `limit`; an item larger than `limit` is a chunk of its own. A `sticky` item
  * (a tool result) never starts a chunk after the first: when it does not fit,

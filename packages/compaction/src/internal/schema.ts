@@ -2,7 +2,7 @@
  * The schema, as migrations, for SQLite and PostgreSQL (the same tables and
  * columns; PostgreSQL has no `leases` table). Table and column names of `turns`,
  * `summaries` and `summary_sources` are part of the public contract (users may
- * query them); `sessions`, `leases`, `summaries.first_seq/last_seq` and the
+ * query them); `sessions`, `leases`, `followed_files`, `summaries.first_seq/last_seq` and the
  * indexes are ours. Before writing, a store checks that the file is one of ours
  * and not newer than this version ({@link inspect}).
  *
@@ -85,7 +85,22 @@ const leases = Effect.gen(function*() {
   yield* create
 })
 
-const migrations = { "1_initial": initial, "2_leases": leases }
+// One row per transcript file `precis watch` follows: how far it was read and
+// how to tell whether it was truncated or replaced since (see MemoryStore.FollowedFile).
+const followedFiles = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE followed_files (
+    path TEXT PRIMARY KEY NOT NULL,
+    session_id TEXT NOT NULL,
+    format TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    head_hash TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  )`
+})
+
+const migrations = { "1_initial": initial, "2_leases": leases, "3_followed_files": followedFiles }
 
 /**
  * The table where the migrator records what it applied.

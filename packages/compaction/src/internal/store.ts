@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
-import { type Service, type SessionInfo, StoreError, StoredTurn, TurnConflictError } from "../MemoryStore.js"
+import { type FollowedFile, type Service, type SessionInfo, StoreError, StoredTurn, TurnConflictError } from "../MemoryStore.js"
 import { span } from "./plan.js"
 import * as Rows from "./rows.js"
 import { invalidInput, storeError } from "./storeError.js"
@@ -55,6 +55,14 @@ const childRows = decodeAll(
 )
 const sameIdRows = decodeAll(Rows.TurnRow.pick("id", "role", "content"))
 const nextSeqRows = decodeAll(Schema.Struct({ next: Schema.Int }))
+const followedRows = decodeAll(Schema.Struct({
+  path: Schema.String,
+  session_id: Schema.String,
+  format: Schema.String,
+  byte_offset: Schema.Union(Schema.Number, Schema.NumberFromString),
+  line_count: Schema.Union(Schema.Number, Schema.NumberFromString),
+  head_hash: Schema.String
+}))
 
 // A summary about to be written, once its sources are checked: its row but for
 // the id and creation time, and its sources in order (turns for a leaf,
@@ -404,6 +412,33 @@ export const make = (
       })
     )
 
+  const followedFile: Service["followedFile"] = (path) =>
+    Effect.map(
+      followedRows(sql`SELECT path, session_id, format, byte_offset, line_count, head_hash
+        FROM followed_files WHERE path = ${path}`),
+      (rows) =>
+        Option.map(Option.fromNullable(rows[0]), (row): FollowedFile => ({
+          path: row.path,
+          sessionId: row.session_id,
+          format: row.format,
+          byteOffset: row.byte_offset,
+          lineCount: row.line_count,
+          headHash: row.head_hash
+        }))
+    ).pipe(Effect.mapError(error("followedFile")))
+
+  const saveFollowedFile: Service["saveFollowedFile"] = (file) =>
+    Effect.flatMap(
+      now,
+      (updatedAt) =>
+        sql`INSERT INTO followed_files (path, session_id, format, byte_offset, line_count, head_hash, updated_at)
+          VALUES (${file.path}, ${file.sessionId}, ${file.format}, ${file.byteOffset}, ${file.lineCount},
+            ${file.headHash}, ${updatedAt})
+          ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, format = excluded.format,
+            byte_offset = excluded.byte_offset, line_count = excluded.line_count, head_hash = excluded.head_hash,
+            updated_at = excluded.updated_at`
+    ).pipe(Effect.asVoid, Effect.mapError(error("saveFollowedFile")))
+
   const rewriteSummary: Service["rewriteSummary"] = (id, text) =>
     Effect.gen(function*() {
       yield* sql`UPDATE summaries SET content = ${text.content}, tier = ${text.tier},
@@ -430,6 +465,8 @@ export const make = (
     sessions,
     insertLeaf,
     insertCondensed,
-    rewriteSummary
+    rewriteSummary,
+    followedFile,
+    saveFollowedFile
   }
 }

@@ -1,0 +1,470 @@
+/**
+ * Sleep Mode: compaction in idle time. A scoped background fiber wakes every
+ * `checkInterval`; once the agent has been idle for `idleThreshold`, it runs a
+ * *cycle*: it compacts, one after the other, the sessions with at least
+ * `minUnprocessedTurns` evictable turns (uncovered turns outside the fresh
+ * tail) and, with a `budget`, those whose active context passed
+ * `softMark * budget`, each by at most `batchSize` turns (the compaction's
+ * `maxTurns`). So the hard trigger (`CompactionManager.shouldCompact`) rarely
+ * fires inside the agent's turn.
+ *
+ * - **Activity** ({@link Service.recordActivity}, or {@link Service.busy}
+ *   around the agent's work) resets the idle clock and interrupts a running
+ *   cycle at once, waiting only for its interruption: compaction is
+ *   interrupt-safe (each summary is written with its links in one
+ *   transaction), so the agent's own `compact` then waits at most for the
+ *   store write in progress. No cycle starts while a `busy` effect runs.
+ * - **Errors** are counted, logged and published; the worker never dies of
+ *   them: a failed cycle ends, and the next check waits
+ *   `checkInterval * 2^failures`, at most `maxBackoff`, until a cycle succeeds.
+ * - **Lifetime**: the fiber lives in the layer's scope; closing the scope
+ *   interrupts it, and a running cycle with it.
+ * - **Options** come from {@link layer}'s argument or from `Config`
+ *   ({@link config}: `PRECIS_SLEEP_ENABLED`, `PRECIS_SLEEP_IDLE_THRESHOLD`,
+ *   `PRECIS_SLEEP_CHECK_INTERVAL`, `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS`,
+ *   `PRECIS_SLEEP_BATCH_SIZE`). Every timing runs on the Effect `Clock`, so
+ *   `TestClock` drives it.
+ *
+ * @since 0.3.0
+ */
+import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { CompactionManager, type CompactionStats } from "./CompactionManager.js"
+import type * as CompactionOptions from "./CompactionOptions.js"
+import { MemoryStore, type StoreError } from "./MemoryStore.js"
+
+/**
+ * @since 0.3.0
+ */
+export interface Options {
+  /** Whether the worker runs at all; when false the service only keeps its (zero) stats. Default true. */
+  readonly enabled?: boolean | undefined
+  /** How long without activity before a cycle may start. Default 5 minutes. */
+  readonly idleThreshold?: Duration.DurationInput | undefined
+  /** How often the worker wakes to check. Default 1 minute. */
+  readonly checkInterval?: Duration.DurationInput | undefined
+  /** Fewest evictable turns that make a session due. Default 5. */
+  readonly minUnprocessedTurns?: number | undefined
+  /** Most turns summarized per session per cycle (the compaction's `maxTurns`). Default 20. */
+  readonly batchSize?: number | undefined
+  /**
+   * The context budget (tokens) of the sessions: when given, a session whose
+   * active context is over `softMark * budget` is due too. (Compactions get it
+   * only through `compaction`, as their `budget` option.)
+   */
+  readonly budget?: number | undefined
+  /** Fraction of `budget` past which a session is due. Default 0.5. */
+  readonly softMark?: number | undefined
+  /** Longest wait between checks after failed cycles. Default 30 minutes. */
+  readonly maxBackoff?: Duration.DurationInput | undefined
+  /** The sessions to look at. Default every session of the store. */
+  readonly sessions?: Effect.Effect<ReadonlyArray<string>, StoreError> | undefined
+  /** Overrides of the manager's options for idle-time compactions (`maxTurns` is `batchSize`). */
+  readonly compaction?: CompactionOptions.Options | undefined
+}
+
+/**
+ * The defaults of {@link Options} (the seed's).
+ *
+ * @since 0.3.0
+ */
+export const defaults = {
+  enabled: true,
+  idleThreshold: Duration.minutes(5),
+  checkInterval: Duration.minutes(1),
+  minUnprocessedTurns: 5,
+  batchSize: 20,
+  softMark: 0.5,
+  maxBackoff: Duration.minutes(30)
+} as const
+
+/**
+ * Options that make no sense (a zero check interval, a batch size of 0, ...):
+ * one message per problem.
+ *
+ * @since 0.3.0
+ */
+export class InvalidSleepOptionsError extends Data.TaggedError("InvalidSleepOptionsError")<{
+  readonly problems: ReadonlyArray<string>
+}> {
+  /** @since 0.3.0 */
+  override get message(): string {
+    return `invalid sleep mode options: ${this.problems.join("; ")}`
+  }
+}
+
+/**
+ * What the worker has done since the layer was built.
+ *
+ * @since 0.3.0
+ */
+export interface Stats {
+  /** Cycles that ran to their end (with or without an error). */
+  readonly cyclesCompleted: number
+  /** Cycles interrupted by activity. */
+  readonly cyclesInterrupted: number
+  /** Turns summarized by the compactions of the cycles that completed them. */
+  readonly turnsProcessed: number
+  /** Summaries (leaves and condensed) those compactions created. */
+  readonly summariesCreated: number
+  /** Failed cycles. */
+  readonly errors: number
+  /** When the last cycle ended (epoch milliseconds on the Effect clock), if one did. */
+  readonly lastCycleAt: number | undefined
+  /** Time spent in cycles, interrupted ones included. */
+  readonly processingTime: Duration.Duration
+}
+
+/**
+ * What the worker reports, on {@link Service.events}.
+ *
+ * @since 0.3.0
+ */
+export type Event = Data.TaggedEnum<{
+  /** A cycle started; `sessions` are the sessions due, in the order it will compact them. */
+  CycleStarted: { readonly sessions: ReadonlyArray<string> }
+  /** A session was compacted by the cycle. */
+  SessionCompacted: { readonly sessionId: string; readonly stats: CompactionStats }
+  /** A cycle ran to its end. */
+  CycleCompleted: {
+    readonly turnsProcessed: number
+    readonly summariesCreated: number
+    readonly duration: Duration.Duration
+  }
+  /** Activity (or a `busy` effect) interrupted a cycle. */
+  CycleInterrupted: { readonly duration: Duration.Duration }
+  /** A cycle failed; the next check is in `retryIn`. `sessionId` is the session it failed on, if any. */
+  CycleFailed: {
+    readonly sessionId: string | undefined
+    readonly error: string
+    readonly retryIn: Duration.Duration
+  }
+}>
+
+/**
+ * Constructors and matchers of {@link Event}.
+ *
+ * @since 0.3.0
+ */
+export const Event = Data.taggedEnum<Event>()
+
+/**
+ * @since 0.3.0
+ */
+export interface Service {
+  /** Resets the idle clock and interrupts a running cycle, returning once it has stopped. */
+  readonly recordActivity: Effect.Effect<void>
+  /**
+   * Runs `effect` as activity: records activity when it starts (interrupting
+   * a cycle) and when it ends, and no cycle starts while it runs.
+   */
+  readonly busy: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** What the worker has done so far. */
+  readonly stats: Effect.Effect<Stats>
+  /** The worker's events from when the stream is run on (see {@link Service.subscribe} to not miss any). */
+  readonly events: Stream.Stream<Event>
+  /** A subscription to the events, taken at once, for the scope's lifetime. */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<Event>, never, Scope.Scope>
+}
+
+/**
+ * The SleepMode service tag.
+ *
+ * @since 0.3.0
+ */
+export class SleepMode extends Context.Tag("@precis/compaction/SleepMode")<SleepMode, Service>() {}
+
+interface Resolved {
+  readonly enabled: boolean
+  readonly idleThreshold: Duration.Duration
+  readonly checkInterval: Duration.Duration
+  readonly minUnprocessedTurns: number
+  readonly batchSize: number
+  readonly budget: number | undefined
+  readonly softMark: number
+  readonly maxBackoff: Duration.Duration
+}
+
+const resolve = (options: Options): Either.Either<Resolved, InvalidSleepOptionsError> => {
+  const resolved: Resolved = {
+    enabled: options.enabled ?? defaults.enabled,
+    idleThreshold: Duration.decode(options.idleThreshold ?? defaults.idleThreshold),
+    checkInterval: Duration.decode(options.checkInterval ?? defaults.checkInterval),
+    minUnprocessedTurns: options.minUnprocessedTurns ?? defaults.minUnprocessedTurns,
+    batchSize: options.batchSize ?? defaults.batchSize,
+    budget: options.budget,
+    softMark: options.softMark ?? defaults.softMark,
+    maxBackoff: Duration.decode(options.maxBackoff ?? defaults.maxBackoff)
+  }
+  const problems: Array<string> = []
+  const positive = (name: string, d: Duration.Duration) => {
+    if (!Duration.isFinite(d) || Duration.toMillis(d) <= 0) problems.push(`${name} must be a positive finite duration`)
+  }
+  positive("checkInterval", resolved.checkInterval)
+  positive("maxBackoff", resolved.maxBackoff)
+  if (!Duration.isFinite(resolved.idleThreshold)) problems.push("idleThreshold must be finite")
+  if (!(Number.isSafeInteger(resolved.minUnprocessedTurns) && resolved.minUnprocessedTurns >= 1)) {
+    problems.push(`minUnprocessedTurns must be an integer >= 1 (got ${resolved.minUnprocessedTurns})`)
+  }
+  if (!(Number.isSafeInteger(resolved.batchSize) && resolved.batchSize >= 1)) {
+    problems.push(`batchSize must be an integer >= 1 (got ${resolved.batchSize})`)
+  }
+  if (!(resolved.softMark > 0 && resolved.softMark <= 1)) {
+    problems.push(`softMark must be in (0, 1] (got ${resolved.softMark})`)
+  }
+  if (resolved.budget !== undefined && !(Number.isFinite(resolved.budget) && resolved.budget > 0)) {
+    problems.push(`budget must be a positive number (got ${resolved.budget})`)
+  }
+  return problems.length === 0 ? Either.right(resolved) : Either.left(new InvalidSleepOptionsError({ problems }))
+}
+
+const emptyStats: Stats = {
+  cyclesCompleted: 0,
+  cyclesInterrupted: 0,
+  turnsProcessed: 0,
+  summariesCreated: 0,
+  errors: 0,
+  lastCycleAt: undefined,
+  processingTime: Duration.zero
+}
+
+// Why a cycle stopped early: the session it was on and the error.
+class CycleError extends Data.TaggedError("CycleError")<{
+  readonly sessionId: string | undefined
+  readonly error: string
+}> {}
+
+/**
+ * Builds the service and forks its worker into the current scope.
+ *
+ * @since 0.3.0
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const opts = yield* resolve(options)
+  const manager = yield* CompactionManager
+  const store = yield* MemoryStore
+  const pubsub = yield* Effect.acquireRelease(PubSub.unbounded<Event>(), PubSub.shutdown)
+  const stats = yield* Ref.make(emptyStats)
+  // The idle clock: the last activity (epoch ms) and how many `busy` effects run.
+  const activity = yield* Ref.make({ last: yield* Clock.currentTimeMillis, busy: 0 })
+  const running = yield* Ref.make(Option.none<Fiber.RuntimeFiber<boolean>>())
+  // Orders starting a cycle against activity, so a cycle never starts after activity it did not see.
+  const gate = yield* Effect.makeSemaphore(1)
+
+  const consecutiveFailures = yield* Ref.make(0)
+  // The wait before the next check: `checkInterval * 2^failures`, at most `maxBackoff`.
+  const delay = (failures: number): Duration.Duration =>
+    failures === 0
+      ? opts.checkInterval
+      : Duration.min(Duration.times(opts.checkInterval, 2 ** Math.min(failures, 30)), opts.maxBackoff)
+
+  const publish = (event: Event) => PubSub.publish(pubsub, event)
+  const sessionIds = options.sessions ?? Effect.map(store.sessions, (all) => all.map((s) => s.id))
+  const overrides: CompactionOptions.Options = { ...options.compaction, maxTurns: opts.batchSize }
+
+  // A session is due with enough evictable turns, or past the soft mark of its budget.
+  const isDue = (sessionId: string) =>
+    // Without a budget only `evictableTurns` is read, which does not depend on it.
+    Effect.map(
+      manager.status(sessionId, opts.budget ?? 1, { ...overrides, threshold: opts.softMark }),
+      (status) =>
+        status.evictableTurns >= opts.minUnprocessedTurns || (opts.budget !== undefined && status.shouldCompact)
+    )
+
+  const failWith = (sessionId: string | undefined) => (error: { readonly message: string }) =>
+    new CycleError({ sessionId, error: error.message })
+
+  // One cycle: compacts each due session; true when it failed.
+  const cycle = Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(now - started))
+    return yield* Effect.gen(function*() {
+      const ids = yield* Effect.mapError(sessionIds, failWith(undefined))
+      const due = yield* Effect.filter(ids, (id) => Effect.mapError(isDue(id), failWith(id)))
+      yield* publish(Event.CycleStarted({ sessions: due }))
+      let turns = 0
+      let summaries = 0
+      for (const sessionId of due) {
+        const result = yield* Effect.mapError(manager.compact(sessionId, overrides), failWith(sessionId))
+        const created = result.leafSummariesCreated + result.condensedSummariesCreated
+        turns += result.turnsCompacted
+        summaries += created
+        yield* Ref.update(stats, (s) => ({
+          ...s,
+          turnsProcessed: s.turnsProcessed + result.turnsCompacted,
+          summariesCreated: s.summariesCreated + created
+        }))
+        yield* publish(Event.SessionCompacted({ sessionId, stats: result }))
+      }
+      const duration = yield* elapsed
+      yield* publish(Event.CycleCompleted({ turnsProcessed: turns, summariesCreated: summaries, duration }))
+      return false
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.gen(function*() {
+          yield* Ref.update(stats, (s) => ({ ...s, errors: s.errors + 1 }))
+          const failures = yield* Ref.updateAndGet(consecutiveFailures, (n) => n + 1)
+          yield* Effect.logWarning("SleepMode: cycle failed", error.error)
+          yield* publish(Event.CycleFailed({ sessionId: error.sessionId, error: error.error, retryIn: delay(failures) }))
+          return true
+        })
+      ),
+      Effect.onExit((exit) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const duration = Duration.millis(now - started)
+          const interrupted = Exit.isInterrupted(exit)
+          yield* Ref.update(stats, (s) => ({
+            ...s,
+            cyclesCompleted: s.cyclesCompleted + (interrupted ? 0 : 1),
+            cyclesInterrupted: s.cyclesInterrupted + (interrupted ? 1 : 0),
+            lastCycleAt: now,
+            processingTime: Duration.sum(s.processingTime, duration)
+          }))
+          if (interrupted) yield* publish(Event.CycleInterrupted({ duration }))
+        })
+      )
+    )
+  })
+
+  const startIfIdle = gate.withPermits(1)(
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const state = yield* Ref.get(activity)
+      if (state.busy > 0 || now - state.last < Duration.toMillis(opts.idleThreshold)) {
+        return Option.none<Fiber.RuntimeFiber<boolean>>()
+      }
+      const fiber = yield* Effect.fork(cycle)
+      yield* Ref.set(running, Option.some(fiber))
+      return Option.some(fiber)
+    })
+  )
+
+  const worker = Effect.gen(function*() {
+    while (true) {
+      yield* Effect.sleep(delay(yield* Ref.get(consecutiveFailures)))
+      const started = yield* startIfIdle
+      if (Option.isNone(started)) continue
+      const exit = yield* Fiber.await(started.value)
+      yield* Ref.set(running, Option.none())
+      if (Exit.isSuccess(exit) && !exit.value) yield* Ref.set(consecutiveFailures, 0)
+    }
+  })
+
+  const touch = (busy: number) =>
+    gate.withPermits(1)(
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        yield* Ref.update(activity, (state) => ({ last: now, busy: state.busy + busy }))
+        const fiber = yield* Ref.getAndSet(running, Option.none())
+        if (Option.isSome(fiber)) yield* Fiber.interrupt(fiber.value)
+      })
+    )
+
+  const recordActivity = touch(0)
+  const busy: Service["busy"] = (effect) =>
+    Effect.acquireUseRelease(touch(1), () => effect, () => touch(-1))
+
+  if (opts.enabled) yield* Effect.forkScoped(worker)
+
+  return SleepMode.of({
+    recordActivity,
+    busy,
+    stats: Ref.get(stats),
+    events: Stream.fromPubSub(pubsub),
+    subscribe: PubSub.subscribe(pubsub)
+  })
+})
+
+/**
+ * The Sleep Mode layer: the service, and its worker living and dying with the
+ * layer's scope. Fails with an {@link InvalidSleepOptionsError} on options that
+ * make no sense.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { CompactionManager, SleepMode } from "@precis/compaction"
+ * const Sleep = SleepMode.layer({ idleThreshold: "2 minutes", budget: 32_000 })
+ * // Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | MemoryStore>
+ * ```
+ * @since 0.3.0
+ */
+export const layer = (
+  options?: Options
+): Layer.Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | MemoryStore> =>
+  Layer.scoped(SleepMode, make(options))
+
+const variables = {
+  enabled: "PRECIS_SLEEP_ENABLED",
+  idleThreshold: "PRECIS_SLEEP_IDLE_THRESHOLD",
+  checkInterval: "PRECIS_SLEEP_CHECK_INTERVAL",
+  minUnprocessedTurns: "PRECIS_SLEEP_MIN_UNPROCESSED_TURNS",
+  batchSize: "PRECIS_SLEEP_BATCH_SIZE"
+} as const
+
+/**
+ * {@link Options} read from `Config`, each with its default:
+ * `PRECIS_SLEEP_ENABLED` (a boolean), `PRECIS_SLEEP_IDLE_THRESHOLD` and
+ * `PRECIS_SLEEP_CHECK_INTERVAL` (durations such as `5 minutes`),
+ * `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS` and `PRECIS_SLEEP_BATCH_SIZE`
+ * (integers). Values that make no sense are an `InvalidData` error.
+ *
+ * @since 0.3.0
+ */
+export const config: Config.Config<Options> = Config.all({
+  enabled: Config.boolean(variables.enabled).pipe(Config.withDefault(defaults.enabled)),
+  idleThreshold: Config.duration(variables.idleThreshold).pipe(Config.withDefault(defaults.idleThreshold)),
+  checkInterval: Config.duration(variables.checkInterval).pipe(Config.withDefault(defaults.checkInterval)),
+  minUnprocessedTurns: Config.integer(variables.minUnprocessedTurns).pipe(
+    Config.withDefault(defaults.minUnprocessedTurns)
+  ),
+  batchSize: Config.integer(variables.batchSize).pipe(Config.withDefault(defaults.batchSize))
+}).pipe(
+  Config.mapOrFail((options) =>
+    Either.mapLeft(
+      Either.map(resolve(options), () => options),
+      (error) => ConfigError.InvalidData(["PRECIS_SLEEP"], error.problems.join("; "))
+    )
+  )
+)
+
+/**
+ * The Sleep Mode layer with its options read from {@link config} (or the given
+ * `Config`); `overrides` (sessions, budget, compaction options, flags) go on top,
+ * except those that are `undefined`.
+ *
+ * @since 0.3.0
+ */
+export const layerConfig = (
+  overrides: Options = {},
+  options: Config.Config<Options> = config
+): Layer.Layer<
+  SleepMode,
+  InvalidSleepOptionsError | ConfigError.ConfigError,
+  CompactionManager | MemoryStore
+> =>
+  Layer.scoped(
+    SleepMode,
+    Effect.flatMap(options, (read) =>
+      make({
+        ...read,
+        // An `undefined` override keeps the value read.
+        ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined))
+      }))
+  )
