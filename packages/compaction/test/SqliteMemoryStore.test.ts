@@ -54,6 +54,12 @@ const leaseStore = () =>
     Layer.orDie
   )
 
+/** Statements undoing the search migration (3_search): what a schema-2 file lacks. */
+const dropSearch = ["turns", "summaries"].flatMap((table) => [
+  ...["insert", "delete", "update"].map((op) => `DROP TRIGGER ${table}_fts_${op}`),
+  `DROP TABLE ${table}_fts`
+])
+
 const siblings = (filename: string) => fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(filename)}-`))
 
 describe("SqliteMemoryStore session leases", () => {
@@ -196,9 +202,28 @@ describe("SqliteMemoryStore files", () => {
       assert.strictEqual(added.length, 2)
       const old = file("schema1.db")
       yield* withStore({ filename: old }, () => Effect.void)
-      yield* raw(old, ["DROP TABLE leases", "DELETE FROM precis_migrations WHERE migration_id = 2"])
+      yield* raw(old, ["DROP TABLE leases", ...dropSearch, "DELETE FROM precis_migrations WHERE migration_id >= 2"])
       const ran = yield* withStore({ filename: old }, (store) => store.withSessionLease("s", Effect.succeed("ran")))
       assert.strictEqual(ran, "ran")
+    }))
+
+  it.effect("the search migration indexes the rows a schema-2 store already holds; later writes stay indexed", () =>
+    Effect.gen(function*() {
+      const db = file("schema2.db")
+      yield* withStore({ filename: db }, (store) =>
+        Effect.zipRight(
+          store.appendTurns("s", [Fixtures.turn("user", "the flux capacitor hums", { id: "old" })]),
+          store.insertLeaf({ sessionId: "s", content: "capacitor notes", tier: "normal", tokenEstimate: 3, turnIds: ["old"] })
+        ))
+      yield* raw(db, [...dropSearch, "DELETE FROM precis_migrations WHERE migration_id >= 3"])
+      const hits = yield* withStore({ filename: db }, (store) =>
+        Effect.zipRight(
+          store.appendTurns("s", [Fixtures.turn("assistant", "a second capacitor", { id: "new" })]),
+          store.search("s", "capacitor")
+        ))
+      assert.deepStrictEqual(hits.map((h) => [h.kind, h.id]).sort(), [["summary", hits.find((h) => h.kind === "summary")!.id], ["turn", "new"], ["turn", "old"]].sort())
+      const reader = yield* withStore({ filename: db, readonly: true }, (store) => store.search(undefined, "flux"))
+      assert.deepStrictEqual(reader.map((h) => h.id), ["old"])
     }))
 
   it.effect("a full disk is a StoreError failure naming the file, not a defect, and writes nothing", () =>
