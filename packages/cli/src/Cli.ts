@@ -12,6 +12,8 @@
  * precis context                                       # parentless summaries, then the fresh tail
  * precis context --budget 8000                         # the same, fitted into 8000 tokens
  * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
+ * precis search "flaky test"                           # full-text search over turns and summaries
+ * precis show --format mermaid                         # the DAG as a diagram for Markdown
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -52,6 +54,7 @@ import * as Compact from "./commands/compact.js"
 import * as Condense from "./commands/condense.js"
 import * as Context from "./commands/context.js"
 import * as Import from "./commands/import.js"
+import * as Search from "./commands/search.js"
 import * as Sessions from "./commands/sessions.js"
 import * as Show from "./commands/show.js"
 import * as Summarize from "./commands/summarize.js"
@@ -130,7 +133,8 @@ const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
   summarize: printHelp(Summarize.command, [app.name]),
   sessions: printHelp(Sessions.command, [app.name]),
   show: printHelp(Show.command, [app.name]),
-  context: printHelp(Context.command, [app.name])
+  context: printHelp(Context.command, [app.name]),
+  search: printHelp(Search.command, [app.name])
 }
 
 /**
@@ -148,7 +152,8 @@ export const command = Command.make("precis").pipe(
     Sessions.command,
     Show.command,
     Context.command,
-    Condense.command
+    Condense.command,
+    Search.command
   ])
 )
 
