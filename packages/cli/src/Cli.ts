@@ -14,6 +14,7 @@
  * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
  * precis search "flaky test"                           # full-text search over turns and summaries
  * precis show --format mermaid                         # the DAG as a diagram for Markdown
+ * precis serve                                         # a read-only web viewer on http://127.0.0.1:4321/
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -55,6 +56,7 @@ import * as Condense from "./commands/condense.js"
 import * as Context from "./commands/context.js"
 import * as Import from "./commands/import.js"
 import * as Search from "./commands/search.js"
+import * as Serve from "./commands/serve.js"
 import * as Sessions from "./commands/sessions.js"
 import * as Show from "./commands/show.js"
 import * as Summarize from "./commands/summarize.js"
@@ -134,7 +136,8 @@ const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
   sessions: printHelp(Sessions.command, [app.name]),
   show: printHelp(Show.command, [app.name]),
   context: printHelp(Context.command, [app.name]),
-  search: printHelp(Search.command, [app.name])
+  search: printHelp(Search.command, [app.name]),
+  serve: printHelp(Serve.command, [app.name])
 }
 
 /**
@@ -153,7 +156,8 @@ export const command = Command.make("precis").pipe(
     Show.command,
     Context.command,
     Condense.command,
-    Search.command
+    Search.command,
+    Serve.command
   ])
 )
 
