@@ -28,7 +28,8 @@
  * from `--budget N` (else `PRECIS_BUDGET`, else 32000 tokens): see `--help`.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
- * code 1; those about a store name its file. `--help` pages are the CLI's own
+ * code 1; those about a store name its file. With `OTEL_EXPORTER_OTLP_ENDPOINT` set, the
+ * spans and metrics are exported over OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own
  * (see `internal/help.ts`); `--wizard` is refused.
  *
  * This module only assembles: each command lives in `commands/`, the shared
@@ -64,6 +65,7 @@ import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 export {
   /**
@@ -206,6 +208,7 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> =>
   run(argv).pipe(
+    Effect.provide(Telemetry.layer),
     Effect.provide(stderrLogger),
     withPrefixedErrors,
     withPlainOutput,
