@@ -29,18 +29,10 @@ import { span } from "./internal/plan.js"
 import * as Lease from "./internal/lease.js"
 import * as Rows from "./internal/rows.js"
 import { migrate, requireUsable } from "./internal/schema.js"
-import { highlight, matchExpression } from "./internal/search.js"
+import * as Search from "./internal/search.js"
 import { invalidInput, storeError } from "./internal/storeError.js"
 import { immediate } from "./internal/transaction.js"
-import {
-  MemoryStore,
-  SearchHit,
-  type Service,
-  type SessionInfo,
-  StoreError,
-  StoredTurn,
-  TurnConflictError
-} from "./MemoryStore.js"
+import { MemoryStore, type Service, type SessionInfo, StoreError, StoredTurn, TurnConflictError } from "./MemoryStore.js"
 
 // Rows per multi-row INSERT: bound parameters stay far below SQLite's limit.
 const BATCH = 200
@@ -77,7 +69,6 @@ const childRows = decodeAll(
 )
 const sameIdRows = decodeAll(Rows.TurnRow.pick("id", "role", "content"))
 const nextSeqRows = decodeAll(Schema.Struct({ next: Schema.Int }))
-const hitRows = decodeAll(Rows.HitRow)
 
 // A summary about to be written, once its sources are checked: its row but for
 // the id and creation time, and its sources in order (turns for a leaf,
@@ -330,50 +321,7 @@ export const makeWith = (
         }))
     ).pipe(Effect.mapError(error("sessions")))
 
-    // Both FTS tables in one ranked list: the snippet marks matches with
-    // `highlight`, about a dozen tokens around them; a turn's leaf is the
-    // depth-0 summary listing it among its sources.
-    const snippetOf = (fts: string) =>
-      `snippet(${fts}, 0, '${highlight.open}', '${highlight.close}', '${highlight.ellipsis}', 12)`
-    const search: Service["search"] = (sessionId, query, options = {}) => {
-      const match = matchExpression(query)
-      if (match === undefined) return Effect.succeed([])
-      const limit = Math.max(0, Math.floor(options.limit ?? 20))
-      const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = ?`)
-      const sessionParam = sessionId === undefined ? [] : [sessionId]
-      return hitRows(sql.unsafe(
-        `SELECT 'turn' AS kind, t.id, t.session_id, ${snippetOf("turns_fts")} AS snippet, bm25(turns_fts) AS rank,
-            t.seq AS seq, NULL AS depth,
-            (SELECT ss.summary_id FROM summary_sources ss JOIN summaries l ON l.id = ss.summary_id
-              WHERE ss.turn_id = t.id AND l.session_id = t.session_id) AS leaf_id
-          FROM turns_fts JOIN turns t ON t.rowid = turns_fts.rowid
-          WHERE turns_fts MATCH ? ${inSession("t")}
-        UNION ALL
-        SELECT 'summary', s.id, s.session_id, ${snippetOf("summaries_fts")}, bm25(summaries_fts),
-            NULL, s.depth, NULL
-          FROM summaries_fts JOIN summaries s ON s.rowid = summaries_fts.rowid
-          WHERE summaries_fts MATCH ? ${inSession("s")}
-        ORDER BY rank, kind DESC, id LIMIT ?`,
-        [match, ...sessionParam, match, ...sessionParam, limit]
-      )).pipe(
-        Effect.map((rows) =>
-          rows.map((row) =>
-            new SearchHit({
-              kind: row.kind,
-              id: row.id,
-              sessionId: row.session_id,
-              snippet: row.snippet,
-              rank: row.rank,
-              ...(row.seq === null ? {} : { seq: row.seq }),
-              ...(row.depth === null ? {} : { depth: row.depth }),
-              ...(row.leaf_id === null ? {} : { leafId: row.leaf_id })
-            }, true)
-          )
-        ),
-        Effect.mapError(error("search")),
-        Effect.withSpan("MemoryStore.search", { attributes: { "precis.session_id": sessionId ?? "*" } })
-      )
-    }
+    const search = Search.make(sql, error("search"))
 
     const conflict = (operation: string, reason: string) => Effect.fail(new StoreError({ operation, reason }))
 

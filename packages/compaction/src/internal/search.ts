@@ -1,11 +1,20 @@
 /**
- * User queries as FTS5 match expressions. Whatever a person (or a model) types,
- * the expression is valid FTS5: every term is quoted (its `"` doubled), so
- * operators (`AND`, `OR`, `NOT`, `NEAR`), column filters, `-`, `^`, brackets
- * and quotes are plain text; a term ending in `*` is a prefix query.
+ * Full-text search over SQLite's FTS5 indexes `turns_fts` and `summaries_fts`
+ * (created by the `3_search` migration). User queries become FTS5 match
+ * expressions: whatever a person (or a model) types, the expression is valid
+ * FTS5, as every term is quoted (its `"` doubled), so operators (`AND`, `OR`,
+ * `NOT`, `NEAR`), column filters, `-`, `^`, brackets and quotes are plain
+ * text; a term ending in `*` is a prefix query.
  *
  * @internal
  */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import type { ParseError } from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { SearchHit, type Service, type StoreError } from "../MemoryStore.js"
+import * as Rows from "./rows.js"
 
 /**
  * The FTS5 expression matching every term of `query` (terms are separated by
@@ -26,3 +35,61 @@ export const matchExpression = (query: string): string | undefined => {
 
 /** Marks around the matched words of a hit's snippet. */
 export const highlight = { open: "«", close: "»", ellipsis: "…" } as const
+
+const hitRows = Schema.decodeUnknown(Schema.Array(Rows.HitRow))
+
+// The snippet marks matches with `highlight`, about a dozen tokens around them.
+const snippetOf = (fts: string) =>
+  `snippet(${fts}, 0, '${highlight.open}', '${highlight.close}', '${highlight.ellipsis}', 12)`
+
+/**
+ * `MemoryStore.search` over `sql` (SQLite): both FTS tables in one list ranked
+ * by bm25; a turn's leaf is the depth-0 summary listing it among its sources.
+ * Failures go through `error` (the driver's `StoreError` for `search`).
+ *
+ * @internal
+ */
+export const make = (
+  sql: SqlClient.SqlClient,
+  error: (cause: SqlError | ParseError) => StoreError
+): Service["search"] =>
+(sessionId, query, options = {}) => {
+  const match = matchExpression(query)
+  if (match === undefined) return Effect.succeed([])
+  const limit = Math.max(0, Math.floor(options.limit ?? 20))
+  const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = ?`)
+  const sessionParam = sessionId === undefined ? [] : [sessionId]
+  return sql.unsafe(
+    `SELECT 'turn' AS kind, t.id, t.session_id, ${snippetOf("turns_fts")} AS snippet, bm25(turns_fts) AS rank,
+        t.seq AS seq, NULL AS depth,
+        (SELECT ss.summary_id FROM summary_sources ss JOIN summaries l ON l.id = ss.summary_id
+          WHERE ss.turn_id = t.id AND l.session_id = t.session_id) AS leaf_id
+      FROM turns_fts JOIN turns t ON t.rowid = turns_fts.rowid
+      WHERE turns_fts MATCH ? ${inSession("t")}
+    UNION ALL
+    SELECT 'summary', s.id, s.session_id, ${snippetOf("summaries_fts")}, bm25(summaries_fts),
+        NULL, s.depth, NULL
+      FROM summaries_fts JOIN summaries s ON s.rowid = summaries_fts.rowid
+      WHERE summaries_fts MATCH ? ${inSession("s")}
+    ORDER BY rank, kind DESC, id LIMIT ?`,
+    [match, ...sessionParam, match, ...sessionParam, limit]
+  ).pipe(
+    Effect.flatMap(hitRows),
+    Effect.map((rows) =>
+      rows.map((row) =>
+        new SearchHit({
+          kind: row.kind,
+          id: row.id,
+          sessionId: row.session_id,
+          snippet: row.snippet,
+          rank: row.rank,
+          ...(row.seq === null ? {} : { seq: row.seq }),
+          ...(row.depth === null ? {} : { depth: row.depth }),
+          ...(row.leaf_id === null ? {} : { leafId: row.leaf_id })
+        }, true)
+      )
+    ),
+    Effect.mapError(error),
+    Effect.withSpan("MemoryStore.search", { attributes: { "precis.session_id": sessionId ?? "*" } })
+  )
+}
