@@ -2,7 +2,9 @@ import { defineProject } from "vitest/config"
 import { ssr } from "../../vitest.shared.js"
 
 export default defineProject({
-  ssr,
+  // Without the "module" condition of vitest.shared.ts: with it, @opentelemetry/* (the telemetry
+  // tests' SDK) resolve to their bundler builds, ESM with extensionless imports that Node cannot load.
+  ssr: { resolve: { conditions: ssr.resolve.conditions.filter((c) => c !== "module") } },
   test: {
     name: "cli",
     include: ["test/**/*.test.ts"],

@@ -13,6 +13,9 @@
  * precis context --budget 8000                         # the same, fitted into 8000 tokens
  * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
  * precis watch ~/.claude/projects                      # follow transcripts, compact them in idle time
+ * precis search "flaky test"                           # full-text search over turns and summaries
+ * precis show --format mermaid                         # the DAG as a diagram for Markdown
+ * precis serve                                         # a read-only web viewer on http://127.0.0.1:4321/
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -26,7 +29,8 @@
  * from `--budget N` (else `PRECIS_BUDGET`, else 32000 tokens): see `--help`.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
- * code 1; those about a store name its file. `--help` pages are the CLI's own
+ * code 1; those about a store name its file. With `OTEL_EXPORTER_OTLP_ENDPOINT` set, the
+ * spans and metrics are exported over OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own
  * (see `internal/help.ts`); `--wizard` is refused.
  *
  * This module only assembles: each command lives in `commands/`, the shared
@@ -53,6 +57,8 @@ import * as Compact from "./commands/compact.js"
 import * as Condense from "./commands/condense.js"
 import * as Context from "./commands/context.js"
 import * as Import from "./commands/import.js"
+import * as Search from "./commands/search.js"
+import * as Serve from "./commands/serve.js"
 import * as Sessions from "./commands/sessions.js"
 import * as Show from "./commands/show.js"
 import * as Summarize from "./commands/summarize.js"
@@ -61,6 +67,7 @@ import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 export {
   /**
@@ -134,7 +141,9 @@ const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
   sessions: printHelp(Sessions.command, [app.name]),
   show: printHelp(Show.command, [app.name]),
   context: printHelp(Context.command, [app.name]),
-  watch: printHelp(Watch.command, [app.name])
+  watch: printHelp(Watch.command, [app.name]),
+  search: printHelp(Search.command, [app.name]),
+  serve: printHelp(Serve.command, [app.name])
 }
 
 /**
@@ -153,7 +162,9 @@ export const command = Command.make("precis").pipe(
     Show.command,
     Context.command,
     Condense.command,
-    Watch.command
+    Watch.command,
+    Search.command,
+    Serve.command
   ])
 )
 
@@ -202,6 +213,7 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> =>
   run(argv).pipe(
+    Effect.provide(Telemetry.layer),
     Effect.provide(stderrLogger),
     withPrefixedErrors,
     withPlainOutput,

@@ -710,7 +710,9 @@ describe("help", () => {
         summarize: ["--prior FILE", "--target-tokens N", "--provider"],
         show: ["--json", "--session ID"],
         context: ["--db FILE", "--verbose", "--budget N"],
-        condense: ["--budget N", "--provider", "<FILE>"]
+        condense: ["--budget N", "--provider", "<FILE>"],
+        search: ["<QUERY>", "--session ID", "--limit N", "--json"],
+        serve: ["--db FILE", "--port N", "--host HOST"]
       }
       for (const [command, fragments] of Object.entries(expected)) {
         const result = yield* runCli([command, "--help"])
@@ -748,7 +750,7 @@ describe("help", () => {
   it.live("every option of every command says its default", () =>
     Effect.gen(function*() {
       const builtIns = ["--completions", "--log-level", "(-h, --help)", "--version"]
-      for (const command of ["import", "compact", "summarize", "sessions", "show", "context", "watch"]) {
+      for (const command of ["import", "compact", "summarize", "sessions", "show", "context", "watch", "search", "serve"]) {
         const text = stripAnsi((yield* runCli([command, "--help"])).stdout)
         const options = text.slice(text.indexOf("\nOPTIONS\n") + "\nOPTIONS\n".length)
         // An entry is a line at the start of the column, then its indented paragraphs.

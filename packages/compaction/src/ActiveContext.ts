@@ -103,19 +103,56 @@ export interface Renderable {
 }
 
 /**
+ * Options of {@link render} and {@link toMessages}.
+ *
+ * @since 0.3.0
+ */
+export interface RenderOptions {
+  /**
+   * End with {@link recallNote}: tells the model that the recall tools
+   * (`search`, `expand`, `describe` of `@precis/recall`) exist and names the
+   * summary ids to expand. Off by default; nothing is added without summaries.
+   */
+  readonly recallNote?: boolean | undefined
+}
+
+/**
+ * A short note telling a model it can recall what the summaries compress, with
+ * the tools of `@precis/recall`'s toolkit and the ids of `summaries`.
+ *
+ * @example
+ * ```ts
+ * import { ActiveContext } from "@precis/compaction"
+ * ActiveContext.recallNote([]) // "" (no summaries, no note)
+ * ```
+ * @since 0.3.0
+ */
+export const recallNote = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): string =>
+  summaries.length === 0 ? "" : [
+    "Earlier turns are compacted into the summaries above. To recall details, call the tools:",
+    "search (full-text search of turns and summaries), expand (a summary's children or source turns)",
+    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => s.id).join(", ")}.`
+  ].join(" ")
+
+const noteOf = (context: Renderable, options: RenderOptions): string =>
+  options.recallNote === true ? recallNote(context.summaries) : ""
+
+/**
  * The active context as chat messages: one system message with the summaries
- * (when there are any), then one message per turn. Roles other than `user`,
- * `assistant` and `system` (tool results, say) become `user` messages prefixed
- * with `[role]`.
+ * (when there are any; with `recallNote`, the {@link recallNote} ends it),
+ * then one message per turn. Roles other than `user`, `assistant` and `system`
+ * (tool results, say) become `user` messages prefixed with `[role]`.
  *
  * @since 0.1.0
  */
-export const toMessages = (context: Renderable): Array<Provider.ChatMessage> => {
+export const toMessages = (context: Renderable, options: RenderOptions = {}): Array<Provider.ChatMessage> => {
   const messages: Array<Provider.ChatMessage> = []
   if (context.summaries.length > 0) {
+    const note = noteOf(context, options)
     messages.push({
       role: "system",
-      content: `Summary of the earlier conversation, oldest first:\n\n${Transcript.renderSummaries(context.summaries)}`
+      content: `Summary of the earlier conversation, oldest first:\n\n${Transcript.renderSummaries(context.summaries)}` +
+        (note.length > 0 ? `\n\n${note}` : "")
     })
   }
   for (const turn of context.turns) {
@@ -130,11 +167,12 @@ export const toMessages = (context: Renderable): Array<Provider.ChatMessage> => 
 
 /**
  * The active context as one text: the rendered summaries, a blank line, then
- * the turns formatted one per line.
+ * the turns formatted one per line; with `recallNote`, a blank line and the
+ * {@link recallNote} end it.
  *
  * @since 0.1.0
  */
-export const render = (context: Renderable): string =>
-  [Transcript.renderSummaries(context.summaries), Transcript.formatTurns(context.turns)]
+export const render = (context: Renderable, options: RenderOptions = {}): string =>
+  [Transcript.renderSummaries(context.summaries), Transcript.formatTurns(context.turns), noteOf(context, options)]
     .filter((part) => part.length > 0)
     .join("\n\n")

@@ -104,6 +104,36 @@ export interface FollowedFile {
 }
 
 /**
+ * One hit of {@link Service.search}: a turn or a summary whose text matches,
+ * with a `snippet` of the text around the matched words (marked `«like this»`)
+ * and its `rank` (FTS5's bm25: lower is better). A turn's hit names its
+ * `seq` and the leaf summary covering it (`leafId`, absent while uncovered); a
+ * summary's hit its `depth`.
+ *
+ * @since 0.3.0
+ */
+export class SearchHit extends Schema.Class<SearchHit>("@precis/compaction/SearchHit")({
+  kind: Schema.Literal("turn", "summary"),
+  id: Schema.String,
+  sessionId: Schema.String,
+  snippet: Schema.String,
+  rank: Schema.Number,
+  seq: Schema.optional(Schema.Int),
+  depth: Schema.optional(Schema.Int),
+  leafId: Schema.optional(Schema.String)
+}) {}
+
+/**
+ * Options of {@link Service.search}.
+ *
+ * @since 0.3.0
+ */
+export interface SearchOptions {
+  /** At most this many hits (default 20). */
+  readonly limit?: number | undefined
+}
+
+/**
  * A store operation failed; `cause` is the underlying `SqlError` when there is
  * one. A store opened on a file names it in `filename`; the message then starts
  * with the file (`other.db: not a precis store ...`), else with the operation
@@ -195,6 +225,17 @@ export interface Service {
   readonly sourceTurns: (summaryId: string) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** The leaf covering the newest turns, if any. */
   readonly latestLeaf: (sessionId: string) => Effect.Effect<Option.Option<SummaryRecord.SummaryRecord>, StoreError>
+  /**
+   * Full-text search over turns and summaries, of one session or (`undefined`)
+   * all: the best hits first. Every whitespace-separated term of `query` must
+   * match (a term ending in `*` as a prefix); any other character is plain
+   * text, never query syntax. A query without a word has no hits.
+   */
+  readonly search: (
+    sessionId: string | undefined,
+    query: string,
+    options?: SearchOptions
+  ) => Effect.Effect<ReadonlyArray<SearchHit>, StoreError>
   /** Every session, oldest first. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StoreError>
   /**

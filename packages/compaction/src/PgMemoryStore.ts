@@ -20,6 +20,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as AdvisoryLease from "./internal/advisoryLease.js"
 import { migrate, MIGRATIONS_TABLE, requireUsable } from "./internal/schema.js"
+import * as Search from "./internal/search.js"
 import * as Store from "./internal/store.js"
 import { storeError } from "./internal/storeError.js"
 import { MemoryStore, type Service, type StoreError } from "./MemoryStore.js"
@@ -74,7 +75,11 @@ export const makeWith = (options: MakeOptions = {}): Effect.Effect<Service, Stor
       }))
     }
     const lease = AdvisoryLease.make(sql, options.leaseCheck ?? "10 seconds", error("withSessionLease"))
-    return MemoryStore.of({ ...Store.make(sql, Store.postgres(sql.withTransaction), error), ...lease })
+    return MemoryStore.of({
+      ...Store.make(sql, Store.postgres(sql.withTransaction), error),
+      search: Search.makePg(sql, error("search")),
+      ...lease
+    })
   }).pipe(Effect.mapError(storeError("open")))
 
 /**

@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import { existsSync } from "node:fs"
 import * as Lease from "./internal/lease.js"
 import { migrate, requireUsable } from "./internal/schema.js"
+import * as Search from "./internal/search.js"
 import * as Store from "./internal/store.js"
 import { storeError } from "./internal/storeError.js"
 import { immediate } from "./internal/transaction.js"
@@ -80,7 +81,11 @@ export const makeWith = (
       retry: Duration.decode(options.leaseRetry ?? "100 millis")
     }, error("withSessionLease"))
 
-    return MemoryStore.of({ ...Store.make(sql, Store.sqlite(transaction), error), ...lease })
+    return MemoryStore.of({
+      ...Store.make(sql, Store.sqlite(transaction), error),
+      search: Search.make(sql, error("search")),
+      ...lease
+    })
   }).pipe(Effect.mapError(error("open")))
 }
 

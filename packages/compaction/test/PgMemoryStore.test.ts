@@ -23,6 +23,39 @@ describe.skipIf(skipPg)("PgMemoryStore", () => {
       expect((yield* append(3)).map((t) => t.id)).toEqual(["t2"])
     }))
 
+  it.effect("search: words over turns and summaries, a turn's leaf, the session filter, input that is no syntax", () =>
+    Effect.gen(function*() {
+      const store = yield* MemoryStore.MemoryStore
+      yield* store.appendTurns("a", [
+        Fixtures.turn("user", "the flux capacitor hums in src/app.ts", { id: "a0" }),
+        Fixtures.turn("assistant", "replaced the capacitor", { id: "a1" })
+      ])
+      yield* store.appendTurns("b", [Fixtures.turn("user", "a capacitor elsewhere", { id: "b0" })])
+      const leaf = yield* store.insertLeaf({
+        sessionId: "a",
+        content: "Capacitor notes",
+        tier: "normal",
+        tokenEstimate: 3,
+        turnIds: ["a0"]
+      })
+      const all = yield* store.search(undefined, "capacitor")
+      expect(all.map((h) => `${h.kind}:${h.id}`).sort()).toEqual(["summary:" + leaf.id, "turn:a0", "turn:a1", "turn:b0"].sort())
+      const inA = yield* store.search("a", "flux capacitor")
+      expect(inA.map((h) => h.id)).toEqual(["a0"])
+      expect(inA[0]!.leafId).toBe(leaf.id)
+      expect(inA[0]!.seq).toBe(0)
+      expect(inA[0]!.snippet).toContain("«capacitor»")
+      // a path is a phrase of its words; a prefix; operators and quotes are plain text
+      expect((yield* store.search("a", "src/app.ts")).map((h) => h.id)).toEqual(["a0"])
+      expect((yield* store.search("a", "capac*")).length).toBe(3)
+      for (const odd of ["\"", "*", "-", "&|!()", "NEAR(", "':*", "flux & !hums"]) {
+        const hits = yield* store.search("a", odd)
+        expect(Array.isArray(hits)).toBe(true)
+      }
+      expect(yield* store.search("a", "   ")).toEqual([])
+      expect((yield* store.search(undefined, "capacitor", { limit: 2 })).length).toBe(2)
+    }).pipe(Effect.provide(pgStoreLayer())))
+
   it.effect("reports an unreachable server as a StoreError", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(

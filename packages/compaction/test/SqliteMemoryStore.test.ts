@@ -54,6 +54,12 @@ const leaseStore = () =>
     Layer.orDie
   )
 
+/** Statements undoing the search migration (4_search): what a schema-3 file lacks. */
+const dropSearch = ["turns", "summaries"].flatMap((table) => [
+  ...["insert", "delete", "update"].map((op) => `DROP TRIGGER ${table}_fts_${op}`),
+  `DROP TABLE ${table}_fts`
+])
+
 const siblings = (filename: string) => fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(filename)}-`))
 
 describe("SqliteMemoryStore session leases", () => {
@@ -197,9 +203,28 @@ describe("SqliteMemoryStore files", () => {
       const old = file("schema1.db")
       yield* withStore({ filename: old }, () => Effect.void)
       // Back to schema 1: the tables of the later migrations gone, and their records.
-      yield* raw(old, ["DROP TABLE leases", "DROP TABLE followed_files", "DELETE FROM precis_migrations WHERE migration_id >= 2"])
+      yield* raw(old, ["DROP TABLE leases", "DROP TABLE followed_files", ...dropSearch, "DELETE FROM precis_migrations WHERE migration_id >= 2"])
       const ran = yield* withStore({ filename: old }, (store) => store.withSessionLease("s", Effect.succeed("ran")))
       assert.strictEqual(ran, "ran")
+    }))
+
+  it.effect("the search migration indexes the rows a schema-3 store already holds; later writes stay indexed", () =>
+    Effect.gen(function*() {
+      const db = file("schema3.db")
+      yield* withStore({ filename: db }, (store) =>
+        Effect.zipRight(
+          store.appendTurns("s", [Fixtures.turn("user", "the flux capacitor hums", { id: "old" })]),
+          store.insertLeaf({ sessionId: "s", content: "capacitor notes", tier: "normal", tokenEstimate: 3, turnIds: ["old"] })
+        ))
+      yield* raw(db, [...dropSearch, "DELETE FROM precis_migrations WHERE migration_id >= 4"])
+      const hits = yield* withStore({ filename: db }, (store) =>
+        Effect.zipRight(
+          store.appendTurns("s", [Fixtures.turn("assistant", "a second capacitor", { id: "new" })]),
+          store.search("s", "capacitor")
+        ))
+      assert.deepStrictEqual(hits.map((h) => [h.kind, h.id]).sort(), [["summary", hits.find((h) => h.kind === "summary")!.id], ["turn", "new"], ["turn", "old"]].sort())
+      const reader = yield* withStore({ filename: db, readonly: true }, (store) => store.search(undefined, "flux"))
+      assert.deepStrictEqual(reader.map((h) => h.id), ["old"])
     }))
 
   it.effect("a full disk is a StoreError failure naming the file, not a defect, and writes nothing", () =>

@@ -1,13 +1,14 @@
 /**
- * `precis show`: a session's summary DAG as a tree (or JSON).
+ * `precis show`: a session's summary DAG as a tree, a Mermaid or DOT diagram, or JSON.
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { type CliError, inStore } from "../internal/errors.js"
 import type { MemoryStore } from "@precis/compaction"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Diagram from "../internal/diagram.js"
+import { type CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
@@ -20,7 +21,7 @@ export type Failure = CliError | MemoryStore.StoreError
 /** The `show` command. */
 export const command = Command.make(
   "show",
-  { db: Opt.db, session: Opt.storeSession, json: Opt.json, verbose: Opt.verbose },
+  { db: Opt.db, session: Opt.storeSession, format: Opt.diagramFormat, json: Opt.json, verbose: Opt.verbose },
   (args) =>
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
@@ -28,12 +29,15 @@ export const command = Command.make(
         const sessionId = yield* Session.resolve(args.db, args.session)
         const dag = yield* Session.dagLines(sessionId)
         if (args.json) return yield* printJson({ session: sessionId, nodes: dag.summaries.map(Render.dagNode) })
-        yield* Console.log(dag.lines.join("\n"))
+        yield* Console.log(
+          args.format === "text" ? dag.lines.join("\n") : Diagram.render(args.format, sessionId, dag.summaries)
+        )
       }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
     "Print a session's summary DAG as a tree: depth, tier, token estimate, time range and id of each node. " +
+      "--format mermaid or dot prints it as a diagram (a Mermaid flowchart for Markdown, a Graphviz digraph). " +
       "--json gives { session, nodes: [{ id, depth, tier, parentId, tokenEstimate, timeRangeStart, " +
       "timeRangeEnd, children }] }."
   )

@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "./errors.js"
+import * as Diagram from "./diagram.js"
 import { type ProviderName, providers } from "./layers.js"
 
 /** The conversation file a command reads. */
@@ -327,3 +328,39 @@ export const watch = {
       `(default: PRECIS_SLEEP_BATCH_SIZE, else ${SleepMode.defaults.batchSize})`
   )
 }
+
+/** `--format` of `show`: the tree as text, or a diagram. */
+export const diagramFormat = Options.choice("format", ["text", ...Diagram.formats]).pipe(
+  Options.withDefault("text" as "text" | Diagram.Format),
+  Options.withDescription(
+    "text (the default: an indented tree), mermaid (a flowchart to paste into Markdown) or dot (Graphviz); " +
+      "--json wins over it"
+  )
+)
+
+/** `--session ID` of `search`: one session, or every session. */
+export const searchSession = Options.text("session").pipe(
+  Options.withPseudoName("ID"),
+  Options.filterMap((text) => (text.trim().length > 0 ? Option.some(text) : Option.none()), "--session must not be empty"),
+  Options.optional,
+  Options.withDescription("search this session only (default: every session)")
+)
+
+/** The number of hits `search` prints without `--limit`. */
+export const defaultLimit = 20
+
+/** `--limit N` of `search`. */
+export const limit = integer("limit", 1, `at most N hits (default ${defaultLimit})`)
+
+/** `--port N` of `serve`. */
+export const port = integer("port", 0, "the port to listen on; 0 picks a free one (default 4321)")
+
+/** The port `serve` listens on without `--port`. */
+export const defaultPort = 4321
+
+/** `--host HOST` of `serve`. */
+export const host = Options.text("host").pipe(
+  Options.withPseudoName("HOST"),
+  Options.withDefault("127.0.0.1"),
+  Options.withDescription("the address to listen on (default 127.0.0.1: this machine only)")
+)

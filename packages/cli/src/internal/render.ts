@@ -51,7 +51,8 @@ export const preview = (content: string): string => {
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text
 }
 
-const timeRange = (summary: SummaryRecord.SummaryRecord): string =>
+/** A node's time range: `start → end`, or `no time range`. */
+export const timeRange = (summary: SummaryRecord.SummaryRecord): string =>
   summary.timeRangeStart === undefined && summary.timeRangeEnd === undefined
     ? "no time range"
     : `${Transcript.shortTimestamp(summary.timeRangeStart)} → ${Transcript.shortTimestamp(summary.timeRangeEnd)}`

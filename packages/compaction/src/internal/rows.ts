@@ -76,6 +76,18 @@ export const SessionRow = Schema.Struct({
   summaries: Schema.Int
 })
 
+/** A row of the full-text search: a matching turn or summary. */
+export const HitRow = Schema.Struct({
+  kind: Schema.Literal("turn", "summary"),
+  id: Schema.String,
+  session_id: Schema.String,
+  snippet: Schema.String,
+  rank: Schema.Number,
+  seq: Schema.NullOr(Schema.Int),
+  depth: Schema.NullOr(Schema.Int),
+  leaf_id: Schema.NullOr(Schema.String)
+})
+
 /** A decoded turn row as a {@link StoredTurn}. */
 export const toStoredTurn = (row: TurnRow): StoredTurn =>
   new StoredTurn(

@@ -100,7 +100,47 @@ const followedFiles = Effect.gen(function*() {
   )`
 })
 
-const migrations = { "1_initial": initial, "2_leases": leases, "3_followed_files": followedFiles }
+// Full-text search (FTS5) over turns and summaries: external-content tables
+// over `turns.content` and `summaries.content`, keyed by the rowid, kept in step
+// by triggers on every write (ours and anyone's), and back-filled from the rows
+// already there. A VACUUM may renumber the rowids of these tables (they have no
+// INTEGER PRIMARY KEY): `INSERT INTO turns_fts(turns_fts) VALUES ('rebuild')`
+// (and the same for `summaries_fts`) re-indexes them.
+// PostgreSQL: GIN indexes over the `simple` text search configuration of the
+// same columns (internal/search.ts queries them), kept in step by PostgreSQL.
+const search = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const create: Effect.Effect<unknown, SqlError, SqlClient.SqlClient> = sql.onDialectOrElse({
+    pg: () =>
+      Effect.forEach(["turns", "summaries"], (table) =>
+        sql.unsafe(`CREATE INDEX ${table}_fts ON ${table} USING gin (to_tsvector('simple', content))`)),
+    orElse: () => sqliteSearch
+  })
+  yield* create
+})
+
+const sqliteSearch = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  for (const table of ["turns", "summaries"]) {
+    const fts = `${table}_fts`
+    yield* sql.unsafe(
+      `CREATE VIRTUAL TABLE ${fts} USING fts5(content, content='${table}', tokenize='unicode61 remove_diacritics 2')`
+    )
+    yield* sql.unsafe(`CREATE TRIGGER ${table}_fts_insert AFTER INSERT ON ${table} BEGIN
+      INSERT INTO ${fts} (rowid, content) VALUES (new.rowid, new.content);
+    END`)
+    yield* sql.unsafe(`CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} BEGIN
+      INSERT INTO ${fts} (${fts}, rowid, content) VALUES ('delete', old.rowid, old.content);
+    END`)
+    yield* sql.unsafe(`CREATE TRIGGER ${table}_fts_update AFTER UPDATE OF content ON ${table} BEGIN
+      INSERT INTO ${fts} (${fts}, rowid, content) VALUES ('delete', old.rowid, old.content);
+      INSERT INTO ${fts} (rowid, content) VALUES (new.rowid, new.content);
+    END`)
+    yield* sql.unsafe(`INSERT INTO ${fts} (${fts}) VALUES ('rebuild')`)
+  }
+})
+
+const migrations = { "1_initial": initial, "2_leases": leases, "3_followed_files": followedFiles, "4_search": search }
 
 /**
  * The table where the migrator records what it applied.

@@ -123,7 +123,7 @@ export const make = (
   sql: SqlClient.SqlClient,
   dialect: Dialect,
   error: (operation: string) => (cause: unknown) => StoreError
-): Omit<Service, "withSessionLease" | "tryWithSessionLease"> => {
+): Omit<Service, "withSessionLease" | "tryWithSessionLease" | "search"> => {
   const transaction = dialect.transaction
 
   const now = Effect.map(DateTime.now, DateTime.formatIso)

@@ -1,0 +1,147 @@
+/**
+ * `precis serve`'s viewer over plain HTTP: every route, 404s, escaping of
+ * what the store holds, and the command's own checks.
+ */
+import { assert, describe, expect, it } from "@effect/vitest"
+import { SqliteMemoryStore } from "@precis/compaction"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
+import * as Html from "../src/internal/html.js"
+import * as Viewer from "../src/internal/viewer.js"
+import { assertOneLineFailure, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+
+const dir = tempDir()
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+const db = path.join(dir, "viewer.db")
+
+const hostile = "<script>alert(1)</script> & \"quotes\" 'single' <img src=x onerror=alert(2)>"
+
+beforeAll(async () => {
+  const turns = sessionJsonl(30, "t").trimEnd().split("\n")
+  turns[2] = JSON.stringify({ id: "evil<id>", role: "user", content: `hostile turn ${hostile}`, timestamp: "2025-01-01T00:02:00.000Z" })
+  turns.push(JSON.stringify({ id: "tail", role: "user", content: `fresh tail ${hostile}`, timestamp: "2025-01-01T01:00:00.000Z" }))
+  const file = write(dir, "s<1>.jsonl", `${turns.join("\n")}\n`)
+  const flags = ["--leaf-chunk-tokens", "150", "--fresh-tail", "4", "--min-fan-in", "2", "--max-fan-in", "3", "--json"]
+  const result = await Effect.runPromise(runCli(["compact", file, "--db", db, ...flags]))
+  assert.strictEqual(result.code, 0, result.stderr)
+})
+
+/** Runs `use` with the viewer listening on a free loopback port. */
+const withViewer = <A, E>(use: (url: string) => Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(Viewer.listen({ port: 0, host: "127.0.0.1" }), use)).pipe(
+    Effect.provide(SqliteMemoryStore.layer({ filename: db, readonly: true }))
+  )
+
+const get = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, type: response.headers.get("content-type"), csp: response.headers.get("content-security-policy"), body: await response.text() }
+  })
+
+/** The hrefs of a page's links matching `pattern`. */
+const links = (body: string, pattern: RegExp) =>
+  [...body.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replaceAll("&#38;", "&")).filter((href) => pattern.test(href))
+
+describe("the viewer over HTTP", () => {
+  it.live("/ lists the sessions; /session/:id shows the DAG as a tree of <details>", () =>
+    withViewer((url) =>
+      Effect.gen(function*() {
+        const home = yield* get(`${url}/`)
+        assert.strictEqual(home.status, 200)
+        assert.strictEqual(home.type, "text/html; charset=utf-8")
+        expect(home.csp).toMatch(/script-src 'nonce-[^']+'/)
+        expect(home.body).toContain(`<a href="/session/s%3C1%3E">s&#60;1&#62;</a>`)
+        expect(home.body).toMatch(/31 turns · \d+ summaries/)
+
+        const session = yield* get(`${url}/session/${encodeURIComponent("s<1>")}`)
+        assert.strictEqual(session.status, 200)
+        expect(session.body).toContain("<h1>Session s&#60;1&#62;</h1>")
+        expect(session.body).toMatch(/<details class="node" data-id="[\w-]+"><summary><span class="meta">depth [1-9] · /)
+        expect(session.body).toMatch(/<div class="leaf" data-id="[\w-]+"><span class="meta">depth 0 · /)
+        expect(session.body).toContain("4 turns not summarized yet")
+        expect(session.body).toContain(`fresh tail ${Html.escape(hostile)}`)
+        assert.notInclude(session.body, "<script>alert(1)")
+        assert.notInclude(session.body, "<img src=x")
+        // The nonce of the CSP is the nonce of the page's only script.
+        const nonce = /'nonce-([^']+)'/.exec(session.csp!)![1]!
+        assert.deepStrictEqual([...session.body.matchAll(/<script[^>]*>/g)].map((m) => m[0]), [`<script nonce="${nonce}">`])
+      })))
+
+  it.live("/summary/:id shows the text, the children and the source turns, escaped", () =>
+    withViewer((url) =>
+      Effect.gen(function*() {
+        const session = yield* get(`${url}/session/${encodeURIComponent("s<1>")}`)
+        const summaries = [...new Set(links(session.body, /^\/summary\//))]
+        assert.isAbove(summaries.length, 2)
+        const pages = yield* Effect.forEach(summaries, (href) => get(`${url}${href}`))
+        assert.isTrue(pages.every((p) => p.status === 200))
+        const condensed = pages.find((p) => p.body.includes("<h2>Children</h2>"))!
+        expect(condensed.body).toMatch(/<ul class="children"><li><a href="\/summary\/[\w-]+">/)
+        const hostileLeaf = pages.find((p) => p.body.includes("hostile turn") && p.body.includes("<p class=\"meta\">depth 0 "))!
+        expect(hostileLeaf.body).toContain(`<details class="turns" open><summary>Source turns (`)
+        expect(hostileLeaf.body).toContain(`<article id="turn-evil%3Cid%3E">`)
+        expect(hostileLeaf.body).toContain(`hostile turn ${Html.escape(hostile)}`)
+        for (const page of pages) {
+          assert.notInclude(page.body, "<script>alert(1)")
+          assert.notInclude(page.body, "evil<id>")
+        }
+        expect(hostileLeaf.body).toMatch(/<a href="\/session\/s%3C1%3E">session s&#60;1&#62;<\/a> · parent <a href="\/summary\//)
+      })))
+
+  it.live("/search finds turns and summaries, marks matches, links to the turn on its leaf's page", () =>
+    withViewer((url) =>
+      Effect.gen(function*() {
+        const found = yield* get(`${url}/search?q=${encodeURIComponent("hostile")}`)
+        assert.strictEqual(found.status, 200)
+        expect(found.body).toContain("<h1>Search: hostile</h1>")
+        expect(found.body).toContain("<mark>hostile</mark> turn &#60;script&#62;alert(1)&#60;/script&#62;")
+        const [turnLink] = links(found.body, /#turn-evil%3Cid%3E$/)
+        expect(turnLink).toMatch(/^\/summary\/[\w-]+#turn-evil%3Cid%3E$/)
+        const leaf = yield* get(`${url}${turnLink!.split("#")[0]}`)
+        expect(leaf.body).toContain(`<article id="turn-evil%3Cid%3E">`)
+        // An uncovered turn links to its session's page; the session filter is kept in the form.
+        const tail = yield* get(`${url}/search?q=fresh&session=${encodeURIComponent("s<1>")}`)
+        assert.deepStrictEqual(links(tail.body, /#turn-tail$/), ["/session/s%3C1%3E#turn-tail"])
+        expect(tail.body).toContain(`<input type="hidden" name="session" value="s&#60;1&#62;">`)
+        const odd = yield* get(`${url}/search?q=${encodeURIComponent("\"NEAR( -* <b>")}`)
+        assert.strictEqual(odd.status, 200)
+        expect(odd.body).toContain("No match.")
+        expect(odd.body).toContain("<h1>Search: &#34;NEAR( -* &#60;b&#62;</h1>")
+        expect((yield* get(`${url}/search`)).body).toContain("Type words to find")
+      })))
+
+  it.live("unknown sessions, summaries and routes are 404 pages; other methods are refused", () =>
+    withViewer((url) =>
+      Effect.gen(function*() {
+        const session = yield* get(`${url}/session/${encodeURIComponent("<nope>")}`)
+        assert.strictEqual(session.status, 404)
+        expect(session.body).toContain("No session &#34;&#60;nope&#62;&#34; in this store.")
+        const summary = yield* get(`${url}/summary/nope`)
+        assert.strictEqual(summary.status, 404)
+        expect(summary.body).toContain("No summary &#34;nope&#34;")
+        const route = yield* get(`${url}/nowhere/<x>`)
+        assert.strictEqual(route.status, 404)
+        assert.notInclude(route.body, "<x>")
+        const post = yield* Effect.promise(() => fetch(`${url}/`, { method: "POST" }))
+        assert.strictEqual(post.status, 404)
+      })))
+})
+
+describe("precis serve", () => {
+  it.live("needs an existing store, and a free port", () =>
+    Effect.gen(function*() {
+      const missing = path.join(dir, "missing.db")
+      assertOneLineFailure(yield* runCli(["serve", "--db", missing]), /no such store/)
+      assert.isFalse(fs.existsSync(missing))
+      yield* withViewer((url) =>
+        Effect.gen(function*() {
+          const port = new URL(url).port
+          assertOneLineFailure(
+            yield* runCli(["serve", "--db", db, "--port", port]),
+            new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}`)
+          )
+        }))
+    }))
+})

@@ -1,0 +1,307 @@
+/**
+ * Recall tools for an `@effect/ai` agent over the precis store: what the
+ * summaries compress stays reachable. `search` finds turns and summaries by
+ * full text, `expand` opens a summary (its children, or the turns below it),
+ * paged and capped in tokens, and `describe` outlines a session's summary DAG.
+ * {@link PrecisToolkit} is the toolkit, {@link layer} its handlers over the
+ * `MemoryStore` in context.
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "@effect/ai"
+ * import { SqliteMemoryStore } from "@precis/compaction"
+ * import { PrecisToolkit } from "@precis/recall"
+ * import { Effect, Layer } from "effect"
+ * const answer = LanguageModel.generateText({
+ *   prompt: "What did we decide about retries?",
+ *   toolkit: PrecisToolkit.PrecisToolkit
+ * }).pipe(
+ *   Effect.provide(PrecisToolkit.layer.pipe(Layer.provide(SqliteMemoryStore.layer({ filename: "precis.db" }))))
+ * )
+ * ```
+ * @since 0.1.0
+ */
+import * as Tool from "@effect/ai/Tool"
+import * as Toolkit from "@effect/ai/Toolkit"
+import { ActiveContext, MemoryStore } from "@precis/compaction"
+import { Summary, type SummaryRecord, TokenEstimator } from "@precis/core"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+/**
+ * A tool call that could not be answered: an unknown session or summary, or a
+ * store failure. The model sees its `message` as the tool's result.
+ *
+ * @since 0.1.0
+ */
+export class RecallError extends Schema.TaggedError<RecallError>()("RecallError", {
+  message: Schema.String
+}) {}
+
+/**
+ * One entry of an {@link Expansion}: a child summary or a source turn, its
+ * content (cut when alone it exceeds the cap: `truncated`) and its tokens.
+ *
+ * @since 0.1.0
+ */
+export const ExpandedItem = Schema.Struct({
+  kind: Schema.Literal("summary", "turn"),
+  id: Schema.String,
+  seq: Schema.optional(Schema.Int),
+  role: Schema.optional(Schema.String),
+  timestamp: Schema.optional(Schema.String),
+  depth: Schema.optional(Schema.Int),
+  tier: Schema.optional(Summary.Tier),
+  content: Schema.String,
+  tokens: Schema.Int,
+  truncated: Schema.Boolean
+})
+
+/**
+ * The result of `expand`: one page of a summary's children or source turns.
+ * `nextOffset` is the `offset` of the next page (`null` after the last).
+ *
+ * @since 0.1.0
+ */
+export const Expansion = Schema.Struct({
+  summaryId: Schema.String,
+  depth: Schema.Int,
+  of: Schema.Literal("children", "turns"),
+  offset: Schema.Int,
+  total: Schema.Int,
+  tokens: Schema.Int,
+  items: Schema.Array(ExpandedItem),
+  nextOffset: Schema.NullOr(Schema.Int)
+})
+
+/**
+ * A parentless summary in an {@link Outline}, with the start of its text.
+ *
+ * @since 0.1.0
+ */
+export const OutlineRoot = Schema.Struct({
+  id: Schema.String,
+  depth: Schema.Int,
+  tier: Schema.optional(Summary.Tier),
+  tokenEstimate: Schema.optional(Schema.Int),
+  descendantCount: Schema.Int,
+  timeRangeStart: Schema.optional(Schema.String),
+  timeRangeEnd: Schema.optional(Schema.String),
+  preview: Schema.String
+})
+
+/**
+ * The result of `describe`: a session's DAG at a glance.
+ *
+ * @since 0.1.0
+ */
+export const Outline = Schema.Struct({
+  sessionId: Schema.String,
+  turns: Schema.Int,
+  uncoveredTurns: Schema.Int,
+  summaries: Schema.Int,
+  depths: Schema.Array(Schema.Struct({ depth: Schema.Int, count: Schema.Int, tokens: Schema.Int })),
+  tiers: Summary.TierCounts,
+  roots: Schema.Array(OutlineRoot)
+})
+
+/** The hits `search` returns without `limit`. */
+const DEFAULT_LIMIT = 10
+/** The tokens of one `expand` page without `maxTokens`. */
+const DEFAULT_MAX_TOKENS = 2000
+/** The characters of a root's `preview`. */
+const PREVIEW_CHARS = 200
+
+/**
+ * `search`: full-text search over turns and summaries.
+ *
+ * @since 0.1.0
+ */
+export const Search = Tool.make("search", {
+  description: "Full-text search over the stored conversation turns and summaries, best first. " +
+    "Every word must match (a word ending in * is a prefix). Matches are marked «like this». " +
+    "A turn's hit names the leaf summary covering it.",
+  parameters: {
+    query: Schema.String.annotations({ description: "the words to find" }),
+    session: Schema.optional(Schema.String.annotations({ description: "one session id (default: every session)" })),
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `at most this many hits (default ${DEFAULT_LIMIT})` })
+    )
+  },
+  success: Schema.Array(MemoryStore.SearchHit),
+  failure: RecallError,
+  failureMode: "return"
+})
+
+/**
+ * `expand`: a page of a summary's children or source turns.
+ *
+ * @since 0.1.0
+ */
+export const Expand = Tool.make("expand", {
+  description: "Open a summary: its child summaries (the default for a condensed summary) or the raw turns " +
+    "below it (the default for a leaf), one page at a time within maxTokens; pass nextOffset as offset for more.",
+  parameters: {
+    summaryId: Schema.String.annotations({ description: "the id of the summary to open" }),
+    of: Schema.optional(Schema.Literal("children", "turns").annotations({ description: "children or turns" })),
+    offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "the first item (default 0)" })),
+    maxTokens: Schema.optional(
+      Schema.Int.pipe(Schema.between(50, 20_000)).annotations({
+        description: `the page's token cap (default ${DEFAULT_MAX_TOKENS})`
+      })
+    )
+  },
+  success: Expansion,
+  failure: RecallError,
+  failureMode: "return"
+})
+
+/**
+ * `describe`: a session's summary DAG at a glance.
+ *
+ * @since 0.1.0
+ */
+export const Describe = Tool.make("describe", {
+  description: "Outline a session's summary DAG: turn and summary counts, summaries and tokens per depth, " +
+    "tiers, and the parentless summaries (the ones in context) with their ids and time ranges.",
+  parameters: { session: Schema.String.annotations({ description: "the session id" }) },
+  success: Outline,
+  failure: RecallError,
+  failureMode: "return"
+})
+
+/**
+ * The recall toolkit: `search`, `expand` and `describe`.
+ *
+ * @since 0.1.0
+ */
+export const PrecisToolkit = Toolkit.make(Search, Expand, Describe)
+
+const recallError = (error: MemoryStore.StoreError) => new RecallError({ message: error.message })
+
+const summaryItem = (estimator: TokenEstimator.Service, s: SummaryRecord.SummaryRecord) => ({
+  kind: "summary" as const,
+  id: s.id,
+  depth: s.depth,
+  ...(s.tier === undefined ? {} : { tier: s.tier }),
+  content: s.content,
+  tokens: ActiveContext.summaryTokens(estimator, s),
+  truncated: false
+})
+
+const turnItem = (estimator: TokenEstimator.Service, t: MemoryStore.StoredTurn) => ({
+  kind: "turn" as const,
+  id: t.id,
+  seq: t.seq,
+  role: t.role,
+  ...(t.timestamp === undefined ? {} : { timestamp: t.timestamp }),
+  content: t.content,
+  tokens: ActiveContext.turnTokens(estimator, t),
+  truncated: false
+})
+
+type Item = typeof ExpandedItem.Type
+
+/**
+ * The page of `items` from `offset`: as many as fit in `maxTokens`, at least
+ * one (cut to the cap when alone it exceeds it).
+ *
+ * @since 0.1.0
+ */
+export const page = (
+  estimator: TokenEstimator.Service,
+  items: ReadonlyArray<Item>,
+  offset: number,
+  maxTokens: number
+): { readonly items: ReadonlyArray<Item>; readonly tokens: number; readonly nextOffset: number | null } => {
+  const out: Array<Item> = []
+  let tokens = 0
+  for (const item of items.slice(offset)) {
+    if (tokens + item.tokens <= maxTokens) {
+      out.push(item)
+      tokens += item.tokens
+      continue
+    }
+    if (out.length === 0) {
+      const content = estimator.truncate(item.content, maxTokens)
+      const cut = Math.min(maxTokens, estimator.estimate(content))
+      out.push({ ...item, content, tokens: cut, truncated: true })
+      tokens = cut
+    }
+    break
+  }
+  const next = offset + out.length
+  return { items: out, tokens, nextOffset: next < items.length ? next : null }
+}
+
+/**
+ * The handlers of {@link PrecisToolkit} over the `MemoryStore` in context
+ * (tokens counted by the `TokenEstimator` in context, by default the core
+ * approximation).
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Tool.HandlersFor<typeof PrecisToolkit.tools>, never, MemoryStore.MemoryStore> =
+  PrecisToolkit.toLayer(Effect.gen(function*() {
+    const store = yield* MemoryStore.MemoryStore
+    const estimator = yield* TokenEstimator.TokenEstimator
+    const findSummary = (id: string) =>
+      Effect.flatMap(store.summary(id), Option.match({
+        onNone: () => Effect.fail(new RecallError({ message: `no summary ${JSON.stringify(id)}` })),
+        onSome: Effect.succeed
+      }))
+    const findSession = (id: string) =>
+      Effect.flatMap(store.sessions, (sessions) => {
+        const found = sessions.find((s) => s.id === id)
+        return found === undefined
+          ? Effect.fail(new RecallError({ message: `no session ${JSON.stringify(id)}` }))
+          : Effect.succeed(found)
+      })
+    return {
+      search: ({ limit, query, session }) =>
+        store.search(session, query, { limit: limit ?? DEFAULT_LIMIT }).pipe(Effect.mapError(recallError)),
+      expand: ({ maxTokens, of, offset, summaryId }) =>
+        Effect.gen(function*() {
+          const summary = yield* findSummary(summaryId)
+          const what = of ?? (summary.depth === 0 ? "turns" : "children")
+          const items: ReadonlyArray<Item> = what === "children"
+            ? (yield* store.children(summaryId)).map((s) => summaryItem(estimator, s))
+            : (yield* store.sourceTurns(summaryId)).map((t) => turnItem(estimator, t))
+          const start = offset ?? 0
+          const result = page(estimator, items, start, maxTokens ?? DEFAULT_MAX_TOKENS)
+          return { summaryId, depth: summary.depth, of: what, offset: start, total: items.length, ...result }
+        }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
+      describe: ({ session }) =>
+        Effect.gen(function*() {
+          const info = yield* findSession(session)
+          const [summaries, uncovered] = yield* Effect.all([store.summaries(session), store.uncoveredTurns(session)])
+          const depths = new Map<number, { count: number; tokens: number }>()
+          let tiers = Summary.emptyTierCounts
+          for (const s of summaries) {
+            const at = depths.get(s.depth) ?? { count: 0, tokens: 0 }
+            depths.set(s.depth, { count: at.count + 1, tokens: at.tokens + ActiveContext.summaryTokens(estimator, s) })
+            if (s.tier !== undefined) tiers = Summary.incrementTier(tiers, s.tier)
+          }
+          return {
+            sessionId: session,
+            turns: info.turnCount,
+            uncoveredTurns: uncovered.length,
+            summaries: summaries.length,
+            depths: [...depths].sort(([a], [b]) => a - b).map(([depth, at]) => ({ depth, ...at })),
+            tiers,
+            roots: summaries.filter((s) => s.parentId === undefined).map((s) => ({
+              id: s.id,
+              depth: s.depth,
+              ...(s.tier === undefined ? {} : { tier: s.tier }),
+              ...(s.tokenEstimate === undefined ? {} : { tokenEstimate: s.tokenEstimate }),
+              descendantCount: s.descendantCount ?? 0,
+              ...(s.timeRangeStart === undefined ? {} : { timeRangeStart: s.timeRangeStart }),
+              ...(s.timeRangeEnd === undefined ? {} : { timeRangeEnd: s.timeRangeEnd }),
+              preview: s.content.length > PREVIEW_CHARS ? `${s.content.slice(0, PREVIEW_CHARS - 1)}…` : s.content
+            }))
+          }
+        }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e))))
+    }
+  }))

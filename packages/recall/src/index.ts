@@ -1,0 +1,9 @@
+/**
+ * @precis/recall: the recall toolkit of `@effect/ai` agents over the precis
+ * store (`search`, `expand`, `describe`).
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as PrecisToolkit from "./PrecisToolkit.js"
