@@ -196,9 +196,25 @@ describe("SqliteMemoryStore files", () => {
       assert.strictEqual(added.length, 2)
       const old = file("schema1.db")
       yield* withStore({ filename: old }, () => Effect.void)
-      yield* raw(old, ["DROP TABLE leases", "DELETE FROM precis_migrations WHERE migration_id = 2"])
+      // Back to schema 1: the later migrations' tables and rows go.
+      yield* raw(old, [
+        "DROP TABLE leases",
+        "DROP TABLE followed_files",
+        "DELETE FROM precis_migrations WHERE migration_id >= 2"
+      ])
       const ran = yield* withStore({ filename: old }, (store) => store.withSessionLease("s", Effect.succeed("ran")))
       assert.strictEqual(ran, "ran")
+      // And the followed_files table, whose rows round-trip.
+      const followed = { path: "/t/a.jsonl", sessionId: "a", format: "precis", byteOffset: 120, lineCount: 3, headHash: "h" }
+      const saved = yield* withStore({ filename: old }, (store) =>
+        Effect.zipRight(
+          Effect.zipRight(
+            store.saveFollowedFile(followed),
+            store.saveFollowedFile({ ...followed, byteOffset: 240, lineCount: 6 })
+          ),
+          Effect.all([store.followedFile(followed.path), store.followedFile("/t/other.jsonl")])
+        ))
+      assert.deepStrictEqual(saved, [Option.some({ ...followed, byteOffset: 240, lineCount: 6 }), Option.none()])
     }))
 
   it.effect("a full disk is a StoreError failure naming the file, not a defect, and writes nothing", () =>
