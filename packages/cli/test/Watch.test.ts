@@ -100,6 +100,26 @@ describe("precis watch", () => {
       })
     }), { timeout: 90_000 })
 
+  it.live("on a terminal, a status line redrawn on stderr; nothing on stdout", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "tty.db")
+      const file = path.join(dir, "tty", "one.jsonl")
+      fs.mkdirSync(path.dirname(file))
+      fs.writeFileSync(file, sessionJsonl(3, "y"))
+      const written: Array<string> = []
+      const stdout: Array<string> = []
+      const watcher = yield* Effect.fork(runCli(["watch", file, "--db", db, "--session", "tty", "--poll-interval", "30 millis"], {
+        stdout,
+        stderr: { isTTY: true, write: (text) => void written.push(text) }
+      }))
+      yield* waitFor(db, "tty", (s) => s.turns.length === 3)
+      yield* Effect.sleep("100 millis")
+      yield* Fiber.interrupt(watcher)
+      expect(written[0]).toBe(`\r\x1b[Kwatching: 3 turns imported, 0 compacted · ${file}: 3 new turns into tty (read up to byte ${fs.statSync(file).size})`)
+      expect(written.at(-1)).toBe("\n")
+      expect(stdout).toEqual([])
+    }))
+
   it.live("refuses --session with several paths, and a missing path", () =>
     Effect.gen(function*() {
       const a = path.join(dir, "a.jsonl")

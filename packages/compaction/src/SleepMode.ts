@@ -136,11 +136,11 @@ export interface Stats {
  * @since 0.3.0
  */
 export type Event = Data.TaggedEnum<{
-  /** A cycle started; `sessions` are the sessions due, in the order it will compact them. */
+  /** A cycle started; `sessions` are the sessions due (never none), in the order it will compact them. */
   CycleStarted: { readonly sessions: ReadonlyArray<string> }
   /** A session was compacted by the cycle. */
   SessionCompacted: { readonly sessionId: string; readonly stats: CompactionStats }
-  /** A cycle ran to its end. */
+  /** A cycle with sessions due ran to its end. */
   CycleCompleted: {
     readonly turnsProcessed: number
     readonly summariesCreated: number
@@ -296,6 +296,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     return yield* Effect.gen(function*() {
       const ids = yield* Effect.mapError(sessionIds, failWith(undefined))
       const due = yield* Effect.filter(ids, (id) => Effect.mapError(isDue(id), failWith(id)))
+      // A cycle with nothing to do is counted, but publishes nothing.
+      if (due.length === 0) return false
       yield* publish(Event.CycleStarted({ sessions: due }))
       let turns = 0
       let summaries = 0

@@ -202,10 +202,26 @@ describe("SqliteMemoryStore files", () => {
       assert.strictEqual(added.length, 2)
       const old = file("schema1.db")
       yield* withStore({ filename: old }, () => Effect.void)
-      // Back to schema 1: the tables of the later migrations gone, and their records.
-      yield* raw(old, ["DROP TABLE leases", "DROP TABLE followed_files", ...dropSearch, "DELETE FROM precis_migrations WHERE migration_id >= 2"])
+      // Back to schema 1: the later migrations' tables and rows go.
+      yield* raw(old, [
+        "DROP TABLE leases",
+        "DROP TABLE followed_files",
+        ...dropSearch,
+        "DELETE FROM precis_migrations WHERE migration_id >= 2"
+      ])
       const ran = yield* withStore({ filename: old }, (store) => store.withSessionLease("s", Effect.succeed("ran")))
       assert.strictEqual(ran, "ran")
+      // And the followed_files table, whose rows round-trip.
+      const followed = { path: "/t/a.jsonl", sessionId: "a", format: "precis", byteOffset: 120, lineCount: 3, headHash: "h" }
+      const saved = yield* withStore({ filename: old }, (store) =>
+        Effect.zipRight(
+          Effect.zipRight(
+            store.saveFollowedFile(followed),
+            store.saveFollowedFile({ ...followed, byteOffset: 240, lineCount: 6 })
+          ),
+          Effect.all([store.followedFile(followed.path), store.followedFile("/t/other.jsonl")])
+        ))
+      assert.deepStrictEqual(saved, [Option.some({ ...followed, byteOffset: 240, lineCount: 6 }), Option.none()])
     }))
 
   it.effect("the search migration indexes the rows a schema-3 store already holds; later writes stay indexed", () =>

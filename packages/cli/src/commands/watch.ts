@@ -23,6 +23,7 @@ import * as Follow from "../internal/follow.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
+import * as Progress from "../internal/progress.js"
 
 /** What `watch` fails with: each is printed as one line. */
 export type Failure =
@@ -115,8 +116,23 @@ export const command = Command.make(
     Effect.gen(function*() {
       const options = yield* Opt.compactionOptions(args)
       yield* Follow.checkPaths(args.paths, args.session)
-      const print = (event: Follow.FollowEvent | SleepMode.Event) =>
-        args.json ? Console.log(JSON.stringify(eventJson(event))) : Console.log(eventLine(event))
+      const out = yield* Progress.StderrRef
+      // On a terminal, a status line redrawn on stderr; otherwise a line (or JSON object) per event on stdout.
+      const totals = { imported: 0, compacted: 0 }
+      const print = (event: Follow.FollowEvent | SleepMode.Event) => {
+        if (args.json) return Console.log(JSON.stringify(eventJson(event)))
+        if (!out.isTTY) return Console.log(eventLine(event))
+        return Effect.sync(() => {
+          if (event._tag === "Imported") totals.imported += event.added
+          if (event._tag === "SessionCompacted") totals.compacted += event.stats.turnsCompacted
+          out.write(
+            `\r\x1b[Kwatching: ${totals.imported} turns imported, ${totals.compacted} compacted · ${eventLine(event)}`
+          )
+        })
+      }
+      const endStatus = Effect.sync(() => {
+        if (!args.json && out.isTTY) out.write("\n")
+      })
 
       const manager = CompactionManager.layer(options).pipe(
         Layer.provideMerge(Layers.store(args.db)),
@@ -147,7 +163,7 @@ export const command = Command.make(
           return yield* Effect.forever(Effect.zipRight(tick, Effect.sleep(pollInterval)))
         }).pipe(Effect.scoped, Effect.provide(sleepMode(follower.sessions)))
       })
-      yield* Effect.provide(program, manager).pipe(inStore(args.db))
+      yield* Effect.provide(program, manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
@@ -155,7 +171,7 @@ export const command = Command.make(
       "import their new lines into a session per file (named after it, or --session for a single file) and " +
       "compact the sessions in idle time (Sleep Mode: PRECIS_SLEEP_ENABLED, the idle and batch settings below, " +
       "the compaction flags). The files are polled; how far each was read is kept in the store, so a restart " +
-      "goes on where it stopped, and a truncated or replaced file is read again. One line per event on stdout " +
-      "(a JSON object per line with --json). Stop with Ctrl-C."
+      "goes on where it stopped, and a truncated or replaced file is read again. On a terminal, a status line on " +
+      "stderr; otherwise one line per event on stdout (a JSON object per line with --json). Stop with Ctrl-C."
   )
 )
