@@ -49,6 +49,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
@@ -554,7 +555,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       while (true) {
         let compacted = 0
         let locked = 0
-        for (const session of yield* store.sessions) {
+        // Each worker starts at a random session, so that workers spread out instead of queueing on the same ones.
+        const all = yield* store.sessions
+        const start = all.length === 0 ? 0 : yield* Random.nextIntBetween(0, all.length)
+        for (const session of [...all.slice(start), ...all.slice(0, start)]) {
           if (!(yield* hasWork(session.id, opts))) continue
           const { stats, taken } = yield* tryCompact(session.id, opts)
           if (!taken) locked++
