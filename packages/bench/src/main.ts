@@ -5,7 +5,9 @@
  * some sections only), every figure with its unit and its baseline.
  *
  * Sections: overhead, faults, compaction, loop, throughput, retention, tokens,
- * startup (needs the CLI built: the package's `bench` script builds it).
+ * startup and fleet (both need the CLI built: the package's `bench` script
+ * builds it; fleet's PostgreSQL part needs `PRECIS_BENCH_PG_URL` or
+ * `PRECIS_TEST_PG_URL`).
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -51,7 +53,11 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
     const Inputs = await import("./Inputs.js")
     return { figures: (await import("./TokenAccuracy.js")).run(Inputs.all()) }
   },
-  startup: async (ctx) => ({ figures: (await import("./Startup.js")).run(ctx) })
+  startup: async (ctx) => ({ figures: (await import("./Startup.js")).run(ctx) }),
+  fleet: async (ctx) => {
+    const { figures, results } = await (await import("./Fleet.js")).run(ctx)
+    return { figures, details: results }
+  }
 }
 
 const children: Record<string, (args: never) => Promise<object>> = {
