@@ -520,12 +520,13 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
 
   // Whether a compaction of the session would write anything (as `status` counts it, without a budget).
+  // Reads the store only (no token estimate of the whole context, unless the tail is bounded in tokens).
   const hasWork = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
     Effect.map(
-      context(sessionId),
-      (active) =>
-        Plan.tailStart(active.turns, opts.freshTailTurns, tailBound(opts.freshTailTokens)) > 0 ||
-        Plan.nextToCondense(active.summaries, opts.minFanIn) !== undefined
+      Effect.all([store.uncoveredTurns(sessionId), store.parentless(sessionId)]),
+      ([uncovered, parentless]) =>
+        Plan.tailStart(uncovered, opts.freshTailTurns, tailBound(opts.freshTailTokens)) > 0 ||
+        Plan.nextToCondense(parentless, opts.minFanIn) !== undefined
     )
 
   // Runs the session's compaction when its semaphore and lease are free now and it still has work
