@@ -12,6 +12,8 @@ export * as CompactionCost from "./CompactionCost.js"
 export * as Facts from "./Facts.js"
 /** @since 0.1.0 */
 export * as FaultLatency from "./FaultLatency.js"
+/** @since 0.3.0 */
+export * as Fleet from "./Fleet.js"
 /** @since 0.1.0 */
 export * as Inputs from "./Inputs.js"
 /** @since 0.1.0 */

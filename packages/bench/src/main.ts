@@ -5,7 +5,9 @@
  * some sections only), every figure with its unit and its baseline.
  *
  * Sections: overhead, faults, compaction, loop, throughput, retention, tokens,
- * startup (needs the CLI built: the package's `bench` script builds it), sleep.
+ * startup, fleet (both need the CLI built: the package's `bench` script builds
+ * it; fleet's PostgreSQL part needs `PRECIS_BENCH_PG_URL` or
+ * `PRECIS_TEST_PG_URL`), sleep.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -54,6 +56,10 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
   startup: async (ctx) => ({ figures: (await import("./Startup.js")).run(ctx) }),
   sleep: async (ctx) => {
     const { figures, results } = await (await import("./SleepLoop.js")).run(ctx)
+    return { figures, details: results }
+  },
+  fleet: async (ctx) => {
+    const { figures, results } = await (await import("./Fleet.js")).run(ctx)
     return { figures, details: results }
   }
 }

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
+import { violations } from "../../compaction/test/invariants.js"
 import { stripAnsi } from "../src/internal/console.js"
 import { budgetDefaults } from "../src/internal/options.js"
 import { assertOneLineFailure, repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
@@ -390,6 +391,53 @@ describe("compact, show and context", () => {
       expect(chosen.stdout).toMatch(/^session b: 2 turns/)
       const listed = yield* runCli(["sessions", "--db", two])
       assert.deepStrictEqual(listed.stdout.split("\n").map((l) => l.split(" · ")[0]), ["a", "b"])
+    }))
+})
+
+describe("compact --all", () => {
+  const flags = ["--leaf-chunk-tokens", "150", "--fresh-tail", "6", "--min-fan-in", "2", "--max-fan-in", "4"]
+
+  it.live("compacts every session with work, prints a line per session and the totals, then finds nothing", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "all.db")
+      for (const [name, turns] of [["a", 40], ["b", 30], ["c", 4]] as const) {
+        const imported = yield* runCli(["import", write(dir, `${name}.jsonl`, sessionJsonl(turns, name)), "--db", db])
+        assert.strictEqual(imported.code, 0, imported.stderr)
+      }
+      const text = yield* runCli(["compact", "--all", "--db", db, ...flags])
+      assert.strictEqual(text.code, 0, text.stderr)
+      const lines = text.stdout.split("\n")
+      // c is all fresh tail: nothing to do there.
+      expect(lines.filter((line) => /^[abc]: compacted/.test(line)).map((line) => line.slice(0, 2)).sort()).toEqual([
+        "a:",
+        "b:"
+      ])
+      expect(lines.find((line) => line.startsWith("2 sessions:"))).toMatch(
+        /^2 sessions: compacted 58 turns into \d+ leaf and \d+ condensed summaries$/
+      )
+      const again = yield* runCli(["compact", "--all", "--db", db, "--json", ...flags])
+      assert.strictEqual(again.code, 0, again.stderr)
+      const stats = JSON.parse(again.stdout)
+      assert.deepStrictEqual(stats.sessions, [])
+      assert.strictEqual(stats.totals.turnsCompacted, 0)
+      assert.strictEqual(stats.skippedLocked, 0)
+      assert.deepStrictEqual(
+        yield* violations({ freshTailTurns: 6, minFanIn: 2, maxFanIn: 4, condensedFully: true }).pipe(
+          Effect.provide(storeLayer(db))
+        ),
+        []
+      )
+    }))
+
+  it.live("--all takes no FILE, --session or --redo-fallbacks", () =>
+    Effect.gen(function*() {
+      const db = path.join(dir, "all-bad.db")
+      const file = write(dir, "all-bad.jsonl", sessionJsonl(4))
+      for (const extra of [[file], ["--session", "s"], ["--redo-fallbacks"]]) {
+        const result = yield* runCli(["compact", "--all", "--db", db, ...extra])
+        assertOneLineFailure(result, /--all compacts the sessions already in the store/)
+      }
+      assert.isFalse(fs.existsSync(db))
     }))
 })
 

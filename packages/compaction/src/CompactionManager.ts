@@ -36,6 +36,10 @@
  *   `MemoryStore.withSessionLease`); others wait, then find nothing to do.
  *   Each summary is written with its links in one transaction, so an
  *   interrupted run leaves a consistent store that a rerun completes.
+ * - **Workers**: {@link Service.compactAll} compacts every session with work,
+ *   taking each with `MemoryStore.tryWithSessionLease` and skipping those
+ *   another worker holds (coming back to them until none has work left), so
+ *   any number of processes over one store share the sessions out.
  *
  * @since 0.1.0
  */
@@ -44,9 +48,11 @@ import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
@@ -100,6 +106,41 @@ export interface CompactionStats {
   readonly turnsCompacted: number
   /** The tiers of the summaries this run created. */
   readonly tiersUsed: Summary.TierCounts
+}
+
+/**
+ * What {@link Service.compactAll} did to one session (the sum of its runs,
+ * when new turns gave it work again).
+ *
+ * @since 0.3.0
+ */
+export interface SessionCompactionStats extends CompactionStats {
+  readonly sessionId: string
+}
+
+/**
+ * What one {@link Service.compactAll} did: the sessions it compacted (in the
+ * order it first finished each), the totals, and how often it found a session
+ * with work held by another worker and went on to the next.
+ *
+ * @since 0.3.0
+ */
+export interface CompactAllStats {
+  readonly sessions: ReadonlyArray<SessionCompactionStats>
+  readonly totals: CompactionStats
+  /** Times a session with work was skipped because another holder had its lease. */
+  readonly skippedLocked: number
+}
+
+/**
+ * The options of {@link Service.compactAll}: the compaction's, and how long to
+ * wait before looking again when every session left with work is held by
+ * another worker (default 100 milliseconds).
+ *
+ * @since 0.3.0
+ */
+export interface CompactAllOptions extends CompactionOptions.Options {
+  readonly retryDelay?: Duration.DurationInput | undefined
 }
 
 /**
@@ -212,6 +253,20 @@ export interface Service {
     options?: CompactionOptions.Options
   ) => Effect.Effect<CompactionStats, StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
   /**
+   * Compacts every session of the store that has work (evictable turns or a
+   * condensable depth), each as {@link Service.compact} does, and returns when
+   * none has work left. A session whose lease another holder has (another
+   * worker, in this process or another) is skipped, not waited for, and looked
+   * at again once the others are done; so N workers over one store each take
+   * different sessions and none idles while a free session has work.
+   */
+  readonly compactAll: (
+    options?: CompactAllOptions
+  ) => Effect.Effect<
+    CompactAllStats,
+    StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError
+  >
+  /**
    * Summarizes again every fallback summary of a session, lowest depth first
    * (a leaf from its source turns, after the leaf before it; a condensed node
    * from its children), and rewrites it in place when a model tier wrote the
@@ -252,6 +307,24 @@ export class CompactionManager extends Context.Tag("@precis/compaction/Compactio
   CompactionManager,
   Service
 >() {}
+
+const noStats: CompactionStats = {
+  leafSummariesCreated: 0,
+  condensedSummariesCreated: 0,
+  turnsCompacted: 0,
+  tiersUsed: Summary.emptyTierCounts
+}
+
+const addStats = (a: CompactionStats, b: CompactionStats): CompactionStats => ({
+  leafSummariesCreated: a.leafSummariesCreated + b.leafSummariesCreated,
+  condensedSummariesCreated: a.condensedSummariesCreated + b.condensedSummariesCreated,
+  turnsCompacted: a.turnsCompacted + b.turnsCompacted,
+  tiersUsed: {
+    normal: a.tiersUsed.normal + b.tiersUsed.normal,
+    aggressive: a.tiersUsed.aggressive + b.tiersUsed.aggressive,
+    fallback: a.tiersUsed.fallback + b.tiersUsed.fallback
+  }
+})
 
 // The layer's options with a call's overrides on top (an `undefined` override keeps the layer's value).
 const mergeOptions = (base: CompactionOptions.Options, overrides: CompactionOptions.Options | undefined) =>
@@ -450,6 +523,67 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       return yield* lock.withPermits(1)(store.withSessionLease(sessionId, run(sessionId, opts)))
     }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
 
+  // Whether a compaction of the session would write anything (as `status` counts it, without a budget).
+  // Reads the store only (no token estimate of the whole context, unless the tail is bounded in tokens).
+  const hasWork = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
+    Effect.map(
+      Effect.all([store.uncoveredTurns(sessionId), store.parentless(sessionId)]),
+      ([uncovered, parentless]) =>
+        Plan.tailStart(uncovered, opts.freshTailTurns, tailBound(opts.freshTailTokens)) > 0 ||
+        Plan.nextToCondense(parentless, opts.minFanIn) !== undefined
+    )
+
+  // Runs the session's compaction when its semaphore and lease are free now and it still has work
+  // (another worker may have finished it since it was looked at); `taken` tells whether both were free.
+  const tryCompact = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
+    Effect.gen(function*() {
+      const lock = yield* lockFor(sessionId)
+      const attempt = yield* lock.withPermitsIfAvailable(1)(
+        store.tryWithSessionLease(
+          sessionId,
+          Effect.flatMap(
+            hasWork(sessionId, opts),
+            (work) => (work ? Effect.asSome(run(sessionId, opts)) : Effect.succeedNone)
+          )
+        )
+      )
+      const outcome = Option.flatten(attempt)
+      return { taken: Option.isSome(outcome), stats: Option.flatten(outcome) }
+    }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
+
+  const compactAll: Service["compactAll"] = (overrides) =>
+    Effect.gen(function*() {
+      const { retryDelay, ...compaction } = overrides ?? {}
+      const opts = yield* resolve(compaction)
+      const done = new Map<string, CompactionStats>()
+      let skippedLocked = 0
+      while (true) {
+        let compacted = 0
+        let locked = 0
+        // Each worker starts at a random session, so that workers spread out instead of queueing on the same ones.
+        const all = yield* store.sessions
+        const start = all.length === 0 ? 0 : yield* Random.nextIntBetween(0, all.length)
+        for (const session of [...all.slice(start), ...all.slice(0, start)]) {
+          if (!(yield* hasWork(session.id, opts))) continue
+          const { stats, taken } = yield* tryCompact(session.id, opts)
+          if (!taken) locked++
+          if (Option.isSome(stats)) {
+            compacted++
+            const before = done.get(session.id)
+            done.set(session.id, before === undefined ? stats.value : addStats(before, stats.value))
+          }
+        }
+        skippedLocked += locked
+        if (compacted === 0 && locked === 0) break
+        // Every session left with work is another worker's: wait for them rather than spin.
+        if (compacted === 0) yield* Effect.sleep(retryDelay ?? Duration.millis(100))
+      }
+      const sessions = Array.from(done, ([sessionId, stats]) => ({ sessionId, ...stats }))
+      const totals = sessions.reduce<CompactionStats>(addStats, noStats)
+      yield* Effect.annotateCurrentSpan({ "precis.sessions": sessions.length, "precis.skipped_locked": skippedLocked })
+      return { sessions, totals, skippedLocked } satisfies CompactAllStats
+    }).pipe(Effect.withSpan("CompactionManager.compactAll"))
+
   const redo = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
     Effect.gen(function*() {
       const written = yield* Ref.make(0)
@@ -544,7 +678,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })
     )
 
-  return CompactionManager.of({ shouldCompact, status, compact, redoFallbacks, context, assemble })
+  return CompactionManager.of({ shouldCompact, status, compact, compactAll, redoFallbacks, context, assemble })
 })
 
 /**

@@ -38,6 +38,9 @@ const requirePgUrl = (): string => {
   return pgUrl
 }
 
+/** A plain client of the PostgreSQL database at `url` (for the invariant checker). */
+export const pgClient = (url: string) => PgClient.layer({ url: Redacted.make(url) })
+
 /** A fresh database on the test server, dropped when the scope closes; its URL. */
 export const freshPgDatabase = Effect.gen(function*() {
   const admin = requirePgUrl()

@@ -1,7 +1,8 @@
 /**
  * `precis compact [FILE]`: import FILE when given, then compact the session
  * (each of its sessions, for a file of several conversations) into a DAG of
- * summaries and print it with the tier counts.
+ * summaries and print it with the tier counts. `precis compact --all`: compact
+ * every session with work, as one worker among any number of processes.
  *
  * @internal
  */
@@ -24,6 +25,11 @@ import * as Progress from "../internal/progress.js"
 import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 
+/** What a compaction did, in one line. */
+const statsLine = (stats: CompactionManager.CompactionStats): string =>
+  `compacted ${stats.turnsCompacted} turns into ${stats.leafSummariesCreated} leaf and ` +
+  `${stats.condensedSummariesCreated} condensed summaries`
+
 /** What `compact` fails with: each is printed as one line. */
 export type Failure =
   | CliError
@@ -44,6 +50,7 @@ export const command = Command.make(
     provider: Opt.provider,
     timeout: Opt.timeout,
     ...Opt.compaction,
+    all: Opt.all,
     redoFallbacks: Opt.redoFallbacks,
     json: Opt.json,
     verbose: Opt.verbose
@@ -53,6 +60,11 @@ export const command = Command.make(
       // The options are checked and the input parsed in full (and the store checked) before
       // anything is opened or written.
       const options = yield* Opt.compactionOptions(args)
+      if (args.all && (Option.isSome(args.file) || Option.isSome(args.session) || args.redoFallbacks)) {
+        return yield* new CliError({
+          reason: "--all compacts the sessions already in the store: it takes no FILE, --session or --redo-fallbacks"
+        })
+      }
       const input = Option.isSome(args.file)
         ? yield* Effect.gen(function*() {
           const file = args.file.pipe(Option.getOrThrow)
@@ -77,10 +89,7 @@ export const command = Command.make(
             : undefined
           if (!args.json) {
             if (imported !== undefined) yield* Console.log(Session.importedLine([imported]))
-            yield* Console.log(
-              `compacted ${stats.turnsCompacted} turns into ${stats.leafSummariesCreated} leaf and ` +
-                `${stats.condensedSummariesCreated} condensed summaries`
-            )
+            yield* Console.log(statsLine(stats))
             if (redo !== undefined) {
               yield* Console.log(
                 `redid ${redo.redone} fallback summaries` +
@@ -97,6 +106,17 @@ export const command = Command.make(
             ...(redo === undefined ? {} : { redo })
           }
         })
+
+      // Every session with work, as one worker among others: a line per session, then the totals.
+      const compactAll = Effect.gen(function*() {
+        const manager = yield* CompactionManager.CompactionManager
+        const result = yield* timed("compacted")(manager.compactAll(options))
+        const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
+        if (args.json) return yield* printJson({ ...result, tierCounts })
+        for (const { sessionId, ...stats } of result.sessions) yield* Console.log(`${sessionId}: ${statsLine(stats)}`)
+        yield* Console.log(`${result.sessions.length} sessions: ${statsLine(result.totals)}`)
+        yield* Console.log(`tiers this run: ${Render.tierCountsLine(tierCounts)}`)
+      })
 
       const program = Effect.gen(function*() {
         // A file of several conversations (OpenAssistant trees) is imported into a session per
@@ -117,13 +137,15 @@ export const command = Command.make(
         Layer.provideMerge(Layers.store(args.db)),
         Layer.provideMerge(Layers.summarizer(args.provider, args.timeout))
       )
-      yield* Effect.provide(program, live).pipe(inStore(args.db))
+      yield* Effect.provide(args.all ? compactAll : program, live).pipe(inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
     "Compact a session into a DAG of summaries: leaf summaries of the turns outside the fresh tail, then " +
       "condensed summaries of summaries. Given FILE, import it first (a file of several conversations, such as " +
       "OpenAssistant trees, gives a session per conversation, each compacted in turn). Prints the DAG and the tier " +
-      "counts. The leaf chunk and the fresh tail default to values derived from --budget (see below)."
+      "counts. With --all, compact every session of the store that has work instead, one worker among any number of " +
+      "precis processes over the same store (each session is taken by one at a time). The leaf chunk and the " +
+      "fresh tail default to values derived from --budget (see below)."
   )
 )

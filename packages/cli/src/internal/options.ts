@@ -215,6 +215,18 @@ export const compactionOptions = (flags: {
 }
 
 /** `--redo-fallbacks`. */
+/**
+ * `--all` of `compact`: every session of the store with work, each taken only
+ * when no other worker has it, until none has work left.
+ */
+export const all = Options.boolean("all").pipe(
+  Options.withDescription(
+    "compact every session of the store that has work, skipping (and coming back to) those another precis " +
+      "process is compacting, until none has work left: run it in N processes to share the work (default: off)"
+  )
+)
+
+/** `--redo-fallbacks` of `compact`. */
 export const redoFallbacks = Options.boolean("redo-fallbacks").pipe(
   Options.withDescription(
     "after compacting, summarize again every fallback summary of the session and rewrite it in place " +
