@@ -1,19 +1,9 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Fixtures } from "@precis/testing"
 import { dot, dotText, mermaid, mermaidText } from "../src/internal/diagram.js"
+import { leaf } from "./utils/dag.js"
 
 describe("diagrams of the DAG", () => {
-  const leaf = (id: string, parentId?: string) =>
-    Fixtures.summary({
-      id,
-      depth: 0,
-      content: `leaf ${id}`,
-      tier: "normal",
-      tokenEstimate: 10,
-      timeRangeStart: "2025-01-01T00:00:00Z",
-      timeRangeEnd: "2025-01-01T00:05:00Z",
-      ...(parentId === undefined ? {} : { parentId })
-    })
   const root = Fixtures.summary({
     id: "p\"<x>#1",
     depth: 1,

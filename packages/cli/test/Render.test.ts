@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Fixtures } from "@precis/testing"
 import { dagNode, preview, sessionIdFromPath, tierCountsOf, tree } from "../src/internal/render.js"
+import { leaf } from "./utils/dag.js"
 
 describe("sessionIdFromPath", () => {
   it("drops the directories and the .jsonl/.json/.traj extensions", () => {
@@ -27,17 +28,6 @@ describe("preview", () => {
 })
 
 describe("tree", () => {
-  const leaf = (id: string, parentId?: string) =>
-    Fixtures.summary({
-      id,
-      depth: 0,
-      content: `leaf ${id}`,
-      tier: "normal",
-      tokenEstimate: 10,
-      timeRangeStart: "2025-01-01T00:00:00Z",
-      timeRangeEnd: "2025-01-01T00:05:00Z",
-      ...(parentId === undefined ? {} : { parentId })
-    })
   const root = Fixtures.summary({
     id: "p",
     depth: 1,

@@ -10,15 +10,8 @@ import * as path from "node:path"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as SqliteMemoryStore from "../src/SqliteMemoryStore.js"
 import { storeLayer } from "./helpers.js"
-import { sqlite, storeSuite } from "./storeSuite.js"
+import { leafOf, sqlite, storeSuite } from "./storeSuite.js"
 
-const leafOf = (sessionId: string, turnIds: ReadonlyArray<string>, content = "leaf") => ({
-  sessionId,
-  content,
-  tier: "normal" as const,
-  tokenEstimate: 1,
-  turnIds
-})
 
 storeSuite("MemoryStore (SQLite)", storeLayer(), sqlite)
 

@@ -56,7 +56,8 @@ export const postgres: Dialect = {
       Effect.zipRight(sql.unsafe(`DROP TRIGGER ${name} ON ${table}`), sql.unsafe(`DROP FUNCTION ${name}()`)))
 }
 
-const leafOf = (sessionId: string, turnIds: ReadonlyArray<string>, content = "leaf") => ({
+/** A leaf to insert over `turnIds`. */
+export const leafOf = (sessionId: string, turnIds: ReadonlyArray<string>, content = "leaf") => ({
   sessionId,
   content,
   tier: "normal" as const,
