@@ -594,6 +594,8 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       // Lowest depth first, so a condensed node is redone from children already redone.
       const all = yield* store.summaries(sessionId)
       const leaves = all.filter((s) => s.depth === 0)
+      // The text of each leaf as it is now: a redone leaf is the prior summary of the next.
+      const leafText = new Map(leaves.map((leaf) => [leaf.id, leaf.content]))
       const fallbacks = all.filter((s) => s.tier === "fallback").sort((a, b) => a.depth - b.depth)
       for (const old of fallbacks) {
         const summary = yield* Effect.flatMap(
@@ -601,7 +603,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
             ? Effect.flatMap(store.sourceTurns(old.id), (turns) => {
               const before = leaves[leaves.findIndex((leaf) => leaf.id === old.id) - 1]
               return summarizer.summarizeTurns(turns, {
-                priorSummary: before?.content,
+                priorSummary: before === undefined ? undefined : leafText.get(before.id),
                 targetTokens: opts.leafTargetTokens
               })
             })
@@ -621,6 +623,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
           tier: summary.tier,
           tokenEstimate: summary.outputTokens
         })
+        if (old.depth === 0) leafText.set(old.id, summary.text)
         yield* Ref.update(written, (n) => n + 1)
         redone++
       }

@@ -660,6 +660,10 @@ describe("a provider that fails", () => {
       expect(after.map(shape)).toEqual(before.map(shape))
       expect(after.every((s) => s.tier === "normal")).toBe(true)
       expect(after.every((s) => !s.content.includes("[TRUNCATED"))).toBe(true)
+      // Each leaf was redone after the one before it: its prior summary is that leaf's new text.
+      const redoLeafRequests = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
+        .filter((r) => r.task?.kind === "leaf").slice(-6)
+      expect(redoLeafRequests.slice(1).every((r) => r.task?.priorSummary?.startsWith("leaf of ") === true)).toBe(true)
       // The condensed node was redone from its redone children.
       const condensedRequest = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
         .filter((r) => r.task?.kind === "condense").at(-1)!
