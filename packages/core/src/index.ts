@@ -22,3 +22,5 @@ export * as SummaryRecord from "./SummaryRecord.js"
 export * as TokenEstimator from "./TokenEstimator.js"
 /** @since 0.1.0 */
 export * as Transcript from "./Transcript.js"
+/** @since 0.1.0 */
+export * as ToolUse from "./ToolUse.js"

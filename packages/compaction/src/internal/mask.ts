@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { ConversationTurn, type TokenEstimator } from "@precis/core"
+import { ConversationTurn, type TokenEstimator, ToolUse } from "@precis/core"
 import { turnTokens } from "../ActiveContext.js"
 import { cutTurn, turnLabel, withContent } from "./turns.js"
 
@@ -19,32 +19,14 @@ const str = (value: unknown): string | undefined => (typeof value === "string" &
 
 const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 3)}...`)
 
-// The argument keys that say what a tool call worked on, most telling first.
-const TARGET_KEYS = ["command", "cmd", "file_path", "filePath", "path", "pattern", "query", "url"] as const
-
-// The call a result answers, as importers record it in the call turn's `metadata.toolCalls`.
+// The call a result answers, among the calls of the turn before it.
 const callOf = (
   result: ConversationTurn.ConversationTurn,
   previous: ConversationTurn.ConversationTurn | undefined
 ): { readonly name?: string | undefined; readonly target?: string | undefined } => {
-  const calls = previous?.metadata?.toolCalls
-  if (!Array.isArray(calls)) return {}
-  const id = str(result.metadata?.toolCallId) ?? str(result.metadata?.tool_call_id)
-  const call: unknown = calls.find((c: unknown) => typeof c === "object" && c !== null && "id" in c && c.id === id) ??
-    calls[0]
-  if (typeof call !== "object" || call === null) return {}
-  const name = "name" in call ? str(call.name) : undefined
-  let args: unknown = "arguments" in call ? call.arguments : undefined
-  if (typeof args === "string") {
-    try {
-      args = JSON.parse(args)
-    } catch {
-      args = undefined
-    }
-  }
-  const record = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
-  const target = TARGET_KEYS.map((key) => str(record[key])).find((value) => value !== undefined)
-  return { name, target }
+  const answer = ToolUse.result(result)
+  const call = answer === undefined || previous === undefined ? undefined : ToolUse.callFor(answer, ToolUse.calls(previous))
+  return call === undefined ? {} : { name: call.name, target: ToolUse.target(call) }
 }
 
 const EXIT = /\b(?:exit(?:ed)?(?: with)?(?: code| status)?|returncode|exit_code)\s*[:=]?\s*(-?\d+)/i

@@ -1,0 +1,142 @@
+/**
+ * The tool structure of turns, as importers record it in `metadata`: the
+ * calls an assistant turn makes (`metadata.toolCalls`: `{ id?, name,
+ * arguments }`, `arguments` a JSON string or an object) and what a tool-result
+ * turn answers (`toolCallId`, `toolName`, `isError`). Read it through this
+ * module, never by hand: one reading for the material, the masks and the
+ * session state.
+ *
+ * @since 0.1.0
+ */
+import { isToolResult } from "./ConversationTurn.js"
+
+/**
+ * One tool call: its id (when the source gives one), the tool's name and its
+ * input, parsed (`{}` when the arguments are not a JSON object; the text is
+ * kept in `arguments`).
+ *
+ * @since 0.1.0
+ */
+export interface Call {
+  readonly id: string | undefined
+  readonly name: string
+  readonly input: { readonly [key: string]: unknown }
+  readonly arguments: string
+}
+
+/**
+ * What a tool-result turn answers: the call's id and the tool's name when the
+ * source says them, and whether the tool reported an error.
+ *
+ * @since 0.1.0
+ */
+export interface Result {
+  readonly callId: string | undefined
+  readonly name: string | undefined
+  readonly isError: boolean
+}
+
+type Turn = {
+  readonly role: string
+  readonly metadata?: { readonly [key: string]: unknown } | undefined
+}
+
+const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === "string" && value.length > 0 ? value : undefined
+
+const parseInput = (args: unknown): { input: { readonly [key: string]: unknown }; text: string } => {
+  if (isRecord(args)) return { input: args, text: JSON.stringify(args) }
+  if (typeof args !== "string") return { input: {}, text: "" }
+  try {
+    const parsed: unknown = JSON.parse(args)
+    return { input: isRecord(parsed) ? parsed : {}, text: args }
+  } catch {
+    return { input: {}, text: args }
+  }
+}
+
+/**
+ * The tool calls of a turn (`metadata.toolCalls`), in order; entries without a
+ * name are skipped. `[]` for a turn that makes none.
+ *
+ * @example
+ * ```ts
+ * import { ToolUse } from "@precis/core"
+ * const [call] = ToolUse.calls({
+ *   role: "assistant",
+ *   metadata: { toolCalls: [{ id: "t1", name: "Bash", arguments: "{\"command\":\"pnpm test\"}" }] }
+ * })
+ * call?.input.command // "pnpm test"
+ * ```
+ * @since 0.1.0
+ */
+export const calls = (turn: Turn): ReadonlyArray<Call> => {
+  const raw = turn.metadata?.toolCalls
+  if (!Array.isArray(raw)) return []
+  const out: Array<Call> = []
+  for (const entry of raw) {
+    if (!isRecord(entry)) continue
+    const name = nonEmpty(entry.name)
+    if (name === undefined) continue
+    const { input, text } = parseInput(entry.arguments ?? entry.input)
+    out.push({ id: nonEmpty(entry.id), name, input, arguments: text })
+  }
+  return out
+}
+
+/**
+ * What a tool-result turn answers, or `undefined` for a turn that is not a
+ * tool result (`ConversationTurn.isToolResult`). The call id is read from
+ * `toolCallId` (or `tool_call_id`, `tool_use_id`, `toolUseId`), the name from
+ * `toolName` (or `name`), the error flag from `isError` (or `is_error`).
+ *
+ * @since 0.1.0
+ */
+export const result = (turn: Turn): Result | undefined => {
+  if (!isToolResult(turn)) return undefined
+  const m = turn.metadata ?? {}
+  return {
+    callId: nonEmpty(m.toolCallId) ?? nonEmpty(m.tool_call_id) ?? nonEmpty(m.tool_use_id) ?? nonEmpty(m.toolUseId),
+    name: nonEmpty(m.toolName) ?? nonEmpty(m.name),
+    isError: m.isError === true || m.is_error === true
+  }
+}
+
+/**
+ * The call a tool result answers among `candidates` (the calls of the turns
+ * before it, nearest first is the caller's order): the one with the result's
+ * call id; without ids, the first call of the given name, else the first call.
+ *
+ * @since 0.1.0
+ */
+export const callFor = (answer: Result, candidates: ReadonlyArray<Call>): Call | undefined => {
+  if (answer.callId !== undefined) {
+    const byId = candidates.find((call) => call.id === answer.callId)
+    if (byId !== undefined) return byId
+  }
+  if (answer.name !== undefined) {
+    const byName = candidates.find((call) => call.name === answer.name)
+    if (byName !== undefined) return byName
+  }
+  return answer.callId === undefined ? candidates[0] : undefined
+}
+
+// The input keys that say what a call worked on, most telling first.
+const TARGET_KEYS = ["command", "cmd", "file_path", "filePath", "path", "notebook_path", "pattern", "query", "url"]
+
+/**
+ * What a call worked on: its command, path, pattern, query or URL (the first
+ * of these inputs present), or `undefined`.
+ *
+ * @since 0.1.0
+ */
+export const target = (call: Call): string | undefined => {
+  for (const key of TARGET_KEYS) {
+    const value = nonEmpty(call.input[key])
+    if (value !== undefined) return value
+  }
+  return undefined
+}
