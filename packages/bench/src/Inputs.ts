@@ -20,11 +20,15 @@ import { fileURLToPath } from "node:url"
 export const repoRoot: string = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
 /**
- * The shared fixture transcripts folder, whether or not it exists.
+ * The shared fixture transcripts folder, whether or not it exists:
+ * `PRECIS_FIXTURES_DIR` when set (a git worktree elsewhere than next to
+ * `shared/`), else `../shared/fixtures/transcripts` next to the repository.
  *
  * @since 0.1.0
  */
-export const fixturesDir: string = path.resolve(repoRoot, "..", "shared", "fixtures", "transcripts")
+export const fixturesDir: string = process.env.PRECIS_FIXTURES_DIR !== undefined && process.env.PRECIS_FIXTURES_DIR !== ""
+  ? path.resolve(process.env.PRECIS_FIXTURES_DIR)
+  : path.resolve(repoRoot, "..", "shared", "fixtures", "transcripts")
 
 /**
  * The example session of the repository.

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [SECTION ...] [--quick] [--out FILE]`: runs the benchmark
+ * `pnpm bench [SECTION ...] [--quick] [--out FILE] [--dump DIR]`: runs the benchmark
  * sections (all by default), prints a Markdown table of the figures and writes
  * them to `results.json` (a full run) or `results-partial.json` (`--quick` or
  * some sections only), every figure with its unit and its baseline.
@@ -7,7 +7,9 @@
  * Sections: overhead, faults, compaction, loop, throughput, retention, tokens,
  * startup, fleet (both need the CLI built: the package's `bench` script builds
  * it; fleet's PostgreSQL part needs `PRECIS_BENCH_PG_URL` or
- * `PRECIS_TEST_PG_URL`), sleep.
+ * `PRECIS_TEST_PG_URL`), sleep, fidelity (probe facts kept by precis's
+ * context, its summaries, head/tail truncation and Claude Code's own
+ * compaction; `--dump DIR` writes each method's text there).
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -20,6 +22,8 @@ const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".
 
 interface Context {
   readonly quick: boolean
+  /** `--dump DIR`: where sections that can (fidelity) write the texts they measured. */
+  readonly dump: string | undefined
 }
 
 interface SectionResult {
@@ -61,7 +65,8 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
   fleet: async (ctx) => {
     const { figures, results } = await (await import("./Fleet.js")).run(ctx)
     return { figures, details: results }
-  }
+  },
+  fidelity: async (ctx) => (await import("./fidelity/Fidelity.js")).run({ dump: ctx.dump })
 }
 
 const children: Record<string, (args: never) => Promise<object>> = {
@@ -95,7 +100,11 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
   const quick = argv.includes("--quick")
   const outIndex = argv.indexOf("--out")
-  const names = argv.filter((a, i) => !a.startsWith("--") && (outIndex < 0 || i !== outIndex + 1))
+  const dumpIndex = argv.indexOf("--dump")
+  const names = argv.filter((a, i) =>
+    !a.startsWith("--") && (outIndex < 0 || i !== outIndex + 1) && (dumpIndex < 0 || i !== dumpIndex + 1)
+  )
+  const dump = dumpIndex >= 0 && argv[dumpIndex + 1] !== undefined ? path.resolve(argv[dumpIndex + 1]!) : undefined
   const unknown = names.filter((n) => !(n in sections))
   if (unknown.length > 0) {
     process.stderr.write(`unknown section(s) ${unknown.join(", ")}; choose from ${Object.keys(sections).join(", ")}\n`)
@@ -106,7 +115,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const out = outIndex >= 0 && argv[outIndex + 1] !== undefined
     ? path.resolve(argv[outIndex + 1]!)
     : path.join(packageDir, !quick && names.length === 0 ? "results.json" : "results-partial.json")
-  const fixturesDir = path.resolve(packageDir, "..", "..", "..", "shared", "fixtures", "transcripts")
+  const { fixturesDir } = await import("./Inputs.js")
   if (!fs.existsSync(fixturesDir)) {
     process.stderr.write(`note: ${fixturesDir} is absent; only the example and synthetic sessions are measured\n`)
   }
@@ -118,7 +127,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   for (const name of selected) {
     process.stderr.write(`bench: ${name}${quick ? " (quick)" : ""}...\n`)
     const t0 = performance.now()
-    const result = await sections[name]!({ quick })
+    const result = await sections[name]!({ quick, dump })
     seconds[name] = Number(((performance.now() - t0) / 1000).toFixed(1))
     figures.push(...result.figures)
     if (result.details !== undefined) details[name] = result.details

@@ -1,0 +1,291 @@
+/**
+ * Section `fidelity`: how many probe facts of a session an agent continuing it
+ * would still find, in precis's assembled context at a 16k-token budget
+ * (offline extractive provider, default compaction options), in precis's
+ * summaries alone at the size of Claude Code's own compaction, in head and
+ * tail truncations of the transcript at those sizes, and in that reference
+ * compaction itself (the Claude Code fixtures only).
+ *
+ * @since 0.3.0
+ */
+import { ActiveContext, CompactionManager, MemoryStore } from "@precis/compaction"
+import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
+import { ExtractiveProvider } from "@precis/provider-extractive"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as stack from "../internal/stack.js"
+import { figure, type Figure } from "../Results.js"
+import * as Probe from "./Probe.js"
+import * as Sessions from "./Sessions.js"
+
+/**
+ * The context budget, in tokens.
+ *
+ * @since 0.3.0
+ */
+export const budget = 16_000
+
+/**
+ * The names of the methods compared.
+ *
+ * @since 0.3.0
+ */
+export const methodNames = {
+  transcript: "imported transcript, whole",
+  context: "precis context @16k",
+  summaries: "precis summaries @reference size",
+  summariesWhole: "precis summaries, whole",
+  headContext: "head truncation @context size",
+  tailContext: "tail truncation @context size",
+  headReference: "head truncation @reference size",
+  tailReference: "tail truncation @reference size",
+  reference: "reference compaction"
+} as const
+
+/**
+ * What the methods are cut from: the transcript span as precis imported it
+ * (rendered one turn per line), precis's assembled context and its summaries
+ * (rendered as the agent sees them), and the reference summary when there is one.
+ *
+ * @since 0.3.0
+ */
+export interface Material {
+  readonly transcript: string
+  readonly context: string
+  readonly summaries: string
+  readonly reference: string | undefined
+}
+
+/**
+ * One method's text.
+ *
+ * @since 0.3.0
+ */
+export interface Text {
+  readonly method: string
+  readonly text: string
+}
+
+const estimator = TokenEstimator.approximate
+
+/**
+ * The last `maxTokens` tokens of `text` under the default estimator (as many
+ * code points as its head truncation keeps).
+ *
+ * @since 0.3.0
+ */
+export const tail = (text: string, maxTokens: number): string => {
+  const keep = TokenEstimator.codePointLength(estimator.truncate(text, maxTokens))
+  const points = Array.from(text)
+  return points.length <= keep ? text : points.slice(points.length - keep).join("")
+}
+
+/**
+ * The text of every method, from a session's material. Without a reference,
+ * the summaries are measured whole and the truncations only at the context's size.
+ *
+ * @since 0.3.0
+ */
+export const texts = (material: Material): ReadonlyArray<Text> => {
+  const contextTokens = estimator.estimate(material.context)
+  const out: Array<Text> = [
+    { method: methodNames.transcript, text: material.transcript },
+    { method: methodNames.context, text: material.context }
+  ]
+  if (material.reference !== undefined) {
+    const referenceTokens = estimator.estimate(material.reference)
+    out.push({ method: methodNames.summaries, text: estimator.truncate(material.summaries, referenceTokens) })
+  }
+  out.push(
+    { method: methodNames.summariesWhole, text: material.summaries },
+    { method: methodNames.headContext, text: estimator.truncate(material.transcript, contextTokens) },
+    { method: methodNames.tailContext, text: tail(material.transcript, contextTokens) }
+  )
+  if (material.reference !== undefined) {
+    const referenceTokens = estimator.estimate(material.reference)
+    out.push(
+      { method: methodNames.headReference, text: estimator.truncate(material.transcript, referenceTokens) },
+      { method: methodNames.tailReference, text: tail(material.transcript, referenceTokens) },
+      { method: methodNames.reference, text: material.reference }
+    )
+  }
+  return out
+}
+
+/**
+ * One method's result: its size and the probes it keeps and misses.
+ *
+ * @since 0.3.0
+ */
+export interface MethodResult extends Probe.Score {
+  readonly method: string
+  readonly tokens: number
+}
+
+/**
+ * One session's results.
+ *
+ * @since 0.3.0
+ */
+export interface Row {
+  readonly session: string
+  readonly probes: number
+  readonly methods: ReadonlyArray<MethodResult>
+}
+
+/**
+ * Scores every method's text against the probes.
+ *
+ * @since 0.3.0
+ */
+export const scoreTexts = (probes: ReadonlyArray<Probe.Probe>, all: ReadonlyArray<Text>): ReadonlyArray<MethodResult> =>
+  all.map(({ method, text }) => ({ method, tokens: text.length === 0 ? 0 : estimator.estimate(text), ...Probe.score(probes, text) }))
+
+/**
+ * The targets of the issue, on the ratio to the reference compaction's probes.
+ *
+ * @since 0.3.0
+ */
+export const targets: Readonly<Record<string, number>> = {
+  [methodNames.context]: 0.85,
+  [methodNames.summaries]: 0.6
+}
+
+/**
+ * The section's figures: per session and method, the probes kept, against the
+ * reference compaction's (or, without one, against the whole transcript's),
+ * with the issue's targets on the context and the summaries.
+ *
+ * @since 0.3.0
+ */
+export const figures = (rows: ReadonlyArray<Row>): ReadonlyArray<Figure> =>
+  rows.flatMap((row) => {
+    const base = row.methods.find((m) => m.method === methodNames.reference) ??
+      row.methods.find((m) => m.method === methodNames.transcript)
+    return row.methods.filter((m) => m !== base).map((m) => {
+      const target = base?.method === methodNames.reference ? targets[m.method] : undefined
+      return figure({
+        section: "fidelity",
+        name: `${row.session}: ${m.method}`,
+        value: m.kept.length,
+        unit: "probes",
+        ...(base === undefined ? {} : { baseline: { name: base.method, value: base.kept.length, unit: "probes" } }),
+        ...(target === undefined ? {} : { target: { op: ">=", value: target, on: "ratio" } as const }),
+        note: `of ${row.probes}; ${m.tokens} tokens` +
+          (base === undefined ? "" : `; ${base.method} ${base.tokens} tokens`)
+      })
+    })
+  })
+
+const sessionId = "fidelity"
+
+/**
+ * precis's assembled context of `turns` at {@link budget} and its summaries,
+ * rendered: the turns appended to a fresh SQLite store, then
+ * `CompactionManager.assemble` (which compacts them with the offline
+ * extractive provider and the default options).
+ *
+ * @since 0.3.0
+ */
+export const assemble = (
+  turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+): Promise<{ readonly context: string; readonly summaries: string; readonly summaryCount: number; readonly report: unknown }> =>
+  stack.runWithStack(
+    ExtractiveProvider.layer(),
+    {},
+    Effect.gen(function*() {
+      const store = yield* MemoryStore.MemoryStore
+      const manager = yield* CompactionManager.CompactionManager
+      yield* store.appendTurns(sessionId, turns)
+      const assembled = yield* manager.assemble(sessionId, { budget })
+      return {
+        context: ActiveContext.render(assembled),
+        summaries: Transcript.renderSummaries(assembled.summaries),
+        summaryCount: assembled.summaries.length,
+        report: assembled.report
+      }
+    })
+  )
+
+const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+
+/**
+ * Writes each method's text to `DIR/SESSION/METHOD.txt` and a table of which
+ * method keeps which probe to `DIR/SESSION/probes.md`, for a human to read the
+ * context as the agent would.
+ *
+ * @since 0.3.0
+ */
+export const dump = (dir: string, session: Sessions.Session, all: ReadonlyArray<Text>, row: Row): void => {
+  const out = path.join(dir, session.name)
+  fs.mkdirSync(out, { recursive: true })
+  for (const { method, text } of all) fs.writeFileSync(path.join(out, `${slug(method)}.txt`), text)
+  const header = ["probe", "category", "description", ...row.methods.map((m) => `${m.method} (${m.tokens} t)`)]
+  const lines = [
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...session.probes.map((p) =>
+      `| ${
+        [p.id, p.category, p.description.replaceAll("|", "\\|"), ...row.methods.map((m) => m.kept.includes(p.id) ? "yes" : "")]
+          .join(" | ")
+      } |`
+    ),
+    `| kept | | | ${row.methods.map((m) => `${m.kept.length}/${row.probes}`).join(" | ")} |`
+  ]
+  fs.writeFileSync(path.join(out, "probes.md"), `${lines.join("\n")}\n`)
+}
+
+/**
+ * One session's details in `results.json`.
+ *
+ * @since 0.3.0
+ */
+export interface Details extends Row {
+  readonly boundaryLine: number | undefined
+  readonly turns: number
+  readonly summaries: number
+  readonly report: unknown
+}
+
+/**
+ * Measures one session.
+ *
+ * @since 0.3.0
+ */
+export const measure = async (session: Sessions.Session, dumpDir?: string): Promise<Details> => {
+  const span = Sessions.span(session.file)
+  const reference = session.reference === undefined
+    ? undefined
+    : Sessions.referenceSummary(fs.readFileSync(session.reference, "utf8"))
+  const assembled = await assemble(span.turns)
+  const all = texts({
+    transcript: Transcript.formatTurns(span.turns),
+    context: assembled.context,
+    summaries: assembled.summaries,
+    reference
+  })
+  const row: Row = { session: session.name, probes: session.probes.length, methods: scoreTexts(session.probes, all) }
+  if (dumpDir !== undefined) dump(dumpDir, session, all, row)
+  return {
+    ...row,
+    boundaryLine: span.boundary,
+    turns: span.turns.length,
+    summaries: assembled.summaryCount,
+    report: assembled.report
+  }
+}
+
+/**
+ * The section: every available session, its figures and details.
+ *
+ * @since 0.3.0
+ */
+export const run = async (options: { readonly dump?: string | undefined }): Promise<{
+  figures: ReadonlyArray<Figure>
+  details: ReadonlyArray<Details>
+}> => {
+  const details: Array<Details> = []
+  for (const session of Sessions.available()) details.push(await measure(session, options.dump))
+  return { figures: figures(details), details }
+}
