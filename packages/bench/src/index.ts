@@ -13,6 +13,10 @@ export * as Facts from "./Facts.js"
 /** @since 0.1.0 */
 export * as FaultLatency from "./FaultLatency.js"
 /** @since 0.3.0 */
+export * as Fidelity from "./fidelity/Fidelity.js"
+/** @since 0.3.0 */
+export * as FidelitySessions from "./fidelity/Sessions.js"
+/** @since 0.3.0 */
 export * as Fleet from "./Fleet.js"
 /** @since 0.1.0 */
 export * as Inputs from "./Inputs.js"
@@ -20,6 +24,8 @@ export * as Inputs from "./Inputs.js"
 export * as Oracle from "./Oracle.js"
 /** @since 0.1.0 */
 export * as Overhead from "./Overhead.js"
+/** @since 0.3.0 */
+export * as Probe from "./fidelity/Probe.js"
 /** @since 0.1.0 */
 export * as Results from "./Results.js"
 /** @since 0.1.0 */

@@ -97,5 +97,5 @@ export const probes: ReadonlyArray<Probe> = [
   { id: "file-totals", category: "file", description: "src/services/totals.ts rewritten", needles: ["totals.ts"] },
   { id: "file-csv", category: "file", description: "new src/services/csvExport.ts and its test", needles: ["csvExport"] },
   { id: "file-export-test", category: "file", description: "new test/routes/invoicesExport.test.ts", needles: ["invoicesExport"] },
-  { id: "command-test", category: "command", description: "tests run with vitest run (npm test)", needles: ["vitest run", "npm test"] }
+  { id: "command-test", category: "command", description: "tests run with vitest run", needles: ["vitest run"] }
 ]
