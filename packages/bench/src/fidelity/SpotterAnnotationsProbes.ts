@@ -8,9 +8,9 @@
  */
 import type { Probe } from "./Probe.js"
 
+// Closed, in either order: "✓ Closed spotter-gqc.1", "spotter-gqc.1 (closed)", "✅ gqc.1".
 const closed = (task: string): Probe["needles"] => [
-  new RegExp(`(closed?|✅|done|complete)\\W{0,20}(spotter-)?gqc\\.${task}\\b`),
-  new RegExp(`gqc\\.${task}\\b.{0,60}(closed|✅|done|complete)`)
+  new RegExp(`(closed?|✅|done|complete)\\W{0,20}(spotter-)?gqc\\.${task}\\b|gqc\\.${task}\\b.{0,60}(closed|✅|done|complete)`)
 ]
 
 /**
@@ -53,7 +53,7 @@ export const probes: ReadonlyArray<Probe> = [
     description: "gqc.6 so far: a close_review_session event and button in project_review_live.ex",
     needles: ["close_review_session", /close (the )?review session/]
   },
-  { id: "state-flash", category: "state", description: "gqc.6: flash shown inline (the root layout renders none)", needles: ["Phoenix.Flash", /layout.{0,40}flash|flash.{0,40}layout/] },
+  { id: "state-flash", category: "state", description: "gqc.6: flash shown inline (the root layout renders none)", needles: ["Phoenix.Flash", /flash (message|display)/] },
   { id: "state-commit-1", category: "state", description: "commit 99b497c: annotations with message references", needles: ["99b497c"] },
   { id: "state-commit-4", category: "state", description: "commit ceff8c3: annotation open/closed state (gqc.4)", needles: ["ceff8c3"] },
   { id: "state-commit-5", category: "state", description: "commit bb53fb4: project-level review page (gqc.5)", needles: ["bb53fb4"] },

@@ -8,9 +8,9 @@
  */
 import type { Probe } from "./Probe.js"
 
+// Closed, in either order: "✓ Closed spotter-4te.1", "spotter-4te.1 (closed)", "✅ 4te.1".
 const closed = (task: string): Probe["needles"] => [
-  new RegExp(`(closed?|✅|done|complete)\\W{0,20}(spotter-)?4te\\.${task}\\b`),
-  new RegExp(`4te\\.${task}\\b.{0,60}(closed|✅|done|complete)`)
+  new RegExp(`(closed?|✅|done|complete)\\W{0,20}(spotter-)?4te\\.${task}\\b|4te\\.${task}\\b.{0,60}(closed|✅|done|complete)`)
 ]
 
 /**
@@ -34,7 +34,7 @@ export const probes: ReadonlyArray<Probe> = [
   },
   { id: "state-4te.1-closed", category: "state", description: "spotter-4te.1 (OTEL bootstrap) is closed", needles: closed("1") },
   { id: "state-4te.2-closed", category: "state", description: "spotter-4te.2 (plugin traceparent) is closed", needles: closed("2") },
-  { id: "state-4te.3-closed", category: "state", description: "spotter-4te.3 (controller spans) is closed", needles: [closed("3")[0]] },
+  { id: "state-4te.3-closed", category: "state", description: "spotter-4te.3 (controller spans) is closed", needles: closed("3") },
   {
     id: "state-next-4te.4",
     category: "issue",
