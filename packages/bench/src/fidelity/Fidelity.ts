@@ -8,7 +8,7 @@
  *
  * @since 0.3.0
  */
-import { ActiveContext, CompactionManager, MemoryStore } from "@precis/compaction"
+import { ActiveContext, CompactionManager, type Condenser, MemoryStore } from "@precis/compaction"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import * as Effect from "effect/Effect"
@@ -88,29 +88,24 @@ export const tail = (text: string, maxTokens: number): string => {
  * @since 0.3.0
  */
 export const texts = (material: Material): ReadonlyArray<Text> => {
-  const contextTokens = estimator.estimate(material.context)
-  const out: Array<Text> = [
-    { method: methodNames.transcript, text: material.transcript },
-    { method: methodNames.context, text: material.context }
+  const { context, reference, summaries, transcript } = material
+  const contextTokens = estimator.estimate(context)
+  const referenceTokens = reference === undefined ? undefined : estimator.estimate(reference)
+  return [
+    { method: methodNames.transcript, text: transcript },
+    { method: methodNames.context, text: context },
+    ...(referenceTokens === undefined
+      ? []
+      : [{ method: methodNames.summaries, text: estimator.truncate(summaries, referenceTokens) }]),
+    { method: methodNames.summariesWhole, text: summaries },
+    { method: methodNames.headContext, text: estimator.truncate(transcript, contextTokens) },
+    { method: methodNames.tailContext, text: tail(transcript, contextTokens) },
+    ...(reference === undefined || referenceTokens === undefined ? [] : [
+      { method: methodNames.headReference, text: estimator.truncate(transcript, referenceTokens) },
+      { method: methodNames.tailReference, text: tail(transcript, referenceTokens) },
+      { method: methodNames.reference, text: reference }
+    ])
   ]
-  if (material.reference !== undefined) {
-    const referenceTokens = estimator.estimate(material.reference)
-    out.push({ method: methodNames.summaries, text: estimator.truncate(material.summaries, referenceTokens) })
-  }
-  out.push(
-    { method: methodNames.summariesWhole, text: material.summaries },
-    { method: methodNames.headContext, text: estimator.truncate(material.transcript, contextTokens) },
-    { method: methodNames.tailContext, text: tail(material.transcript, contextTokens) }
-  )
-  if (material.reference !== undefined) {
-    const referenceTokens = estimator.estimate(material.reference)
-    out.push(
-      { method: methodNames.headReference, text: estimator.truncate(material.transcript, referenceTokens) },
-      { method: methodNames.tailReference, text: tail(material.transcript, referenceTokens) },
-      { method: methodNames.reference, text: material.reference }
-    )
-  }
-  return out
 }
 
 /**
@@ -190,7 +185,12 @@ const sessionId = "fidelity"
  */
 export const assemble = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>
-): Promise<{ readonly context: string; readonly summaries: string; readonly summaryCount: number; readonly report: unknown }> =>
+): Promise<{
+  readonly context: string
+  readonly summaries: string
+  readonly summaryCount: number
+  readonly report: Condenser.Report
+}> =>
   stack.runWithStack(
     ExtractiveProvider.layer(),
     {},
@@ -245,7 +245,7 @@ export interface Details extends Row {
   readonly boundaryLine: number | undefined
   readonly turns: number
   readonly summaries: number
-  readonly report: unknown
+  readonly report: Condenser.Report
 }
 
 /**
