@@ -277,7 +277,8 @@ export const measure = async (session: Sessions.Session, dumpDir?: string): Prom
 }
 
 /**
- * The section: every available session, its figures and details.
+ * The section: every available session, its figures and details; prints the
+ * probes the context misses on stderr.
  *
  * @since 0.3.0
  */
@@ -286,6 +287,12 @@ export const run = async (options: { readonly dump?: string | undefined }): Prom
   details: ReadonlyArray<Details>
 }> => {
   const details: Array<Details> = []
-  for (const session of Sessions.available()) details.push(await measure(session, options.dump))
+  for (const session of Sessions.available()) {
+    const measured = await measure(session, options.dump)
+    details.push(measured)
+    // What the context misses, to read next to the table (the details and the dump have every method's).
+    const missed = measured.methods.find((m) => m.method === methodNames.context)?.missed ?? []
+    process.stderr.write(`fidelity: ${session.name}: the context misses ${missed.length}: ${missed.join(", ")}\n`)
+  }
   return { figures: figures(details), details }
 }
