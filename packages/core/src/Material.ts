@@ -62,27 +62,32 @@ const ARROW_PREFIX = /^\s*\d+→/
 // `cat -n` (`     12\tcode`) and SWE-agent's viewer (`12:code`): only when most
 // lines carry one, since `15:18:53 [warning]` must not lose its hour.
 const TAB_PREFIX = /^\s*\d+\t/
-const COLON_PREFIX = /^\d+:(?!\d)/
+const COLON_PREFIX = /^\s*\d+:(?!\d)/
+// A numbered listing with two spaces after the number (`   12  code`).
+const SPACE_PREFIX = /^\s*\d+ {2}/
 // grep -n (`lib/foo.ex:12:code`): the path stays, the number goes.
 const GREP_PREFIX = /^([^\s:]*[./][^\s:]*):\d+:/
 
 /**
  * `lines` with line-number prefixes removed: Claude Code's `12→`, `cat -n`'s
- * `12<TAB>` and a viewer's `12:` (when most lines carry one), and the number
- * of grep's `path:12:`.
+ * `12<TAB>`, a viewer's `12:` and `12  ` (each when most lines carry one),
+ * and the number of grep's `path:12:`.
  */
 const stripNumbers = (lines: ReadonlyArray<string>): Array<string> => {
   let tab = 0
   let colon = 0
+  let space = 0
   for (const line of lines) {
     if (TAB_PREFIX.test(line)) tab++
     else if (COLON_PREFIX.test(line)) colon++
+    else if (SPACE_PREFIX.test(line)) space++
   }
   const half = lines.length / 2
   return lines.map((line) => {
     if (ARROW_PREFIX.test(line)) return line.replace(ARROW_PREFIX, "")
     if (tab > half && TAB_PREFIX.test(line)) return line.replace(TAB_PREFIX, "")
     if (colon > half && COLON_PREFIX.test(line)) return line.replace(COLON_PREFIX, "")
+    if (space > half && SPACE_PREFIX.test(line)) return line.replace(SPACE_PREFIX, "")
     return line.replace(GREP_PREFIX, "$1: ")
   })
 }
@@ -100,7 +105,7 @@ const numberedRange = (lines: ReadonlyArray<string>): readonly [number, number] 
   return first === undefined || last === undefined ? undefined : [first, last]
 }
 
-const LINE_NUMBER = /^\s*(\d+)(?:→|\t|:)/
+const LINE_NUMBER = /^\s*(\d+)(?:→|\t|:| {2})/
 
 // SWE-agent's prompt trailer after every observation and its viewer's frame.
 const SWE_NOISE = /^\((?:Open file|Current directory): .*\)$|^bash-\$\s*$|^\(\d+ more lines (?:above|below)\)$|^\[File: .*\]$/

@@ -122,6 +122,22 @@ describe("Material.render: tool results", () => {
     expect(result).not.toContain("→")
   })
 
+  it("strips the `12<TAB>`, `12:` and `12  ` prefixes of other viewers, and says which lines a partial read showed", () => {
+    const listing = (sep: string) => ["export const a = 1", "", "export function b() {}"].map((l, i) => `${String(i + 40).padStart(4)}${sep}${l}`).join("\n")
+    expect(contents([
+      call("t", "Read", { file_path: "a.ts" }),
+      answer("t", "Read", listing("\t")),
+      call("c", "read_file", { path: "b.ts" }),
+      answer("c", "read_file", listing(":")),
+      call("s", "read_file", { path: "c.ts" }),
+      answer("s", "read_file", listing("  "))
+    ]).filter((_, i) => i % 2 === 1)).toEqual([
+      "read a.ts lines 40-42 (3 lines)\ndefines: a, b",
+      "read b.ts lines 40-42 (3 lines)\ndefines: a, b",
+      "read c.ts lines 40-42 (3 lines)\ndefines: a, b"
+    ])
+  })
+
   it("does not repeat a written file's body in the write confirmation or in a `cat -n` echo", () => {
     const body = Array.from({ length: 40 }, (_, i) => `  line_${i} = "distinctive body text ${i}"`).join("\n")
     const material = Material.render([
