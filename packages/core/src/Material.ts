@@ -365,7 +365,12 @@ const TROUBLE =
   /[a-z](?:Error|Exception)\b|\b(?:error|errors|exception|failed|failure|fatal|panic|traceback|denied|not found|undefined|cannot|can't|unable|invalid|refused|timed out|timeout|conflict|rejected|E\d{3,4})\b/i
 const OUTCOME = /^\s*(?:\*\*|FAIL|PASS|ok\b|not ok|✓|✗|×|✔|✘|\d+\) |Exit code \d+|\[[\w./-]+ [0-9a-f]{7,}\])/
 
-const matters = (line: string): boolean => COUNT.test(line) || OUTCOME.test(line) || TROUBLE.test(line)
+// A line that starts with a source location (`lib/foo.ex:57:13: ...`, its line
+// number already stripped): compilers, linters and type checkers report so.
+const LOCATION = /^\s*[\w./-]+\.\w+: ?\d*:?\S/
+
+const matters = (line: string): boolean =>
+  COUNT.test(line) || OUTCOME.test(line) || TROUBLE.test(line) || LOCATION.test(line)
 
 const MAX_LINE = 240
 const WHOLE_LINES = 12

@@ -180,6 +180,19 @@ describe("Material.render: tool results", () => {
     expect(lines.length).toBeLessThan(15)
   })
 
+  it("keeps the source locations a linter or type checker reports in a long output", () => {
+    const output = [
+      "Pre-commit validation failed:",
+      ...Array.from({ length: 30 }, (_, i) => `   ~c"_build/dev/lib/spotter/ebin/Module${i}.beam",`),
+      "lib/spotter_web/otel_trace_helpers.ex:57:13:pattern_match",
+      "The pattern can never match the type.",
+      ...Array.from({ length: 10 }, (_, i) => `  trailing note ${i}`)
+    ].join("\n")
+    const [, result] = contents([call("d", "Bash", { command: "mix dialyzer" }), answer("d", "Bash", output, true)])
+    expect(result!.split("\n")).toContain("lib/spotter_web/otel_trace_helpers.ex: 13:pattern_match")
+    expect(result).not.toContain("Module20")
+  })
+
   it("keeps a short shell output whole, without line-number prefixes but with its timestamps", () => {
     const [, grep, , log] = contents([
       call("g", "Grep", { pattern: "port", output_mode: "content" }),
