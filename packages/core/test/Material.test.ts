@@ -262,6 +262,25 @@ describe("Material.render: plain turns and the transcript format", () => {
     }))
   })
 
+  it("gives back as many turns, with their roles, for any mix of calls, results and prose", () => {
+    const text = FastCheck.string({ unit: "grapheme", maxLength: 60 })
+    const input = FastCheck.dictionary(
+      FastCheck.constantFrom("command", "file_path", "path", "content", "old_string", "new_string", "todos", "pattern", "x"),
+      FastCheck.oneof(text, FastCheck.integer(), FastCheck.boolean(), FastCheck.array(FastCheck.anything(), { maxLength: 3 }))
+    )
+    const name = FastCheck.constantFrom("Bash", "Read", "Write", "Edit", "Grep", "TodoWrite", "Task", "str_replace_editor", "odd")
+    const id = FastCheck.constantFrom("a", "b", "c")
+    const turn = FastCheck.oneof(
+      FastCheck.record({ role: FastCheck.constantFrom("user", "assistant"), content: text }),
+      FastCheck.tuple(id, name, input, text).map(([i, n, args, prose]) => call(i, n, args, prose)),
+      FastCheck.tuple(id, name, text, FastCheck.boolean()).map(([i, n, out, failed]) => answer(i, n, out, failed))
+    )
+    FastCheck.assert(FastCheck.property(FastCheck.array(turn, { maxLength: 12 }), (turns) => {
+      const parsed = Transcript.parse(Material.render(turns))
+      expect(parsed.map((t) => t.role)).toEqual(turns.map((t) => t.role))
+    }))
+  })
+
   it("parses back with Transcript.parse into as many turns, with the same roles and timestamps", () => {
     const turns = [
       user("Implement spotter-gqc"),
