@@ -60,7 +60,11 @@ export const leaf = (transcript: string, priorSummary?: string): string => {
     "- important facts, names and numbers.\n" +
     "Drop greetings, repetition and tool output that no longer matters.\n\n" +
     `${DATA_NOTICE}\n\n${prior}` +
-    `Transcript (one turn per line: [time] role: content):\n\n${fenced("transcript", transcript)}\n\n` +
+    "Transcript (one turn per line: [time] role: content). Tool calls are shown as one action line each " +
+    "(`Read path`, `Edit path: ...`, `$ command`); tool results in short form: `read path (N lines)`, " +
+    "the status of a command and the lines of its output that carry results or errors, with " +
+    "`[… N lines]` where lines were left out.\n\n" +
+    `${fenced("transcript", transcript)}\n\n` +
     "Reply with the summary only."
   )
 }

@@ -23,6 +23,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import type { ConversationTurn } from "./ConversationTurn.js"
+import * as Material from "./Material.js"
 import * as Prompt from "./Prompt.js"
 import { type ChatRequest, Provider, type SummaryTask } from "./Provider.js"
 import { isPermanent, type ProviderError } from "./ProviderError.js"
@@ -53,7 +54,10 @@ export interface SummarizeSummariesOptions {
  * @since 0.1.0
  */
 export interface Service {
-  /** Summarizes raw turns (a leaf of the DAG). Never fails. */
+  /**
+   * Summarizes raw turns (a leaf of the DAG) from their material,
+   * `Material.render(turns)`. Never fails.
+   */
   readonly summarizeTurns: (
     turns: ReadonlyArray<ConversationTurn>,
     options?: SummarizeTurnsOptions
@@ -273,7 +277,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       traced(
         "Summarizer.summarizeTurns",
         Effect.suspend(() => {
-          const material = Transcript.formatTurns(turns)
+          // Tool traffic in short form (`Material.render`); the turns themselves are not changed.
+          const material = Material.render(turns)
           const targetTokens = normalizeTarget(opts.targetTokens, defaults.leafTargetTokens)
           const task: SummaryTask & { readonly kind: "leaf" } = opts.priorSummary === undefined
             ? { kind: "leaf", material, targetTokens }

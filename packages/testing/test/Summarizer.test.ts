@@ -1,4 +1,4 @@
-import { Provider, ProviderError, Summarizer, Summary, TokenEstimator } from "@precis/core"
+import { ConversationTurn, Material, Provider, ProviderError, Summarizer, Summary, TokenEstimator } from "@precis/core"
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -66,6 +66,40 @@ describe("Summarizer escalation", () => {
       expect(request!.maxTokens).toBe(4096)
       expect(request!.task).toEqual({ kind: "leaf", material: material(), targetTokens: 77 })
       expect(request!.messages[0]!.content).toContain(material())
+    }))
+
+  it.effect("gives the provider the tool-aware material of the turns, and leaves the turns as they were", () =>
+    Effect.gen(function*() {
+      const args = JSON.stringify({ file_path: "lib/foo.ex" })
+      const toolTurns = [
+        ConversationTurn.make({ role: "user", content: "fix lib/foo.ex", timestamp: "2026-02-11T20:00:00Z" }),
+        ConversationTurn.make({
+          role: "assistant",
+          content: `[tool_call Read] ${args}`,
+          timestamp: "2026-02-11T20:00:01Z",
+          metadata: { toolCalls: [{ id: "r1", name: "Read", arguments: args }] }
+        }),
+        ConversationTurn.make({
+          role: "tool",
+          content: Array.from({ length: 120 }, (_, i) => `${String(i + 1).padStart(6)}→  x = ${i}`).join("\n"),
+          timestamp: "2026-02-11T20:00:02Z",
+          metadata: { toolCallId: "r1", toolName: "Read" }
+        })
+      ]
+      const before = toolTurns.map((t) => t.content)
+      const { requests, summary } = yield* Effect.gen(function*() {
+        const summarizer = yield* Summarizer.Summarizer
+        const summary = yield* summarizer.summarizeTurns(toolTurns)
+        const requests = yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
+        return { requests, summary }
+      }).pipe(Effect.provide(withScript([ScriptedProvider.reply(short)])))
+      const rendered = Material.render(toolTurns)
+      expect(requests[0]!.task!.material).toBe(rendered)
+      expect(rendered).toContain("[2026-02-11T20:00:02] tool: read lib/foo.ex (120 lines)")
+      expect(requests[0]!.messages[0]!.content).toContain(rendered)
+      expect(requests[0]!.messages[0]!.content).not.toContain("→")
+      expect(summary.inputTokens).toBe(TokenEstimator.approximate.estimate(rendered))
+      expect(toolTurns.map((t) => t.content)).toEqual(before)
     }))
 
   const escalatesToAggressive: ReadonlyArray<[string, ScriptedProvider.Outcome, string]> = [

@@ -1,0 +1,572 @@
+/**
+ * The material a summary is made from: turns rendered by kind, so that tool
+ * traffic costs a line or two instead of its raw text. Tool calls become one
+ * action line each (`Read lib/foo.ex`, `$ mix test`, `Write lib/foo.ex (42
+ * lines; defines: Foo.bar)`), tool results a short form (`read lib/foo.ex (300
+ * lines)`, the exit status and the lines of a shell output that carry results
+ * or errors), with line-number prefixes stripped. Prose is kept as it is.
+ *
+ * The output is in the transcript line format of `Transcript.formatTurns`
+ * (one turn per `[time] role:` line, continuation lines indented), so
+ * `Transcript.parse` reads it back into as many turns as were given. Turns
+ * without tool structure come out exactly as `formatTurns` writes them.
+ *
+ * @since 0.3.0
+ */
+import * as ToolUse from "./ToolUse.js"
+import * as Transcript from "./Transcript.js"
+
+/**
+ * What {@link render} reads of a turn (a `ConversationTurn` fits).
+ *
+ * @since 0.3.0
+ */
+export interface Turn {
+  readonly role: string
+  readonly content: string
+  readonly timestamp?: string | undefined
+  readonly metadata?: { readonly [key: string]: unknown } | undefined
+}
+
+// ---------------------------------------------------------------------------
+// Small text helpers
+
+const clip = (text: string, max: number): string => text.length <= max ? text : `${text.slice(0, max - 1)}…`
+
+const str = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim().length > 0 ? value.trim() : undefined
+
+const splitLines = (text: string): Array<string> => {
+  const lines = text.split(/\r?\n/)
+  while (lines.length > 0 && lines[lines.length - 1]!.trim().length === 0) lines.pop()
+  while (lines.length > 0 && lines[0]!.trim().length === 0) lines.shift()
+  return lines
+}
+
+const countLines = (text: string): number => splitLines(text).length
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
+
+const omitted = (n: number): string => `[… ${plural(n, "line")}]`
+
+// A command or text on one line: its lines joined by ` ↵ `, clipped (a
+// commit message in a heredoc keeps its subject).
+const oneLine = (text: string, max: number): string =>
+  clip(splitLines(text).map((l) => l.trim()).filter((l) => l.length > 0).join(" ↵ "), max)
+
+// ---------------------------------------------------------------------------
+// Line-number prefixes
+
+// Claude Code's Read (`    12→code`), always a line number.
+const ARROW_PREFIX = /^\s*\d+→/
+// `cat -n` (`     12\tcode`) and SWE-agent's viewer (`12:code`): only when most
+// lines carry one, since `15:18:53 [warning]` must not lose its hour.
+const TAB_PREFIX = /^\s*\d+\t/
+const COLON_PREFIX = /^\s*\d+:(?!\d)/
+// A numbered listing with two spaces after the number (`   12  code`).
+const SPACE_PREFIX = /^\s*\d+ {2}/
+// grep -n (`lib/foo.ex:12:code`): the path stays, the number goes.
+const GREP_PREFIX = /^([^\s:]*[./][^\s:]*):\d+:/
+
+/**
+ * `lines` with line-number prefixes removed: Claude Code's `12→`, `cat -n`'s
+ * `12<TAB>`, a viewer's `12:` and `12  ` (each when most lines carry one),
+ * and the number of grep's `path:12:`.
+ */
+const stripNumbers = (lines: ReadonlyArray<string>): Array<string> => {
+  let tab = 0
+  let colon = 0
+  let space = 0
+  for (const line of lines) {
+    if (TAB_PREFIX.test(line)) tab++
+    else if (COLON_PREFIX.test(line)) colon++
+    else if (SPACE_PREFIX.test(line)) space++
+  }
+  const half = lines.length / 2
+  return lines.map((line) => {
+    if (ARROW_PREFIX.test(line)) return line.replace(ARROW_PREFIX, "")
+    if (tab > half && TAB_PREFIX.test(line)) return line.replace(TAB_PREFIX, "")
+    if (colon > half && COLON_PREFIX.test(line)) return line.replace(COLON_PREFIX, "")
+    if (space > half && SPACE_PREFIX.test(line)) return line.replace(SPACE_PREFIX, "")
+    return line.replace(GREP_PREFIX, "$1: ")
+  })
+}
+
+// The first and last line numbers of a numbered listing, when it has them.
+const numberedRange = (lines: ReadonlyArray<string>): readonly [number, number] | undefined => {
+  let first: number | undefined
+  let last: number | undefined
+  for (const line of lines) {
+    const number = LINE_NUMBER.exec(line)?.[1]
+    if (number === undefined) continue
+    first ??= Number(number)
+    last = Number(number)
+  }
+  return first === undefined || last === undefined ? undefined : [first, last]
+}
+
+const LINE_NUMBER = /^\s*(\d+)(?:→|\t|:| {2})/
+
+// SWE-agent's prompt trailer after every observation and its viewer's frame.
+const SWE_NOISE = /^\((?:Open file|Current directory): .*\)$|^bash-\$\s*$|^\(\d+ more lines (?:above|below)\)$|^\[File: .*\]$/
+// The viewer's header names the file an edit without a path worked on.
+const SWE_FILE = /^\[File: (\S+) \(\d+ lines total\)\]$/m
+
+// ---------------------------------------------------------------------------
+// Definitions
+
+const DEFINITION =
+  /^\s*(?:export\s+(?:default\s+)?)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:abstract\s+)?(?:defmodule|defprotocol|defimpl|defmacrop?|defp|def|defstruct|defguardp?|defdelegate|function\*?|class|interface|enum|struct|trait|fn|func|module|impl)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$.?!]*)/
+// Constants and types count only at the top level or when exported.
+const TOP_LEVEL = /^(?:export\s+(?:default\s+)?)?(?:const|let|var|type)\s+([A-Za-z_$][\w$]*)/
+
+/**
+ * The names `text` defines, in order, deduplicated: modules, functions,
+ * classes, interfaces, types and top-level constants, by simple per-language
+ * patterns (Elixir, JavaScript/TypeScript, Python, Rust, Go, Ruby).
+ *
+ * @example
+ * ```ts
+ * import { Material } from "@precis/core"
+ * Material.definitions("defmodule Foo do\n  def bar(x), do: x\nend") // ["Foo", "bar"]
+ * ```
+ * @since 0.3.0
+ */
+export const definitions = (text: string): Array<string> => {
+  const names = new Set<string>()
+  for (const line of text.split("\n")) {
+    const match = DEFINITION.exec(line) ?? TOP_LEVEL.exec(line)
+    if (match !== null) names.add(match[1]!)
+  }
+  return [...names]
+}
+
+const MAX_NAMES = 8
+const nameList = (names: ReadonlyArray<string>): string =>
+  names.length <= MAX_NAMES
+    ? names.join(", ")
+    : `${names.slice(0, MAX_NAMES).join(", ")} +${names.length - MAX_NAMES} more`
+
+// ---------------------------------------------------------------------------
+// Kinds of tools
+
+type Kind = "read" | "write" | "edit" | "shell" | "search" | "todo" | "task" | "fetch" | "other"
+
+const KIND_BY_NAME: { readonly [name: string]: Kind } = {
+  read: "read",
+  read_file: "read",
+  view: "read",
+  open: "read",
+  notebookread: "read",
+  write: "write",
+  write_file: "write",
+  create: "write",
+  create_file: "write",
+  edit: "edit",
+  multiedit: "edit",
+  notebookedit: "edit",
+  edit_file: "edit",
+  insert: "edit",
+  str_replace: "edit",
+  apply_patch: "edit",
+  bash: "shell",
+  execute_bash: "shell",
+  shell: "shell",
+  run: "shell",
+  run_command: "shell",
+  terminal: "shell",
+  exec: "shell",
+  grep: "search",
+  glob: "search",
+  search_dir: "search",
+  search_file: "search",
+  find_file: "search",
+  ls: "search",
+  todowrite: "todo",
+  task: "task",
+  agent: "task",
+  webfetch: "fetch",
+  websearch: "fetch",
+  fetch: "fetch"
+}
+
+// `str_replace_editor` (SWE-agent, OpenHands) says its kind in `command`.
+const EDITOR_COMMANDS: { readonly [command: string]: Kind } = {
+  view: "read",
+  create: "write",
+  str_replace: "edit",
+  insert: "edit",
+  undo_edit: "edit"
+}
+
+const kindOf = (call: ToolUse.Call): Kind => {
+  const name = call.name.toLowerCase()
+  if (name === "str_replace_editor" || name === "file_editor") {
+    const command = str(call.input.command)
+    return command === undefined ? "edit" : EDITOR_COMMANDS[command] ?? "other"
+  }
+  return KIND_BY_NAME[name] ?? "other"
+}
+
+const pathOf = (call: ToolUse.Call): string | undefined =>
+  str(call.input.file_path) ?? str(call.input.filePath) ?? str(call.input.path) ?? str(call.input.notebook_path) ??
+    str(call.input.filename) ?? str(call.input.file)
+
+const commandOf = (call: ToolUse.Call): string | undefined => str(call.input.command) ?? str(call.input.cmd)
+
+// A shell command that only prints one file (`cat -n lib/foo.ex`): its output is a file body.
+const PRINT_FILE = /^(?:cat|head|tail|nl|bat|less|more)(?:\s+-[\w-]+(?:\s+\d+)?)*\s+([^\s|;&<>]+)\s*$/
+
+// ---------------------------------------------------------------------------
+// Tool calls: one action line each
+
+const scalarSummary = (input: { readonly [key: string]: unknown }): string => {
+  const parts: Array<string> = []
+  for (const [key, value] of Object.entries(input)) {
+    if (typeof value === "string" && value.length > 0 && value.length <= 120 && !value.includes("\n")) {
+      parts.push(`${key}=${clip(value, 60)}`)
+    } else if (typeof value === "number" || typeof value === "boolean") {
+      parts.push(`${key}=${value}`)
+    }
+  }
+  return clip(parts.join(" "), 200)
+}
+
+const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const editText = (call: ToolUse.Call): { readonly before: string; readonly after: string } | undefined => {
+  const input = call.input
+  const after = input.new_string ?? input.new_str ?? input.replace ?? input.text ?? input.new_text
+  const before = input.old_string ?? input.old_str ?? input.search ?? input.old_text ?? ""
+  if (typeof after === "string" && typeof before === "string") return { before, after }
+  if (Array.isArray(input.edits)) {
+    const befores: Array<string> = []
+    const afters: Array<string> = []
+    for (const edit of input.edits) {
+      if (!isRecord(edit)) continue
+      if (typeof edit.old_string === "string") befores.push(edit.old_string)
+      if (typeof edit.new_string === "string") afters.push(edit.new_string)
+    }
+    return { before: befores.join("\n"), after: afters.join("\n") }
+  }
+  return undefined
+}
+
+// What an edit changed: lines before and after, the names it touches, else its first new line.
+const editSummary = (call: ToolUse.Call): string => {
+  const text = editText(call)
+  if (text === undefined) return ""
+  const names = [...new Set([...definitions(text.after), ...definitions(text.before)])]
+  const size = `${countLines(text.before)} → ${plural(countLines(text.after), "line")}`
+  const all = call.input.replace_all === true ? ", every occurrence" : ""
+  if (names.length > 0) return `: ${size}${all}; touches ${nameList(names)}`
+  const old = new Set(text.before.split("\n").map((l) => l.trim()))
+  const fresh = text.after.split("\n").map((l) => l.trim()).find((l) => l.length > 0 && !old.has(l))
+  return `: ${size}${all}${fresh === undefined ? "" : ` (${clip(fresh, 80)})`}`
+}
+
+const writeSummary = (call: ToolUse.Call): string => {
+  const content = call.input.content ?? call.input.file_text ?? call.input.text
+  if (typeof content !== "string" || content.length === 0) return ""
+  const names = definitions(content)
+  return ` (${plural(countLines(content), "line")}${names.length > 0 ? `; defines: ${nameList(names)}` : ""})`
+}
+
+const TODO_MARKS: { readonly [status: string]: string } = { completed: "[x]", in_progress: "[~]", pending: "[ ]" }
+
+const todoList = (todos: unknown): string => {
+  if (!Array.isArray(todos)) return ""
+  const items: Array<string> = []
+  for (const todo of todos) {
+    if (!isRecord(todo)) continue
+    const text = str(todo.content) ?? str(todo.activeForm)
+    if (text === undefined) continue
+    items.push(`${TODO_MARKS[String(todo.status)] ?? "[ ]"} ${clip(text.replace(/\s+/g, " "), 100)}`)
+  }
+  return items.join(" / ")
+}
+
+const readRange = (call: ToolUse.Call): string => {
+  const offset = call.input.offset ?? call.input.line_number
+  const limit = call.input.limit
+  const range = call.input.view_range
+  if (Array.isArray(range) && range.length === 2) return ` lines ${range[0]}-${range[1]}`
+  if (typeof offset === "number" && typeof limit === "number") return ` lines ${offset}-${offset + limit - 1}`
+  if (typeof offset === "number") return ` from line ${offset}`
+  return ""
+}
+
+/**
+ * One tool call as a single action line: `Read lib/foo.ex`, `Write lib/foo.ex
+ * (42 lines; defines: Foo, bar)`, `Edit lib/foo.ex: 3 → 5 lines; touches bar`,
+ * `$ mix test  # run the tests`, `Grep "pattern" in lib`, `Todo: [x] a / [~] b
+ * / [ ] c`, `Task: description`, `WebFetch url`; another tool as its name and
+ * the short scalar inputs (`name key=value ...`). Never the raw JSON.
+ *
+ * @example
+ * ```ts
+ * import { Material } from "@precis/core"
+ * Material.action({ id: "t1", name: "Bash", input: { command: "mix test" }, arguments: "" }) // "$ mix test"
+ * ```
+ * @since 0.3.0
+ */
+export const action = (call: ToolUse.Call): string => {
+  const input = call.input
+  const path = pathOf(call)
+  switch (kindOf(call)) {
+    case "read":
+      return `${call.name === "Read" ? "Read" : `Read (${call.name})`} ${path ?? "?"}${readRange(call)}`
+    case "write":
+      return `Write ${path ?? "?"}${writeSummary(call)}`
+    case "edit":
+      return `Edit ${path ?? "(open file)"}${editSummary(call)}`
+    case "shell": {
+      const command = commandOf(call)
+      const description = str(input.description)
+      return `$ ${command === undefined ? `(${call.name})` : oneLine(command, 300)}${
+        description === undefined ? "" : `  # ${clip(description, 120)}`
+      }`
+    }
+    case "search": {
+      const pattern = str(input.pattern) ?? str(input.query) ?? str(input.search_term) ?? str(input.file_name) ??
+        str(input.regex)
+      const where = str(input.path) ?? str(input.dir) ?? str(input.directory)
+      const glob = str(input.glob)
+      return `${call.name}${pattern === undefined ? "" : ` ${JSON.stringify(clip(pattern, 120))}`}${
+        where === undefined ? "" : ` in ${where}`
+      }${glob === undefined ? "" : ` (${glob})`}`
+    }
+    case "todo":
+      return `Todo: ${todoList(input.todos)}`
+    case "task": {
+      const description = str(input.description) ?? str(input.prompt) ?? ""
+      const agent = str(input.subagent_type)
+      return `Task: ${oneLine(description, 200)}${agent === undefined ? "" : ` (${agent})`}`
+    }
+    case "fetch": {
+      const target = str(input.url) ?? str(input.query) ?? ""
+      return `${call.name} ${clip(target, 200)}`
+    }
+    case "other": {
+      const scalars = scalarSummary(input)
+      return scalars.length === 0 ? call.name : `${call.name} ${scalars}`
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Tool results: a short form by kind
+
+// Lines that carry a result or an error in tool output.
+const COUNT =
+  /\b\d+ (?:tests?|examples?|specs?|passed|passing|failed|failing|failures?|errors?|skipped|pending|todos?|doctests?|properties|suites?|files? changed|insertions?|deletions?)\b/i
+const TROUBLE =
+  /[a-z](?:Error|Exception)\b|\b(?:error|errors|exception|failed|failure|fatal|panic|traceback|denied|not found|undefined|cannot|can't|unable|invalid|refused|timed out|timeout|conflict|rejected|E\d{3,4})\b/i
+const OUTCOME = /^\s*(?:\*\*|FAIL|PASS|ok\b|not ok|✓|✗|×|✔|✘|\d+\) |Exit code \d+|\[[\w./-]+ [0-9a-f]{7,}\])/
+
+// A line that starts with a source location (`lib/foo.ex:57:13: ...`, its line
+// number already stripped): compilers, linters and type checkers report so.
+const LOCATION = /^\s*[\w./-]+\.\w+: ?\d*:?\S/
+
+const matters = (line: string): boolean =>
+  COUNT.test(line) || OUTCOME.test(line) || TROUBLE.test(line) || LOCATION.test(line)
+
+const MAX_LINE = 240
+const WHOLE_LINES = 12
+const WHOLE_CHARS = 1500
+const HEAD = 2
+const TAIL = 3
+const MAX_MATTERING = 12
+
+// Keeps what matters of a long output: its first and last lines and the lines
+// that carry results or errors, in order, each gap marked with its size.
+const select = (lines: ReadonlyArray<string>, head = HEAD, tail = TAIL): Array<string> => {
+  const clipped = lines.map((l) => clip(l.trimEnd(), MAX_LINE))
+  if (clipped.length <= WHOLE_LINES && clipped.reduce((n, l) => n + l.length, 0) <= WHOLE_CHARS) return clipped
+  const keep = new Array<boolean>(clipped.length).fill(false)
+  for (let i = 0; i < Math.min(head, clipped.length); i++) keep[i] = true
+  for (let i = Math.max(0, clipped.length - tail); i < clipped.length; i++) keep[i] = true
+  const seen = new Set<string>()
+  let mattering = 0
+  for (let i = 0; i < clipped.length && mattering < MAX_MATTERING; i++) {
+    const line = clipped[i]!
+    const key = line.trim()
+    if (keep[i] || key.length === 0 || seen.has(key) || !matters(line)) continue
+    seen.add(key)
+    keep[i] = true
+    mattering++
+  }
+  const out: Array<string> = []
+  let gap = 0
+  for (let i = 0; i < clipped.length; i++) {
+    if (keep[i]) {
+      if (gap > 0) out.push(omitted(gap))
+      gap = 0
+      out.push(clipped[i]!)
+    } else gap++
+  }
+  if (gap > 0) out.push(omitted(gap))
+  return out
+}
+
+// The lines of a tool output, without the SWE-agent prompt trailer and Claude Code's error tags.
+const outputLines = (text: string): Array<string> =>
+  splitLines(text.replace(/<\/?tool_use_error>/g, "")).filter((l) => !SWE_NOISE.test(l))
+
+const EXIT_CODE = /(?:^Exit code |exit code )(-?\d+)/
+
+const status = (text: string, isError: boolean): string => {
+  const code = EXIT_CODE.exec(text)?.[1]
+  if (code !== undefined) return code === "0" ? "ok" : `exit ${code}`
+  return isError ? "failed" : "ok"
+}
+
+const fileBody = (label: string, path: string, lines: ReadonlyArray<string>): string => {
+  const range = numberedRange(lines)
+  const body = stripNumbers(lines)
+  const names = definitions(body.join("\n"))
+  const span = range !== undefined && range[0] > 1 ? ` lines ${range[0]}-${range[1]}` : ""
+  const head = `${label} ${path}${span} (${plural(body.length, "line")})`
+  return names.length > 0 ? `${head}\ndefines: ${nameList(names)}` : head
+}
+
+const failure = (lines: ReadonlyArray<string>): string => {
+  const kept = select(stripNumbers(lines), 3, 1)
+  return kept.length === 0 ? "failed" : `failed: ${kept.join("\n")}`
+}
+
+// A read that the tool refused says so in words, not as a listing.
+const looksFailed = (text: string, isError: boolean): boolean =>
+  isError || text.includes("<tool_use_error>") || /^Exit code [1-9]/.test(text)
+
+/**
+ * A tool result in short form, given the call it answers (a call with no
+ * input when only the tool's name is known) and its text: a read as `read PATH (N lines)` and the names
+ * the file defines; a write or an edit as one line; a shell output as its
+ * status and the lines that carry results or errors, `[… N lines]` marking what
+ * was left out; line-number prefixes stripped throughout.
+ *
+ * @since 0.3.0
+ */
+export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string): string => {
+  const lines = outputLines(text)
+  const failed = looksFailed(text, answer.isError)
+  const path = pathOf(call) ?? SWE_FILE.exec(text)?.[1] ?? "?"
+  const kind = kindOf(call)
+  switch (kind) {
+    case "read":
+      return failed ? `read ${path} ${failure(lines)}` : fileBody("read", path, lines)
+    case "write":
+    case "edit": {
+      const verb = kind === "write" ? "wrote" : "edited"
+      // A refusal says so first; the code an edit echoes may say anything.
+      if (failed || lines.slice(0, 3).some((l) => TROUBLE.test(l))) {
+        return `${verb} ${path} ${failure(lines)}`
+      }
+      const added = lines.filter((l) => /^\+(?!\+\+)/.test(l)).length
+      const removed = lines.filter((l) => /^-(?!--)/.test(l)).length
+      return added + removed > 0 ? `${verb} ${path} (+${added} -${removed})` : `${verb} ${path}`
+    }
+    case "shell": {
+      const printed = PRINT_FILE.exec(commandOf(call) ?? "")?.[1]
+      if (printed !== undefined && !failed) return fileBody("printed", printed, lines)
+      const kept = select(stripNumbers(lines.filter((l) => !/^Exit code -?\d+$/.test(l))))
+      return [status(text, failed), ...kept].join("\n")
+    }
+    case "search": {
+      const stripped = stripNumbers(lines)
+      const kept = select(stripped, 8, 0)
+      return [`${plural(stripped.length, "line")}`, ...kept].join("\n")
+    }
+    case "todo":
+      return failed ? failure(lines) : "ok"
+    case "task":
+    case "fetch":
+    case "other": {
+      if (failed) return failure(lines)
+      return select(stripNumbers(lines), 20, 3).join("\n")
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Turns
+
+// The prose of an assistant turn that makes calls: its text without the
+// `[tool_call name] arguments` lines importers add (and OpenHands's
+// `$ command` / `[action] path` detail line), which the action lines replace.
+const prose = (turn: Turn, calls: ReadonlyArray<ToolUse.Call>): string => {
+  let text = turn.content
+  for (const call of calls) text = text.replace(`[tool_call ${call.name}] ${call.arguments}`, "")
+  const lines = text.split("\n").filter((l) => !l.startsWith("[tool_call "))
+  const action = turn.metadata?.action
+  if (typeof action === "string" && lines.length > 0) {
+    const last = lines[lines.length - 1]!
+    const command = calls.length === 1 ? commandOf(calls[0]!) : undefined
+    if (last.startsWith(`[${action}] `)) lines.pop()
+    else if (command !== undefined && text.trimEnd().endsWith(`$ ${command}`)) {
+      return text.trimEnd().slice(0, -(command.length + 2)).trimEnd()
+    }
+  }
+  return lines.join("\n").trim()
+}
+
+// How many answered-or-not calls are kept to pair results with: a result
+// answers a recent call, and the bound keeps rendering linear.
+const MAX_PENDING = 256
+
+/**
+ * The material for summarizing `turns`: each turn in the transcript line
+ * format (`[YYYY-MM-DDTHH:MM:SS] role: ...`), its content rendered by kind.
+ * An assistant turn's tool calls become one {@link action} line each after its
+ * prose; a tool result becomes its {@link result} short form, paired with its
+ * call among the calls of the turns before it (`ToolUse.callFor`); other turns,
+ * and every turn of a transcript without tool structure, are written exactly
+ * as `Transcript.formatTurns` writes them. Pure, deterministic, linear in the
+ * input.
+ *
+ * @example
+ * ```ts
+ * import { ConversationTurn, Material } from "@precis/core"
+ * Material.render([
+ *   ConversationTurn.make({
+ *     role: "assistant", content: "[tool_call Bash] {\"command\":\"mix test\"}",
+ *     metadata: { toolCalls: [{ id: "t1", name: "Bash", arguments: "{\"command\":\"mix test\"}" }] }
+ *   }),
+ *   ConversationTurn.make({ role: "tool", content: "12 tests, 0 failures", metadata: { toolCallId: "t1" } })
+ * ])
+ * // "[?] assistant: $ mix test\n[?] tool: ok\n  12 tests, 0 failures"
+ * ```
+ * @since 0.3.0
+ */
+export const render = (turns: Iterable<Turn>): string => {
+  const out: Array<string> = []
+  // Calls not yet answered, nearest first.
+  let pending: Array<ToolUse.Call> = []
+  for (const turn of turns) {
+    out.push(Transcript.formatTurn({ role: turn.role, timestamp: turn.timestamp, content: renderContent(turn) }))
+  }
+  return out.join("\n")
+
+  function renderContent(turn: Turn): string {
+    const answer = ToolUse.result(turn)
+    if (answer !== undefined) {
+      const call = ToolUse.callFor(answer, pending)
+      if (call !== undefined) {
+        pending = pending.filter((c) => c !== call)
+        return result(call, answer, turn.content)
+      }
+      // A result whose call is out of sight is rendered by its tool's name, if known.
+      return answer.name === undefined
+        ? turn.content
+        : result({ id: answer.callId, name: answer.name, input: {}, arguments: "" }, answer, turn.content)
+    }
+    const calls = ToolUse.calls(turn)
+    if (calls.length === 0) return turn.content
+    pending = [...[...calls].reverse(), ...pending].slice(0, MAX_PENDING)
+    const said = prose(turn, calls)
+    const actions = calls.map(action)
+    return said.length === 0 ? actions.join("\n") : `${said}\n${actions.join("\n")}`
+  }
+}

@@ -1,0 +1,321 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as FastCheck from "effect/FastCheck"
+import * as Material from "../src/Material.js"
+import * as Transcript from "../src/Transcript.js"
+
+// Turns as the Claude Code importer writes them: a call's JSON in
+// `metadata.toolCalls` and as a `[tool_call name] json` line; a result with
+// its call id and tool name.
+let clock = 0
+const stamp = () => `2026-02-11T20:${String(10 + Math.floor(clock / 60)).padStart(2, "0")}:${String(clock++ % 60).padStart(2, "0")}Z`
+const call = (id: string, name: string, input: Record<string, unknown>, prose = "") => {
+  const args = JSON.stringify(input)
+  return {
+    role: "assistant",
+    content: [prose, `[tool_call ${name}] ${args}`].filter((s) => s.length > 0).join("\n"),
+    timestamp: stamp(),
+    metadata: { toolCalls: [{ id, name, arguments: args }] }
+  }
+}
+const answer = (id: string, name: string, content: string, isError = false) => ({
+  role: "tool",
+  content,
+  timestamp: stamp(),
+  metadata: isError ? { toolCallId: id, toolName: name, isError } : { toolCallId: id, toolName: name }
+})
+const user = (content: string) => ({ role: "user", content, timestamp: stamp() })
+
+// The content of each turn of the material, read back by the transcript parser.
+const contents = (turns: Parameters<typeof Material.render>[0]) =>
+  Transcript.parse(Material.render(turns)).map((t) => t.content)
+
+const numbered = (lines: ReadonlyArray<string>, sep = "→") =>
+  lines.map((line, i) => `${String(i + 1).padStart(6)}${sep}${line}`).join("\n")
+
+describe("Material.render: tool calls", () => {
+  it("renders a call whose JSON holds quotes, newlines and braces as one action line, never the JSON", () => {
+    const command = "node -e \"console.log({a: 1})\" && printf '}\\n{' \\\n  && echo \"done\""
+    const turns = [
+      call("t1", "Bash", { command, description: "print braces" }, "Let me check."),
+      call("t2", "Edit", {
+        file_path: "lib/foo.ex",
+        old_string: "  def bar(x) do\n    {:ok, \"x\"}\n  end",
+        new_string: "  def bar(x) do\n    {:ok, \"y\"}\n  end\n\n  def baz, do: \"}{\""
+      })
+    ]
+    const [bash, edit] = contents(turns)
+    expect(bash).toBe(
+      "Let me check.\n$ node -e \"console.log({a: 1})\" && printf '}\\n{' \\ ↵ && echo \"done\"  # print braces"
+    )
+    expect(edit).toBe("Edit lib/foo.ex: 3 → 5 lines; touches bar, baz")
+    const material = Material.render(turns)
+    expect(material).not.toContain("[tool_call")
+    expect(material).not.toContain("old_string")
+    expect(material.split("\n")).toHaveLength(3)
+  })
+
+  it("renders a Write with its size and the names the file defines, not its body", () => {
+    const body = "defmodule Foo do\n  @moduledoc false\n  def bar, do: 1\n  defp baz, do: 2\nend\n"
+    const [write] = contents([call("w", "Write", { file_path: "lib/foo.ex", content: body })])
+    expect(write).toBe("Write lib/foo.ex (5 lines; defines: Foo, bar, baz)")
+  })
+
+  it("renders Read, Grep, Glob, Task, WebFetch and TodoWrite by kind", () => {
+    expect(contents([
+      call("a", "Read", { file_path: "src/a.ts", offset: 100, limit: 50 }),
+      call("b", "Grep", { pattern: "with_span", path: "lib", glob: "*.ex", output_mode: "content" }),
+      call("c", "Glob", { pattern: "priv/**/*.exs" }),
+      call("d", "Task", { description: "Check versions", prompt: "long\nprompt", subagent_type: "general" }),
+      call("e", "WebFetch", { url: "https://hexdocs.pm/x", prompt: "what is it?" }),
+      call("f", "TodoWrite", {
+        todos: [
+          { content: "Add schema", status: "completed", activeForm: "Adding schema" },
+          { content: "Write migration", status: "in_progress", activeForm: "Writing migration" },
+          { content: "Run tests", status: "pending", activeForm: "Running tests" }
+        ]
+      })
+    ])).toEqual([
+      "Read src/a.ts lines 100-149",
+      "Grep \"with_span\" in lib (*.ex)",
+      "Glob \"priv/**/*.exs\"",
+      "Task: Check versions (general)",
+      "WebFetch https://hexdocs.pm/x",
+      "Todo: [x] Add schema / [~] Write migration / [ ] Run tests"
+    ])
+  })
+
+  it("renders an unknown tool as its name and its short scalar inputs", () => {
+    const [line] = contents([
+      call("x", "TaskOutput", { task_id: "bd0afab", block: true, timeout: 120000, prompt: "a\nmulti-line\ntext", list: [1] })
+    ])
+    expect(line).toBe("TaskOutput task_id=bd0afab block=true timeout=120000")
+  })
+
+  it("maps SWE-agent and OpenHands tools onto the same kinds", () => {
+    const openhands = {
+      role: "assistant",
+      content: "Let's run it:\n$ npm test",
+      metadata: {
+        action: "run",
+        toolCalls: [{ id: "o1", name: "execute_bash", arguments: JSON.stringify({ command: "npm test", is_input: false }) }]
+      }
+    }
+    expect(contents([
+      call("s1", "str_replace_editor", { command: "create", path: "/repo/a.py", file_text: "def main():\n    pass\n" }),
+      call("s2", "str_replace_editor", { command: "view", path: "/repo/a.py" }),
+      call("s3", "edit", { search: "return 1", replace: "return 2" }),
+      openhands
+    ])).toEqual([
+      "Write /repo/a.py (2 lines; defines: main)",
+      "Read (str_replace_editor) /repo/a.py",
+      "Edit (open file): 1 → 1 line (return 2)",
+      "Let's run it:\n$ npm test"
+    ])
+  })
+})
+
+describe("Material.render: tool results", () => {
+  it("renders a read of 300 numbered lines as `read PATH (300 lines)` with no line numbers", () => {
+    const lines = Array.from({ length: 300 }, (_, i) => i === 0 ? "defmodule Big do" : `  x = ${i}`)
+    const [, result] = contents([call("r", "Read", { file_path: "lib/big.ex" }), answer("r", "Read", numbered(lines))])
+    expect(result).toBe("read lib/big.ex (300 lines)\ndefines: Big")
+    expect(result).not.toContain("→")
+  })
+
+  it("strips the `12<TAB>`, `12:` and `12  ` prefixes of other viewers, and says which lines a partial read showed", () => {
+    const listing = (sep: string) => ["export const a = 1", "", "export function b() {}"].map((l, i) => `${String(i + 40).padStart(4)}${sep}${l}`).join("\n")
+    expect(contents([
+      call("t", "Read", { file_path: "a.ts" }),
+      answer("t", "Read", listing("\t")),
+      call("c", "read_file", { path: "b.ts" }),
+      answer("c", "read_file", listing(":")),
+      call("s", "read_file", { path: "c.ts" }),
+      answer("s", "read_file", listing("  "))
+    ]).filter((_, i) => i % 2 === 1)).toEqual([
+      "read a.ts lines 40-42 (3 lines)\ndefines: a, b",
+      "read b.ts lines 40-42 (3 lines)\ndefines: a, b",
+      "read c.ts lines 40-42 (3 lines)\ndefines: a, b"
+    ])
+  })
+
+  it("does not repeat a written file's body in the write confirmation or in a `cat -n` echo", () => {
+    const body = Array.from({ length: 40 }, (_, i) => `  line_${i} = "distinctive body text ${i}"`).join("\n")
+    const material = Material.render([
+      call("w", "Write", { file_path: "lib/foo.ex", content: `defmodule Foo do\n${body}\nend` }),
+      answer("w", "Write", "File created successfully at: lib/foo.ex"),
+      call("c", "Bash", { command: "cat -n lib/foo.ex" }),
+      answer("c", "Bash", numbered(`defmodule Foo do\n${body}\nend`.split("\n"), "\t"))
+    ])
+    expect(material).not.toContain("distinctive body text")
+    expect(Transcript.parse(material).map((t) => t.content)).toEqual([
+      "Write lib/foo.ex (42 lines; defines: Foo)",
+      "wrote lib/foo.ex",
+      "$ cat -n lib/foo.ex",
+      "printed lib/foo.ex (42 lines)\ndefines: Foo"
+    ])
+  })
+
+  it("keeps the failure count, the error line and the exit status of a failing `mix test`, and marks what it left out", () => {
+    const noise = Array.from({ length: 60 }, (_, i) => `Compiling dependency_${i} (.ex)`)
+    const output = [
+      "Exit code 2",
+      ...noise,
+      "  1) test saves the annotation (SpotterWeb.SessionLiveTest)",
+      "     ** (MatchError) no match of right hand side value: {:error, :not_found}",
+      ...noise.slice(0, 20),
+      "Finished in 2.2 seconds (0.4s async, 1.7s sync)",
+      "14 doctests, 297 tests, 1 failure"
+    ].join("\n")
+    const [, result] = contents([
+      call("m", "Bash", { command: "mix test test/x_test.exs" }),
+      answer("m", "Bash", output, true)
+    ])
+    const lines = result!.split("\n")
+    expect(lines[0]).toBe("exit 2")
+    expect(lines).toContain("14 doctests, 297 tests, 1 failure")
+    expect(lines).toContain("     ** (MatchError) no match of right hand side value: {:error, :not_found}")
+    expect(lines).toContain("  1) test saves the annotation (SpotterWeb.SessionLiveTest)")
+    expect(lines).toContain("[… 58 lines]")
+    expect(result).not.toContain("dependency_30")
+    expect(lines.length).toBeLessThan(15)
+  })
+
+  it("keeps the source locations a linter or type checker reports in a long output", () => {
+    const output = [
+      "Pre-commit validation failed:",
+      ...Array.from({ length: 30 }, (_, i) => `   ~c"_build/dev/lib/spotter/ebin/Module${i}.beam",`),
+      "lib/spotter_web/otel_trace_helpers.ex:57:13:pattern_match",
+      "The pattern can never match the type.",
+      ...Array.from({ length: 10 }, (_, i) => `  trailing note ${i}`)
+    ].join("\n")
+    const [, result] = contents([call("d", "Bash", { command: "mix dialyzer" }), answer("d", "Bash", output, true)])
+    expect(result!.split("\n")).toContain("lib/spotter_web/otel_trace_helpers.ex: 13:pattern_match")
+    expect(result).not.toContain("Module20")
+  })
+
+  it("keeps a short shell output whole, without line-number prefixes but with its timestamps", () => {
+    const [, grep, , log] = contents([
+      call("g", "Grep", { pattern: "port", output_mode: "content" }),
+      answer("g", "Grep", "config/dev.exs:13:  http: [ip: {0, 0, 0, 0}, port: 1100],\nlib/a.ex:118:    Port.command(port, data)"),
+      call("l", "Bash", { command: "mix ecto.migrate" }),
+      answer("l", "Bash", "15:18:53.671 [info] == Running 2026 up\n15:18:53.700 [info] == Migrated in 0.0s")
+    ])
+    expect(grep).toBe("2 lines\nconfig/dev.exs:   http: [ip: {0, 0, 0, 0}, port: 1100],\nlib/a.ex:     Port.command(port, data)")
+    expect(log).toBe("ok\n15:18:53.671 [info] == Running 2026 up\n15:18:53.700 [info] == Migrated in 0.0s")
+  })
+
+  it("collapses an edit confirmation to one line and keeps the reason of a refused edit", () => {
+    expect(contents([
+      call("e1", "Edit", { file_path: "a.ex", old_string: "x", new_string: "y" }),
+      answer("e1", "Edit", "The file a.ex has been updated successfully."),
+      call("e2", "Edit", { file_path: "a.ex", old_string: "zzz", new_string: "y" }),
+      answer("e2", "Edit", "<tool_use_error>String to replace not found in file.\nString: zzz</tool_use_error>", true)
+    ]).filter((_, i) => i % 2 === 1)).toEqual([
+      "edited a.ex",
+      "edited a.ex failed: String to replace not found in file.\nString: zzz"
+    ])
+  })
+
+  it("pairs each result with its call by id, whatever the order of the answers", () => {
+    const [, , second, first] = contents([
+      call("p1", "Read", { file_path: "one.ts" }),
+      call("p2", "Bash", { command: "git status" }),
+      answer("p2", "Bash", "On branch main"),
+      answer("p1", "Read", numbered(["export const one = 1"]))
+    ])
+    expect(second).toBe("ok\nOn branch main")
+    expect(first).toBe("read one.ts (1 line)\ndefines: one")
+  })
+
+  it("pairs SWE-agent results without a path with the file the viewer names, and drops its prompt trailer", () => {
+    const [, result] = contents([
+      call("s", "edit", { search: "a", replace: "b" }),
+      answer(
+        "s",
+        "edit",
+        "Text replaced. Please review the changes.\n[File: /testbed/src/fields.py (1998 lines total)]\n(1458 more lines above)\n1459:    x = 1\n(Open file: /testbed/src/fields.py)\n(Current directory: /testbed)\nbash-$"
+      )
+    ])
+    expect(result).toBe("edited /testbed/src/fields.py")
+  })
+})
+
+describe("Material.render: plain turns and the transcript format", () => {
+  it("writes turns without tool structure exactly as Transcript.formatTurns does", () => {
+    const plain = [
+      user("Fix the failing test in src/app.ts\nIt says `12→ end`."),
+      { role: "assistant", content: "[tool_call Bash] {\"command\":\"ls\"}\n  two spaces", timestamp: stamp() },
+      { role: "tool", content: "    12→  end\n13\tfoo" },
+      { role: "system", content: "", timestamp: "" }
+    ]
+    expect(Material.render(plain)).toBe(Transcript.formatTurns(plain))
+  })
+
+  it("is byte for byte Transcript.formatTurns on any turns without metadata", () => {
+    const turn = FastCheck.record({
+      role: FastCheck.constantFrom("user", "assistant", "tool", "system", "observation"),
+      content: FastCheck.string({ unit: "grapheme", maxLength: 80 }),
+      timestamp: FastCheck.option(FastCheck.constant("2025-01-02T03:04:05Z"), { nil: undefined })
+    })
+    FastCheck.assert(FastCheck.property(FastCheck.array(turn, { maxLength: 8 }), (turns) => {
+      expect(Material.render(turns)).toBe(Transcript.formatTurns(turns))
+    }))
+  })
+
+  it("gives back as many turns, with their roles, for any mix of calls, results and prose", () => {
+    const text = FastCheck.string({ unit: "grapheme", maxLength: 60 })
+    const input = FastCheck.dictionary(
+      FastCheck.constantFrom("command", "file_path", "path", "content", "old_string", "new_string", "todos", "pattern", "x"),
+      FastCheck.oneof(text, FastCheck.integer(), FastCheck.boolean(), FastCheck.array(FastCheck.anything(), { maxLength: 3 }))
+    )
+    const name = FastCheck.constantFrom("Bash", "Read", "Write", "Edit", "Grep", "TodoWrite", "Task", "str_replace_editor", "odd")
+    const id = FastCheck.constantFrom("a", "b", "c")
+    const turn = FastCheck.oneof(
+      FastCheck.record({ role: FastCheck.constantFrom("user", "assistant"), content: text }),
+      FastCheck.tuple(id, name, input, text).map(([i, n, args, prose]) => call(i, n, args, prose)),
+      FastCheck.tuple(id, name, text, FastCheck.boolean()).map(([i, n, out, failed]) => answer(i, n, out, failed))
+    )
+    FastCheck.assert(FastCheck.property(FastCheck.array(turn, { maxLength: 12 }), (turns) => {
+      const parsed = Transcript.parse(Material.render(turns))
+      expect(parsed.map((t) => t.role)).toEqual(turns.map((t) => t.role))
+    }))
+  })
+
+  it("parses back with Transcript.parse into as many turns, with the same roles and timestamps", () => {
+    const turns = [
+      user("Implement spotter-gqc"),
+      { role: "assistant", content: "[thinking] plan\nfirst read", timestamp: stamp() },
+      call("r", "Read", { file_path: "lib/a.ex" }, "Reading a.ex"),
+      answer("r", "Read", numbered(["defmodule A do", "end"])),
+      call("b", "Bash", { command: "mix test\nmix credo" }),
+      answer("b", "Bash", "Exit code 1\nerror: boom", true),
+      answer("orphan", "Bash", "no call in sight"),
+      { role: "assistant", content: "Done.", timestamp: stamp() }
+    ]
+    const parsed = Transcript.parse(Material.render(turns))
+    expect(parsed.map((t) => t.role)).toEqual(turns.map((t) => t.role))
+    expect(parsed.map((t) => t.timestamp)).toEqual(turns.map((t) => t.timestamp.slice(0, 19)))
+    expect(parsed[0]!.content).toBe("Implement spotter-gqc")
+    expect(parsed[1]!.content).toBe("[thinking] plan\nfirst read")
+    expect(parsed[5]!.content).toBe("exit 1\nerror: boom")
+    expect(parsed[6]!.content).toBe("ok\nno call in sight")
+  })
+})
+
+describe("Material.definitions", () => {
+  it("finds modules, functions, classes and top-level constants across languages, once each", () => {
+    expect(Material.definitions([
+      "defmodule Spotter.Repo do",
+      "  defp helper(x), do: x",
+      "export async function load() {}",
+      "export class Store {}",
+      "const LIMIT = 3",
+      "  const local = 1",
+      "class Parser:",
+      "    def parse(self): pass",
+      "pub fn run() {}",
+      "func (s *Server) Serve() {}",
+      "  defp helper(y), do: y"
+    ].join("\n"))).toEqual(["Spotter.Repo", "helper", "load", "Store", "LIMIT", "Parser", "parse", "run", "Serve"])
+  })
+})
