@@ -36,10 +36,13 @@
  *   `MemoryStore.withSessionLease`); others wait, then find nothing to do.
  *   Each summary is written with its links in one transaction, so an
  *   interrupted run leaves a consistent store that a rerun completes.
- * - **Workers**: {@link Service.compactAll} compacts every session with work,
- *   taking each with `MemoryStore.tryWithSessionLease` and skipping those
- *   another worker holds (coming back to them until none has work left), so
- *   any number of processes over one store share the sessions out.
+ * - **Workers**: {@link Service.compactAll} takes sessions from the store's
+ *   work queue (`MemoryStore.claimWork`: one indexed statement, the sessions
+ *   turns were appended to; idle sessions cost nothing), compacts each under
+ *   `MemoryStore.tryWithSessionLease`, skipping those another worker holds
+ *   (coming back to them until the queue is empty), and takes a session off
+ *   the queue once it has no work left (`MemoryStore.settleWork`). So any
+ *   number of processes over one store share the sessions out.
  *
  * @since 0.1.0
  */
@@ -52,13 +55,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Condenser from "./Condenser.js"
 import * as Plan from "./internal/plan.js"
-import { MemoryStore, type StoreError } from "./MemoryStore.js"
+import { MemoryStore, type StoreError, type WorkClaim } from "./MemoryStore.js"
 
 /**
  * What a compaction reports while it works, for a progress bar.
@@ -253,12 +255,16 @@ export interface Service {
     options?: CompactionOptions.Options
   ) => Effect.Effect<CompactionStats, StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
   /**
-   * Compacts every session of the store that has work (evictable turns or a
-   * condensable depth), each as {@link Service.compact} does, and returns when
-   * none has work left. A session whose lease another holder has (another
-   * worker, in this process or another) is skipped, not waited for, and looked
-   * at again once the others are done; so N workers over one store each take
-   * different sessions and none idles while a free session has work.
+   * Compacts every session of the store's work queue that has work (evictable
+   * turns or a condensable depth), each as {@link Service.compact} does, and
+   * returns when the queue is empty. The queue holds the sessions turns were
+   * appended to since a worker last found them without work (and, after the
+   * upgrade to it, every session once): a session compacted with
+   * {@link Service.compact} alone stays queued until a worker finds it done.
+   * A session whose lease another holder has (another worker, in this process
+   * or another) is skipped, not waited for, and claimed again once the others
+   * are done; so N workers over one store each take different sessions and
+   * none idles while a free session has work.
    */
   readonly compactAll: (
     options?: CompactAllOptions
@@ -533,23 +539,26 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
         Plan.nextToCondense(parentless, opts.minFanIn) !== undefined
     )
 
-  // Runs the session's compaction when its semaphore and lease are free now and it still has work
-  // (another worker may have finished it since it was looked at); `taken` tells whether both were free.
-  const tryCompact = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
+  // Runs the claimed session's compaction when its semaphore and lease are free now and it still has
+  // work (another worker may have finished it since it was queued); `taken` tells whether both were free.
+  // Holding the lease, it takes the session off the queue once it has no work left (the store keeps it
+  // queued when turns came in since the claim).
+  const tryCompact = (claim: WorkClaim, opts: CompactionOptions.ResolvedOptions) =>
     Effect.gen(function*() {
-      const lock = yield* lockFor(sessionId)
+      const lock = yield* lockFor(claim.sessionId)
+      const settle = Effect.flatMap(hasWork(claim.sessionId, opts), (work) => work ? Effect.void : store.settleWork(claim))
       const attempt = yield* lock.withPermitsIfAvailable(1)(
         store.tryWithSessionLease(
-          sessionId,
-          Effect.flatMap(
-            hasWork(sessionId, opts),
-            (work) => (work ? Effect.asSome(run(sessionId, opts)) : Effect.succeedNone)
-          )
+          claim.sessionId,
+          Effect.flatMap(hasWork(claim.sessionId, opts), (work) =>
+            work
+              ? Effect.asSome(Effect.zipLeft(run(claim.sessionId, opts), settle))
+              : Effect.as(store.settleWork(claim), Option.none()))
         )
       )
       const outcome = Option.flatten(attempt)
       return { taken: Option.isSome(outcome), stats: Option.flatten(outcome) }
-    }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
+    }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": claim.sessionId } }))
 
   const compactAll: Service["compactAll"] = (overrides) =>
     Effect.gen(function*() {
@@ -557,26 +566,28 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const opts = yield* resolve(compaction)
       const done = new Map<string, CompactionStats>()
       let skippedLocked = 0
+      // Sessions found held by another holder since this worker last took one. Claims go round the
+      // queue, so claiming one of them again means every session left in it is held: wait, rather than spin.
+      const held = new Set<string>()
       while (true) {
-        let compacted = 0
-        let locked = 0
-        // Each worker starts at a random session, so that workers spread out instead of queueing on the same ones.
-        const all = yield* store.sessions
-        const start = all.length === 0 ? 0 : yield* Random.nextIntBetween(0, all.length)
-        for (const session of [...all.slice(start), ...all.slice(0, start)]) {
-          if (!(yield* hasWork(session.id, opts))) continue
-          const { stats, taken } = yield* tryCompact(session.id, opts)
-          if (!taken) locked++
-          if (Option.isSome(stats)) {
-            compacted++
-            const before = done.get(session.id)
-            done.set(session.id, before === undefined ? stats.value : addStats(before, stats.value))
-          }
+        const next = yield* store.claimWork
+        if (Option.isNone(next)) break
+        const claim = next.value
+        if (held.has(claim.sessionId)) {
+          yield* Effect.sleep(retryDelay ?? Duration.millis(100))
+          held.clear()
         }
-        skippedLocked += locked
-        if (compacted === 0 && locked === 0) break
-        // Every session left with work is another worker's: wait for them rather than spin.
-        if (compacted === 0) yield* Effect.sleep(retryDelay ?? Duration.millis(100))
+        const { stats, taken } = yield* tryCompact(claim, opts)
+        if (!taken) {
+          skippedLocked++
+          held.add(claim.sessionId)
+          continue
+        }
+        held.clear()
+        if (Option.isSome(stats)) {
+          const before = done.get(claim.sessionId)
+          done.set(claim.sessionId, before === undefined ? stats.value : addStats(before, stats.value))
+        }
       }
       const sessions = Array.from(done, ([sessionId, stats]) => ({ sessionId, ...stats }))
       const totals = sessions.reduce<CompactionStats>(addStats, noStats)

@@ -104,6 +104,18 @@ export interface FollowedFile {
 }
 
 /**
+ * A session taken from the work queue by {@link Service.claimWork}: its id,
+ * and its `stamp` at the claim (it moves with every append to the session),
+ * which {@link Service.settleWork} compares to tell whether turns came in since.
+ *
+ * @since 0.3.0
+ */
+export interface WorkClaim {
+  readonly sessionId: string
+  readonly stamp: number
+}
+
+/**
  * One hit of {@link Service.search}: a turn or a summary whose text matches,
  * with a `snippet` of the text around the matched words (marked `«like this»`)
  * and its `rank` (FTS5's bm25: lower is better). A turn's hit names its
@@ -268,6 +280,24 @@ export interface Service {
    * read, so the turns and the offset are committed together.
    */
   readonly saveFollowedFile: (file: FollowedFile) => Effect.Effect<void, StoreError>
+  /**
+   * Takes the next session of the work queue, if any: the sessions turns were
+   * appended to since a worker last found them without work (`appendTurns`
+   * queues its session in its own transaction). One indexed statement, however
+   * many sessions the store holds: the least claimed session first, and the
+   * claim moves it behind the others; claimers at the same moment get
+   * different sessions (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite has a
+   * single writer). A claim is no lease: take the session's lease
+   * (`tryWithSessionLease`) before compacting it.
+   */
+  readonly claimWork: Effect.Effect<Option.Option<WorkClaim>, StoreError>
+  /**
+   * Takes the claimed session off the work queue, unless turns were appended
+   * to it since the claim (it then stays, for a later claim). Call it holding
+   * the session's lease, once the session has no work left. True when it was
+   * taken off.
+   */
+  readonly settleWork: (claim: WorkClaim) => Effect.Effect<boolean, StoreError>
   /**
    * Runs `effect` while holding the session's lease: mutual exclusion per
    * session across fibers, processes and (for a shared database) machines.

@@ -206,6 +206,7 @@ describe("SqliteMemoryStore files", () => {
       yield* raw(old, [
         "DROP TABLE leases",
         "DROP TABLE followed_files",
+        "DROP TABLE session_work",
         ...dropSearch,
         "DELETE FROM precis_migrations WHERE migration_id >= 2"
       ])
@@ -232,7 +233,7 @@ describe("SqliteMemoryStore files", () => {
           store.appendTurns("s", [Fixtures.turn("user", "the flux capacitor hums", { id: "old" })]),
           store.insertLeaf({ sessionId: "s", content: "capacitor notes", tier: "normal", tokenEstimate: 3, turnIds: ["old"] })
         ))
-      yield* raw(db, [...dropSearch, "DELETE FROM precis_migrations WHERE migration_id >= 4"])
+      yield* raw(db, [...dropSearch, "DROP TABLE session_work", "DELETE FROM precis_migrations WHERE migration_id >= 4"])
       const hits = yield* withStore({ filename: db }, (store) =>
         Effect.zipRight(
           store.appendTurns("s", [Fixtures.turn("assistant", "a second capacitor", { id: "new" })]),
@@ -241,6 +242,17 @@ describe("SqliteMemoryStore files", () => {
       assert.deepStrictEqual(hits.map((h) => [h.kind, h.id]).sort(), [["summary", hits.find((h) => h.kind === "summary")!.id], ["turn", "new"], ["turn", "old"]].sort())
       const reader = yield* withStore({ filename: db, readonly: true }, (store) => store.search(undefined, "flux"))
       assert.deepStrictEqual(reader.map((h) => h.id), ["old"])
+    }))
+
+  it.effect("the work-queue migration queues the sessions a schema-4 store already holds", () =>
+    Effect.gen(function*() {
+      const db = file("schema4.db")
+      yield* withStore({ filename: db }, (store) =>
+        Effect.forEach(["b", "a"], (id) => store.appendTurns(id, Fixtures.conversation(2)), { discard: true }))
+      yield* raw(db, ["DROP TABLE session_work", "DELETE FROM precis_migrations WHERE migration_id > 4"])
+      const claims = yield* withStore({ filename: db }, (store) =>
+        Effect.all([store.claimWork, store.claimWork, store.claimWork]))
+      assert.deepStrictEqual(claims.map(Option.map((claim) => claim.sessionId)), [Option.some("a"), Option.some("b"), Option.some("a")])
     }))
 
   it.effect("a full disk is a StoreError failure naming the file, not a defect, and writes nothing", () =>

@@ -13,6 +13,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as MemoryStore from "../src/MemoryStore.js"
@@ -27,11 +28,11 @@ const provider = ScriptedProvider.respond((request) =>
   ScriptedProvider.delayed("2 millis", `summary of ${request.task?.material.length ?? 0} chars`)
 )
 
-/** `count` sessions `w0..`, of `turns` turns each. */
-const seed = (count: number, turns: number) =>
+/** `count` sessions `w0..` (or `PREFIX0..`), of `turns` turns each. */
+const seed = (count: number, turns: number, prefix = "w") =>
   Effect.flatMap(MemoryStore.MemoryStore, (store) =>
     Effect.forEach(
-      Array.from({ length: count }, (_, i) => `w${i}`),
+      Array.from({ length: count }, (_, i) => `${prefix}${i}`),
       (id) => store.appendTurns(id, Fixtures.conversation(turns)),
       { discard: true }
     ))
@@ -73,6 +74,33 @@ const suite = (name: string, store: Layer.Layer<MemoryStore.MemoryStore | SqlCli
           const again = yield* a.compactAll(options)
           expect(again).toEqual({ sessions: [], totals: again.totals, skippedLocked: 0 })
           expect(again.totals.turnsCompacted + again.totals.leafSummariesCreated).toBe(0)
+        }))
+
+      it.effect("finds work through the queue: a later run reads only the sessions turns came to", () =>
+        Effect.gen(function*() {
+          const store = yield* MemoryStore.MemoryStore
+          yield* seed(6, 14, "q")
+          // Too short to have work: queued by its append, dropped by the first worker to claim it.
+          yield* store.appendTurns("short", Fixtures.conversation(3))
+          const first = yield* (yield* CompactionManager.CompactionManager).compactAll(options)
+          expect(first.sessions.map((s) => s.sessionId).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `q${i}`))
+          expect(yield* store.claimWork).toEqual(Option.none())
+          yield* store.appendTurns("q2", Fixtures.conversation(24))
+          const read: Array<string> = []
+          const watched = MemoryStore.MemoryStore.of({
+            ...store,
+            uncoveredTurns: (sessionId) => Effect.suspend(() => {
+              read.push(sessionId)
+              return store.uncoveredTurns(sessionId)
+            })
+          })
+          const worker = yield* CompactionManager.make().pipe(Effect.provideService(MemoryStore.MemoryStore, watched))
+          const second = yield* worker.compactAll(options)
+          expect(second.sessions.map((s) => s.sessionId)).toEqual(["q2"])
+          expect(second.totals.turnsCompacted).toBe(10)
+          expect(new Set(read)).toEqual(new Set(["q2"]))
+          expect(yield* store.claimWork).toEqual(Option.none())
+          expect(yield* violations(expectations)).toEqual([])
         }))
 
       it.effect("skips a session another holder has, and comes back to it once it is free", () =>

@@ -1,15 +1,27 @@
+/**
+ * The compaction property: over random sessions, options, provider behaviours
+ * and interruptions, every invariant holds after every run. On SQLite under the
+ * TestClock (provider delays and tier timeouts in seconds); on PostgreSQL on the
+ * real clock, every duration a thousand times shorter (the `pg` driver's own
+ * timers do not run under the TestClock), each run on a fresh database.
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
+import { type Provider, Summarizer } from "@precis/core"
 import { Arbitraries, ScriptedProvider } from "@precis/testing"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
+import { identity } from "effect/Function"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as Plan from "../src/internal/plan.js"
 import * as MemoryStore from "../src/MemoryStore.js"
-import { managerLayer, requestCount, runPumped, shortReply } from "./helpers.js"
+import { managerLayer, pgStoreLayer, requestCount, runPumped, shortReply, skipPg } from "./helpers.js"
 import { violations } from "./invariants.js"
 
 const options = FastCheck.integer({ min: 2, max: 4 }).chain((minFanIn) =>
@@ -22,8 +34,33 @@ const options = FastCheck.integer({ min: 2, max: 4 }).chain((minFanIn) =>
   })
 )
 
+const cases = {
+  turns: FastCheck.array(Arbitraries.turn, { maxLength: 60, size: "max" }),
+  cuts: FastCheck.array(FastCheck.nat(), { maxLength: 2 }),
+  opts: options,
+  outcomes: FastCheck.array(Arbitraries.outcome, { maxLength: 25 }),
+  interruptAfter: FastCheck.option(FastCheck.integer({ min: 0, max: 10 }), { nil: undefined })
+}
+
+type Case = { readonly [K in keyof typeof cases]: (typeof cases)[K] extends FastCheck.Arbitrary<infer T> ? T : never }
+
+/** How a run lets time pass: the TestClock's, or the real one. */
+interface Clock {
+  /** Runs a compaction to its end. */
+  readonly finish: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Lets a waiting provider call (a delay, a timeout) move on. */
+  readonly pass: Effect.Effect<void>
+}
+
+const testClock: Clock = { finish: runPumped, pass: TestClock.adjust("61 seconds") }
+const realClock: Clock = { finish: identity, pass: Effect.sleep("1 millis") }
+
+type Manager = Layer.Layer<
+  CompactionManager.CompactionManager | MemoryStore.MemoryStore | SqlClient.SqlClient | ScriptedProvider.ScriptedProvider
+>
+
 /** Starts a compaction and interrupts it once the provider has received `calls` more requests (if it gets there). */
-const interruptedCompaction = (sessionId: string, opts: CompactionOptions.Options, calls: number) =>
+const interruptedCompaction = (clock: Clock, sessionId: string, opts: CompactionOptions.Options, calls: number) =>
   Effect.gen(function*() {
     const cm = yield* CompactionManager.CompactionManager
     const start = yield* requestCount
@@ -32,49 +69,75 @@ const interruptedCompaction = (sessionId: string, opts: CompactionOptions.Option
       for (let j = 0; j < 5; j++) yield* Effect.yieldNow()
       if (Option.isSome(yield* Fiber.poll(fiber))) return
       if ((yield* requestCount) - start >= calls) return yield* Fiber.interrupt(fiber)
-      yield* TestClock.adjust("61 seconds")
+      yield* clock.pass
     }
   })
 
-describe("properties", () => {
-  it.effect.prop(
-    "every invariant holds after every run, interrupted or not, whatever the provider does",
-    {
-      turns: FastCheck.array(Arbitraries.turn, { maxLength: 60, size: "max" }),
-      cuts: FastCheck.array(FastCheck.nat(), { maxLength: 2 }),
-      opts: options,
-      outcomes: FastCheck.array(Arbitraries.outcome, { maxLength: 25 }),
-      interruptAfter: FastCheck.option(FastCheck.integer({ min: 0, max: 10 }), { nil: undefined })
-    },
-    ({ cuts, interruptAfter, opts, outcomes, turns }) =>
-      Effect.gen(function*() {
-        const cm = yield* CompactionManager.CompactionManager
-        const store = yield* MemoryStore.MemoryStore
-        const bounds = { freshTailTurns: opts.freshTailTurns, minFanIn: opts.minFanIn, maxFanIn: opts.maxFanIn }
-        // The session grows in batches; each batch is followed by compactions.
-        const splits = [...cuts.map((c) => c % (turns.length + 1)), turns.length].sort((a, b) => a - b)
-        let from = 0
-        for (const to of splits) {
-          yield* store.appendTurns("prop", turns.slice(from, to))
-          from = to
-          if (interruptAfter !== undefined) {
-            yield* interruptedCompaction("prop", opts, interruptAfter)
-            expect(yield* violations(bounds)).toEqual([])
-          }
-          yield* runPumped(cm.compact("prop", opts))
-          expect(yield* violations({ ...bounds, condensedFully: true })).toEqual([])
-          // Nothing is left to evict but the fresh tail (and what keeps a tool result with its call).
-          expect(Plan.tailStart(yield* store.uncoveredTurns("prop"), opts.freshTailTurns)).toBe(0)
-        }
-        const before = yield* store.summaries("prop")
-        const again = yield* runPumped(cm.compact("prop", opts))
-        expect(again.leafSummariesCreated + again.condensedSummariesCreated + again.turnsCompacted).toBe(0)
-        expect((yield* store.summaries("prop")).length).toBe(before.length)
-        const stored = yield* store.turns("prop")
-        expect(stored.length).toBe(new Set(turns.map((t) => t.id ?? Math.random())).size)
-      }).pipe(
-        Effect.provide(managerLayer(ScriptedProvider.layer(outcomes, { whenExhausted: shortReply })))
-      ),
-    { timeout: 120_000, fastCheck: { numRuns: 15 } }
+/** The property, with `clock`, over the manager `manager` builds around a scripted provider (a fresh store per run). */
+const property = (
+  clock: Clock,
+  manager: (provider: Layer.Layer<Provider.Provider | ScriptedProvider.ScriptedProvider>) => Manager,
+  outcome: (outcome: ScriptedProvider.Outcome) => ScriptedProvider.Outcome = identity
+) =>
+({ cuts, interruptAfter, opts, outcomes, turns }: Case) =>
+  Effect.gen(function*() {
+    const cm = yield* CompactionManager.CompactionManager
+    const store = yield* MemoryStore.MemoryStore
+    const bounds = { freshTailTurns: opts.freshTailTurns, minFanIn: opts.minFanIn, maxFanIn: opts.maxFanIn }
+    // The session grows in batches; each batch is followed by compactions.
+    const splits = [...cuts.map((c) => c % (turns.length + 1)), turns.length].sort((a, b) => a - b)
+    let from = 0
+    for (const to of splits) {
+      yield* store.appendTurns("prop", turns.slice(from, to))
+      from = to
+      if (interruptAfter !== undefined) {
+        yield* interruptedCompaction(clock, "prop", opts, interruptAfter)
+        expect(yield* violations(bounds)).toEqual([])
+      }
+      yield* clock.finish(cm.compact("prop", opts))
+      expect(yield* violations({ ...bounds, condensedFully: true })).toEqual([])
+      // Nothing is left to evict but the fresh tail (and what keeps a tool result with its call).
+      expect(Plan.tailStart(yield* store.uncoveredTurns("prop"), opts.freshTailTurns)).toBe(0)
+    }
+    const before = yield* store.summaries("prop")
+    const again = yield* clock.finish(cm.compact("prop", opts))
+    expect(again.leafSummariesCreated + again.condensedSummariesCreated + again.turnsCompacted).toBe(0)
+    expect((yield* store.summaries("prop")).length).toBe(before.length)
+    const stored = yield* store.turns("prop")
+    expect(stored.length).toBe(new Set(turns.map((t) => t.id ?? Math.random())).size)
+  }).pipe(
+    Effect.provide(manager(ScriptedProvider.layer(outcomes.map(outcome), { whenExhausted: shortReply })))
   )
+
+/** A delay of N seconds becomes N milliseconds (the PostgreSQL run's tier timeout is 120 ms). */
+const scaled = (outcome: ScriptedProvider.Outcome): ScriptedProvider.Outcome =>
+  outcome._tag === "Delayed"
+    ? ScriptedProvider.delayed(Duration.millis(Duration.toSeconds(outcome.delay)), outcome.text)
+    : outcome
+
+const NAME = "every invariant holds after every run, interrupted or not, whatever the provider does"
+
+describe("properties", () => {
+  it.effect.prop(NAME, cases, property(testClock, (provider) => managerLayer(provider)), {
+    timeout: 120_000,
+    fastCheck: { numRuns: 15 }
+  })
+
+  describe.skipIf(skipPg)("PostgreSQL", () => {
+    it.live.prop(
+      NAME,
+      cases,
+      property(
+        realClock,
+        (provider) =>
+          CompactionManager.layer().pipe(
+            Layer.provideMerge(
+              Layer.mergeAll(pgStoreLayer(), Summarizer.layer({ timeout: "120 millis" }).pipe(Layer.provideMerge(provider)))
+            )
+          ),
+        scaled
+      ),
+      { timeout: 180_000, fastCheck: { numRuns: 8 } }
+    )
+  })
 })

@@ -354,6 +354,50 @@ export const storeSuite = (
 
 
     layer(store)((it) => {
+      it.effect("the work queue: appends queue their session, claims go round it, a settle holds unless turns came in", () =>
+        Effect.gen(function*() {
+          const store = yield* MemoryStore.MemoryStore
+          const claimed = Effect.map(store.claimWork, Option.map((claim) => claim.sessionId))
+          expect(yield* store.claimWork).toEqual(Option.none())
+          yield* store.appendTurns("qa", Fixtures.conversation(2))
+          yield* store.appendTurns("qb", Fixtures.conversation(1))
+          // The least claimed first (then by id); a claim moves the session behind the others.
+          expect([yield* claimed, yield* claimed, yield* claimed]).toEqual(["qa", "qb", "qa"].map(Option.some))
+          const b = Option.getOrThrow(yield* store.claimWork)
+          expect(b.sessionId).toBe("qb")
+          // Turns came in since the claim: the settle leaves the session queued, with a new stamp.
+          yield* store.appendTurns("qb", Fixtures.conversation(2))
+          expect(yield* store.settleWork(b)).toBe(false)
+          const a = Option.getOrThrow(yield* store.claimWork)
+          expect(a.sessionId).toBe("qa")
+          expect(yield* store.settleWork(a)).toBe(true)
+          const b2 = Option.getOrThrow(yield* store.claimWork)
+          expect(b2.sessionId).toBe("qb")
+          assert.notStrictEqual(b2.stamp, b.stamp)
+          expect(yield* store.settleWork(b2)).toBe(true)
+          expect(yield* store.claimWork).toEqual(Option.none())
+          // An append that adds nothing (repeats) or fails (a conflict) queues nothing.
+          expect(yield* store.appendTurns("qa", Fixtures.conversation(2))).toEqual([])
+          yield* Effect.flip(store.appendTurns("qa", [Fixtures.turn("user", "other", { id: "t0" })]))
+          expect(yield* store.claimWork).toEqual(Option.none())
+          // A rolled-back transaction takes its queue entry with it.
+          yield* Effect.flip(store.withTransaction(Effect.zipRight(store.appendTurns("qc", Fixtures.conversation(1)), Effect.fail("no"))))
+          expect(yield* store.claimWork).toEqual(Option.none())
+        }))
+    })
+
+    layer(store)((it) => {
+      it.effect("claims made at the same moment take different sessions", () =>
+        Effect.gen(function*() {
+          const store = yield* MemoryStore.MemoryStore
+          const ids = Array.from({ length: 8 }, (_, i) => `c${i}`)
+          yield* Effect.forEach(ids, (id) => store.appendTurns(id, Fixtures.conversation(1)), { discard: true })
+          const claims = yield* Effect.all(Array.from({ length: 8 }, () => store.claimWork), { concurrency: 8 })
+          expect(claims.map((claim) => Option.getOrThrow(claim).sessionId).sort()).toEqual(ids)
+        }))
+    })
+
+    layer(store)((it) => {
       it.effect("tryWithSessionLease runs only while nobody holds the lease", () =>
         Effect.gen(function*() {
           const store = yield* MemoryStore.MemoryStore

@@ -2,7 +2,7 @@
  * The schema, as migrations, for SQLite and PostgreSQL (the same tables and
  * columns; PostgreSQL has no `leases` table). Table and column names of `turns`,
  * `summaries` and `summary_sources` are part of the public contract (users may
- * query them); `sessions`, `leases`, `followed_files`, `summaries.first_seq/last_seq` and the
+ * query them); `sessions`, `leases`, `followed_files`, `session_work`, `summaries.first_seq/last_seq` and the
  * indexes are ours. Before writing, a store checks that the file is one of ours
  * and not newer than this version ({@link inspect}).
  *
@@ -140,7 +140,34 @@ const sqliteSearch = Effect.gen(function*() {
   }
 })
 
-const migrations = { "1_initial": initial, "2_leases": leases, "3_followed_files": followedFiles, "4_search": search }
+// The work queue of `CompactionManager.compactAll`: one row per session that
+// may have compaction work, so that workers find work with one indexed query
+// instead of reading every session. `appendTurns` adds the row, or bumps its
+// `stamp`, in the transaction of the turns; a worker that finds the session
+// without work deletes it unless `stamp` moved since its claim (turns came in
+// meanwhile); `claims` counts the claims, and orders the queue (the least
+// claimed first), so a claimed session goes behind the others. Sessions
+// already there are queued, and the first worker to claim one without work
+// drops it.
+const workQueue = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE session_work (
+    session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions(id),
+    stamp INTEGER NOT NULL,
+    claims INTEGER NOT NULL
+  )`
+  yield* sql`CREATE INDEX session_work_next ON session_work (claims, session_id)`
+  yield* sql`INSERT INTO session_work (session_id, stamp, claims) SELECT id, 1, 0 FROM sessions`
+})
+
+// Keyed `ID_name`; the ids need not be contiguous (the schema version is the largest).
+const migrations = {
+  "1_initial": initial,
+  "2_leases": leases,
+  "3_followed_files": followedFiles,
+  "4_search": search,
+  "6_work_queue": workQueue
+}
 
 /**
  * The table where the migrator records what it applied.
@@ -154,7 +181,7 @@ export const MIGRATIONS_TABLE = "precis_migrations"
  *
  * @internal
  */
-export const knownVersion = Object.keys(migrations).length
+export const knownVersion = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
 
 /**
  * Runs the migrations that are not applied yet.

@@ -54,6 +54,7 @@ const childRows = decodeAll(
   )
 )
 const sameIdRows = decodeAll(Rows.TurnRow.pick("id", "role", "content"))
+const claimRows = decodeAll(Schema.Struct({ session_id: Schema.String, stamp: Schema.Int }))
 const nextSeqRows = decodeAll(Schema.Struct({ next: Schema.Int }))
 const followedRows = decodeAll(Schema.Struct({
   path: Schema.String,
@@ -86,6 +87,8 @@ export interface Dialect {
   readonly jsonElements: (param: string) => string
   /** The placeholder of the `n`-th (1-based) bound parameter of an unsafe statement. */
   readonly param: (n: number) => string
+  /** What a `SELECT` ends with to lock the rows it returns, skipping those another transaction has locked. */
+  readonly skipLocked: string
 }
 
 /**
@@ -97,7 +100,9 @@ export const sqlite = (transaction: Dialect["transaction"]): Dialect => ({
   transaction,
   jsonArray: (column, order) => `json_group_array(${column} ORDER BY ${order})`,
   jsonElements: (param) => `json_each(${param})`,
-  param: () => "?"
+  param: () => "?",
+  // One writer at a time: a statement has nothing to skip.
+  skipLocked: ""
 })
 
 /**
@@ -110,7 +115,8 @@ export const postgres = (transaction: Dialect["transaction"]): Dialect => ({
   jsonArray: (column, order) => `coalesce(json_agg(${column} ORDER BY ${order}), '[]'::json)::text`,
   jsonElements: (param) =>
     `(SELECT (e.ord - 1)::int AS key, e.value FROM jsonb_array_elements_text(${param}::jsonb) WITH ORDINALITY AS e(value, ord))`,
-  param: (n) => `$${n}`
+  param: (n) => `$${n}`,
+  skipLocked: "FOR UPDATE SKIP LOCKED"
 })
 
 /**
@@ -226,6 +232,11 @@ export const make = (
           catch: (cause) => invalidInput("appendTurns", "metadata is not JSON", cause)
         })
         yield* insertRows("turns", ["id", "session_id", "seq", "role", "content", "timestamp", "metadata"], rows)
+        if (added.length > 0) {
+          // Queues the session for the workers (or moves its stamp), with its turns.
+          yield* sql`INSERT INTO session_work (session_id, stamp, claims) VALUES (${sessionId}, 1, 0)
+            ON CONFLICT (session_id) DO UPDATE SET stamp = session_work.stamp + 1`
+        }
         return added
       }).pipe(transaction)
     }).pipe(
@@ -450,6 +461,22 @@ export const make = (
       })
     }).pipe(transaction, Effect.mapError(error("rewriteSummary")))
 
+  // The subquery picks the row (skipping those a concurrent claim has locked), the update moves it back.
+  const claimWork: Service["claimWork"] = Effect.map(
+    claimRows(sql`UPDATE session_work SET claims = claims + 1
+      WHERE session_id = (SELECT session_id FROM session_work ORDER BY claims, session_id LIMIT 1 ${
+      sql.literal(dialect.skipLocked)
+    })
+      RETURNING session_id, stamp`),
+    (rows) => Option.map(Option.fromNullable(rows[0]), (row) => ({ sessionId: row.session_id, stamp: row.stamp }))
+  ).pipe(Effect.mapError(error("claimWork")))
+
+  const settleWork: Service["settleWork"] = (claim) =>
+    Effect.map(
+      sql`DELETE FROM session_work WHERE session_id = ${claim.sessionId} AND stamp = ${claim.stamp}
+        RETURNING session_id`,
+      (rows) => rows.length > 0
+    ).pipe(Effect.mapError(error("settleWork")))
 
   return {
     withTransaction,
@@ -467,6 +494,8 @@ export const make = (
     insertCondensed,
     rewriteSummary,
     followedFile,
-    saveFollowedFile
+    saveFollowedFile,
+    claimWork,
+    settleWork
   }
 }
