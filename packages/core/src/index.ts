@@ -6,6 +6,8 @@
 
 /** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
+/** @since 0.3.0 */
+export * as FactCheck from "./FactCheck.js"
 /** @since 0.1.0 */
 export * as Prompt from "./Prompt.js"
 /** @since 0.1.0 */
