@@ -196,8 +196,8 @@ export const respond = (
 /**
  * A provider that loses facts on purpose: it replies with the lines of the
  * request's material (the `task`; the whole last message without one) for
- * which `drop` is false, so the summary is shorter than its input and lacks
- * whatever the dropped lines held. A deterministic stand-in for a model that
+ * which `drop` (given the line and its 0-based index) is false, so the
+ * summary lacks whatever the dropped lines held. A deterministic stand-in for a model that
  * forgets details, to test and measure the fact check.
  *
  * @example
@@ -208,8 +208,8 @@ export const respond = (
  * ```
  * @since 0.3.0
  */
-export const dropping = (drop: (line: string) => boolean): Layer.Layer<Provider.Provider | ScriptedProvider> =>
+export const dropping = (drop: (line: string, index: number) => boolean): Layer.Layer<Provider.Provider | ScriptedProvider> =>
   respond((request) => {
     const material = request.task?.material ?? request.messages.at(-1)?.content ?? ""
-    return reply(material.split("\n").filter((line) => !drop(line)).join("\n"))
+    return reply(material.split("\n").filter((line, index) => !drop(line, index)).join("\n"))
   })
