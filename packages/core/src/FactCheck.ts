@@ -136,10 +136,11 @@ const isPath = (candidate: string): boolean => {
 // `[time] role:` head, a continuation without its indent; a summary header
 // says nothing. A listing's line-number prefix is cut.
 const contentOf = (line: string): string => {
-  const turn = Transcript.parseTurnLine(line)
+  // Only a line opening with `[` can be a turn line or a summary header.
+  const turn = line.startsWith("[") ? Transcript.parseTurnLine(line) : undefined
   const text = turn !== undefined
     ? turn.content
-    : Transcript.parseSummaryHeader(line) !== undefined
+    : line.startsWith("[Summary ") && Transcript.parseSummaryHeader(line) !== undefined
     ? ""
     : Transcript.parseContinuation(line) ?? line
   const prefix = LINE_NUMBER.exec(text)
@@ -199,6 +200,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     }
   }
   for (const raw of material.split("\n")) {
+    if (raw.length === 0) continue
     const line = contentOf(raw.endsWith("\r") ? raw.slice(0, -1) : raw)
     const trimmed = line.trim()
     if (trimmed.startsWith("$ ")) {
