@@ -101,7 +101,8 @@ const KEY = new RegExp(
     // 3: a command in tool-call JSON
     /"(?:command|cmd)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"/.source,
     // 4: paths: segments joined by slashes, optionally rooted
-    /((?:~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+\/)+[\w.@+-]*\w)/.source,
+    // (only where a path can start, so a long word is not scanned again from each of its letters)
+    /((?<![\w.@+~\/-])(?:~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+\/)+[\w.@+-]*\w)/.source,
     // 5: file names with a known extension
     `(\\b[\\w-]+\\.(?:${EXTENSIONS})\\b)`,
     // 6: error names and codes
