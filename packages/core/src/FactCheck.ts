@@ -164,7 +164,7 @@ interface Entry {
  * ```ts
  * import { FactCheck } from "@precis/core"
  * FactCheck.keys("[?] tool: $ npm test\n  12 tests, 1 failed: TypeError in src/app.ts line 42")
- * // TypeError (error), 1 failed, 12 tests (result), npm test (command), src/app.ts (path): never 42
+ * // 12 tests, 1 failed (result), TypeError (error), npm test (command), src/app.ts (path): never 42
  * ```
  * @since 0.3.0
  */
