@@ -4,7 +4,7 @@
  * them to `results.json` (a full run) or `results-partial.json` (`--quick` or
  * some sections only), every figure with its unit and its baseline.
  *
- * Sections: overhead, faults, compaction, loop, throughput, retention, tokens,
+ * Sections: overhead, faults, compaction, loop, throughput, retention, also, tokens,
  * startup, fleet (both need the CLI built: the package's `bench` script builds
  * it; fleet's PostgreSQL part needs `PRECIS_BENCH_PG_URL` or
  * `PRECIS_TEST_PG_URL`), sleep, fidelity (probe facts kept by precis's
@@ -51,6 +51,11 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
   retention: async () => {
     const Inputs = await import("./Inputs.js")
     const { figures, rows } = (await import("./Retention.js")).run(Inputs.all())
+    return { figures, details: rows }
+  },
+  also: async (ctx) => {
+    const Inputs = await import("./Inputs.js")
+    const { figures, rows } = await (await import("./AlsoLine.js")).run(Inputs.all(), ctx)
     return { figures, details: rows }
   },
   tokens: async () => {

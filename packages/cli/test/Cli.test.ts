@@ -429,6 +429,33 @@ describe("compact --all", () => {
       )
     }))
 
+  it.live("compact appends the Also line of dropped keys by default; --no-also-line and PRECIS_COMPACTION_ALSO_LINE=false turn it off", () =>
+    Effect.gen(function*() {
+      const file = write(dir, "also.jsonl", sessionJsonl(40))
+      const flags = ["--leaf-chunk-tokens", "300", "--fresh-tail", "6", "--json"]
+      const contents = (db: string) =>
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ content: string }>`SELECT content FROM summaries`).pipe(
+          Effect.map((rows) => rows.map((row) => row.content)),
+          Effect.provide(storeLayer(db))
+        )
+      const withLine = path.join(dir, "also-on.db")
+      const on = yield* runCli(["compact", file, "--db", withLine, ...flags])
+      assert.strictEqual(on.code, 0, on.stderr)
+      const alsoLines = (yield* contents(withLine)).flatMap((c) => c.split("\n").filter((l) => l.startsWith("Also: ")))
+      assert.isAbove(alsoLines.length, 0)
+      for (const [name, args, env] of [
+        ["flag", ["--no-also-line"], {}],
+        ["variable", [], { PRECIS_COMPACTION_ALSO_LINE: "false" }]
+      ] as const) {
+        const db = path.join(dir, `also-off-${name}.db`)
+        const off = yield* runCli(["compact", file, "--db", db, ...flags, ...args], { env })
+        assert.strictEqual(off.code, 0, off.stderr)
+        const texts = yield* contents(db)
+        assert.isAbove(texts.length, 0)
+        assert.isFalse(texts.some((c) => c.includes("\nAlso: ")), name)
+      }
+    }))
+
   it.live("--all takes no FILE, --session or --redo-fallbacks", () =>
     Effect.gen(function*() {
       const db = path.join(dir, "all-bad.db")

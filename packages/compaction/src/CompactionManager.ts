@@ -29,6 +29,11 @@
  *   is given) the tail is also at most that many tokens (moved later past tool
  *   results); with a `budget` option, a compaction left over `lowWater * budget`
  *   runs a second leaf pass with the tail cut to what the summaries leave.
+ * - **Also line** (`alsoLine`, on by default): a summary that dropped
+ *   must-survive keys of its material (`Summary.dropped`, the Summarizer's fact
+ *   check) is stored with the most important of them appended as one
+ *   `Also: a; b; c` line, as many as fit within its target tokens (never past
+ *   it; none when the summary alone reaches it).
  * - **Assembling**: {@link Service.assemble} runs the `Condenser` pipeline, with
  *   this DAG as its summarize stage; the result is never over the budget.
  * - **Safety**: one compaction per session at a time, across fibers and
@@ -46,7 +51,7 @@
  *
  * @since 0.1.0
  */
-import { ConversationTurn, Summarizer, Summary, TokenEstimator } from "@precis/core"
+import { ConversationTurn, FactCheck, Summarizer, Summary, TokenEstimator } from "@precis/core"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -392,6 +397,18 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       })
       : Effect.succeed(summary)
 
+  // The Also line (see the module notes); the keys it lists are no longer dropped.
+  const withAlso = (opts: CompactionOptions.ResolvedOptions, targetTokens: number) => (summary: Summary.Summary) => {
+    if (!opts.alsoLine || summary.dropped.length === 0) return summary
+    const text = FactCheck.appendAlso(summary.text, summary.dropped, estimator, { maxTokens: targetTokens })
+    return text === summary.text ? summary : new Summary.Summary({
+      ...summary,
+      text,
+      outputTokens: estimator.estimate(text),
+      dropped: FactCheck.checkKeys(summary.dropped, text).dropped
+    }, true)
+  }
+
   const tailBound = (maxTokens: number | undefined): Plan.TailTokens<ConversationTurn.ConversationTurn> | undefined =>
     maxTokens === undefined ? undefined : { max: maxTokens, tokens: turnTokens }
 
@@ -418,7 +435,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
               const summary = yield* Effect.flatMap(
                 summarizer.summarizeTurns(turns, { priorSummary: prior, targetTokens: opts.leafTargetTokens }),
                 check
-              )
+              ).pipe(Effect.map(withAlso(opts, opts.leafTargetTokens)))
               yield* store.insertLeaf({
                 sessionId,
                 content: summary.text,
@@ -458,7 +475,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
                 const summary = yield* Effect.flatMap(
                   summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens }),
                   check
-                )
+                ).pipe(Effect.map(withAlso(opts, opts.condenseTargetTokens)))
                 yield* store.insertCondensed({
                   sessionId,
                   content: summary.text,
@@ -623,7 +640,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
               (children) => summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens })
             ),
           check
-        )
+        ).pipe(Effect.map(withAlso(opts, old.depth === 0 ? opts.leafTargetTokens : opts.condenseTargetTokens)))
         tiers = Summary.incrementTier(tiers, summary.tier)
         if (summary.tier === "fallback") {
           stillFallback++

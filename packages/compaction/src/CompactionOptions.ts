@@ -53,6 +53,14 @@ export interface Options {
   readonly leafTargetTokens?: number | undefined
   /** `targetTokens` of condensed summaries. Default 2000. */
   readonly condenseTargetTokens?: number | undefined
+  /**
+   * Whether a summary that dropped must-survive keys of its material (its
+   * fact check, `Summary.dropped`) gets the most important of them appended as
+   * one `Also: a; b; c` line, when that fits within its target tokens. Default true.
+   *
+   * @since 0.3.0
+   */
+  readonly alsoLine?: boolean | undefined
   /** Called after each step of a compaction (a progress bar, say). */
   readonly onProgress?: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
 }
@@ -77,6 +85,8 @@ export interface ResolvedOptions {
   readonly concurrency: number
   readonly leafTargetTokens: number
   readonly condenseTargetTokens: number
+  /** @since 0.3.0 */
+  readonly alsoLine: boolean
   readonly onProgress: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
 }
 
@@ -94,7 +104,8 @@ export const defaults = {
   threshold: 0.75,
   concurrency: 4,
   leafTargetTokens: Summarizer.defaults.leafTargetTokens,
-  condenseTargetTokens: Summarizer.defaults.condenseTargetTokens
+  condenseTargetTokens: Summarizer.defaults.condenseTargetTokens,
+  alsoLine: true
 } as const
 
 /**
@@ -208,6 +219,7 @@ export const resolveOptions = (
     concurrency: options.concurrency ?? defaults.concurrency,
     leafTargetTokens: options.leafTargetTokens ?? defaults.leafTargetTokens,
     condenseTargetTokens: options.condenseTargetTokens ?? defaults.condenseTargetTokens,
+    alsoLine: options.alsoLine ?? defaults.alsoLine,
     onProgress: options.onProgress
   }
   const problems: Array<OptionProblem> = [
@@ -257,14 +269,15 @@ const variables = {
   threshold: "PRECIS_COMPACTION_THRESHOLD",
   concurrency: "PRECIS_COMPACTION_CONCURRENCY",
   leafTargetTokens: "PRECIS_COMPACTION_LEAF_TARGET_TOKENS",
-  condenseTargetTokens: "PRECIS_COMPACTION_CONDENSE_TARGET_TOKENS"
+  condenseTargetTokens: "PRECIS_COMPACTION_CONDENSE_TARGET_TOKENS",
+  alsoLine: "PRECIS_COMPACTION_ALSO_LINE"
 } as const
 
 // Where `config` reports a problem: the variable of its option.
 const pathOf = (option: Subject): Array<string> =>
   option === "onProgress" ? ["PRECIS_COMPACTION"] : [variables[option]]
 
-const intConfig = (option: Exclude<keyof typeof defaults, "threshold" | "lowWater">) =>
+const intConfig = (option: Exclude<keyof typeof defaults, "threshold" | "lowWater" | "alsoLine">) =>
   Config.integer(variables[option]).pipe(Config.withDefault(defaults[option]))
 
 const optionalConfig = (config: Config.Config<number>) =>
@@ -275,7 +288,7 @@ const optionalConfig = (config: Config.Config<number>) =>
  * `PRECIS_COMPACTION_FRESH_TAIL_TURNS`, `..._FRESH_TAIL_TOKENS` and `..._BUDGET`
  * (both unset by default), `..._LOW_WATER`, `..._LEAF_CHUNK_TOKENS`, `..._MAX_TURNS` (unset by default), `..._MIN_FAN_IN`,
  * `..._MAX_FAN_IN`, `..._THRESHOLD`, `..._CONCURRENCY`, `..._LEAF_TARGET_TOKENS`,
- * `..._CONDENSE_TARGET_TOKENS`, each with its default. Each problem is an
+ * `..._CONDENSE_TARGET_TOKENS`, `..._ALSO_LINE` (`true`/`false`), each with its default. Each problem is an
  * `InvalidData` error at its variable's path.
  *
  * @since 0.1.0
@@ -292,7 +305,8 @@ export const config: Config.Config<Options> = Config.all({
   threshold: Config.number(variables.threshold).pipe(Config.withDefault(defaults.threshold)),
   concurrency: intConfig("concurrency"),
   leafTargetTokens: intConfig("leafTargetTokens"),
-  condenseTargetTokens: intConfig("condenseTargetTokens")
+  condenseTargetTokens: intConfig("condenseTargetTokens"),
+  alsoLine: Config.boolean(variables.alsoLine).pipe(Config.withDefault(defaults.alsoLine))
 }).pipe(
   Config.mapOrFail((options) =>
     Either.mapLeft(resolveOptions(options), (error) =>

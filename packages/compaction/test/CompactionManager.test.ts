@@ -719,3 +719,95 @@ describe("CompactionManager maxTurns", () => {
       expect(bad.left.message).toContain("maxTurns must be an integer >= 1 (got 0)")
     }).pipe(Effect.provide(managerLayer())))
 })
+
+describe("the Also line: a summary's dropped keys appended within its target", () => {
+  const start = Date.parse("2025-01-01T00:00:00Z")
+  const work = [
+    "Fix the PDF route for spotter-4te.",
+    "Reading the route.\nsrc/routes/invoices.ts",
+    "Tests ran.\n3 failed: RangeError in src/services/pdf.ts",
+    "Fixed it; closed #12."
+  ].map((content, i) =>
+    ConversationTurn.make({
+      role: ["user", "assistant", "tool", "assistant"][i]!,
+      content,
+      id: `w${i}`,
+      timestamp: new Date(start + i * 60_000).toISOString()
+    })
+  )
+  // A model that forgets every line naming a path (the failing line among them).
+  const forgetful = ScriptedProvider.dropping((line) => line.includes("/"))
+  const estimate = TokenEstimator.approximate.estimate
+  const leafOf = (options: CompactionOptions.Options = {}) =>
+    Effect.gen(function*() {
+      yield* setup("a", work)
+      yield* (yield* manager).compact("a", { freshTailTurns: 0, ...options })
+      const [leaf] = (yield* (yield* store).summaries("a")).filter((s) => s.depth === 0)
+      return leaf!
+    })
+  // What the forgetful model replies for the whole session as one leaf.
+  const reply = Transcript.formatTurns(work).split("\n").filter((line) => !line.includes("/")).join("\n")
+
+  it.effect("lists the most important dropped keys, and the stored estimate counts the line", () =>
+    Effect.gen(function*() {
+      const leaf = yield* leafOf()
+      expect(leaf.content).toBe(`${reply}\nAlso: 3 failed; RangeError; src/routes/invoices.ts; src/services/pdf.ts`)
+      expect(leaf.tokenEstimate).toBe(estimate(leaf.content))
+      expect(leaf.tokenEstimate).toBeLessThanOrEqual(CompactionOptions.defaults.leafTargetTokens)
+    }).pipe(Effect.provide(managerLayer(forgetful))))
+
+  it.effect("never past the target: the keys that fit, none when the summary alone reaches it", () =>
+    Effect.gen(function*() {
+      const twoKeys = `${reply}\nAlso: 3 failed; RangeError`
+      const fits = yield* leafOf({ leafTargetTokens: estimate(twoKeys) })
+      expect(fits.content).toBe(twoKeys)
+    }).pipe(Effect.provide(managerLayer(forgetful))))
+
+  it.effect("no line when the summary reaches its target alone", () =>
+    Effect.gen(function*() {
+      const leaf = yield* leafOf({ leafTargetTokens: estimate(reply) })
+      expect(leaf.content).toBe(reply)
+    }).pipe(Effect.provide(managerLayer(forgetful))))
+
+  it.effect("no line when turned off", () =>
+    Effect.gen(function*() {
+      const leaf = yield* leafOf({ alsoLine: false })
+      expect(leaf.content).toBe(reply)
+      expect(leaf.tokenEstimate).toBe(estimate(reply))
+    }).pipe(Effect.provide(managerLayer(forgetful))))
+
+  it.effect("no line when nothing was dropped", () =>
+    Effect.gen(function*() {
+      const leaf = yield* leafOf()
+      expect(leaf.content).not.toContain("Also:")
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.dropping((line) => line.startsWith("  Reading"))))))
+
+  it.effect("PRECIS_COMPACTION_ALSO_LINE=false turns it off through layerConfig", () =>
+    Effect.gen(function*() {
+      const leaf = yield* leafOf()
+      expect(leaf.content).toBe(reply)
+    }).pipe(
+      Effect.provide(
+        CompactionManager.layerConfig().pipe(
+          Layer.provideMerge(depsLayer(forgetful)),
+          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["PRECIS_COMPACTION_ALSO_LINE", "false"]]))))
+        )
+      )
+    ))
+
+  it.effect("condensation reads a child's Also line as content: what it drops of it comes back on its own line", () =>
+    Effect.gen(function*() {
+      yield* setup("c", work)
+      const stats = yield* (yield* manager).compact("c", { freshTailTurns: 0, leafChunkTokens: 12, minFanIn: 2 })
+      expect(stats.condensedSummariesCreated).toBe(1)
+      const all = yield* (yield* store).summaries("c")
+      const leaves = all.filter((s) => s.depth === 0)
+      const parent = all.find((s) => s.depth === 1)!
+      const also = "Also: 3 failed; RangeError; src/routes/invoices.ts; src/services/pdf.ts"
+      expect(leaves.filter((leaf) => leaf.content.endsWith(`\n${also}`))).toHaveLength(1)
+      expect(parent.tier).toBe("normal")
+      // The model dropped the children's Also lines (they name paths); the check found their keys again.
+      expect(parent.content).not.toContain(`${also}\n`)
+      expect(parent.content.split("\n").at(-1)).toBe(also)
+    }).pipe(Effect.provide(managerLayer(forgetful))))
+})

@@ -9,6 +9,10 @@
  * 3. **fallback**: the material truncated to `targetTokens` plus a marker; no model,
  *    cannot fail.
  *
+ * Whichever tier wrote it, the summary carries its fact check (`Summary.dropped`:
+ * the keys of the material it lost, see the `FactCheck` module), and the span
+ * counts them (`precis.facts_dropped`).
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -23,6 +27,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import type { ConversationTurn } from "./ConversationTurn.js"
+import * as FactCheck from "./FactCheck.js"
 import * as Material from "./Material.js"
 import * as Prompt from "./Prompt.js"
 import { type ChatRequest, Provider, type SummaryTask } from "./Provider.js"
@@ -211,8 +216,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const escalations: Array<Escalation> = []
     const gaveUp = (tier: "normal" | "aggressive") => (error: TierError) =>
       Effect.sync(() => void escalations.push(escalation(tier, error, timeout)))
+    // Whatever tier wrote the text, the fact check says which keys of the material it lost.
     const done = (tier: Tier, text: string): Summary =>
-      new Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text), escalations: [...escalations] }, true)
+      new Summary({
+        text,
+        tier,
+        inputTokens,
+        outputTokens: estimator.estimate(text),
+        escalations: [...escalations],
+        dropped: FactCheck.check(task.material, text).dropped
+      }, true)
 
     const normal = callModel("normal", {
       messages: [{ role: "user", content: prompt }],
@@ -264,7 +277,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
             Effect.annotateCurrentSpan({
               "precis.tier": summary.tier,
               "precis.input_tokens": summary.inputTokens,
-              "precis.output_tokens": summary.outputTokens
+              "precis.output_tokens": summary.outputTokens,
+              "precis.facts_dropped": summary.dropped.length
             })
           )
         )

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { Fact } from "./FactCheck.js"
 
 /**
  * The escalation tier that produced a summary.
@@ -53,7 +54,10 @@ export type Escalation = typeof Escalation.Type
 /**
  * What a Summarizer call returns. `text` is never empty; `inputTokens` is the
  * estimate of the material (not of the prompt), `outputTokens` that of `text`;
- * `escalations` says why each tier before `tier` gave up (empty for `normal`).
+ * `escalations` says why each tier before `tier` gave up (empty for `normal`);
+ * `dropped` lists the must-survive keys of the material that `text` does not
+ * contain, most important first (see the `FactCheck` module; empty when
+ * decoded from a summary written before it existed).
  *
  * @since 0.1.0
  */
@@ -62,7 +66,9 @@ export class Summary extends Schema.Class<Summary>("@precis/core/Summary")({
   tier: Tier,
   inputTokens: Schema.Int.pipe(Schema.nonNegative()),
   outputTokens: Schema.Int.pipe(Schema.nonNegative()),
-  escalations: Schema.optionalWith(Schema.Array(Escalation), { default: () => [] })
+  escalations: Schema.optionalWith(Schema.Array(Escalation), { default: () => [] }),
+  /** @since 0.3.0 */
+  dropped: Schema.optionalWith(Schema.Array(Fact), { default: () => [] })
 }) {
   /**
    * Whether the call fell back only because the provider failed in a way that

@@ -6,7 +6,7 @@
  * module, never by hand: one reading for the material, the masks and the
  * session state.
  *
- * @since 0.1.0
+ * @since 0.3.0
  */
 import { isToolResult } from "./ConversationTurn.js"
 
@@ -15,7 +15,7 @@ import { isToolResult } from "./ConversationTurn.js"
  * input, parsed (`{}` when the arguments are not a JSON object; the text is
  * kept in `arguments`).
  *
- * @since 0.1.0
+ * @since 0.3.0
  */
 export interface Call {
   readonly id: string | undefined
@@ -28,7 +28,7 @@ export interface Call {
  * What a tool-result turn answers: the call's id and the tool's name when the
  * source says them, and whether the tool reported an error.
  *
- * @since 0.1.0
+ * @since 0.3.0
  */
 export interface Result {
   readonly callId: string | undefined
@@ -71,7 +71,7 @@ const parseInput = (args: unknown): { input: { readonly [key: string]: unknown }
  * })
  * call?.input.command // "pnpm test"
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  */
 export const calls = (turn: Turn): ReadonlyArray<Call> => {
   const raw = turn.metadata?.toolCalls
@@ -93,7 +93,7 @@ export const calls = (turn: Turn): ReadonlyArray<Call> => {
  * `toolCallId` (or `tool_call_id`, `tool_use_id`, `toolUseId`), the name from
  * `toolName` (or `name`), the error flag from `isError` (or `is_error`).
  *
- * @since 0.1.0
+ * @since 0.3.0
  */
 export const result = (turn: Turn): Result | undefined => {
   if (!isToolResult(turn)) return undefined
@@ -110,7 +110,7 @@ export const result = (turn: Turn): Result | undefined => {
  * before it, nearest first is the caller's order): the one with the result's
  * call id; without ids, the first call of the given name, else the first call.
  *
- * @since 0.1.0
+ * @since 0.3.0
  */
 export const callFor = (answer: Result, candidates: ReadonlyArray<Call>): Call | undefined => {
   if (answer.callId !== undefined) {
@@ -131,7 +131,7 @@ const TARGET_KEYS = ["command", "cmd", "file_path", "filePath", "path", "noteboo
  * What a call worked on: its command, path, pattern, query or URL (the first
  * of these inputs present), or `undefined`.
  *
- * @since 0.1.0
+ * @since 0.3.0
  */
 export const target = (call: Call): string | undefined => {
   for (const key of TARGET_KEYS) {

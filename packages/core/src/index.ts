@@ -7,6 +7,8 @@
 /** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
 /** @since 0.3.0 */
+export * as FactCheck from "./FactCheck.js"
+/** @since 0.3.0 */
 export * as Material from "./Material.js"
 /** @since 0.1.0 */
 export * as Prompt from "./Prompt.js"
@@ -24,5 +26,5 @@ export * as SummaryRecord from "./SummaryRecord.js"
 export * as TokenEstimator from "./TokenEstimator.js"
 /** @since 0.1.0 */
 export * as Transcript from "./Transcript.js"
-/** @since 0.1.0 */
+/** @since 0.3.0 */
 export * as ToolUse from "./ToolUse.js"

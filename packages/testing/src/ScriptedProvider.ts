@@ -192,3 +192,24 @@ export const alwaysFail = (error: ProviderError.ProviderError = transportError()
 export const respond = (
   f: (request: Provider.ChatRequest) => Outcome
 ): Layer.Layer<Provider.Provider | ScriptedProvider> => layer([], { whenExhausted: f })
+
+/**
+ * A provider that loses facts on purpose: it replies with the lines of the
+ * request's material (the `task`; the whole last message without one) for
+ * which `drop` (given the line and its 0-based index) is false, so the
+ * summary lacks whatever the dropped lines held. A deterministic stand-in for a model that
+ * forgets details, to test and measure the fact check.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedProvider } from "@precis/testing"
+ * // forgets every line that names a path
+ * const Forgetful = ScriptedProvider.dropping((line) => line.includes("/"))
+ * ```
+ * @since 0.3.0
+ */
+export const dropping = (drop: (line: string, index: number) => boolean): Layer.Layer<Provider.Provider | ScriptedProvider> =>
+  respond((request) => {
+    const material = request.task?.material ?? request.messages.at(-1)?.content ?? ""
+    return reply(material.split("\n").filter((line, index) => !drop(line, index)).join("\n"))
+  })

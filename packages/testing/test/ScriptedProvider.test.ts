@@ -58,4 +58,17 @@ describe("ScriptedProvider", () => {
       )
       expect(echoed).toEqual({ text: "ECHO ME" })
     }))
+
+  it.effect("dropping replies with the material's lines it does not drop, given each line and its index", () =>
+    Effect.gen(function*() {
+      const forgetful = ScriptedProvider.dropping((line, index) => index === 0 || line.includes("/"))
+      const reply = yield* chat("first\nedited src/a.ts\nkept\nalso kept").pipe(Effect.provide(forgetful))
+      expect(reply).toEqual({ text: "kept\nalso kept" })
+      // without a task, the last message is the material
+      const untasked = yield* Effect.flatMap(Provider.Provider, (p) =>
+        p.chat({ messages: [{ role: "user", content: "a\nb/c\nd" }], temperature: 0, maxTokens: 1 })).pipe(
+          Effect.provide(forgetful)
+        )
+      expect(untasked).toEqual({ text: "d" })
+    }))
 })

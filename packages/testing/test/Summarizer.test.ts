@@ -10,6 +10,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
 import { Arbitraries, Fixtures, ScriptedProvider } from "../src/index.js"
@@ -558,6 +559,104 @@ describe("Summarizer never fails", () => {
       }).pipe(Effect.provide(withScript(outcomes))),
     { timeout: 60_000, fastCheck: { numRuns: 150 } }
   )
+})
+
+describe("Summarizer fact check", () => {
+  const work = Fixtures.conversation(4, {
+    content: (i) =>
+      [
+        "Please fix the PDF route for spotter-4te.",
+        "Reading src/routes/invoices.ts:\n   41→  const pdf = render(invoice)\n   42→  return pdf",
+        "Ran `pnpm test`: 3 failed, RangeError in src/services/pdf.ts",
+        "Fixed it; closed #12."
+      ][i]!
+  })
+  const summarizeWork = Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns(work, { targetTokens: 20 }))
+  const facts = (summary: Summary.Summary) => summary.dropped.map((f) => [f.kind, f.text])
+
+  it.effect("a summary that lost facts lists them, most important first, never a line number", () =>
+    Effect.gen(function*() {
+      const summary = yield* summarizeWork
+      expect(summary.tier).toBe("normal")
+      expect(summary.text).not.toContain("src/")
+      expect(facts(summary)).toEqual([
+        ["result", "3 failed"],
+        ["error", "RangeError"],
+        ["command", "pnpm test"],
+        ["path", "src/routes/invoices.ts"],
+        ["path", "src/services/pdf.ts"]
+      ])
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.dropping((line) => line.includes("/")))))))
+
+  it.effect("a summary that kept every key drops nothing", () =>
+    Effect.gen(function*() {
+      const summary = yield* summarizeWork
+      expect(summary.tier).toBe("normal")
+      expect(summary.dropped).toEqual([])
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.dropping((line) => line.includes("→")))))))
+
+  it.effect("the aggressive tier's summary is checked", () =>
+    Effect.gen(function*() {
+      const summary = yield* summarizeWork
+      expect(summary.tier).toBe("aggressive")
+      expect(facts(summary)).toEqual([
+        ["result", "3 failed"],
+        ["error", "RangeError"],
+        ["issue", "spotter-4te"],
+        ["command", "pnpm test"],
+        ["issue", "#12"],
+        ["path", "src/routes/invoices.ts"],
+        ["path", "src/services/pdf.ts"]
+      ])
+    }).pipe(Effect.provide(withScript([ScriptedProvider.reply(""), ScriptedProvider.reply("Fixed the PDF route.")]))))
+
+  it.effect("the fallback tier's truncation is checked: what the cut lost is listed", () =>
+    Effect.gen(function*() {
+      const summary = yield* summarizeWork
+      expect(summary.tier).toBe("fallback")
+      // 20 tokens keep the first request (and its issue id) and cut the rest
+      expect(summary.text).toContain("spotter-4te")
+      expect(facts(summary)).toEqual([
+        ["result", "3 failed"],
+        ["error", "RangeError"],
+        ["command", "pnpm test"],
+        ["issue", "#12"],
+        ["path", "src/routes/invoices.ts"],
+        ["path", "src/services/pdf.ts"]
+      ])
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.alwaysFail())))))
+
+  it.effect("condensation is checked against the rendered summaries", () =>
+    Effect.gen(function*() {
+      const summary = yield* Effect.flatMap(Summarizer.Summarizer, (s) =>
+        s.summarizeSummaries([
+          Fixtures.summary({ content: "Edited src/app.ts" }),
+          Fixtures.summary({ content: "Also: TS2304; 2 failed" })
+        ]))
+      // the second child's Also line is content: its keys are checked like any other
+      expect(facts(summary)).toEqual([["error", "TS2304"], ["result", "2 failed"], ["path", "src/app.ts"]])
+    }).pipe(Effect.provide(withScript([ScriptedProvider.reply("Edited a file.")]))))
+
+  it.effect("the span counts the dropped facts", () =>
+    Effect.gen(function*() {
+      const attributes = new Map<string, unknown>()
+      const tracer = Tracer.make({
+        span: (name, parent, context, links, startTime, kind) => ({
+          _tag: "Span", name, spanId: "s", traceId: "t", parent, context, links, sampled: true, kind,
+          status: { _tag: "Started", startTime }, attributes,
+          end: () => {}, attribute: (k, v) => void attributes.set(k, v), event: () => {}, addLinks: () => {}
+        }),
+        context: (f) => f()
+      })
+      const summary = yield* summarizeWork.pipe(Effect.withTracer(tracer))
+      expect(summary.dropped.length).toBe(5)
+      expect(attributes.get("precis.facts_dropped")).toBe(5)
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.dropping((line) => line.includes("/")))))))
+
+  it("a Summary decoded without `dropped` (written before the fact check) gets an empty list", () => {
+    const decoded = Schema.decodeUnknownSync(Summary.Summary)({ text: "t", tier: "normal", inputTokens: 2, outputTokens: 1 })
+    expect(decoded.dropped).toEqual([])
+  })
 })
 
 describe("Summarizer types", () => {

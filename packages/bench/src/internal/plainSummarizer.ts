@@ -1,11 +1,12 @@
 /**
  * The overhead baseline: the Summarizer's three tiers written with plain
- * async/await — the same prompt building, estimates, acceptance rules and
- * fallback, with a `Promise.race` timeout — and none of Effect's machinery
+ * async/await — the same prompt building, estimates, acceptance rules,
+ * fallback and fact check, with a `Promise.race` timeout — and none of Effect's machinery
  * (fibers, spans, metrics, logs, Ref).
  */
 import {
   type ConversationTurn,
+  FactCheck,
   Prompt,
   type Provider,
   ProviderError,
@@ -87,7 +88,14 @@ export const make = (
       const escalations: Array<Summary.Escalation> = []
       const done = (tier: Summary.Tier, text: string) => {
         counts = Summary.incrementTier(counts, tier)
-        return new Summary.Summary({ text, tier, inputTokens, outputTokens: estimator.estimate(text), escalations }, true)
+        return new Summary.Summary({
+          text,
+          tier,
+          inputTokens,
+          outputTokens: estimator.estimate(text),
+          escalations,
+          dropped: FactCheck.check(material, text).dropped
+        }, true)
       }
       const normal = await callModel("normal", {
         messages: [{ role: "user", content: prompt }],

@@ -169,6 +169,14 @@ export const compaction = {
     1,
     `condensation calls at once (default ${CompactionOptions.defaults.concurrency})`,
     "PRECIS_COMPACTION_CONCURRENCY"
+  ),
+  noAlsoLine: Options.boolean("no-also-line").pipe(
+    Options.withFallbackConfig(Config.boolean("PRECIS_COMPACTION_ALSO_LINE").pipe(Config.map((on) => !on))),
+    Options.withDescription(
+      "do not append to a summary the line \"Also: a; b; c\" listing the most important paths, commands, errors, " +
+        "issue ids and results it dropped (by default they are appended when they fit its target size; " +
+        "PRECIS_COMPACTION_ALSO_LINE=false does the same)"
+    )
   )
 }
 
@@ -199,6 +207,7 @@ export const compactionOptions = (flags: {
   readonly minFanIn: Option.Option<number>
   readonly maxFanIn: Option.Option<number>
   readonly concurrency: Option.Option<number>
+  readonly noAlsoLine: boolean
 }): Effect.Effect<CompactionOptions.Options, CliError> => {
   const derived = budgetDefaults(Option.getOrElse(flags.budget, () => defaultBudget))
   const options: CompactionOptions.Options = {
@@ -206,7 +215,8 @@ export const compactionOptions = (flags: {
     leafChunkTokens: Option.getOrElse(flags.leafChunkTokens, () => derived.leafChunkTokens),
     minFanIn: Option.getOrUndefined(flags.minFanIn),
     maxFanIn: Option.getOrUndefined(flags.maxFanIn),
-    concurrency: Option.getOrUndefined(flags.concurrency)
+    concurrency: Option.getOrUndefined(flags.concurrency),
+    alsoLine: !flags.noAlsoLine
   }
   return Effect.mapError(
     Effect.as(CompactionOptions.resolveOptions(options), options),

@@ -1,0 +1,309 @@
+/**
+ * The fact check of a summary: the must-survive keys of a material (paths and
+ * file names, commands, identifiers in code spans, error names and codes,
+ * issue ids, numbers that are results) and which of them a summary dropped.
+ * Line numbers and lone numbers are never keys. One pass over the material,
+ * so it runs on every summary.
+ *
+ * @since 0.3.0
+ */
+import * as Schema from "effect/Schema"
+import type * as TokenEstimator from "./TokenEstimator.js"
+import * as Transcript from "./Transcript.js"
+
+/**
+ * What a key is.
+ *
+ * @since 0.3.0
+ */
+export const Kind = Schema.Literal("error", "result", "issue", "command", "path", "identifier")
+
+/**
+ * @since 0.3.0
+ */
+export type Kind = typeof Kind.Type
+
+/**
+ * The weight of each kind: the base of a key's importance. An error or a
+ * result says where the work stands; an issue id or a command what was done;
+ * a path where; an identifier what in it.
+ *
+ * @since 0.3.0
+ */
+export const weights: Readonly<Record<Kind, number>> = {
+  error: 5,
+  result: 5,
+  issue: 4,
+  command: 4,
+  path: 3,
+  identifier: 2
+}
+
+/**
+ * One must-survive key: its kind, its text as first written in the material,
+ * and its importance (the kind's {@link weights} plus 0.2 per further mention,
+ * at most 0.8, so the kind always dominates).
+ *
+ * @since 0.3.0
+ */
+export const Fact = Schema.Struct({
+  kind: Kind,
+  text: Schema.String,
+  importance: Schema.Number
+})
+
+/**
+ * @since 0.3.0
+ */
+export type Fact = typeof Fact.Type
+
+/**
+ * The keys of a material a summary kept and those it dropped (its text does
+ * not contain them, case-insensitively), each most important first.
+ *
+ * @since 0.3.0
+ */
+export interface Result {
+  readonly kept: ReadonlyArray<Fact>
+  readonly dropped: ReadonlyArray<Fact>
+}
+
+// Commands recognised inside code spans and JSON `command` fields.
+const COMMAND_WORDS = new Set([
+  "npm", "pnpm", "yarn", "npx", "node", "tsx", "tsc", "deno", "bun", "git", "gh", "pytest", "python", "python3",
+  "pip", "pip3", "uv", "poetry", "cargo", "rustc", "go", "mix", "iex", "elixir", "bd", "docker", "kubectl", "helm",
+  "terraform", "make", "curl", "wget", "ls", "grep", "rg", "sed", "awk", "find", "cat", "head", "tail", "mkdir", "rm",
+  "mv", "cp", "chmod", "bash", "sh", "sudo", "apt-get", "brew", "vitest", "jest", "eslint", "prettier", "ruff", "mypy",
+  "bundle", "rake", "rails", "rspec", "mvn", "gradle", "dotnet", "psql", "sqlite3", "precis"
+])
+// At the start of a plain line, the words that are commands rather than
+// English ("find the bug", "make sure", "go on" are prose).
+const LINE_COMMAND = new RegExp(
+  "^(?:npm|pnpm|yarn|npx|tsc|git|gh|pytest|python3?|pip3?|uv|cargo|mix|bd|docker|kubectl|curl|rg|grep|vitest|" +
+    "jest|eslint|ruff|mypy|rspec|mvn|gradle|dotnet|psql) \\S"
+)
+const MAX_COMMAND = 200
+
+// Line-number prefixes of listings: `  264→`, `cat -n`'s `     1\t`, grep's `12:`.
+const LINE_NUMBER = /^\s*\d+(?:→|\t|:(?!\d))/
+
+const EXTENSIONS = "tsx?|jsx?|mjs|cjs|py|rs|go|java|kt|rb|ex|exs|erl|php|cs|c|h|cc|cpp|hpp|swift|json|jsonl|ya?ml|" +
+  "toml|md|rst|txt|sh|css|scss|html|vue|svelte|sql|lock|cfg|ini|env|xml|gradle|csv|log|db|proto|graphql"
+
+// One pass per line: the first alternative that matches at a position wins,
+// so a path is one key (not its parts). The group that matched tells the kind.
+const KEY = new RegExp(
+  [
+    // 1: URLs (paths)
+    /(\bhttps?:\/\/[^\s<>"'`)\]}]+)/.source,
+    // 2: code spans
+    /`([^`\n]{1,200})`/.source,
+    // 3: a command in tool-call JSON
+    /"(?:command|cmd)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"/.source,
+    // 4: paths: segments joined by slashes, optionally rooted
+    // (only where a path can start, so a long word is not scanned again from each of its letters)
+    /((?<![\w.@+~\/-])(?:~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+\/)+[\w.@+-]*\w)/.source,
+    // 5: file names with a known extension
+    `(\\b[\\w-]+\\.(?:${EXTENSIONS})\\b)`,
+    // 6: error names and codes
+    /(\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\bE(?:NOENT|ACCES|EXIST|ISDIR|NOTDIR|PERM|PIPE|CONNREFUSED|CONNRESET|TIMEDOUT|ADDRINUSE|MFILE|NOTEMPTY)\b|\bERR_[A-Z0-9_]+\b|\bTS\d{4,5}\b)/
+      .source,
+    // 7: issue ids: #123, PROJ-12, tracker ids such as spotter-4te (a suffix with a digit and a letter)
+    /((?<![\w&/#])#\d+\b|\b(?!(?:UTF|ISO|SHA|MD|AES|RSA|HTTP|TLS|SSL)-)[A-Z][A-Z0-9]{1,9}-\d+(?:-\d+)*\b|(?<![\w./-])[a-z][a-z0-9]{1,20}-(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,6}(?:\.\d+)*(?![\w-]))/
+      .source,
+    // 8: results: counts of tests, failures, errors; exit statuses
+    /(\b\d+ (?:[Tt]ests?|[Pp]ass(?:ed|ing|es)|[Ff]ail(?:ed|ing|ures?)|[Ee]rrors?|[Ww]arnings?|[Ss]kipped|[Pp]ending|[Ss]uites?|[Ss]pecs?|[Ee]xamples?|[Aa]ssertions?)\b|\b[Ee]xit(?:ed)?(?: with)?(?: code| status)?:? \d+\b)/
+      .source
+  ].join("|"),
+  "g"
+)
+
+const KIND_OF_GROUP: ReadonlyArray<Kind> = ["path", "path", "command", "command", "path", "path", "error", "issue", "result"]
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/
+const TRAILING_PUNCTUATION = /[.,;:!?]+$/
+
+const isCommand = (text: string): boolean => COMMAND_WORDS.has(text.split(" ", 1)[0]!)
+
+// A slash-joined candidate is a path unless it reads like prose (`and/or`):
+// it has an extension, two slashes or more, or a root.
+const isPath = (candidate: string): boolean => {
+  if (!/[A-Za-z]/.test(candidate)) return false
+  if (/^(?:~\/|\.{1,2}\/|\/)/.test(candidate)) return candidate.length > 2
+  return /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(candidate) || candidate.indexOf("/") !== candidate.lastIndexOf("/")
+}
+
+// What a line of the material says: a turn's content without its
+// `[time] role:` head, a continuation without its indent; a summary header
+// says nothing. A listing's line-number prefix is cut.
+const contentOf = (line: string): string => {
+  // Only a line opening with `[` can be a turn line or a summary header.
+  const turn = line.startsWith("[") ? Transcript.parseTurnLine(line) : undefined
+  const text = turn !== undefined
+    ? turn.content
+    : line.startsWith("[Summary ") && Transcript.parseSummaryHeader(line) !== undefined
+    ? ""
+    : Transcript.parseContinuation(line) ?? line
+  const prefix = LINE_NUMBER.exec(text)
+  return prefix === null ? text : text.slice(prefix[0].length)
+}
+
+interface Entry {
+  readonly kind: Kind
+  readonly text: string
+  readonly order: number
+  mentions: number
+}
+
+/**
+ * The must-survive keys of `material` (a transcript, rendered summaries or
+ * any text), distinct case-insensitively, most important first (then in order
+ * of first appearance).
+ *
+ * @example
+ * ```ts
+ * import { FactCheck } from "@precis/core"
+ * FactCheck.keys("[?] tool: $ npm test\n  12 tests, 1 failed: TypeError in src/app.ts line 42")
+ * // 12 tests, 1 failed (result), TypeError (error), npm test (command), src/app.ts (path): never 42
+ * ```
+ * @since 0.3.0
+ */
+export const keys = (material: string): ReadonlyArray<Fact> => {
+  const entries = new Map<string, Entry>()
+  const add = (kind: Kind, text: string) => {
+    if (text.length < 2) return
+    const id = text.toLowerCase()
+    const entry = entries.get(id)
+    if (entry === undefined) entries.set(id, { kind, text, order: entries.size, mentions: 1 })
+    else entry.mentions++
+  }
+  const scan = (text: string) => {
+    KEY.lastIndex = 0
+    for (let match = KEY.exec(text); match !== null; match = KEY.exec(text)) {
+      let group = 1
+      while (match[group] === undefined) group++
+      const value = match[group]!
+      if (group === 2) {
+        const code = value.trim()
+        if (isCommand(code)) add("command", code)
+        else if (IDENTIFIER.test(code) && !/^\d/.test(code)) add(/(?:Error|Exception)$/.test(code) ? "error" : "identifier", code)
+        else {
+          // Not a command nor an identifier: what is inside still counts (a path, an error code).
+          const rest = KEY.lastIndex
+          scan(code)
+          KEY.lastIndex = rest
+        }
+      } else if (group === 3) add("command", value.replace(/\\(["\\])/g, "$1").trim())
+      else if (group === 1) add("path", value.replace(TRAILING_PUNCTUATION, ""))
+      else if (group === 4) {
+        if (isPath(value)) add("path", value)
+      } else add(KIND_OF_GROUP[group]!, value)
+    }
+  }
+  for (const raw of material.split("\n")) {
+    if (raw.length === 0) continue
+    const line = contentOf(raw.endsWith("\r") ? raw.slice(0, -1) : raw)
+    const trimmed = line.trim()
+    if (trimmed.startsWith("$ ")) {
+      const command = trimmed.slice(2).trim()
+      if (command.length <= MAX_COMMAND) add("command", command)
+    } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
+    scan(line)
+  }
+  const facts = Array.from(entries.values(), (entry) => ({ entry, importance: importanceOf(entry) }))
+  facts.sort((a, b) => b.importance - a.importance || a.entry.order - b.entry.order)
+  return facts.map(({ entry, importance }) => ({ kind: entry.kind, text: entry.text, importance }))
+}
+
+const importanceOf = (entry: Entry): number => weights[entry.kind] + Math.min(entry.mentions - 1, 4) * 0.2
+
+/**
+ * Which of `facts` (as {@link keys} returns them) `summary` keeps: those whose
+ * text occurs in it, case-insensitively. Both lists keep the order of `facts`.
+ *
+ * @since 0.3.0
+ */
+export const checkKeys = (facts: ReadonlyArray<Fact>, summary: string): Result => {
+  const text = summary.toLowerCase()
+  const kept: Array<Fact> = []
+  const dropped: Array<Fact> = []
+  for (const fact of facts) (text.includes(fact.text.toLowerCase()) ? kept : dropped).push(fact)
+  return { kept, dropped }
+}
+
+/**
+ * The keys of `material` that `summary` kept and dropped, most important first.
+ *
+ * @example
+ * ```ts
+ * import { FactCheck } from "@precis/core"
+ * FactCheck.check("[?] tool: $ pnpm test\n  ENOENT: no such file src/config.json", "Tests fail: missing config.")
+ * // dropped: ENOENT, pnpm test, src/config.json; kept: none
+ * ```
+ * @since 0.3.0
+ */
+export const check = (material: string, summary: string): Result => checkKeys(keys(material), summary)
+
+/**
+ * The head of the line that lists dropped keys at the end of a summary.
+ *
+ * @since 0.3.0
+ */
+export const alsoPrefix = "Also: "
+
+/**
+ * Keys as one line: `Also: a; b; c`. It is plain text, neither a turn line nor
+ * a summary header, so transcript parsing skips it and summarizers read it as
+ * content.
+ *
+ * @since 0.3.0
+ */
+export const alsoLine = (texts: ReadonlyArray<string>): string => `${alsoPrefix}${texts.join("; ")}`
+
+/**
+ * @since 0.3.0
+ */
+export interface AppendOptions {
+  /** The most tokens the summary may hold with the line. */
+  readonly maxTokens: number
+  /** Most keys on the line. Default 8. */
+  readonly maxKeys?: number | undefined
+}
+
+/**
+ * `text` with an {@link alsoLine} of the most important `dropped` keys that
+ * fit: keys are taken in order, each only when the summary with the line
+ * stays within `maxTokens` (by `estimator`) and no key already on the line
+ * contains it. `text` unchanged when none fits or none was dropped.
+ *
+ * @example
+ * ```ts
+ * import { FactCheck, TokenEstimator } from "@precis/core"
+ * const { dropped } = FactCheck.check("[?] tool: $ pnpm test\n  3 failed", "Tests ran.")
+ * FactCheck.appendAlso("Tests ran.", dropped, TokenEstimator.approximate, { maxTokens: 100 })
+ * // "Tests ran.\nAlso: 3 failed; pnpm test"
+ * ```
+ * @since 0.3.0
+ */
+export const appendAlso = (
+  text: string,
+  dropped: ReadonlyArray<Fact>,
+  estimator: TokenEstimator.Service,
+  options: AppendOptions
+): string => {
+  const maxKeys = options.maxKeys ?? 8
+  const chosen: Array<string> = []
+  const lowered: Array<string> = []
+  // Each try estimates the whole summary: a few misses, and the line is done.
+  let tries = 0
+  for (const fact of dropped) {
+    if (chosen.length >= maxKeys || tries >= 4 * maxKeys) break
+    const id = fact.text.toLowerCase()
+    if (lowered.some((other) => other.includes(id))) continue
+    tries++
+    if (estimator.estimate(`${text}\n${alsoLine([...chosen, fact.text])}`) > options.maxTokens) continue
+    chosen.push(fact.text)
+    lowered.push(id)
+  }
+  return chosen.length === 0 ? text : `${text}\n${alsoLine(chosen)}`
+}

@@ -1,0 +1,142 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as FactCheck from "../src/FactCheck.js"
+import * as TokenEstimator from "../src/TokenEstimator.js"
+import * as Transcript from "../src/Transcript.js"
+
+const texts = (facts: ReadonlyArray<FactCheck.Fact>) => facts.map((f) => f.text)
+const kinds = (facts: ReadonlyArray<FactCheck.Fact>) => Object.fromEntries(facts.map((f) => [f.text, f.kind]))
+
+describe("FactCheck.keys", () => {
+  it("finds each kind of key, with its kind", () => {
+    const material = [
+      "[2025-01-01T10:00:00] user: Close spotter-4te, then #123 and PROJ-12.",
+      "[2025-01-01T10:01:00] tool: $ mix test test/app_test.exs",
+      "  12 tests, 0 failures",
+      "[2025-01-01T10:02:00] tool: TypeError: x is undefined in src/app.ts (ENOENT, ERR_MODULE_NOT_FOUND, TS2304)",
+      "  exit code 1",
+      "[2025-01-01T10:03:00] assistant: Renamed `parseLine()` in package.json; see https://example.com/docs/a."
+    ].join("\n")
+    expect(kinds(FactCheck.keys(material))).toEqual({
+      "spotter-4te": "issue",
+      "#123": "issue",
+      "PROJ-12": "issue",
+      "mix test test/app_test.exs": "command",
+      // the path inside a command is a key of its own too
+      "test/app_test.exs": "path",
+      "12 tests": "result",
+      "0 failures": "result",
+      TypeError: "error",
+      "src/app.ts": "path",
+      ENOENT: "error",
+      ERR_MODULE_NOT_FOUND: "error",
+      TS2304: "error",
+      "exit code 1": "result",
+      "parseLine()": "identifier",
+      "package.json": "path",
+      "https://example.com/docs/a": "path"
+    })
+  })
+
+  it("never lists line numbers, lone numbers, timestamps or prose words", () => {
+    const material = [
+      "[2025-03-14T09:03:32] tool:    264→  end",
+      "       11\t  }",
+      "  42:  const x = 1",
+      "  The total was 1,234.57 on line 42 after 3 retries; and/or UTF-8, sha-256.",
+      "[Summary 1, depth 0, 2025-03-14T09:00:00 to 2025-03-14T10:00:00]",
+      "Nothing else here."
+    ].join("\n")
+    expect(FactCheck.keys(material)).toEqual([])
+  })
+
+  it("keeps line-number prefixes out of the keys of a listing line", () => {
+    expect(texts(FactCheck.keys("[?] tool:   7→import { a } from \"./lib/util.ts\""))).toEqual(["./lib/util.ts"])
+  })
+
+  it("reads a command from tool-call JSON whole, and from a code span", () => {
+    const facts = FactCheck.keys(
+      "[?] assistant: {\"command\": \"git commit -m \\\"fix: totals\\\"\"} then `pnpm exec tsc -b`"
+    )
+    expect(kinds(facts)).toEqual({ "git commit -m \"fix: totals\"": "command", "pnpm exec tsc -b": "command" })
+  })
+
+  it("orders by kind weight, then mentions, then first appearance; dedupes case-insensitively", () => {
+    const facts = FactCheck.keys("src/a.ts and src/b.ts, `helper`\nSRC/B.TS again\nthen RangeError\nsrc/b.ts")
+    expect(facts.map((f) => [f.text, f.importance])).toEqual([
+      ["RangeError", 5],
+      ["src/b.ts", 3.4],
+      ["src/a.ts", 3],
+      ["helper", 2]
+    ])
+  })
+
+  it("reads an Also line of a summary as content: its keys count in condensation", () => {
+    const rendered = Transcript.renderSummaries([
+      { depth: 0, content: `Fixed the totals.\n${FactCheck.alsoLine(["src/totals.ts", "3 failed"])}` }
+    ])
+    expect(texts(FactCheck.keys(rendered))).toEqual(["3 failed", "src/totals.ts"])
+  })
+})
+
+describe("FactCheck.check", () => {
+  const material = "[?] tool: $ pnpm test\n  3 failed, 9 passed: AssertionError in test/money.test.ts"
+
+  it("splits the keys into kept and dropped, case-insensitively, most important first", () => {
+    const result = FactCheck.check(material, "Ran PNPM TEST: 3 failed (assertionerror).")
+    expect(texts(result.kept)).toEqual(["3 failed", "AssertionError", "pnpm test"])
+    expect(texts(result.dropped)).toEqual(["9 passed", "test/money.test.ts"])
+  })
+
+  it("a summary that keeps everything drops nothing; an empty material has no keys", () => {
+    expect(FactCheck.check(material, material).dropped).toEqual([])
+    expect(FactCheck.check("", "anything")).toEqual({ kept: [], dropped: [] })
+  })
+})
+
+describe("FactCheck.appendAlso", () => {
+  const estimator = TokenEstimator.approximate
+  const { dropped } = FactCheck.check(
+    "[?] tool: $ pnpm test\n  3 failed: RangeError in src/money.ts and src/vat.ts",
+    "Tests ran."
+  )
+
+  it("appends the most important dropped keys as one Also line", () => {
+    expect(FactCheck.appendAlso("Tests ran.", dropped, estimator, { maxTokens: 100 })).toBe(
+      "Tests ran.\nAlso: 3 failed; RangeError; pnpm test; src/money.ts; src/vat.ts"
+    )
+  })
+
+  it("never goes past maxTokens: it takes the keys that fit, and none when none does", () => {
+    const text = "Tests ran."
+    for (let maxTokens = 1; maxTokens <= 25; maxTokens++) {
+      const out = FactCheck.appendAlso(text, dropped, estimator, { maxTokens })
+      if (out !== text) expect(estimator.estimate(out)).toBeLessThanOrEqual(maxTokens)
+    }
+    expect(FactCheck.appendAlso(text, dropped, estimator, { maxTokens: 3 })).toBe(text)
+    // 8 tokens hold `Also: 3 failed` but not the longer keys after it; a shorter later key still fits.
+    expect(FactCheck.appendAlso(text, dropped, estimator, { maxTokens: 8 })).toBe("Tests ran.\nAlso: 3 failed")
+  })
+
+  it("skips a key that one already on the line contains, and stops at maxKeys", () => {
+    const facts: ReadonlyArray<FactCheck.Fact> = [
+      { kind: "path", text: "src/app.ts", importance: 3 },
+      { kind: "path", text: "app.ts", importance: 3 },
+      { kind: "path", text: "b.ts", importance: 3 },
+      { kind: "path", text: "c.ts", importance: 3 }
+    ]
+    expect(FactCheck.appendAlso("x", facts, estimator, { maxTokens: 100, maxKeys: 2 })).toBe("x\nAlso: src/app.ts; b.ts")
+  })
+
+  it("leaves the text alone when nothing was dropped", () => {
+    expect(FactCheck.appendAlso("Tests ran.", [], estimator, { maxTokens: 100 })).toBe("Tests ran.")
+  })
+
+  it("the Also line leaves transcript parsing of the turns before it unchanged", () => {
+    const summary = "[2025-01-01T00:00:00] tool: ran the tests\n  3 failed"
+    const withAlso = FactCheck.appendAlso(summary, dropped, estimator, { maxTokens: 100 })
+    expect(withAlso).not.toBe(summary)
+    expect(Transcript.parse(withAlso)).toEqual(Transcript.parse(summary))
+    expect(Transcript.parseTurnLine(withAlso.split("\n").at(-1)!)).toBeUndefined()
+    expect(Transcript.parseSummaryHeader(withAlso.split("\n").at(-1)!)).toBeUndefined()
+  })
+})
