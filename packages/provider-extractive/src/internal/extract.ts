@@ -8,7 +8,7 @@
 import type { Provider, TokenEstimator } from "@precis/core"
 import { keysOf } from "./keys.js"
 import { type Line, parse, type Parsed } from "./material.js"
-import { centrality, emphasis, isError, isUserRole, MIN_KEY, nearKey } from "./score.js"
+import { centrality, emphasis, isAction, isError, isState, isThinking, isUserRole, MIN_KEY, nearKey } from "./score.js"
 import { greedy, type Scoring } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
@@ -21,6 +21,10 @@ export interface Options {
   readonly tailLines?: number | undefined
   /** Lines longer than this are split into sentences; longer sentences are cut. Default 400. */
   readonly maxSegmentChars?: number | undefined
+  /** Share of the budget kept for changes of state (status updates, test results, commits), newest first. Default 0.25. */
+  readonly stateShare?: number | undefined
+  /** Share of the budget kept for the user's and the assistant's prose, the user's requests first, recent turns before older ones. Default 0.3. */
+  readonly proseShare?: number | undefined
 }
 
 /** The defaults of {@link Options}. */
@@ -28,7 +32,9 @@ export const defaults = {
   normalRatio: 0.3,
   headLines: 5,
   tailLines: 5,
-  maxSegmentChars: 400
+  maxSegmentChars: 400,
+  stateShare: 0.25,
+  proseShare: 0.3
 } as const
 
 const MAX_REFITS = 16
@@ -158,7 +164,7 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
     const cut = line.tool && size > head + tail + 1 && line.position >= head && line.position < size - tail
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
-      if (cut && !isError(text)) middle[s] = 1
+      if (cut && !isError(text) && !isState(text)) middle[s] = 1
       const near = nearKey(text)
       // Lines that differ only in their numbers are near-duplicates when they
       // have words besides the numbers; rows of numbers are kept apart.
@@ -346,6 +352,38 @@ export const extractFrom = (
     const line = lines[segments[s]!.line]!
     return line.group === firstRequestGroup && line.position < REQUEST_LINES
   })
+  // Then changes of state, newest first, and prose, each within its share.
+  const state: Array<number> = []
+  const userProse: Array<number> = []
+  const otherProse: Array<number> = []
+  for (const s of candidates) {
+    const line = lines[segments[s]!.line]!
+    const text = segments[s]!.text
+    if (isState(text)) state.push(s)
+    else if (line.tool || line.prefix === undefined || isAction(text)) continue
+    else if (isUserRole(line.role)) userProse.push(s)
+    else otherProse.push(s)
+  }
+  state.reverse()
+  // The user's turns, newest first: the head line of each before the rest.
+  userProse.sort((a, b) => {
+    const la = lines[segments[a]!.line]!
+    const lb = lines[segments[b]!.line]!
+    return Number(la.position > 0) - Number(lb.position > 0) || (la.position > 0 ? a - b : b - a)
+  })
+  // The assistant's prose by its worth, more for recent turns, reasoning less.
+  const proseRank = new Float64Array(segments.length)
+  for (const s of otherProse) {
+    const ids = keys[s]!
+    let value = bonus[s]!
+    for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
+    proseRank[s] = value * (0.5 + 0.5 * s / segments.length) * (isThinking(segments[s]!.text) ? 0.5 : 1)
+  }
+  otherProse.sort((a, b) => proseRank[b]! - proseRank[a]! || a - b)
+  const share = (value: number | undefined, fallback: number) => Math.min(1, Math.max(0, finite(value, fallback)))
+  const stateShare = share(options.stateShare, defaults.stateShare)
+  const proseShare = share(options.proseShare, defaults.proseShare)
+
   const start = (budget: number) => {
     const selection = run()
     let used = 0
@@ -354,6 +392,18 @@ export const extractFrom = (
       if (used + selection.cost(s) > budget * (used === 0 ? 0.25 : REQUEST_SHARE)) break
       used += selection.take(s)
     }
+    // Takes what is worth it from `order` while the total stays within `cap`.
+    const reserve = (order: ReadonlyArray<number>, cap: number) => {
+      for (const s of order) {
+        if (selection.chosen[s] === 1 || !selection.worth(s)) continue
+        const cost = selection.cost(s)
+        if (used + cost <= cap) used += selection.take(s)
+      }
+    }
+    reserve(state, used + budget * stateShare)
+    const prose = used + budget * proseShare
+    reserve(userProse, used + budget * proseShare / 2)
+    reserve(otherProse, prose)
     selection.fill(budget - used)
     return selection
   }

@@ -13,6 +13,23 @@ const RESOLUTION =
   /\b(?:fix|fixed|fixes|fixing|resolv\w*|solv\w*|root cause|caused by|works now|now pass\w*|all tests pass\w*|\d+ passed|passing|succeeded|workaround|patched)\b/i
 const DECISION =
   /\b(?:decid\w*|decision|chose|choose|instead|we will|we'll|i'll use|let's use|going with|plan|agreed|must|should|don't|do not|never|always|todo|next step|approach|prefer|requirement|need to)\b/i
+// A change in the state of the work: issue status updates, test and build
+// results with their counts, commits, pushes, merges.
+const STATE =
+  /--status[= ]\w+|\bbd (?:close|update|create)\b|✓ (?:Updated|Closed|Created) issue|\b(?:git (?:commit|push|merge|tag)|gh pr (?:create|merge))\b|\b\d+ (?:tests?|passed|failed|failures?|errors?|skipped|examples?|doctests?|properties)\b|\b(?:tests?|build|lint|checks?|compilation) (?:passed|failed|succeeded|pass|fail|fails|green|red)\b|^\[[\w/.-]+ [0-9a-f]{7,}\]|\b(?:closed|merged|pushed|committed|in[_ ]progress|status: \w+)\b/i
+// Words that are only syntax: a line made of them and punctuation (`end`,
+// `} else {`, `</div>`, `);`) says nothing by itself.
+const SYNTAX_WORDS = new Set(
+  "end do else elif elsif fi done esac then begin rescue ensure try finally catch pass endif endfor endwhile div span li ul template script style"
+    .split(" ")
+)
+const NOT_WORD = /[^\p{L}\p{N}_]+/u
+// A line that stands for a tool call: the raw `[tool_call Name] {json}` of an
+// import, or a rendered action (`$ mix test`, `Read PATH`, `Edit PATH: …`).
+const ACTION =
+  /^\s*(?:\[tool_call\b|\$ \S|(?:Read|Edit|Write|MultiEdit|Glob|Grep|Bash|Task|TodoWrite|WebFetch|WebSearch|NotebookEdit|read|wrote|edited|created) \S)/
+const THINKING = /^\s*\[thinking\]/
+
 const FILLER =
   /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
 
@@ -136,9 +153,27 @@ export interface Context {
 /** Whether a text reports an error (such lines survive tool-output shortening). */
 export const isError = (text: string): boolean => ERROR.test(text)
 
+/** Whether a text reports a change in the state of the work (a status update, a test result, a commit). */
+export const isState = (text: string): boolean => STATE.test(text)
+
+/** Whether a line is only syntax (brackets, `end`, `else`, closing tags) or blank. */
+export const isSyntax = (text: string): boolean => {
+  for (const word of text.split(NOT_WORD)) {
+    if (word.length > 0 && !SYNTAX_WORDS.has(word)) return false
+  }
+  return true
+}
+
+/** Whether a line of a conversational turn is a tool call rather than prose. */
+export const isAction = (text: string): boolean => ACTION.test(text)
+
+/** Whether a line is the assistant's hidden reasoning (`[thinking] …`). */
+export const isThinking = (text: string): boolean => THINKING.test(text)
+
 /** Weights of what a segment says beyond its facts (its facts count as coverage keys). */
 export const emphasisWeights = {
   error: 0.5,
+  state: 1.5,
   resolution: 0.5,
   decision: 0.25,
   user: 0.5,
@@ -151,7 +186,7 @@ export const emphasisWeights = {
 
 /**
  * What a segment is worth besides the new facts it adds (commands are facts):
- * an error, its resolution, a decision, the user's words (the first request
+ * a change of state (most), an error, its resolution, a decision, the user's words (the first request
  * most), centrality; filler and lines the prior summary holds count against.
  */
 export const emphasis = (text: string, context: Context, central: number): number => {
@@ -159,6 +194,7 @@ export const emphasis = (text: string, context: Context, central: number): numbe
   const trimmed = text.trim()
   let score = w.centrality * central
   if (ERROR.test(text)) score += w.error
+  if (STATE.test(text)) score += w.state
   if (RESOLUTION.test(text)) score += w.resolution
   if (DECISION.test(text)) score += w.decision
   // The user's words: the first line of each turn, and all of the first request.
