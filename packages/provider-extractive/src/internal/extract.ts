@@ -46,6 +46,11 @@ const NUMBER_WEIGHT = 0.5
 // (its first line within a quarter).
 const REQUEST_LINES = 5
 const REQUEST_SHARE = 0.1
+// What recency adds to a change of state (the newest gets all of it).
+const STATE_RECENCY = 0.5
+// A condensation's material is what the leaves chose: their changes of state
+// are what the agent needs most, so they get this many times the state share.
+const CONDENSE_STATE_FACTOR = 2
 // The largest share of the budget one tool output may take.
 const TURN_SHARE = 0.5
 
@@ -167,8 +172,9 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
       if (cut && !isError(text) && !isState(text)) middle[s] = 1
       const near = nearKey(text)
       // Lines that differ only in their numbers are near-duplicates when they
-      // have words besides the numbers; rows of numbers are kept apart.
-      const key = near.length >= MIN_KEY && wordy(near) ? near : `\u0000${text.trim()}`
+      // have words besides the numbers; rows of numbers are kept apart, and so
+      // are changes of state (`3 tests, 1 failure` then `3 tests, 0 failures`).
+      const key = near.length >= MIN_KEY && wordy(near) && !isState(text) ? near : `\u0000${text.trim()}`
       if (seen.has(key)) continue
       seen.add(key)
       if (priorKeys.has(near)) prior[s] = 1
@@ -251,7 +257,9 @@ export const extractFrom = (
       ids[k] = id
     })
     keys[s] = ids
-    bonus[s] = emphasis(segment.text, {
+    // The later of two changes of state is the one that holds now.
+    if (isState(segment.text)) bonus[s] += STATE_RECENCY * s / segments.length
+    bonus[s] += emphasis(segment.text, {
       role: line.role,
       firstRequest: line.group === firstRequestGroup,
       turnHead: line.position === 0 && s === line.segmentStart,
@@ -377,11 +385,11 @@ export const extractFrom = (
     const ids = keys[s]!
     let value = bonus[s]!
     for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
-    proseRank[s] = value * (0.5 + 0.5 * s / segments.length) * (isThinking(segments[s]!.text) ? 0.5 : 1)
+    proseRank[s] = value * (0.25 + 0.75 * s / segments.length) * (isThinking(segments[s]!.text) ? 0.5 : 1)
   }
   otherProse.sort((a, b) => proseRank[b]! - proseRank[a]! || a - b)
   const share = (value: number | undefined, fallback: number) => Math.min(1, Math.max(0, finite(value, fallback)))
-  const stateShare = share(options.stateShare, defaults.stateShare)
+  const stateShare = Math.min(1, share(options.stateShare, defaults.stateShare) * (task.kind === "condense" ? CONDENSE_STATE_FACTOR : 1))
   const proseShare = share(options.proseShare, defaults.proseShare)
 
   const start = (budget: number) => {

@@ -48,7 +48,7 @@ const NON_BLANK = /\S/
 // A listing's line number: Claude Code's `    12→`, `cat -n`'s `    12\t`, grep's
 // `path:12:` (or `path-12-` for context lines), after an optional `… ` a
 // summary left in front of a line. The number is position, not content.
-const LINE_NUMBER = /^(\s*(?:… )?)(?:\s*\d+(?:→|\t)|((?:[\w.@+-]*\/)*[\w@+-]*\.\w+)[:-]\d+[:-](?!\d))/
+const LINE_NUMBER = /^((?:\s*… )?)(?:\s*\d+(?:→|\t)|((?:[\w.@+-]*\/)*[\w@+-]*\.\w+)[:-]\d+[:-](?!\d))/
 
 /**
  * `text` without a listing's line-number prefix (`  12→`, `12\t`, grep's
