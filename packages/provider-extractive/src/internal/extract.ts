@@ -143,8 +143,15 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
 /** Whether a near-duplicate key has `MIN_KEY` characters of words besides numbers and hex ids. */
 const wordy = (key: string): boolean => {
   let chars = 0
-  for (const word of key.split(" ")) if (word !== "0" && word !== "h") chars += word.length + 1
-  return chars > MIN_KEY
+  let start = 0
+  for (let i = 0; i <= key.length; i++) {
+    if (i < key.length && key.charCodeAt(i) !== 32) continue
+    const length = i - start
+    if (length !== 1 || (key[start] !== "0" && key[start] !== "h")) chars += length + 1
+    if (chars > MIN_KEY) return true
+    start = i + 1
+  }
+  return false
 }
 
 /**
@@ -162,6 +169,9 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
   const eligible = new Uint8Array(segments.length)
   const prior = new Uint8Array(segments.length)
   const middle = new Uint8Array(segments.length)
+  // Changes of state and errors, tested once per segment.
+  const state = new Uint8Array(segments.length)
+  const error = new Uint8Array(segments.length)
   const seen = new Set<string>()
   for (const line of lines) {
     if (line.segmentCount === 0) continue
@@ -169,19 +179,21 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
     const cut = line.tool && size > head + tail + 1 && line.position >= head && line.position < size - tail
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
-      if (cut && !isError(text) && !isState(text)) middle[s] = 1
+      if (isState(text)) state[s] = 1
       const near = nearKey(text)
       // Lines that differ only in their numbers are near-duplicates when they
       // have words besides the numbers; rows of numbers are kept apart, and so
       // are changes of state (`3 tests, 1 failure` then `3 tests, 0 failures`).
-      const key = near.length >= MIN_KEY && wordy(near) && !isState(text) ? near : `\u0000${text.trim()}`
+      const key = near.length >= MIN_KEY && state[s] === 0 && wordy(near) ? near : `\u0000${text.trim()}`
       if (seen.has(key)) continue
       seen.add(key)
+      if (isError(text)) error[s] = 1
+      if (cut && error[s] === 0 && state[s] === 0) middle[s] = 1
       if (priorKeys.has(near)) prior[s] = 1
       eligible[s] = 1
     }
   }
-  return { eligible, prior, middle }
+  return { eligible, prior, middle, state, error }
 }
 
 const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): ReadonlySet<string> => {
@@ -223,7 +235,7 @@ export const extractFrom = (
   if (segments.length === 0) return empty()
   const limit = budget(task, inputTokens, options)
 
-  const { eligible, middle, prior } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
+  const { eligible, error, middle, prior, state: stateful } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
   const candidates: Array<number> = []
   for (let s = 0; s < segments.length; s++) if (eligible[s] === 1) candidates.push(s)
   if (candidates.length === 0) return empty()
@@ -258,8 +270,10 @@ export const extractFrom = (
     })
     keys[s] = ids
     // The later of two changes of state is the one that holds now.
-    if (isState(segment.text)) bonus[s] += STATE_RECENCY * s / segments.length
+    if (stateful[s] === 1) bonus[s] += STATE_RECENCY * s / segments.length
     bonus[s] += emphasis(segment.text, {
+      error: error[s] === 1,
+      state: stateful[s] === 1,
       role: line.role,
       firstRequest: line.group === firstRequestGroup,
       turnHead: line.position === 0 && s === line.segmentStart,
@@ -297,7 +311,14 @@ export const extractFrom = (
   // An ellipsis inside a turn, a marker line between turns.
   const gapChars = (a: number, b: number): number =>
     lines[a]!.prefix !== undefined && lines[a]!.group === lines[b]!.group ? 2 : markerChars
-  const prefixChars = lines.map((line) => line.prefix === undefined ? 0 : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1)
+  // A turn's lines share its prefix: measured once per turn.
+  const prefixChars = new Int32Array(lines.length)
+  lines.forEach((line, i) => {
+    if (line.prefix === undefined) return
+    prefixChars[i] = line.position > 0 && i > 0
+      ? prefixChars[i - 1]!
+      : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1
+  })
 
   const run = () => {
     const covered = priorCovered.slice()
@@ -367,7 +388,7 @@ export const extractFrom = (
   for (const s of candidates) {
     const line = lines[segments[s]!.line]!
     const text = segments[s]!.text
-    if (isState(text)) state.push(s)
+    if (stateful[s] === 1) state.push(s)
     else if (line.tool || line.prefix === undefined || isAction(text)) continue
     else if (isUserRole(line.role)) userProse.push(s)
     else otherProse.push(s)

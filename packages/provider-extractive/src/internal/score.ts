@@ -33,6 +33,9 @@ const THINKING = /^\s*\[thinking\]/
 const FILLER =
   /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
 
+const isAsciiLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+const isAsciiDigit = (c: number): boolean => c >= 48 && c <= 57
+
 const isHexWord = (word: string): boolean => {
   if (word.length < 7) return false
   for (let i = 0; i < word.length; i++) {
@@ -66,6 +69,26 @@ const WORD = /[\p{L}\p{N}]+/gu
  * punctuation and spacing ignored. One pass over the text.
  */
 export const nearKey = (text: string): string => {
+  const n = text.length
+  let key = ""
+  let start = -1
+  // ASCII words by a scan of the characters; any other character sends the
+  // text to the Unicode-aware match.
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32
+    if (c > 127) return nearKeyUnicode(text)
+    if (isAsciiLetter(c) || isAsciiDigit(c)) {
+      if (start < 0) start = i
+    } else if (start >= 0) {
+      const word = normalizeWord(text.slice(start, i).toLowerCase())
+      key = key.length === 0 ? word : `${key} ${word}`
+      start = -1
+    }
+  }
+  return key
+}
+
+const nearKeyUnicode = (text: string): string => {
   const words = text.toLowerCase().match(WORD)
   if (words === null) return ""
   for (let i = 0; i < words.length; i++) words[i] = normalizeWord(words[i]!)
@@ -86,6 +109,33 @@ const STOP = new Set(
 const TERM = /[\p{L}_][\p{L}\p{N}_]+|\d{2,}/gu
 
 /**
+ * The lower-cased {@link TERM}s of a text: a scan of its characters when they
+ * are all ASCII (most lines), the regular expression otherwise.
+ */
+const termsOf = (text: string): ReadonlyArray<string> | null => {
+  const n = text.length
+  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 127) return text.toLowerCase().match(TERM)
+  const terms: Array<string> = []
+  let i = 0
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    const start = i
+    if (isAsciiLetter(c) || c === 95) {
+      i++
+      for (let w = text.charCodeAt(i); i < n && (isAsciiLetter(w) || isAsciiDigit(w) || w === 95); w = text.charCodeAt(++i));
+      if (i - start >= 2) terms.push(text.slice(start, i).toLowerCase())
+    } else if (isAsciiDigit(c)) {
+      i++
+      while (i < n && isAsciiDigit(text.charCodeAt(i))) i++
+      if (i - start >= 2) terms.push(text.slice(start, i))
+    } else {
+      i++
+    }
+  }
+  return terms
+}
+
+/**
  * TF-IDF centrality of each text in [0, 1]: the weight of its distinct terms in
  * the whole material (log term frequency times inverse document frequency,
  * documents being the texts), normalized by the square root of its term count
@@ -99,7 +149,7 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
   const seen: Array<number> = []
   for (let d = 0; d < texts.length; d++) {
     const terms: Array<number> = []
-    const matches = texts[d]!.toLowerCase().match(TERM)
+    const matches = termsOf(texts[d]!)
     if (matches !== null) {
       for (const term of matches) {
         if (STOP.has(term)) continue
@@ -142,6 +192,10 @@ export const isUserRole = (role: string): boolean => role === "user" || role ===
 
 /** What is known about a segment besides its text. */
 export interface Context {
+  /** Whether it reports an error ({@link isError}). */
+  readonly error: boolean
+  /** Whether it reports a change of state ({@link isState}). */
+  readonly state: boolean
   readonly role: string
   readonly firstRequest: boolean
   readonly turnHead: boolean
@@ -158,6 +212,25 @@ export const isState = (text: string): boolean => STATE.test(text)
 
 /** Whether a line is only syntax (brackets, `end`, `else`, closing tags) or blank. */
 export const isSyntax = (text: string): boolean => {
+  // Words of ASCII letters, digits and `_` are checked as they end (most lines
+  // fail at their first word); any other character sends the text to the
+  // Unicode-aware split.
+  const n = text.length
+  let start = -1
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32
+    if (c > 127) return isSyntaxUnicode(text)
+    if (isAsciiLetter(c) || isAsciiDigit(c) || c === 95) {
+      if (start < 0) start = i
+    } else if (start >= 0) {
+      if (!SYNTAX_WORDS.has(text.slice(start, i))) return false
+      start = -1
+    }
+  }
+  return true
+}
+
+const isSyntaxUnicode = (text: string): boolean => {
   for (const word of text.split(NOT_WORD)) {
     if (word.length > 0 && !SYNTAX_WORDS.has(word)) return false
   }
@@ -193,8 +266,8 @@ export const emphasis = (text: string, context: Context, central: number): numbe
   const w = emphasisWeights
   const trimmed = text.trim()
   let score = w.centrality * central
-  if (ERROR.test(text)) score += w.error
-  if (STATE.test(text)) score += w.state
+  if (context.error) score += w.error
+  if (context.state) score += w.state
   if (RESOLUTION.test(text)) score += w.resolution
   if (DECISION.test(text)) score += w.decision
   // The user's words: the first line of each turn, and all of the first request.
