@@ -93,7 +93,7 @@ describe("state changes", () => {
         "PR merged"
       ]
     ) assert.isTrue(isState(line), line)
-    for (const line of ["def handle(state), do: state", "Let me read the file", "value_12 = compute(12)"]) {
+    for (const line of ["def handle(state), do: state", "Let me read the file", "value_12 = compute(12)", "test \"excludes closed annotations\" do"]) {
       assert.isFalse(isState(line), line)
     }
   })

@@ -14,9 +14,10 @@ const RESOLUTION =
 const DECISION =
   /\b(?:decid\w*|decision|chose|choose|instead|we will|we'll|i'll use|let's use|going with|plan|agreed|must|should|don't|do not|never|always|todo|next step|approach|prefer|requirement|need to)\b/i
 // A change in the state of the work: issue status updates, test and build
-// results with their counts, commits, pushes, merges.
+// results with their counts, commits, pushes, merges. A bare "closed" is not
+// one (`:closed` atoms, "excludes closed annotations" are code).
 const STATE =
-  /--status[= ]\w+|\bbd (?:close|update|create)\b|✓ (?:Updated|Closed|Created) issue|\b(?:git (?:commit|push|merge|tag)|gh pr (?:create|merge))\b|\b\d+ (?:tests?|passed|failed|failures?|errors?|skipped|examples?|doctests?|properties)\b|\b(?:tests?|build|lint|checks?|compilation) (?:passed|failed|succeeded|pass|fail|fails|green|red)\b|^\[[\w/.-]+ [0-9a-f]{7,}\]|\b(?:closed|merged|pushed|committed|in[_ ]progress|status: \w+)\b/i
+  /--status[= ]\w+|\bbd (?:close|update|create)\b|✓ (?:Updated|Closed|Created)\b|\b(?:git (?:commit|push|merge|tag)|gh pr (?:create|merge))\b|\b\d+ (?:tests?|passed|failed|failures?|errors?|skipped|examples?|doctests?|properties)\b|\b(?:tests?|build|lint|checks?|compilation) (?:passed|failed|succeeded|pass|fail|fails|green|red)\b|^\[[\w/.-]+ [0-9a-f]{7,}\]|\b(?:merged|pushed|committed|in[_ ]progress|status: \w+)\b/i
 // Words that are only syntax: a line made of them and punctuation (`end`,
 // `} else {`, `</div>`, `);`) says nothing by itself.
 const SYNTAX_WORDS = new Set(
