@@ -113,9 +113,10 @@ const TERM = /[\p{L}_][\p{L}\p{N}_]+|\d{2,}/gu
  * The lower-cased {@link TERM}s of a text: a scan of its characters when they
  * are all ASCII (most lines), the regular expression otherwise.
  */
-const termsOf = (text: string): ReadonlyArray<string> | null => {
+const termsOf = (original: string): ReadonlyArray<string> | null => {
+  const text = original.toLowerCase()
   const n = text.length
-  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 127) return text.toLowerCase().match(TERM)
+  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 127) return text.match(TERM)
   const terms: Array<string> = []
   let i = 0
   while (i < n) {
@@ -124,7 +125,7 @@ const termsOf = (text: string): ReadonlyArray<string> | null => {
     if (isAsciiLetter(c) || c === 95) {
       i++
       for (let w = text.charCodeAt(i); i < n && (isAsciiLetter(w) || isAsciiDigit(w) || w === 95); w = text.charCodeAt(++i));
-      if (i - start >= 2) terms.push(text.slice(start, i).toLowerCase())
+      if (i - start >= 2) terms.push(text.slice(start, i))
     } else if (isAsciiDigit(c)) {
       i++
       while (i < n && isAsciiDigit(text.charCodeAt(i))) i++
