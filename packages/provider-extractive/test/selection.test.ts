@@ -165,6 +165,22 @@ describe("prose share", () => {
     expect(out).not.toContain("annotation renderer")
   })
 
+  it("gives no prose share to what the harness wrote into a user turn", () => {
+    const injected = [
+      ...turns,
+      Fixtures.turn("user", "<task-notification>\n<task-id>b0be39e</task-id> <status>completed</status> background command finished", {
+        timestamp: ts(31)
+      }),
+      Fixtures.turn("user", "[Request interrupted by user for tool use] while the background command was still running", {
+        timestamp: ts(32)
+      })
+    ]
+    const out = ExtractiveProvider.extract(leaf(injected, 200), estimator)
+    expect(out).not.toContain("task-notification")
+    expect(out).not.toContain("Request interrupted")
+    expect(out).toContain("still open in the header")
+  })
+
   it("leaves out a meaningless short reply", () => {
     const withNo = [...turns, Fixtures.turn("assistant", "No", { timestamp: ts(30) })]
     const out = ExtractiveProvider.extract(leaf(withNo, 200), estimator)

@@ -8,7 +8,7 @@
 import type { Provider, TokenEstimator } from "@precis/core"
 import { keysOf } from "./keys.js"
 import { type Line, parse, type Parsed } from "./material.js"
-import { centrality, emphasis, isAction, isError, isState, isThinking, isUserRole, MIN_KEY, nearKey } from "./score.js"
+import { centrality, emphasis, isAction, isError, isInjected, isState, isThinking, isUserRole, MIN_KEY, nearKey } from "./score.js"
 import { greedy, type Scoring } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
@@ -389,7 +389,7 @@ export const extractFrom = (
     const line = lines[segments[s]!.line]!
     const text = segments[s]!.text
     if (stateful[s] === 1) state.push(s)
-    else if (line.tool || line.prefix === undefined || isAction(text)) continue
+    else if (line.tool || line.prefix === undefined || isAction(text) || isInjected(text)) continue
     else if (isUserRole(line.role)) userProse.push(s)
     else otherProse.push(s)
   }
