@@ -13,7 +13,9 @@
  *   and summarized one after the other, each with the newest leaf as prior summary.
  *   A chunk never starts with a tool result: the call moves to the chunk of its
  *   results (or the chunk grows past the limit when it holds nothing else), so
- *   a leaf never separates them and neither does an interrupted pass.
+ *   a leaf never separates them and neither does an interrupted pass. A chunk
+ *   under 100 tokens (a quarter of a smaller `leafChunkTokens`) merges with its
+ *   smaller neighbour, so no leaf is made of one short turn.
  * - **Condensation**: from the lowest depth up, while a depth holds at least
  *   `minFanIn` parentless summaries, they are condensed in conversation order in
  *   groups of `minFanIn..maxFanIn` (sizes as even as possible), the groups of one
@@ -425,7 +427,13 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
         Effect.gen(function*() {
           const uncovered = yield* store.uncoveredTurns(sessionId)
           const evictable = Plan.bounded(Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens)), maxTurns)
-          const chunks = Plan.chunk(evictable, turnTokens, opts.leafChunkTokens, ConversationTurn.isToolResult)
+          const chunks = Plan.chunk(
+            evictable,
+            turnTokens,
+            opts.leafChunkTokens,
+            ConversationTurn.isToolResult,
+            Plan.minChunkTokens(opts.leafChunkTokens)
+          )
           if (chunks.length > 0) {
             yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
           }

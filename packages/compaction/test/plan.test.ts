@@ -31,6 +31,34 @@ describe("chunk", () => {
     expect(chunks([[4, false], [4, false], [4, false]], 10)).toEqual([["4", "4"], ["4"]])
   })
 
+  it("merges a chunk under minTokens whole into its smaller neighbour", () => {
+    // The trailing [1] merges back; a small first chunk merges forward.
+    expect(Plan.chunk([4, 6, 1], size, 10, undefined, 3)).toEqual([[4, 6, 1]])
+    expect(Plan.chunk([2, 9, 9], size, 10, undefined, 3)).toEqual([[2, 9], [9]])
+    // In the middle, the smaller neighbour takes it (the previous one on a tie).
+    expect(Plan.chunk([9, 2, 8], size, 10, undefined, 3)).toEqual([[9], [2, 8]])
+    expect(Plan.chunk([8, 2, 9], size, 10, undefined, 3)).toEqual([[8, 2], [9]])
+    expect(Plan.chunk([8, 2, 8], size, 10, undefined, 3)).toEqual([[8, 2], [8]])
+    // A lone small chunk stays; chunks at minTokens or over stay apart.
+    expect(Plan.chunk([1], size, 10, undefined, 3)).toEqual([[1]])
+    expect(Plan.chunk([7, 3, 7], size, 10, undefined, 3)).toEqual([[7, 3], [7]])
+    expect(Plan.chunk([7, 4, 7], size, 10, undefined, 3)).toEqual([[7], [4], [7]])
+  })
+
+  it("never separates a call from its result when merging small chunks", () => {
+    type Item = readonly [number, boolean]
+    const chunks = (items: ReadonlyArray<Item>) =>
+      Plan.chunk(items, ([n]) => n, 10, ([, s]) => s, 4).map((c) => c.map(([n, s]) => (s ? `r${n}` : `${n}`)))
+    expect(chunks([[9, false], [1, false], [1, true], [9, false]])).toEqual([["9", "1", "r1"], ["9"]])
+    expect(chunks([[1, false], [1, true], [9, false], [9, false]])).toEqual([["1", "r1", "9"], ["9"]])
+  })
+
+  it("minChunkTokens is 100, or a quarter of a smaller limit", () => {
+    expect(Plan.minChunkTokens(20_000)).toBe(100)
+    expect(Plan.minChunkTokens(200)).toBe(50)
+    expect(Plan.minChunkTokens(30)).toBe(7)
+  })
+
   it("yields no chunk for no items and keeps order", () => {
     expect(Plan.chunk([], size, 10)).toEqual([])
     expect(Plan.chunk([1, 2, 3, 4], size, 3).flat()).toEqual([1, 2, 3, 4])

@@ -2,8 +2,10 @@
  * The embedded default provider: an offline, deterministic, extractive
  * summarizer. It needs no model and no network; it reads the structured
  * `task` of a request (never the prompt) and returns the lines that keep the
- * most of what agents need per token — paths, commands, errors and their
- * fixes, identifiers, numbers, URLs, decisions, the user's requests — each
+ * most of what agents need per token — changes of state (status updates,
+ * test results, commits), paths, commands, errors and their fixes,
+ * identifiers, numbers, URLs, decisions, the user's and the assistant's
+ * prose — each
  * fact counted once, in chronological order, under a token budget, with
  * `[HH:MM] role:` turn prefixes and `…` / `[…]` marks where text was left out.
  *
@@ -27,6 +29,12 @@ import * as internal from "./internal/extract.js"
  *   tool output; of its middle only lines with an error or a fact may be kept.
  * - `maxSegmentChars` (default 400): longer lines are split into sentences,
  *   and longer sentences are cut with `…`.
+ * - `stateShare` (default 0.25, since 0.3.0): share of the budget kept for
+ *   changes of state (status updates, test results, commits), newest first;
+ *   twice that in a condensation.
+ * - `proseShare` (default 0.3, since 0.3.0): share of the budget kept for the
+ *   user's and the assistant's prose (not tool calls), the user's requests
+ *   first, recent turns before older ones.
  *
  * @since 0.1.0
  */

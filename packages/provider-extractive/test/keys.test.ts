@@ -25,9 +25,10 @@ describe("keysOf", () => {
     expect(weights[keys.indexOf("42")]).toBe(1)
   })
 
-  it("weighs a number alone on its line (a listing's line number) half", () => {
-    expect(keysOf("  1504:").weights).toEqual([0.5])
-    expect(keysOf("    16  })").weights).toEqual([0.5])
+  it("never keys a number alone on its line (a listing's line number)", () => {
+    expect(keysOf("  1504:").keys).toEqual([])
+    expect(keysOf("    16  })").keys).toEqual([])
+    expect(keysOf("77").keys).toEqual([])
     expect(keysOf("| 2.5 | 766 | 4.9 |").weights).toEqual([1, 1, 1])
   })
 

@@ -71,20 +71,37 @@ export const bounded = <A extends TurnLike>(turns: ReadonlyArray<A>, max: number
 }
 
 /**
+ * Chunks under this many tokens merge with a neighbour (see {@link chunk}): a
+ * leaf of one short turn (`assistant: No`) says nothing an agent can use.
+ */
+export const MIN_CHUNK_TOKENS = 100
+
+/**
+ * The smallest chunk worth a leaf of its own under a chunk limit of `limit`:
+ * {@link MIN_CHUNK_TOKENS}, or a quarter of a smaller limit.
+ */
+export const minChunkTokens = (limit: number): number => Math.min(MIN_CHUNK_TOKENS, Math.floor(limit / 4))
+
+/**
  * Greedy chunks, in order: a chunk takes items while its total stays at most
  * `limit`; an item larger than `limit` is a chunk of its own. A `sticky` item
  * (a tool result) never starts a chunk after the first: when it does not fit,
  * the chunk is cut before the last non-sticky item (its call), which moves to
  * the next chunk with it; when there is no such item to cut before, the chunk
- * grows past `limit` rather than separate them.
+ * grows past `limit` rather than separate them. Then a chunk of fewer than
+ * `minTokens` merges whole with its smaller neighbour (the previous one on a
+ * tie), so it may pass `limit` by less than `minTokens`; merging only removes a
+ * cut, so a call and its result still stay together.
  */
 export const chunk = <A>(
   items: ReadonlyArray<A>,
   tokens: (item: A) => number,
   limit: number,
-  sticky: (item: A) => boolean = () => false
+  sticky: (item: A) => boolean = () => false,
+  minTokens = 0
 ): Array<Array<A>> => {
   const chunks: Array<Array<A>> = []
+  const totals: Array<number> = []
   let current: Array<A> = []
   let sizes: Array<number> = []
   let total = 0
@@ -100,15 +117,51 @@ export const chunk = <A>(
         chunks.push(current.slice(0, cut))
         current = current.slice(cut)
         sizes = sizes.slice(cut)
-        total = sizes.reduce((a, b) => a + b, 0)
+        const rest = sizes.reduce((a, b) => a + b, 0)
+        totals.push(total - rest)
+        total = rest
       }
     }
     current.push(item)
     sizes.push(size)
     total += size
   }
-  if (current.length > 0) chunks.push(current)
-  return chunks
+  if (current.length > 0) {
+    chunks.push(current)
+    totals.push(total)
+  }
+  return minTokens > 0 ? mergeSmall(chunks, totals, minTokens) : chunks
+}
+
+/** Merges each chunk under `minTokens` into its smaller neighbour (the previous one on a tie). */
+const mergeSmall = <A>(chunks: Array<Array<A>>, totals: ReadonlyArray<number>, minTokens: number): Array<Array<A>> => {
+  const merged: Array<Array<A>> = []
+  const mergedTotals: Array<number> = []
+  let carry: Array<A> = []
+  let carryTotal = 0
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = carry.length > 0 ? [...carry, ...chunks[i]!] : chunks[i]!
+    const total = carryTotal + totals[i]!
+    carry = []
+    carryTotal = 0
+    if (total < minTokens) {
+      const last = merged.length - 1
+      const hasNext = i + 1 < chunks.length
+      if (last >= 0 && (!hasNext || mergedTotals[last]! <= totals[i + 1]!)) {
+        merged[last]!.push(...chunk)
+        mergedTotals[last]! += total
+        continue
+      }
+      if (hasNext) {
+        carry = chunk
+        carryTotal = total
+        continue
+      }
+    }
+    merged.push(chunk)
+    mergedTotals.push(total)
+  }
+  return merged
 }
 
 /**

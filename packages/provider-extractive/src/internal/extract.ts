@@ -8,7 +8,7 @@
 import type { Provider, TokenEstimator } from "@precis/core"
 import { keysOf } from "./keys.js"
 import { type Line, parse, type Parsed } from "./material.js"
-import { centrality, emphasis, isError, isUserRole, MIN_KEY, nearKey } from "./score.js"
+import { centrality, emphasis, isAction, isError, isInjected, isState, isThinking, isUserRole, MIN_KEY, nearKey } from "./score.js"
 import { greedy, type Scoring } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
@@ -21,6 +21,10 @@ export interface Options {
   readonly tailLines?: number | undefined
   /** Lines longer than this are split into sentences; longer sentences are cut. Default 400. */
   readonly maxSegmentChars?: number | undefined
+  /** Share of the budget kept for changes of state (status updates, test results, commits), newest first. Default 0.25. */
+  readonly stateShare?: number | undefined
+  /** Share of the budget kept for the user's and the assistant's prose, the user's requests first, recent turns before older ones. Default 0.3. */
+  readonly proseShare?: number | undefined
 }
 
 /** The defaults of {@link Options}. */
@@ -28,7 +32,9 @@ export const defaults = {
   normalRatio: 0.3,
   headLines: 5,
   tailLines: 5,
-  maxSegmentChars: 400
+  maxSegmentChars: 400,
+  stateShare: 0.25,
+  proseShare: 0.3
 } as const
 
 const MAX_REFITS = 16
@@ -40,6 +46,11 @@ const NUMBER_WEIGHT = 0.5
 // (its first line within a quarter).
 const REQUEST_LINES = 5
 const REQUEST_SHARE = 0.1
+// What recency adds to a change of state (the newest gets all of it).
+const STATE_RECENCY = 0.5
+// A condensation's material is what the leaves chose: their changes of state
+// are what the agent needs most, so they get this many times the state share.
+const CONDENSE_STATE_FACTOR = 2
 // The largest share of the budget one tool output may take.
 const TURN_SHARE = 0.5
 
@@ -132,8 +143,15 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
 /** Whether a near-duplicate key has `MIN_KEY` characters of words besides numbers and hex ids. */
 const wordy = (key: string): boolean => {
   let chars = 0
-  for (const word of key.split(" ")) if (word !== "0" && word !== "h") chars += word.length + 1
-  return chars > MIN_KEY
+  let start = 0
+  for (let i = 0; i <= key.length; i++) {
+    if (i < key.length && key.charCodeAt(i) !== 32) continue
+    const length = i - start
+    if (length !== 1 || (key[start] !== "0" && key[start] !== "h")) chars += length + 1
+    if (chars > MIN_KEY) return true
+    start = i + 1
+  }
+  return false
 }
 
 /**
@@ -151,6 +169,9 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
   const eligible = new Uint8Array(segments.length)
   const prior = new Uint8Array(segments.length)
   const middle = new Uint8Array(segments.length)
+  // Changes of state and errors, tested once per segment.
+  const state = new Uint8Array(segments.length)
+  const error = new Uint8Array(segments.length)
   const seen = new Set<string>()
   for (const line of lines) {
     if (line.segmentCount === 0) continue
@@ -158,18 +179,21 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<st
     const cut = line.tool && size > head + tail + 1 && line.position >= head && line.position < size - tail
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
-      if (cut && !isError(text)) middle[s] = 1
+      if (isState(text)) state[s] = 1
       const near = nearKey(text)
       // Lines that differ only in their numbers are near-duplicates when they
-      // have words besides the numbers; rows of numbers are kept apart.
-      const key = near.length >= MIN_KEY && wordy(near) ? near : `\u0000${text.trim()}`
+      // have words besides the numbers; rows of numbers are kept apart, and so
+      // are changes of state (`3 tests, 1 failure` then `3 tests, 0 failures`).
+      const key = near.length >= MIN_KEY && state[s] === 0 && wordy(near) ? near : `\u0000${text.trim()}`
       if (seen.has(key)) continue
       seen.add(key)
+      if (isError(text)) error[s] = 1
+      if (cut && error[s] === 0 && state[s] === 0) middle[s] = 1
       if (priorKeys.has(near)) prior[s] = 1
       eligible[s] = 1
     }
   }
-  return { eligible, prior, middle }
+  return { eligible, prior, middle, state, error }
 }
 
 const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): ReadonlySet<string> => {
@@ -211,7 +235,7 @@ export const extractFrom = (
   if (segments.length === 0) return empty()
   const limit = budget(task, inputTokens, options)
 
-  const { eligible, middle, prior } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
+  const { eligible, error, middle, prior, state: stateful } = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
   const candidates: Array<number> = []
   for (let s = 0; s < segments.length; s++) if (eligible[s] === 1) candidates.push(s)
   if (candidates.length === 0) return empty()
@@ -245,7 +269,11 @@ export const extractFrom = (
       ids[k] = id
     })
     keys[s] = ids
-    bonus[s] = emphasis(segment.text, {
+    // The later of two changes of state is the one that holds now.
+    if (stateful[s] === 1) bonus[s] += STATE_RECENCY * s / segments.length
+    bonus[s] += emphasis(segment.text, {
+      error: error[s] === 1,
+      state: stateful[s] === 1,
       role: line.role,
       firstRequest: line.group === firstRequestGroup,
       turnHead: line.position === 0 && s === line.segmentStart,
@@ -283,7 +311,14 @@ export const extractFrom = (
   // An ellipsis inside a turn, a marker line between turns.
   const gapChars = (a: number, b: number): number =>
     lines[a]!.prefix !== undefined && lines[a]!.group === lines[b]!.group ? 2 : markerChars
-  const prefixChars = lines.map((line) => line.prefix === undefined ? 0 : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1)
+  // A turn's lines share its prefix: measured once per turn.
+  const prefixChars = new Int32Array(lines.length)
+  lines.forEach((line, i) => {
+    if (line.prefix === undefined) return
+    prefixChars[i] = line.position > 0 && i > 0
+      ? prefixChars[i - 1]!
+      : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1
+  })
 
   const run = () => {
     const covered = priorCovered.slice()
@@ -346,6 +381,38 @@ export const extractFrom = (
     const line = lines[segments[s]!.line]!
     return line.group === firstRequestGroup && line.position < REQUEST_LINES
   })
+  // Then changes of state, newest first, and prose, each within its share.
+  const state: Array<number> = []
+  const userProse: Array<number> = []
+  const otherProse: Array<number> = []
+  for (const s of candidates) {
+    const line = lines[segments[s]!.line]!
+    const text = segments[s]!.text
+    if (stateful[s] === 1) state.push(s)
+    else if (line.tool || line.prefix === undefined || isAction(text) || isInjected(text)) continue
+    else if (isUserRole(line.role)) userProse.push(s)
+    else otherProse.push(s)
+  }
+  state.reverse()
+  // The user's turns, newest first: the head line of each before the rest.
+  userProse.sort((a, b) => {
+    const la = lines[segments[a]!.line]!
+    const lb = lines[segments[b]!.line]!
+    return Number(la.position > 0) - Number(lb.position > 0) || (la.position > 0 ? a - b : b - a)
+  })
+  // The assistant's prose by its worth, more for recent turns, reasoning less.
+  const proseRank = new Float64Array(segments.length)
+  for (const s of otherProse) {
+    const ids = keys[s]!
+    let value = bonus[s]!
+    for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
+    proseRank[s] = value * (0.25 + 0.75 * s / segments.length) * (isThinking(segments[s]!.text) ? 0.5 : 1)
+  }
+  otherProse.sort((a, b) => proseRank[b]! - proseRank[a]! || a - b)
+  const share = (value: number | undefined, fallback: number) => Math.min(1, Math.max(0, finite(value, fallback)))
+  const stateShare = Math.min(1, share(options.stateShare, defaults.stateShare) * (task.kind === "condense" ? CONDENSE_STATE_FACTOR : 1))
+  const proseShare = share(options.proseShare, defaults.proseShare)
+
   const start = (budget: number) => {
     const selection = run()
     let used = 0
@@ -354,6 +421,18 @@ export const extractFrom = (
       if (used + selection.cost(s) > budget * (used === 0 ? 0.25 : REQUEST_SHARE)) break
       used += selection.take(s)
     }
+    // Takes what is worth it from `order` while the total stays within `cap`.
+    const reserve = (order: ReadonlyArray<number>, cap: number) => {
+      for (const s of order) {
+        if (selection.chosen[s] === 1 || !selection.worth(s)) continue
+        const cost = selection.cost(s)
+        if (used + cost <= cap) used += selection.take(s)
+      }
+    }
+    reserve(state, used + budget * stateShare)
+    const prose = used + budget * proseShare
+    reserve(userProse, used + budget * proseShare / 2)
+    reserve(otherProse, prose)
     selection.fill(budget - used)
     return selection
   }

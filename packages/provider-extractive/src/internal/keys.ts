@@ -39,7 +39,8 @@ const KEY = new RegExp(
 const KIND_WEIGHT = [1, 1, 1, 1, 1, 1, 1, 0.25, 1]
 
 const TRAILING = /[.,;:!?]+$/
-const BARE_NUMBER_WEIGHT = 0.5
+// A lone number with at most a bracket or two beside it (`  18  `, `16  })`)
+// is a listing's line number or a count out of context: not a fact.
 const BARE_NUMBER = /^\s*\d+[:.]?\s*[^\w\s]{0,3}\s*$/
 // A command line: after a `$ ` prompt, or a line that starts with a shell,
 // build or agent-tool command (the whole line is the command).
@@ -55,10 +56,11 @@ export interface Keys {
 /**
  * The distinct fact keys of `text`, in order of appearance, each with its
  * weight: a named fact (path, file, URL, code span, command, error name,
- * code) weighs 1, a number `weightOfNumbers` (half that alone on its line, like a
- * listing's line number), an identifier a quarter. Single digits are
- * everywhere (list items, counts) and are not keys; a code span's key is its
- * content; a `$ command` line's key is the command.
+ * code) weighs 1, a number `weightOfNumbers`, an identifier a quarter. Single
+ * digits are everywhere (list items, counts) and are not keys, nor is a number
+ * alone on its line (a listing's line number); a code span's key is its
+ * content; a `$ command` line's key is the command. Line-number prefixes
+ * (`12→`, `12\t`) are for the caller to strip (`material.ts` does).
  */
 export const keysOf = (text: string, weightOfNumbers = 1): Keys => {
   const keys: Array<string> = []
@@ -68,9 +70,7 @@ export const keysOf = (text: string, weightOfNumbers = 1): Keys => {
     keys.push(key)
     weights.push(weight)
   }
-  // A lone number with at most a bracket or two beside it (a listing's line
-  // number: `  18  `, `16  })`) says little.
-  const numberWeight = BARE_NUMBER.test(text) ? weightOfNumbers * BARE_NUMBER_WEIGHT : weightOfNumbers
+  const numbers = !BARE_NUMBER.test(text)
   const prompt = PROMPT.exec(text)
   if (prompt !== null) add((prompt[1] ?? prompt[2]!).trim(), KIND_WEIGHT[0]!)
   KEY.lastIndex = 0
@@ -80,7 +80,11 @@ export const keysOf = (text: string, weightOfNumbers = 1): Keys => {
     let key = match[0]
     if (kind === 1) key = key.replace(TRAILING, "")
     else if (kind === 2) key = key.slice(1, -1).trim()
-    add(key, kind === 8 ? numberWeight : KIND_WEIGHT[kind]!)
+    if (kind === 8) {
+      if (numbers) add(key, weightOfNumbers)
+    } else {
+      add(key, KIND_WEIGHT[kind]!)
+    }
   }
   return { keys, weights }
 }

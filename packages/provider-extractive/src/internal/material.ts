@@ -5,6 +5,7 @@
  * @internal
  */
 import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
+import { isSyntax } from "./score.js"
 
 /** One line of the material, with the turn it belongs to. */
 export interface Line {
@@ -16,14 +17,14 @@ export interface Line {
   readonly role: string
   /** Whether the turn is tool output (`ConversationTurn.isToolRole`), shortened to its head and tail when long. */
   readonly tool: boolean
-  /** The line's text without the turn header or the continuation indent. */
+  /** The line's text without the turn header, the continuation indent or a listing's line number. */
   readonly text: string
   /** Position of the line inside its turn (0 = the header line). */
   readonly position: number
   /** First segment of this line in `Parsed.segments`, and how many it has (0: not a candidate). */
   segmentStart: number
   segmentCount: number
-  /** Whether the line is worth counting in an omission marker (non-blank, not structural). */
+  /** Whether the line is worth counting in an omission marker (not blank, not only syntax, not structural). */
   readonly countable: boolean
 }
 
@@ -44,6 +45,21 @@ export const MARKER = /^\s*\[…(?: \d+ (?:more )?lines? (?:omitted|of output cu
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
 const NON_BLANK = /\S/
+// A listing's line number: Claude Code's `    12→`, `cat -n`'s `    12\t`, grep's
+// `path:12:` (or `path-12-` for context lines), after an optional `… ` a
+// summary left in front of a line. The number is position, not content.
+const LINE_NUMBER = /^((?:\s*… )?)(?:\s*\d+(?:→|\t)|((?:[\w.@+-]*\/)*[\w@+-]*\.\w+)[:-]\d+[:-](?!\d))/
+
+/**
+ * `text` without a listing's line-number prefix (`  12→`, `12\t`, grep's
+ * `path:12:` keeps the path): such numbers are never facts, and never output.
+ */
+export const stripLineNumber = (text: string): string => {
+  const match = LINE_NUMBER.exec(text)
+  if (match === null) return text
+  const rest = text.slice(match[0].length)
+  return match[2] === undefined ? `${match[1]}${rest}` : `${match[1]}${match[2]}: ${rest.trimStart()}`
+}
 
 /**
  * Splits a long line into sentences (short pieces merged into their
@@ -105,8 +121,10 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
         structural = Transcript.parseSummaryHeader(line) !== undefined
       }
     }
+    text = stripLineNumber(text)
     structural ||= MARKER.test(text)
-    const blank = !NON_BLANK.test(text)
+    // Syntax alone (`}`, `end`, `);`) is never a candidate, nor worth a marker.
+    const blank = !NON_BLANK.test(text) || isSyntax(text)
     const entry: Line = {
       prefix,
       group,

@@ -13,8 +13,32 @@ const RESOLUTION =
   /\b(?:fix|fixed|fixes|fixing|resolv\w*|solv\w*|root cause|caused by|works now|now pass\w*|all tests pass\w*|\d+ passed|passing|succeeded|workaround|patched)\b/i
 const DECISION =
   /\b(?:decid\w*|decision|chose|choose|instead|we will|we'll|i'll use|let's use|going with|plan|agreed|must|should|don't|do not|never|always|todo|next step|approach|prefer|requirement|need to)\b/i
+// A change in the state of the work: issue status updates, test and build
+// results with their counts, commits, pushes, merges. A bare "closed" is not
+// one (`:closed` atoms, "excludes closed annotations" are code).
+const STATE =
+  /--status[= ]\w+|\bbd (?:close|update|create)\b|✓ (?:Updated|Closed|Created)\b|\b(?:git (?:commit|push|merge|tag)|gh pr (?:create|merge))\b|\b\d+ (?:tests?|passed|failed|failures?|errors?|skipped|examples?|doctests?|properties)\b|\b(?:tests?|build|lint|checks?|compilation) (?:passed|failed|succeeded|pass|fail|fails|green|red)\b|^\[[\w/.-]+ [0-9a-f]{7,}\]|\b(?:merged|pushed|committed|in[_ ]progress|status: \w+)\b/i
+// Words that are only syntax: a line made of them and punctuation (`end`,
+// `} else {`, `</div>`, `);`) says nothing by itself.
+const SYNTAX_WORDS = new Set(
+  "end do else elif elsif fi done esac then begin rescue ensure try finally catch pass endif endfor endwhile div span li ul template script style"
+    .split(" ")
+)
+const NOT_WORD = /[^\p{L}\p{N}_]+/u
+// A line that stands for a tool call: the raw `[tool_call Name] {json}` of an
+// import, or a rendered action (`$ mix test`, `Read PATH`, `Edit PATH: …`).
+const ACTION =
+  /^\s*(?:\[tool_call\b|\$ \S|(?:Read|Edit|Write|MultiEdit|Glob|Grep|Bash|Task|TodoWrite|WebFetch|WebSearch|NotebookEdit|read|wrote|edited|created) \S)/
+const THINKING = /^\s*\[thinking\]/
+// What a harness writes into a user turn: tags (`<task-notification>`,
+// `<command-name>`, `<local-command-stdout>`) and notices of an interruption.
+const INJECTED = /^\s*(?:<\/?[\w-]+>|\[Request interrupted\b)/
+
 const FILLER =
   /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
+
+const isAsciiLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+const isAsciiDigit = (c: number): boolean => c >= 48 && c <= 57
 
 const isHexWord = (word: string): boolean => {
   if (word.length < 7) return false
@@ -49,6 +73,26 @@ const WORD = /[\p{L}\p{N}]+/gu
  * punctuation and spacing ignored. One pass over the text.
  */
 export const nearKey = (text: string): string => {
+  const n = text.length
+  let key = ""
+  let start = -1
+  // ASCII words by a scan of the characters; any other character sends the
+  // text to the Unicode-aware match.
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32
+    if (c > 127) return nearKeyUnicode(text)
+    if (isAsciiLetter(c) || isAsciiDigit(c)) {
+      if (start < 0) start = i
+    } else if (start >= 0) {
+      const word = normalizeWord(text.slice(start, i).toLowerCase())
+      key = key.length === 0 ? word : `${key} ${word}`
+      start = -1
+    }
+  }
+  return key
+}
+
+const nearKeyUnicode = (text: string): string => {
   const words = text.toLowerCase().match(WORD)
   if (words === null) return ""
   for (let i = 0; i < words.length; i++) words[i] = normalizeWord(words[i]!)
@@ -69,6 +113,34 @@ const STOP = new Set(
 const TERM = /[\p{L}_][\p{L}\p{N}_]+|\d{2,}/gu
 
 /**
+ * The lower-cased {@link TERM}s of a text: a scan of its characters when they
+ * are all ASCII (most lines), the regular expression otherwise.
+ */
+const termsOf = (original: string): ReadonlyArray<string> | null => {
+  const text = original.toLowerCase()
+  const n = text.length
+  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 127) return text.match(TERM)
+  const terms: Array<string> = []
+  let i = 0
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    const start = i
+    if (isAsciiLetter(c) || c === 95) {
+      i++
+      for (let w = text.charCodeAt(i); i < n && (isAsciiLetter(w) || isAsciiDigit(w) || w === 95); w = text.charCodeAt(++i));
+      if (i - start >= 2) terms.push(text.slice(start, i))
+    } else if (isAsciiDigit(c)) {
+      i++
+      while (i < n && isAsciiDigit(text.charCodeAt(i))) i++
+      if (i - start >= 2) terms.push(text.slice(start, i))
+    } else {
+      i++
+    }
+  }
+  return terms
+}
+
+/**
  * TF-IDF centrality of each text in [0, 1]: the weight of its distinct terms in
  * the whole material (log term frequency times inverse document frequency,
  * documents being the texts), normalized by the square root of its term count
@@ -82,7 +154,7 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
   const seen: Array<number> = []
   for (let d = 0; d < texts.length; d++) {
     const terms: Array<number> = []
-    const matches = texts[d]!.toLowerCase().match(TERM)
+    const matches = termsOf(texts[d]!)
     if (matches !== null) {
       for (const term of matches) {
         if (STOP.has(term)) continue
@@ -125,6 +197,10 @@ export const isUserRole = (role: string): boolean => role === "user" || role ===
 
 /** What is known about a segment besides its text. */
 export interface Context {
+  /** Whether it reports an error ({@link isError}). */
+  readonly error: boolean
+  /** Whether it reports a change of state ({@link isState}). */
+  readonly state: boolean
   readonly role: string
   readonly firstRequest: boolean
   readonly turnHead: boolean
@@ -136,9 +212,49 @@ export interface Context {
 /** Whether a text reports an error (such lines survive tool-output shortening). */
 export const isError = (text: string): boolean => ERROR.test(text)
 
+/** Whether a text reports a change in the state of the work (a status update, a test result, a commit). */
+export const isState = (text: string): boolean => STATE.test(text)
+
+/** Whether a line is only syntax (brackets, `end`, `else`, closing tags) or blank. */
+export const isSyntax = (text: string): boolean => {
+  // Words of ASCII letters, digits and `_` are checked as they end (most lines
+  // fail at their first word); any other character sends the text to the
+  // Unicode-aware split.
+  const n = text.length
+  let start = -1
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32
+    if (c > 127) return isSyntaxUnicode(text)
+    if (isAsciiLetter(c) || isAsciiDigit(c) || c === 95) {
+      if (start < 0) start = i
+    } else if (start >= 0) {
+      if (!SYNTAX_WORDS.has(text.slice(start, i))) return false
+      start = -1
+    }
+  }
+  return true
+}
+
+const isSyntaxUnicode = (text: string): boolean => {
+  for (const word of text.split(NOT_WORD)) {
+    if (word.length > 0 && !SYNTAX_WORDS.has(word)) return false
+  }
+  return true
+}
+
+/** Whether a line of a conversational turn is a tool call rather than prose. */
+export const isAction = (text: string): boolean => ACTION.test(text)
+
+/** Whether a line of a user turn was written by the agent's harness, not the user (`<task-notification>`, `[Request interrupted by user]`). */
+export const isInjected = (text: string): boolean => INJECTED.test(text)
+
+/** Whether a line is the assistant's hidden reasoning (`[thinking] …`). */
+export const isThinking = (text: string): boolean => THINKING.test(text)
+
 /** Weights of what a segment says beyond its facts (its facts count as coverage keys). */
 export const emphasisWeights = {
   error: 0.5,
+  state: 1.5,
   resolution: 0.5,
   decision: 0.25,
   user: 0.5,
@@ -151,14 +267,15 @@ export const emphasisWeights = {
 
 /**
  * What a segment is worth besides the new facts it adds (commands are facts):
- * an error, its resolution, a decision, the user's words (the first request
+ * a change of state (most), an error, its resolution, a decision, the user's words (the first request
  * most), centrality; filler and lines the prior summary holds count against.
  */
 export const emphasis = (text: string, context: Context, central: number): number => {
   const w = emphasisWeights
   const trimmed = text.trim()
   let score = w.centrality * central
-  if (ERROR.test(text)) score += w.error
+  if (context.error) score += w.error
+  if (context.state) score += w.state
   if (RESOLUTION.test(text)) score += w.resolution
   if (DECISION.test(text)) score += w.decision
   // The user's words: the first line of each turn, and all of the first request.

@@ -85,6 +85,8 @@ export interface Greedy {
   readonly take: (s: number) => number
   /** What choosing `s` would cost now. */
   readonly cost: (s: number) => number
+  /** Whether `s` is worth choosing now (its gain reaches the minimum). */
+  readonly worth: (s: number) => boolean
   /** 1 for each chosen candidate. */
   readonly chosen: Uint8Array
 }
@@ -135,5 +137,5 @@ export const greedy = (size: number, candidates: ReadonlyArray<number>, scoring:
     for (const t of scoring.choose(s)) if (chosen[t] === 0) push(t)
     return cost
   }
-  return { fill, take, cost: scoring.cost, chosen }
+  return { fill, take, cost: scoring.cost, worth: (s) => scoring.gain(s) >= MIN_GAIN, chosen }
 }
