@@ -206,6 +206,7 @@ describe("SqliteMemoryStore files", () => {
       yield* raw(old, [
         "DROP TABLE leases",
         "DROP TABLE followed_files",
+        "DROP TABLE session_state",
         ...dropSearch,
         "DELETE FROM precis_migrations WHERE migration_id >= 2"
       ])
@@ -232,7 +233,7 @@ describe("SqliteMemoryStore files", () => {
           store.appendTurns("s", [Fixtures.turn("user", "the flux capacitor hums", { id: "old" })]),
           store.insertLeaf({ sessionId: "s", content: "capacitor notes", tier: "normal", tokenEstimate: 3, turnIds: ["old"] })
         ))
-      yield* raw(db, [...dropSearch, "DELETE FROM precis_migrations WHERE migration_id >= 4"])
+      yield* raw(db, [...dropSearch, "DROP TABLE session_state", "DELETE FROM precis_migrations WHERE migration_id >= 4"])
       const hits = yield* withStore({ filename: db }, (store) =>
         Effect.zipRight(
           store.appendTurns("s", [Fixtures.turn("assistant", "a second capacitor", { id: "new" })]),
