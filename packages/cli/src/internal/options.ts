@@ -246,7 +246,7 @@ export const budget = integer(
 export const noState = Options.boolean("no-state").pipe(
   Options.withDescription(
     "leave out the session-state header (task, directory and branch, files, last checks, open errors, issues, " +
-      "git, plan) that otherwise comes first"
+      "git, plan) that otherwise comes first (default: the header is shown)"
   )
 )
 
