@@ -151,7 +151,7 @@ const COUNTS: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => number]> =
   // pytest: "==== 3 failed, 10 passed in 0.21s ===="
   [/^=+ ((?:\d+ \w+(?:, )?)+) in [\d.]+s/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1]) + num(/(\d+) errors?/.exec(m[1]!)?.[1])],
   // vitest: "Tests  2 failed | 76 passed (78)"
-  [/^\s*Tests\s+((?:\d+ \w+(?: \| )?)+\(\d+\))/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1])],
+  [/^\s*Tests\s+((?:\d+ \w+(?: \| )?)+\s*\(\d+\))/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1])],
   // jest: "Tests:       1 failed, 5 passed, 6 total"
   [/^Tests:\s+(.*\d+ total)/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1])],
   // cargo: "test result: FAILED. 5 passed; 1 failed; 0 ignored"
