@@ -895,6 +895,37 @@ describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
         }
       }
     }), { timeout: 300_000 }) // the multi-hour Claude Code sessions are megabytes each
+
+  it.live("context starts a Claude Code session with its state: request, branch, last checks, closed issues", () =>
+    Effect.gen(function*() {
+      const file = path.join(fixtures, "claude-code-spotter-258c7280.jsonl")
+      if (!fs.existsSync(file)) return
+      const db = path.join(dir, "spotter-state.db")
+      const imported = yield* runCli(["import", file, "--db", db, "--session", "spotter"])
+      assert.strictEqual(imported.code, 0, imported.stderr)
+      const result = yield* runCli(["context", "--db", db, "--budget", "16000", "--json"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const context = JSON.parse(result.stdout)
+      assert.isAtMost(context.tokens, 16000)
+      assert.isAtMost(context.headerTokens, 2400)
+      const header: string = context.header
+      expect(header).toMatch(/^Session state \(from turns 1a2252ee-fde8-4a8f-a103-4028c39c47ce … [\w-]+, \d+ turns\):\n/)
+      for (
+        const entry of [
+          "- first request: Implement spotter-gqc [1a2252ee-fde8-4a8f-a103-4028c39c47ce]",
+          "- latest request: did you push? [",
+          "- branch: spotter-gqc [",
+          "- mix test: passed, 14 doctests, 87 tests, 0 failures [",
+          "- mix credo --strict: passed, ",
+          "- spotter-gqc.7: closed [",
+          "- spotter-gqc: closed [",
+          "- git push --set-upstream origin spotter-gqc [",
+          "- lib/spotter/services/review_context_builder.ex ["
+        ]
+      ) expect(header).toContain(entry)
+      // Tests that failed and then passed leave no open error.
+      assert.notInclude(header, "Open errors:")
+    }), { timeout: 120_000 })
 })
 
 describe("stores that are not ours, read-only commands", () => {
