@@ -269,9 +269,8 @@ const failedRun = (turn: Turn, answer: ToolUse.Result, counts: Commands.Counts |
 
 const recordCheck = (state: State, check: Commands.Check, result: CheckResult): State => {
   const checks = upsert(state.checks, (c) => c.command === check.command, result, MAX_CHECKS)
-  // A pass closes the open error of the same command, and a pass of the bare family (`mix test`) all of its family.
   const openErrors = result.passed
-    ? state.openErrors.filter((e) => e.command !== check.command && !(check.command === check.family && e.family === check.family))
+    ? state.openErrors.filter((e) => !Commands.covers(check, e))
     : upsert(state.openErrors, (e) => e.command === check.command, result, MAX_CHECKS)
   return { ...state, checks, openErrors }
 }

@@ -111,27 +111,31 @@ describe("SessionState entries", () => {
     ])
   })
 
-  it("checks: a pass of the bare command closes its family's errors, another command's pass does not", () => {
+  it("checks: a pass closes what it covers: a broader run of the same tool, a whole run of the same kind", () => {
     const state = fold(
       bash("b1", "cd /repo && mix test test/a_test.exs", "** (CompileError) test/a_test.exs:3: undefined function foo/0", true),
       bash("b2", "pnpm exec tsc -b", "src/x.ts(1,1): error TS2304: Cannot find name 'y'.\nFound 1 error in src/x.ts", true),
-      bash("b3", "mix compile", "Generated app"),
-      bash("b4", "npx vitest run", " Tests  1 failed | 3 passed (4)")
+      // Counts decide even without an error flag.
+      bash("b3", "npx vitest run test/services/totals.test.ts", " Tests  1 failed | 3 passed (4)"),
+      // A lint pass covers no test or build.
+      bash("b4", "mix credo", "found no issues")
     )
     assert.deepStrictEqual(state.openErrors.map((e) => [e.command, e.detail]), [
       ["mix test test/a_test.exs", "** (CompileError) test/a_test.exs:3: undefined function foo/0"],
       ["pnpm exec tsc -b", "Found 1 error in src/x.ts"],
-      // Counts decide even without an error flag.
-      ["npx vitest run", "Tests 1 failed | 3 passed (4)"]
+      ["npx vitest run test/services/totals.test.ts", "Tests 1 failed | 3 passed (4)"]
     ])
-    const later = SessionState.fold(
-      [...bash("b5", "mix test", "20 tests, 0 failures"), ...bash("b6", "pytest -q", "==== 3 passed in 0.20s ====")],
-      state
-    )
-    assert.deepStrictEqual(later.openErrors.map((e) => e.command), ["pnpm exec tsc -b", "npx vitest run"])
+    // The folder holding the failing file: closes the vitest error only (another tool's file test stays open).
+    const broader = SessionState.fold(bash("b5", "npx vitest run test/services", " Tests  12 passed (12)"), state)
+    assert.deepStrictEqual(broader.openErrors.map((e) => e.command), ["mix test test/a_test.exs", "pnpm exec tsc -b"])
+    // Another file of the same tool covers nothing; the whole suite covers every test.
+    const other = SessionState.fold(bash("b6", "mix test test/b_test.exs", "3 tests, 0 failures"), broader)
+    assert.deepStrictEqual(other.openErrors, broader.openErrors)
+    const whole = SessionState.fold(bash("b7", "mix test --seed 0 2>&1 | tail -5", "20 tests, 0 failures"), other)
+    assert.deepStrictEqual(whole.openErrors.map((e) => e.command), ["pnpm exec tsc -b"])
     // A command still running in the background is no result.
-    const background = SessionState.fold(bash("b7", "mix test", "Command running in background with ID: x1"), later)
-    assert.deepStrictEqual(background.checks, later.checks)
+    const background = SessionState.fold(bash("b8", "mix test", "Command running in background with ID: x1"), whole)
+    assert.deepStrictEqual(background.checks, whole.checks)
   })
 
   it("issues: bd update --status then bd close, several ids at once, and gh issue close", () => {

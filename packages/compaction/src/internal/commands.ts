@@ -136,6 +136,24 @@ export const checkOf = (command: string): Check | undefined => {
   return undefined
 }
 
+// Arguments that narrow a run to some files or tests: a path, a file name, a name filter.
+const NARROWING = /\/|\.\w+$|^-[tkgp]$|^--(?:filter|grep|testNamePattern|only|project)\b/
+
+/** Whether a check runs a whole suite: none of its arguments narrows it (`mix test --seed 0`, `npm test`). */
+export const isWholeRun = (check: Check): boolean => words(check.command).slice(1).every((arg) => !NARROWING.test(arg))
+
+/**
+ * Whether a pass of `passing` shows that `failing` passes now: the same
+ * command; the same tool over a broader selection (`vitest run test/services`
+ * covers `vitest run test/services/totals.test.ts`); or a whole run of the
+ * same kind (`npm test` covers every test command, `mix compile` every build).
+ */
+export const covers = (passing: Check, failing: Check): boolean =>
+  passing.command === failing.command ||
+  (passing.family === failing.family && failing.command.startsWith(`${passing.command} `)) ||
+  (passing.family === failing.family && failing.command.startsWith(`${passing.command}/`)) ||
+  (passing.kind === failing.kind && isWholeRun(passing))
+
 /** What a check's output says: its summary line and how many failed, when it says so. */
 export interface Counts {
   readonly summary: string
