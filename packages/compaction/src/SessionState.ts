@@ -516,11 +516,13 @@ const lines = (state: State): ReadonlyArray<Line> => {
     out.push({ section: "Open errors", text: `- ${e.command}: ${e.detail ?? "failed"}${cite(e.turnId)}`, drop: band(8, i, n) })
   )
   const checks = state.checks
+  const open = new Set(state.openErrors.map((e) => e.command))
   checks.forEach((c, i) =>
     out.push({
       section: "Last checks",
       text: `- ${c.command}: ${c.passed ? "passed" : "FAILED"}${c.detail === undefined ? "" : `, ${c.detail}`}${cite(c.turnId)}`,
-      drop: band(c.passed ? 2 : 8, i, checks.length)
+      // A failure a later pass covered matters no more than a pass.
+      drop: band(open.has(c.command) ? 8 : 2, i, checks.length)
     })
   )
   const byAction = (action: FileEntry["action"]) => state.files.filter((f) => f.action === action)
