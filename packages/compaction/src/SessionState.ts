@@ -75,11 +75,19 @@ export const CheckResult = Schema.Struct({
 export const IssueStatus = Schema.Struct({ id: Schema.String, status: Schema.String, ...Cited })
 
 /**
- * A git or tracker event: a commit, a push, a new branch, an issue created.
+ * A git or tracker event: a commit, a push, a new branch, an issue created;
+ * one that failed (a commit a pre-commit hook refused) is an open error until
+ * the same event succeeds.
  *
  * @since 0.3.0
  */
-export const Event = Schema.Struct({ text: Schema.String, failed: Schema.optional(Schema.Boolean), ...Cited })
+export const Event = Schema.Struct({
+  text: Schema.String,
+  failed: Schema.optional(Schema.Boolean),
+  /** Why it failed: the output's first error line, else its first line. */
+  detail: Schema.optional(Schema.String),
+  ...Cited
+})
 
 /**
  * An item of the assistant's plan: its text and status (`pending`,
@@ -307,7 +315,7 @@ const shellResult = (
   const shellFailed = answer.isError || (typeof turn.metadata?.exitCode === "number" && turn.metadata.exitCode !== 0)
   const message = Commands.commitMessage(line)
   if (message !== undefined && !/nothing to commit/.test(output)) {
-    next = addEvent(next, event(`git commit "${message}"`, shellFailed, turnId))
+    next = addEvent(next, event(`git commit "${message}"`, shellFailed && output, turnId))
   }
   for (const change of commands.flatMap(Commands.changesOf)) {
     switch (change._tag) {
@@ -320,7 +328,7 @@ const shellResult = (
         if (!shellFailed) next = { ...next, branch: { value: change.name, turnId } }
         break
       case "Git":
-        next = addEvent(next, event(change.text, shellFailed, turnId))
+        next = addEvent(next, event(change.text, shellFailed && output, turnId))
     }
   }
   return next
@@ -332,8 +340,14 @@ const addEvent = (state: State, e: typeof Event.Type): State => ({
   events: upsert(state.events, (other) => other.text === e.text, e, MAX_EVENTS)
 })
 
-const event = (text: string, failed: boolean, turnId: string): typeof Event.Type =>
-  failed ? { text, failed: true, turnId } : { text, turnId }
+// An event, failed with the output of its command when that is given.
+const event = (text: string, failedWith: string | false, turnId: string): typeof Event.Type => {
+  if (failedWith === false) return { text, turnId }
+  // Some tools escape line breaks in the output they report.
+  const lines = failedWith.replace(/\\n/g, "\n").split("\n").map((l) => l.trim()).filter((l) => l.length > 0)
+  const detail = Commands.errorLine(lines.join("\n")) ?? lines[0]
+  return detail === undefined ? { text, failed: true, turnId } : { text, failed: true, detail: Commands.clip(detail, 120), turnId }
+}
 
 // A tool result, with the call it answers.
 const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: string): State => {
@@ -535,8 +549,13 @@ const lines = (state: State): ReadonlyArray<Line> => {
   state.issues.forEach((issue, i) =>
     out.push({ section: "Issues", text: `- ${issue.id}: ${issue.status}${cite(issue.turnId)}`, drop: band(3, i, state.issues.length) })
   )
+  // A failed event not yet redone is an open error.
   state.events.forEach((e, i) =>
-    out.push({ section: "Git", text: `- ${e.text}${e.failed === true ? " (failed)" : ""}${cite(e.turnId)}`, drop: band(1, i, state.events.length) })
+    out.push(
+      e.failed === true
+        ? { section: "Open errors", text: `- ${e.text} failed: ${e.detail ?? "?"}${cite(e.turnId)}`, drop: band(8, i, state.events.length) }
+        : { section: "Git", text: `- ${e.text}${cite(e.turnId)}`, drop: band(1, i, state.events.length) }
+    )
   )
   return out
 }

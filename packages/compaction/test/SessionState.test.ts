@@ -170,6 +170,18 @@ describe("SessionState entries", () => {
       { text: "git checkout new branch feature-x", turnId: "b5" }
     ])
     assert.deepStrictEqual(state.branch, { value: "feature-x", turnId: "b5" })
+    // A commit a hook refused, not yet redone: an open error with the reason.
+    const refused = SessionState.fold(
+      bash("b7", "git commit -m \"feat: traces\"", "Pre-commit validation failed:\\n\\n[DIALYZER]\nTotal errors: 2", true),
+      state
+    )
+    assert.deepStrictEqual(refused.events.at(-1), {
+      text: "git commit \"feat: traces\"",
+      failed: true,
+      detail: "Pre-commit validation failed:",
+      turnId: "b7"
+    })
+    expect(SessionState.render(refused)).toContain("Open errors:\n- git commit \"feat: traces\" failed: Pre-commit validation failed: [b7]")
   })
 
   it("plan: TodoWrite's list with its statuses; a numbered plan in prose only without one", () => {
