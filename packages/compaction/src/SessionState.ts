@@ -345,7 +345,9 @@ const event = (text: string, failedWith: string | false, turnId: string): typeof
   if (failedWith === false) return { text, turnId }
   // Some tools escape line breaks in the output they report.
   const lines = failedWith.replace(/\\n/g, "\n").split("\n").map((l) => l.trim()).filter((l) => l.length > 0)
-  const detail = Commands.errorLine(lines.join("\n")) ?? lines[0]
+  // A first line ending in a colon announces the next one ("Pre-commit validation failed:", "[DIALYZER]").
+  const first = lines[0]?.endsWith(":") === true && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]
+  const detail = Commands.errorLine(lines.join("\n")) ?? first
   return detail === undefined ? { text, failed: true, turnId } : { text, failed: true, detail: Commands.clip(detail, 120), turnId }
 }
 
@@ -388,6 +390,13 @@ const todosOf = (input: { readonly [key: string]: unknown }): ReadonlyArray<Plan
 
 const NUMBERED = /^\s*(\d{1,2})[.)]\s+(\S.*)$/
 
+// A numbered line of prose as a plan item: done when it starts with a check mark.
+const planItem = (line: string): PlanItem => {
+  const text = line.replace(/\*\*/g, "")
+  const done = /^(?:✅|✔️?|\[x\])\s*/i.exec(text)
+  return { text: Commands.clip(done === null ? text : text.slice(done[0].length), 160), status: done === null ? "pending" : "completed" }
+}
+
 // The last run of at least two consecutive numbered lines in an assistant's prose.
 const proseplan = (content: string): ReadonlyArray<PlanItem> | undefined => {
   const lines = content.split("\n").filter((l) => !l.startsWith("[tool_call ") && !l.startsWith("[thinking]"))
@@ -397,13 +406,13 @@ const proseplan = (content: string): ReadonlyArray<PlanItem> | undefined => {
   for (const line of lines) {
     const m = NUMBERED.exec(line)
     if (m !== null && Number(m[1]) === expected) {
-      run.push({ text: Commands.clip(m[2]!.replace(/\*\*/g, ""), 160), status: "pending" })
+      run.push(planItem(m[2]!))
       expected++
       continue
     }
     if (m === null && line.trim().length > 0 && /^\s{2,}|^\s*[-*]/.test(line)) continue // a nested line keeps the run
     if (run.length >= 2) found = run
-    run = m !== null && Number(m[1]) === 1 ? [{ text: Commands.clip(m[2]!, 160), status: "pending" }] : []
+    run = m !== null && Number(m[1]) === 1 ? [planItem(m[2]!)] : []
     expected = run.length + 1
   }
   if (run.length >= 2) found = run

@@ -178,20 +178,25 @@ describe("SessionState entries", () => {
     assert.deepStrictEqual(refused.events.at(-1), {
       text: "git commit \"feat: traces\"",
       failed: true,
-      detail: "Pre-commit validation failed:",
+      detail: "Pre-commit validation failed: [DIALYZER]",
       turnId: "b7"
     })
-    expect(SessionState.render(refused)).toContain("Open errors:\n- git commit \"feat: traces\" failed: Pre-commit validation failed: [b7]")
+    expect(SessionState.render(refused)).toContain("Open errors:\n- git commit \"feat: traces\" failed: Pre-commit validation failed: [DIALYZER] [b7]")
   })
 
   it("plan: TodoWrite's list with its statuses; a numbered plan in prose only without one", () => {
-    const prose = say("p1", "Here is the plan:\n1. Read the code\n2. Fix the bug\n3. Run the tests\nLet me start.")
+    const prose = say("p1", "Here is the plan:\n1. ✅ Read the code\n2. **Fix the bug**\n3. Run the tests\nLet me start.")
     const fromProse = fold(prose)
     assert.deepStrictEqual(fromProse.plan, {
       source: "prose",
-      items: ["Read the code", "Fix the bug", "Run the tests"].map((text) => ({ text, status: "pending" })),
+      items: [
+        { text: "Read the code", status: "completed" },
+        { text: "Fix the bug", status: "pending" },
+        { text: "Run the tests", status: "pending" }
+      ],
       turnId: "p1"
     })
+    expect(SessionState.render(fromProse)).toContain("Plan (from the assistant [p1]):\n- [x] Read the code\n- [ ] Fix the bug")
     const todos = [
       { content: "Add the schema", status: "completed", activeForm: "Adding" },
       { content: "Wire the route", status: "in_progress", activeForm: "Wiring" },
