@@ -334,11 +334,15 @@ const shellResult = (
   return next
 }
 
-// An event replaces an earlier one of the same text (a commit retried after a failing hook, the latest push).
-const addEvent = (state: State, e: typeof Event.Type): State => ({
-  ...state,
-  events: upsert(state.events, (other) => other.text === e.text, e, MAX_EVENTS)
-})
+// What an event does, its first two words (`git commit`, `git push`): a success of it settles earlier failures.
+const action = (text: string) => text.split(" ", 2).join(" ")
+
+// An event replaces an earlier one of the same text (a commit retried after a failing hook, the latest push);
+// a success drops the failures of its action (a commit that went through, whatever its message now).
+const addEvent = (state: State, e: typeof Event.Type): State => {
+  const kept = e.failed === true ? state.events : state.events.filter((o) => !(o.failed === true && action(o.text) === action(e.text)))
+  return { ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }
+}
 
 // An event, failed with the output of its command when that is given.
 const event = (text: string, failedWith: string | false, turnId: string): typeof Event.Type => {

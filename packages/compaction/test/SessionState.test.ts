@@ -182,6 +182,12 @@ describe("SessionState entries", () => {
       turnId: "b7"
     })
     expect(SessionState.render(refused)).toContain("Open errors:\n- git commit \"feat: traces\" failed: Pre-commit validation failed: [DIALYZER] [b7]")
+    // A commit that goes through settles it, whatever its message now; a failed push stays open.
+    const settled = SessionState.fold(
+      [...bash("b8", "git push", "rejected", true), ...bash("b9", "git commit -m \"feat: traces (fixed)\"", "[b 9] ok")],
+      refused
+    )
+    assert.deepStrictEqual(settled.events.filter((e) => e.failed === true).map((e) => e.text), ["git push"])
   })
 
   it("plan: TodoWrite's list with its statuses; a numbered plan in prose only without one", () => {
