@@ -262,11 +262,20 @@ describe("compact, show and context", () => {
         nodes.filter((n) => n.parentId === null).map((n) => n.id)
       )
       assert.deepStrictEqual(context.turns.map((t: { id: string }) => t.id), ["t34", "t35", "t36", "t37", "t38", "t39"])
-      assert.isAbove(context.tokens, 0)
+      assert.isAbove(context.tokens, context.headerTokens)
+      // The session-state header: the first and latest requests, each citing its turn.
+      expect(context.header).toMatch(/^Session state \(from turns t0 … t39, 40 turns\):\nTask:\n- first request: Step 0: .*\[t0\]\n- latest request: Step 38: .*\[t38\]/)
       const text = yield* runCli(["context", "--db", db])
       assert.strictEqual(text.code, 0, text.stderr)
-      expect(text.stdout).toMatch(/^\[Summary 1, depth \d/)
+      assert.isTrue(text.stdout.startsWith(`${context.header}\n\n[Summary 1, depth `))
       expect(text.stdout.trimEnd()).toMatch(/\[2025-01-01T00:39:00\] assistant: Step 39: .*$/)
+      // --no-state leaves it out.
+      const bare = yield* runCli(["context", "--db", db, "--no-state"])
+      assert.strictEqual(bare.code, 0, bare.stderr)
+      expect(bare.stdout).toMatch(/^\[Summary 1, depth \d/)
+      assert.strictEqual(`${context.header}\n\n${bare.stdout}`, text.stdout)
+      const bareJson = JSON.parse((yield* runCli(["context", "--db", db, "--no-state", "--json"])).stdout)
+      assert.deepStrictEqual([bareJson.header, bareJson.headerTokens, bareJson.tokens], ["", 0, context.tokens - context.headerTokens])
     }))
 
   it.live("context --budget fits the context into N tokens and reports each stage", () =>
@@ -278,8 +287,12 @@ describe("compact, show and context", () => {
       const fitted = JSON.parse(json.stdout)
       assert.strictEqual(fitted.budget, budget)
       assert.isAtMost(fitted.tokens, budget)
-      assert.strictEqual(fitted.report.tokensBefore, full.tokens)
-      assert.strictEqual(fitted.report.tokensAfter, fitted.tokens)
+      // The header takes at most 15% of the budget; the condenser fits the rest into what is left.
+      assert.isAbove(fitted.headerTokens, 0)
+      assert.isAtMost(fitted.headerTokens, Math.floor(budget * 0.15))
+      assert.isTrue(fitted.header.startsWith("Session state (from turns t0 … t39, 40 turns):"))
+      assert.strictEqual(fitted.report.tokensBefore, full.tokens - full.headerTokens)
+      assert.strictEqual(fitted.report.tokensAfter + fitted.headerTokens, fitted.tokens)
       assert.deepStrictEqual(fitted.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window"])
       assert.isTrue(fitted.report.stages.some((s: { acted: boolean }) => s.acted))
       // The newest turn is always kept.
@@ -287,7 +300,13 @@ describe("compact, show and context", () => {
       const text = yield* runCli(["context", "--db", db, "--budget", String(budget)])
       assert.strictEqual(text.code, 0, text.stderr)
       // One line per stage on stderr, each with the CLI's prefix.
-      expect(text.stderr).toMatch(new RegExp(`^precis: condenser: ${full.tokens} -> ${fitted.tokens} tokens \\(budget ${budget}\\)`))
+      assert.isTrue(text.stdout.startsWith(`${fitted.header}\n\n`))
+      expect(text.stderr).toMatch(
+        new RegExp(
+          `^precis: session state: ${fitted.headerTokens} tokens\nprecis: condenser: ${fitted.report.tokensBefore} -> ` +
+            `${fitted.report.tokensAfter} tokens \\(budget ${budget - fitted.headerTokens}\\)`
+        )
+      )
       expect(text.stderr.split("\n").every((line) => line.startsWith("precis: "))).toBe(true)
       const bad = yield* runCli(["context", "--db", db, "--budget", "0"])
       assert.strictEqual(bad.code, 1)
@@ -903,6 +922,37 @@ describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
         }
       }
     }), { timeout: 300_000 }) // the multi-hour Claude Code sessions are megabytes each
+
+  it.live("context starts a Claude Code session with its state: request, branch, last checks, closed issues", () =>
+    Effect.gen(function*() {
+      const file = path.join(fixtures, "claude-code-spotter-258c7280.jsonl")
+      if (!fs.existsSync(file)) return
+      const db = path.join(dir, "spotter-state.db")
+      const imported = yield* runCli(["import", file, "--db", db, "--session", "spotter"])
+      assert.strictEqual(imported.code, 0, imported.stderr)
+      const result = yield* runCli(["context", "--db", db, "--budget", "16000", "--json"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const context = JSON.parse(result.stdout)
+      assert.isAtMost(context.tokens, 16000)
+      assert.isAtMost(context.headerTokens, 2400)
+      const header: string = context.header
+      expect(header).toMatch(/^Session state \(from turns 1a2252ee-fde8-4a8f-a103-4028c39c47ce … [\w-]+, \d+ turns\):\n/)
+      for (
+        const entry of [
+          "- first request: Implement spotter-gqc [1a2252ee-fde8-4a8f-a103-4028c39c47ce]",
+          "- latest request: did you push? [",
+          "- branch: spotter-gqc [",
+          "- mix test: passed, 14 doctests, 87 tests, 0 failures [",
+          "- mix credo --strict: passed, ",
+          "- spotter-gqc.7: closed [",
+          "- spotter-gqc: closed [",
+          "- git push --set-upstream origin spotter-gqc [",
+          "- lib/spotter/services/review_context_builder.ex ["
+        ]
+      ) expect(header).toContain(entry)
+      // Tests that failed and then passed leave no open error.
+      assert.notInclude(header, "Open errors:")
+    }), { timeout: 120_000 })
 })
 
 describe("stores that are not ours, read-only commands", () => {

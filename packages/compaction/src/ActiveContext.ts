@@ -15,7 +15,11 @@ import {
   Transcript
 } from "@precis/core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { MemoryStore, type StoreError, type StoredTurn } from "./MemoryStore.js"
+import * as SessionState from "./SessionState.js"
 
 /**
  * The active context of a session: what an agent sends to its model.
@@ -92,12 +96,104 @@ export const load = (sessionId: string): Effect.Effect<ActiveContext, StoreError
   }).pipe(Effect.withSpan("ActiveContext.load", { attributes: { "precis.session_id": sessionId } }))
 
 /**
+ * A session's state, folded up to a turn: the state, the `seq` of the last
+ * turn folded (-1 for none), and whether this load folded turns the stored
+ * state did not hold (so saving it would advance the store's copy).
+ *
+ * @since 0.3.0
+ */
+export interface LoadedState {
+  readonly sessionId: string
+  readonly state: SessionState.State
+  readonly lastSeq: number
+  readonly advanced: boolean
+}
+
+const decodeState = Schema.decodeUnknownEither(SessionState.StateFromJson)
+
+/**
+ * The session state of a session: the stored state (`MemoryStore.sessionState`)
+ * carried forward over the turns after it, so only newer turns are read. The
+ * stored state is a cache: when it cannot be read (a store of an older schema
+ * opened read-only, a state written by another version of the fold), the
+ * state is folded from the first turn. Writes nothing (see {@link saveState}).
+ *
+ * @since 0.3.0
+ */
+export const loadState = (sessionId: string): Effect.Effect<LoadedState, StoreError, MemoryStore> =>
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const stored = yield* store.sessionState(sessionId).pipe(
+      Effect.catchAll((error) =>
+        Effect.as(Effect.logDebug("ActiveContext.loadState: no stored state", error.message), Option.none())
+      )
+    )
+    const base = Option.flatMap(stored, (saved) =>
+      Either.match(decodeState(saved.state), {
+        onLeft: () => Option.none(),
+        onRight: (state) => Option.some({ state, lastSeq: saved.lastSeq })
+      }))
+    const from = Option.getOrElse(base, () => ({ state: SessionState.empty, lastSeq: -1 }))
+    const newer = yield* store.turns(sessionId, { from: from.lastSeq + 1 })
+    return {
+      sessionId,
+      state: SessionState.fold(newer, from.state),
+      lastSeq: newer.length === 0 ? from.lastSeq : newer[newer.length - 1]!.seq,
+      advanced: newer.length > 0
+    }
+  }).pipe(Effect.withSpan("ActiveContext.loadState", { attributes: { "precis.session_id": sessionId } }))
+
+/**
+ * Saves a loaded state in the store when it advanced (nothing otherwise), so
+ * the next {@link loadState} folds only the turns after it.
+ *
+ * @since 0.3.0
+ */
+export const saveState = (loaded: LoadedState): Effect.Effect<void, StoreError, MemoryStore> =>
+  loaded.advanced
+    ? Effect.flatMap(MemoryStore, (store) =>
+      store.saveSessionState({
+        sessionId: loaded.sessionId,
+        state: Schema.encodeSync(SessionState.StateFromJson)(loaded.state),
+        lastSeq: loaded.lastSeq
+      }))
+    : Effect.void
+
+/**
+ * The share of a budget the session-state header may take by default (15%).
+ *
+ * @since 0.3.0
+ */
+export const defaultStateShare = 0.15
+
+/**
+ * The session-state header for a context of `budget` tokens: the state
+ * rendered within `share * budget` tokens (`SessionState.render`), or within
+ * `SessionState.defaultMaxTokens` without a budget.
+ *
+ * @since 0.3.0
+ */
+export const header = (
+  estimator: TokenEstimator.Service,
+  state: SessionState.State,
+  budget?: number | undefined,
+  share: number = defaultStateShare
+): string =>
+  SessionState.render(
+    state,
+    budget === undefined ? SessionState.defaultMaxTokens : Math.floor(budget * share),
+    estimator
+  )
+
+/**
  * What {@link render} and {@link toMessages} read: summaries and turns, such
- * as an {@link ActiveContext} or a context the `Condenser` fitted to a budget.
+ * as an {@link ActiveContext} or a context the `Condenser` fitted to a budget,
+ * and the session-state header to put first (since 0.3.0; see {@link header}).
  *
  * @since 0.1.0
  */
 export interface Renderable {
+  readonly header?: string | undefined
   readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
 }
@@ -138,15 +234,17 @@ const noteOf = (context: Renderable, options: RenderOptions): string =>
   options.recallNote === true ? recallNote(context.summaries) : ""
 
 /**
- * The active context as chat messages: one system message with the summaries
- * (when there are any; with `recallNote`, the {@link recallNote} ends it),
- * then one message per turn. Roles other than `user`, `assistant` and `system`
- * (tool results, say) become `user` messages prefixed with `[role]`.
+ * The active context as chat messages: the session-state header as a system
+ * message first (when there is one), then one system message with the
+ * summaries (when there are any; with `recallNote`, the {@link recallNote}
+ * ends it), then one message per turn. Roles other than `user`, `assistant`
+ * and `system` (tool results, say) become `user` messages prefixed with `[role]`.
  *
  * @since 0.1.0
  */
 export const toMessages = (context: Renderable, options: RenderOptions = {}): Array<Provider.ChatMessage> => {
   const messages: Array<Provider.ChatMessage> = []
+  if (context.header !== undefined && context.header.length > 0) messages.push({ role: "system", content: context.header })
   if (context.summaries.length > 0) {
     const note = noteOf(context, options)
     messages.push({
@@ -166,13 +264,19 @@ export const toMessages = (context: Renderable, options: RenderOptions = {}): Ar
 }
 
 /**
- * The active context as one text: the rendered summaries, a blank line, then
- * the turns formatted one per line; with `recallNote`, a blank line and the
- * {@link recallNote} end it.
+ * The active context as one text: the session-state header (when there is
+ * one), the rendered summaries, then the turns formatted one per line, apart
+ * by blank lines; with `recallNote`, a blank line and the {@link recallNote}
+ * end it.
  *
  * @since 0.1.0
  */
 export const render = (context: Renderable, options: RenderOptions = {}): string =>
-  [Transcript.renderSummaries(context.summaries), Transcript.formatTurns(context.turns), noteOf(context, options)]
+  [
+    context.header ?? "",
+    Transcript.renderSummaries(context.summaries),
+    Transcript.formatTurns(context.turns),
+    noteOf(context, options)
+  ]
     .filter((part) => part.length > 0)
     .join("\n\n")

@@ -218,16 +218,36 @@ export interface AssembleOptions extends Condenser.Options {
   readonly compact?: boolean | undefined
   /** Overrides of the layer's compaction options (the `budget` is this call's). */
   readonly compaction?: CompactionOptions.Options | undefined
+  /**
+   * Whether the session-state header (`SessionState`) goes first. Default true.
+   *
+   * @since 0.3.0
+   */
+  readonly sessionState?: boolean | undefined
+  /**
+   * The share of the budget the header may take, `0 <= stateShare < 1`
+   * (default `ActiveContext.defaultStateShare`, 0.15); the rest is the summaries' and turns'.
+   *
+   * @since 0.3.0
+   */
+  readonly stateShare?: number | undefined
 }
 
 /**
- * An assembled context: the session, its condensed summaries and turns, their
- * tokens (never over the budget) and the per-stage report.
+ * An assembled context: the session, its session-state header, its condensed
+ * summaries and turns, their tokens (the header's included; never over the
+ * budget) and the per-stage report (of the summaries and turns).
  *
  * @since 0.1.0
  */
 export interface Assembled extends Condenser.Condensed {
   readonly sessionId: string
+  /**
+   * The session-state header, first in the context (`""` when off or empty).
+   *
+   * @since 0.3.0
+   */
+  readonly header: string
 }
 
 /**
@@ -371,6 +391,8 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const created = Effect.unsafeMakeSemaphore(1)
       return [created, new Map(map).set(sessionId, created)]
     })
+
+  const withStore = <A, E>(effect: Effect.Effect<A, E, MemoryStore>) => Effect.provideService(effect, MemoryStore, store)
 
   const context: Service["context"] = (sessionId) =>
     ActiveContext.load(sessionId).pipe(
@@ -531,6 +553,9 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
           turnsCompacted += second.turns
         }
       }
+
+      // A run that summarized turns brings the stored session state up to date, for readers that cannot write.
+      if (turnsCompacted > 0) yield* sessionState(sessionId)
 
       const stats: CompactionStats = {
         leafSummariesCreated: leaves,
@@ -700,18 +725,40 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       )
   })
 
+  // The session state carried forward and saved; a failed save costs the next load a longer fold, nothing more.
+  const sessionState = (sessionId: string) =>
+    Effect.tap(
+      withStore(ActiveContext.loadState(sessionId)),
+      (loaded) =>
+        withStore(ActiveContext.saveState(loaded)).pipe(
+          Effect.catchAll((error) => Effect.logWarning("CompactionManager: saving the session state failed", error.message))
+        )
+    )
+
   const assemble: Service["assemble"] = (sessionId, options) =>
     Effect.gen(function*() {
-      const { compact: mayCompact, compaction, ...condenser } = options
+      const { compact: mayCompact, compaction, sessionState: withState, stateShare, ...given } = options
+      const share = stateShare ?? ActiveContext.defaultStateShare
+      if (!(Number.isFinite(share) && share >= 0 && share < 1)) {
+        return yield* new CompactionOptions.InvalidOptionsError({
+          problems: [{ option: "stateShare", message: `must be a number >= 0 and < 1 (got ${share})` }]
+        })
+      }
+      yield* resolve({ ...compaction, budget: given.budget }, given.budget)
+      const header = withState === false
+        ? ""
+        : ActiveContext.header(estimator, (yield* sessionState(sessionId)).state, given.budget, share)
+      // The header counts against the budget: the summaries and turns get the rest.
+      const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
+      const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens) }
       const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
-      yield* resolve(overrides, condenser.budget)
       const active = yield* context(sessionId)
       const condensed = mayCompact === false
         ? yield* Condenser.fit(active, condenser)
         : yield* Condenser.pipeline(Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides)))(
           active
         )
-      return { sessionId, ...condensed }
+      return { sessionId, header, ...condensed, tokens: condensed.tokens + headerTokens }
     }).pipe(
       Effect.provideService(TokenEstimator.TokenEstimator, estimator),
       Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })

@@ -125,11 +125,12 @@ export const tailTokensFor = (budget: number): number =>
   Math.min(Math.floor(budget), Math.max(1_000, Math.min(32_000, Math.floor(budget / 4))))
 
 /**
- * What a problem is about: an option, or the budget given to `shouldCompact`/`status`.
+ * What a problem is about: an option, the budget given to `shouldCompact`/`status`,
+ * or `CompactionManager.assemble`'s `stateShare`.
  *
  * @since 0.1.0
  */
-export type Subject = keyof Options | "budget"
+export type Subject = keyof Options | "budget" | "stateShare"
 
 /**
  * One value that makes no sense. `message` says what it must be, without the
@@ -275,7 +276,7 @@ const variables = {
 
 // Where `config` reports a problem: the variable of its option.
 const pathOf = (option: Subject): Array<string> =>
-  option === "onProgress" ? ["PRECIS_COMPACTION"] : [variables[option]]
+  option === "onProgress" || option === "stateShare" ? ["PRECIS_COMPACTION"] : [variables[option]]
 
 const intConfig = (option: Exclude<keyof typeof defaults, "threshold" | "lowWater" | "alsoLine">) =>
   Config.integer(variables[option]).pipe(Config.withDefault(defaults[option]))

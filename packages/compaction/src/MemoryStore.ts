@@ -104,6 +104,20 @@ export interface FollowedFile {
 }
 
 /**
+ * A session's folded session state as stored: the state encoded as JSON
+ * (`SessionState.StateFromJson`) and the `seq` of the last turn folded into
+ * it. A cache: the turns are the truth, and a state that cannot be read is
+ * folded again from them.
+ *
+ * @since 0.3.0
+ */
+export interface StoredSessionState {
+  readonly sessionId: string
+  readonly state: string
+  readonly lastSeq: number
+}
+
+/**
  * A session taken from the work queue by {@link Service.claimWork}: its id,
  * and its `stamp` at the claim (it moves with every append to the session),
  * which {@link Service.settleWork} compares to tell whether turns came in since.
@@ -280,6 +294,14 @@ export interface Service {
    * read, so the turns and the offset are committed together.
    */
   readonly saveFollowedFile: (file: FollowedFile) => Effect.Effect<void, StoreError>
+  /** The stored session state of a session, if one was saved (see {@link StoredSessionState}). */
+  readonly sessionState: (sessionId: string) => Effect.Effect<Option.Option<StoredSessionState>, StoreError>
+  /**
+   * Saves a session's state (one statement). A state folded over fewer turns
+   * than the one stored (`lastSeq` smaller) is not saved: of two writers, the
+   * one that folded further wins. Fails when the session does not exist.
+   */
+  readonly saveSessionState: (state: StoredSessionState) => Effect.Effect<void, StoreError>
   /**
    * Takes the next session of the work queue, if any: the sessions turns were
    * appended to since a worker last found them without work (`appendTurns`

@@ -22,3 +22,5 @@ export * as Condenser from "./Condenser.js"
 export * as CompactionManager from "./CompactionManager.js"
 /** @since 0.3.0 */
 export * as SleepMode from "./SleepMode.js"
+/** @since 0.3.0 */
+export * as SessionState from "./SessionState.js"

@@ -207,6 +207,7 @@ describe("SqliteMemoryStore files", () => {
         "DROP TABLE leases",
         "DROP TABLE followed_files",
         "DROP TABLE session_work",
+        "DROP TABLE session_state",
         ...dropSearch,
         "DELETE FROM precis_migrations WHERE migration_id >= 2"
       ])
@@ -233,7 +234,12 @@ describe("SqliteMemoryStore files", () => {
           store.appendTurns("s", [Fixtures.turn("user", "the flux capacitor hums", { id: "old" })]),
           store.insertLeaf({ sessionId: "s", content: "capacitor notes", tier: "normal", tokenEstimate: 3, turnIds: ["old"] })
         ))
-      yield* raw(db, [...dropSearch, "DROP TABLE session_work", "DELETE FROM precis_migrations WHERE migration_id >= 4"])
+      yield* raw(db, [
+        ...dropSearch,
+        "DROP TABLE session_state",
+        "DROP TABLE session_work",
+        "DELETE FROM precis_migrations WHERE migration_id >= 4"
+      ])
       const hits = yield* withStore({ filename: db }, (store) =>
         Effect.zipRight(
           store.appendTurns("s", [Fixtures.turn("assistant", "a second capacitor", { id: "new" })]),
@@ -249,7 +255,7 @@ describe("SqliteMemoryStore files", () => {
       const db = file("schema4.db")
       yield* withStore({ filename: db }, (store) =>
         Effect.forEach(["b", "a"], (id) => store.appendTurns(id, Fixtures.conversation(2)), { discard: true }))
-      yield* raw(db, ["DROP TABLE session_work", "DELETE FROM precis_migrations WHERE migration_id > 4"])
+      yield* raw(db, ["DROP TABLE session_state", "DROP TABLE session_work", "DELETE FROM precis_migrations WHERE migration_id > 4"])
       const claims = yield* withStore({ filename: db }, (store) =>
         Effect.all([store.claimWork, store.claimWork, store.claimWork]))
       assert.deepStrictEqual(claims.map(Option.map((claim) => claim.sessionId)), [Option.some("a"), Option.some("b"), Option.some("a")])

@@ -263,6 +263,24 @@ export const storeSuite = (
         expect(unknown.message).toBe("MemoryStore.rewriteSummary: no summary nope")
       }))
 
+    it.effect("saves a session state, keeps the one folded further, and refuses an unknown session", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        yield* store.appendTurns("state", Fixtures.conversation(4))
+        expect(yield* store.sessionState("state")).toEqual(Option.none())
+        const saved = { sessionId: "state", state: "{\"turns\":2}", lastSeq: 1 }
+        yield* store.saveSessionState(saved)
+        expect(yield* store.sessionState("state")).toEqual(Option.some(saved))
+        const further = { sessionId: "state", state: "{\"turns\":4}", lastSeq: 3 }
+        yield* store.saveSessionState(further)
+        // A writer that folded fewer turns comes too late: the further state stays.
+        yield* store.saveSessionState(saved)
+        expect(yield* store.sessionState("state")).toEqual(Option.some(further))
+        const unknown = yield* Effect.flip(store.saveSessionState({ ...saved, sessionId: "nobody" }))
+        expect(unknown.message).toContain("MemoryStore.saveSessionState")
+        expect(yield* store.sessionState("nobody")).toEqual(Option.none())
+      }))
+
     it.effect("writes a condensed summary and its children's parent_id together", () =>
       Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore

@@ -285,6 +285,26 @@ describe("Claude Code sessions", () => {
     ])
   })
 
+  it("keeps each line's cwd and gitBranch in the turn's metadata", () => {
+    const text = jsonl(
+      { type: "user", uuid: "u-1", cwd: "/work/app", gitBranch: "main", message: { role: "user", content: "Go" } },
+      {
+        type: "user",
+        uuid: "u-2",
+        cwd: "/work/app/sub",
+        gitBranch: "feature-x",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] }
+      },
+      { type: "assistant", uuid: "a-1", cwd: "", message: { role: "assistant", content: "no directory" } }
+    )
+    const turns = ok(text, "claude-code")
+    assert.deepStrictEqual(turns.map((t) => [t.metadata!.cwd, t.metadata!.gitBranch]), [
+      ["/work/app", "main"],
+      ["/work/app/sub", "feature-x"],
+      [undefined, undefined]
+    ])
+  })
+
   it("reports the line of a message line without a message", () => {
     const text = claudeSample + jsonl({ type: "assistant", uuid: "a-2" })
     const e = err(text, "claude-code", "session.jsonl")
@@ -302,6 +322,18 @@ describe("SWE-agent trajectories", () => {
     assert.strictEqual(turns[3]!.metadata!.toolName, "open")
     assert.strictEqual(turns[1]!.metadata!.messageType, "observation")
     assert.isUndefined(turns[0]!.timestamp)
+  })
+
+  it("keeps the directory of SWE-agent's prompt as metadata.cwd", () => {
+    const traj = {
+      ...sweAgentTraj,
+      history: [
+        ...sweAgentTraj.history,
+        { role: "user", content: "done\n(Open file: n/a)\n(Current directory: /pydicom__pydicom)\nbash-$", agent: "main" }
+      ]
+    }
+    const turns = ok(JSON.stringify(traj), "swe-agent")
+    assert.deepStrictEqual(turns.map((t) => t.metadata!.cwd), [undefined, undefined, undefined, undefined, "/pydicom__pydicom"])
   })
 
   it("fails without a history array, at line 1", () => {
@@ -390,6 +422,15 @@ describe("OpenHands events", () => {
     assert.strictEqual(turns[2]!.metadata!.cause, "4")
     assert.strictEqual(turns[0]!.timestamp, "2025-01-20T20:29:32.262843")
     assert.match(turns[0]!.id!, /^openhands:2-[0-9a-f]{12}$/)
+  })
+
+  it("keeps a command's working directory and exit code from extras.metadata", () => {
+    const events = openHandsEvents.map((e) =>
+      e.id === 5 ? { ...e, extras: { command: "mkdir app", metadata: { exit_code: 0, working_dir: "/workspace" } } } : e
+    )
+    const tool = ok(JSON.stringify(events), "openhands").find((t) => t.role === "tool")!
+    assert.strictEqual(tool.metadata!.cwd, "/workspace")
+    assert.strictEqual(tool.metadata!.exitCode, 0)
   })
 
   it("reports the line where a bad event starts", () => {

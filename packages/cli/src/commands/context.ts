@@ -1,12 +1,15 @@
 /**
- * `precis context`: the context an agent would send, the parentless summaries
- * in time order and then the fresh tail; with `--budget N`, fitted into N
- * tokens by `Condenser.fit`.
+ * `precis context`: the context an agent would send: the session-state header
+ * first (unless `--no-state`), then the parentless summaries in time order and
+ * the fresh tail; with `--budget N`, fitted into N tokens by `Condenser.fit`,
+ * the header within `ActiveContext.defaultStateShare` of them. Read-only: the
+ * session state is carried forward from the stored one, never saved.
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
 import { ActiveContext, Condenser, type MemoryStore } from "@precis/compaction"
+import { TokenEstimator } from "@precis/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -23,35 +26,55 @@ export type Failure = CliError | MemoryStore.StoreError
 /** The `context` command. */
 export const command = Command.make(
   "context",
-  { db: Opt.db, session: Opt.storeSession, budget: Opt.budget, json: Opt.json, verbose: Opt.verbose },
+  {
+    db: Opt.db,
+    session: Opt.storeSession,
+    budget: Opt.budget,
+    noState: Opt.noState,
+    json: Opt.json,
+    verbose: Opt.verbose
+  },
   (args) =>
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
       // Assembling the context needs the store and the token estimator, never a model.
       yield* Effect.gen(function*() {
         const sessionId = yield* Session.resolve(args.db, args.session)
+        const estimator = yield* TokenEstimator.TokenEstimator
         const context = yield* ActiveContext.load(sessionId)
-        if (Option.isSome(args.budget)) {
-          // Read-only: mask, forget and window; summarizing is `compact`'s job.
-          const budget = args.budget.value
-          const fitted = yield* Condenser.fit(context, { budget })
+        const budget = Option.getOrUndefined(args.budget)
+        const header = args.noState
+          ? ""
+          : ActiveContext.header(estimator, (yield* ActiveContext.loadState(sessionId)).state, budget)
+        const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
+        if (budget !== undefined) {
+          // Read-only: mask, forget and window; summarizing is `compact`'s job. The header counts against the budget.
+          const fitted = yield* Condenser.fit(context, { budget: Math.max(1, budget - headerTokens) })
           if (args.json) {
             return yield* printJson({
               session: sessionId,
               budget,
-              tokens: fitted.tokens,
+              tokens: fitted.tokens + headerTokens,
+              header,
+              headerTokens,
               report: fitted.report,
               summaries: fitted.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
               turns: fitted.turns.map(Render.contextTurn)
             })
           }
-          yield* Console.log(ActiveContext.render(fitted))
-          return yield* Effect.forEach(Render.condenserReport(fitted.report, budget), (line) => Console.error(line), { discard: true })
+          yield* Console.log(ActiveContext.render({ ...fitted, header }))
+          const lines = [
+            ...(headerTokens > 0 ? [`session state: ${headerTokens} tokens`] : []),
+            ...Render.condenserReport(fitted.report, budget - headerTokens)
+          ]
+          return yield* Effect.forEach(lines, (line) => Console.error(line), { discard: true })
         }
         if (args.json) {
           return yield* printJson({
             session: sessionId,
-            tokens: context.tokens,
+            tokens: context.tokens + headerTokens,
+            header,
+            headerTokens,
             summaries: context.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
             turns: context.turns.map((t) => ({
               id: t.id,
@@ -62,13 +85,15 @@ export const command = Command.make(
             }))
           })
         }
-        yield* Console.log(ActiveContext.render(context))
+        yield* Console.log(ActiveContext.render({ ...context, header }))
       }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
-    "Print the context an agent would send: the parentless summaries in time order, then the turns not yet " +
-      "summarized (the fresh tail). With --budget N, fit it into N tokens (old tool output masked, low-value " +
-      "turns forgotten, then a hard window) and report each stage on stderr (in the JSON with --json)."
+    "Print the context an agent would send: the session-state header (task, directory and branch, files, last " +
+      "checks, open errors, issues, git, plan; each entry citing its turn; --no-state leaves it out), the " +
+      "parentless summaries in time order, then the turns not yet summarized (the fresh tail). With --budget N, " +
+      "fit it into N tokens (the header within 15% of them, old tool output masked, low-value turns forgotten, " +
+      "then a hard window) and report each stage on stderr (in the JSON with --json)."
   )
 )

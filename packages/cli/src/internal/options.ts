@@ -252,6 +252,14 @@ export const budget = integer(
     "(default: none, the whole active context)"
 )
 
+/** `--no-state`. */
+export const noState = Options.boolean("no-state").pipe(
+  Options.withDescription(
+    "leave out the session-state header (task, directory and branch, files, last checks, open errors, issues, " +
+      "git, plan) that otherwise comes first (default: the header is shown)"
+  )
+)
+
 /** `--json`. */
 export const json = Options.boolean("json").pipe(
   Options.withDescription("print one JSON document on stdout (default: text)")

@@ -2,7 +2,7 @@
  * The schema, as migrations, for SQLite and PostgreSQL (the same tables and
  * columns; PostgreSQL has no `leases` table). Table and column names of `turns`,
  * `summaries` and `summary_sources` are part of the public contract (users may
- * query them); `sessions`, `leases`, `followed_files`, `session_work`, `summaries.first_seq/last_seq` and the
+ * query them); `sessions`, `leases`, `followed_files`, `session_state`, `session_work`, `summaries.first_seq/last_seq` and the
  * indexes are ours. Before writing, a store checks that the file is one of ours
  * and not newer than this version ({@link inspect}).
  *
@@ -140,6 +140,19 @@ const sqliteSearch = Effect.gen(function*() {
   }
 })
 
+// One row per session: its folded session state (SessionState, as JSON) and
+// the seq of the last turn folded into it, so that assembling a context folds
+// only the turns after it (see MemoryStore.StoredSessionState).
+const sessionState = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE session_state (
+    session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions(id),
+    last_seq INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  )`
+})
+
 // The work queue of `CompactionManager.compactAll`: one row per session that
 // may have compaction work, so that workers find work with one indexed query
 // instead of reading every session. `appendTurns` adds the row, or bumps its
@@ -166,6 +179,7 @@ const migrations = {
   "2_leases": leases,
   "3_followed_files": followedFiles,
   "4_search": search,
+  "5_session_state": sessionState,
   "6_work_queue": workQueue
 }
 

@@ -15,7 +15,15 @@ import * as Option from "effect/Option"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
-import { type FollowedFile, type Service, type SessionInfo, StoreError, StoredTurn, TurnConflictError } from "../MemoryStore.js"
+import {
+  type FollowedFile,
+  type Service,
+  type SessionInfo,
+  StoreError,
+  type StoredSessionState,
+  StoredTurn,
+  TurnConflictError
+} from "../MemoryStore.js"
 import { span } from "./plan.js"
 import * as Rows from "./rows.js"
 import { invalidInput, storeError } from "./storeError.js"
@@ -63,6 +71,12 @@ const followedRows = decodeAll(Schema.Struct({
   byte_offset: Schema.Union(Schema.Number, Schema.NumberFromString),
   line_count: Schema.Union(Schema.Number, Schema.NumberFromString),
   head_hash: Schema.String
+}))
+
+const sessionStateRows = decodeAll(Schema.Struct({
+  session_id: Schema.String,
+  last_seq: Schema.Union(Schema.Number, Schema.NumberFromString),
+  state: Schema.String
 }))
 
 // A summary about to be written, once its sources are checked: its row but for
@@ -450,6 +464,28 @@ export const make = (
             updated_at = excluded.updated_at`
     ).pipe(Effect.asVoid, Effect.mapError(error("saveFollowedFile")))
 
+  const sessionState: Service["sessionState"] = (sessionId) =>
+    Effect.map(
+      sessionStateRows(sql`SELECT session_id, last_seq, state FROM session_state WHERE session_id = ${sessionId}`),
+      (rows) =>
+        Option.map(Option.fromNullable(rows[0]), (row): StoredSessionState => ({
+          sessionId: row.session_id,
+          state: row.state,
+          lastSeq: row.last_seq
+        }))
+    ).pipe(Effect.mapError(error("sessionState")))
+
+  const saveSessionState: Service["saveSessionState"] = (saved) =>
+    Effect.flatMap(
+      now,
+      (updatedAt) =>
+        sql`INSERT INTO session_state (session_id, last_seq, state, updated_at)
+          VALUES (${saved.sessionId}, ${saved.lastSeq}, ${saved.state}, ${updatedAt})
+          ON CONFLICT (session_id) DO UPDATE SET last_seq = excluded.last_seq, state = excluded.state,
+            updated_at = excluded.updated_at
+          WHERE session_state.last_seq <= excluded.last_seq`
+    ).pipe(Effect.asVoid, Effect.mapError(error("saveSessionState")))
+
   const rewriteSummary: Service["rewriteSummary"] = (id, text) =>
     Effect.gen(function*() {
       yield* sql`UPDATE summaries SET content = ${text.content}, tier = ${text.tier},
@@ -461,12 +497,19 @@ export const make = (
       })
     }).pipe(transaction, Effect.mapError(error("rewriteSummary")))
 
-  // The subquery picks the row (skipping those a concurrent claim has locked), the update moves it back.
+  // The first subquery picks a row of the least claimed (skipping those a
+  // concurrent claim has locked); its `claims <= min` is checked again on a row
+  // a concurrent claim updated meanwhile (PostgreSQL re-reads a row it locks
+  // after waiting), so two claims at the same moment never take the same row
+  // while an unclaimed one is left. Only when every least-claimed row is taken
+  // does the second subquery take the next in order. The update moves the row back.
+  const skipLocked = sql.literal(dialect.skipLocked)
   const claimWork: Service["claimWork"] = Effect.map(
     claimRows(sql`UPDATE session_work SET claims = claims + 1
-      WHERE session_id = (SELECT session_id FROM session_work ORDER BY claims, session_id LIMIT 1 ${
-      sql.literal(dialect.skipLocked)
-    })
+      WHERE session_id = COALESCE(
+        (SELECT session_id FROM session_work WHERE claims <= (SELECT min(claims) FROM session_work)
+          ORDER BY session_id LIMIT 1 ${skipLocked}),
+        (SELECT session_id FROM session_work ORDER BY claims, session_id LIMIT 1 ${skipLocked}))
       RETURNING session_id, stamp`),
     (rows) => Option.map(Option.fromNullable(rows[0]), (row) => ({ sessionId: row.session_id, stamp: row.stamp }))
   ).pipe(Effect.mapError(error("claimWork")))
@@ -496,6 +539,8 @@ export const make = (
     followedFile,
     saveFollowedFile,
     claimWork,
-    settleWork
+    settleWork,
+    sessionState,
+    saveSessionState
   }
 }

@@ -10,6 +10,7 @@
  * user line is split into `tool` turns (one per `tool_result` block, with
  * `toolCallId`, `toolName` and `isError`) and a `user` turn for its other
  * blocks. Ids are the line's `uuid` (`uuid#k` when a line yields several turns).
+ * Each turn keeps the line's `cwd` and `gitBranch` in its metadata.
  *
  * @internal
  */
@@ -52,6 +53,9 @@ export const reader = (): LineReader => {
       parentUuid: typeof value.parentUuid === "string" ? value.parentUuid : undefined,
       sidechain: value.isSidechain === true ? true : undefined,
       meta: value.isMeta === true ? true : undefined,
+      // Where the agent worked when it wrote the line: the session state reads them.
+      cwd: typeof value.cwd === "string" && value.cwd.length > 0 ? value.cwd : undefined,
+      gitBranch: typeof value.gitBranch === "string" && value.gitBranch.length > 0 ? value.gitBranch : undefined,
       model: typeof message.model === "string" ? message.model : undefined
     })
     const pending: Array<{ role: string; content: string; metadata: Record<string, unknown> }> = []

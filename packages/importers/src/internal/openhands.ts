@@ -13,7 +13,8 @@
  *   content the thought, the message and the action's main argument
  *   (`$ command`, the edited path, ...); the tool call in `metadata.toolCalls`;
  * - an observation: role `tool`, content its message and output, with
- *   `toolCallId`/`toolName` from `tool_call_metadata` and `cause`.
+ *   `toolCallId`/`toolName` from `tool_call_metadata` and `cause`, and the
+ *   command's `cwd` and `exitCode` from `extras.metadata` when present.
  *
  * Ids are `openhands:<event id>-<hash>`: event ids restart at 0 in every
  * conversation, the hash keeps two conversations apart.
@@ -136,6 +137,7 @@ export const read = (text: string, out: Sink): void => {
       if (SKIPPED_OBSERVATIONS.has(observation)) return
       role = "tool"
       content = joinLines(message, [typeof event.content === "string" ? event.content : ""])
+      const run = isRecord(event.extras) && isRecord(event.extras.metadata) ? event.extras.metadata : {}
       metadata = compact({
         eventId,
         observation,
@@ -143,7 +145,10 @@ export const read = (text: string, out: Sink): void => {
         cause: event.cause === undefined ? undefined : String(event.cause),
         toolCallId,
         toolName,
-        success: typeof event.success === "boolean" ? event.success : undefined
+        success: typeof event.success === "boolean" ? event.success : undefined,
+        // A command's working directory and exit code (`extras.metadata`), when the runtime says them.
+        cwd: typeof run.working_dir === "string" && run.working_dir.length > 0 ? run.working_dir : undefined,
+        exitCode: typeof run.exit_code === "number" && run.exit_code >= 0 ? run.exit_code : undefined
       })
     }
     out.add(lineOf(index), {

@@ -3,7 +3,8 @@
  * `history[]` (OpenAI-style `{ role, content, tool_calls?, tool_call_ids? }`
  * plus `agent`, `message_type?`, `is_demo?`) becomes a turn, in order, read by
  * the shared OpenAI-style message reader. There are no timestamps; ids are
- * derived from position and content.
+ * derived from position and content. An observation ending with SWE-agent's
+ * prompt `(Current directory: /repo)` keeps that directory as `metadata.cwd`.
  *
  * @internal
  */
@@ -11,9 +12,13 @@ import { compact, isRecord, LineFailure, type Sink } from "./common.js"
 import { parseJson } from "./json.js"
 import * as Messages from "./openAiMessages.js"
 
+// SWE-agent ends each observation with its prompt: `(Current directory: /repo)`.
+const CURRENT_DIRECTORY = /\(Current directory: ([^)\n]+)\)\s*(?:bash-\$\s*)?$/
+
 const metadata = (message: Record<string, unknown>): Record<string, unknown> =>
   compact({
     agent: typeof message.agent === "string" ? message.agent : undefined,
+    cwd: typeof message.content === "string" ? CURRENT_DIRECTORY.exec(message.content)?.[1]?.trim() : undefined,
     messageType: typeof message.message_type === "string" ? message.message_type : undefined,
     isDemo: message.is_demo === true ? true : undefined
   })

@@ -1,0 +1,306 @@
+/**
+ * Reading shell commands and their output for the session state: a command
+ * line cut into its simple commands, which of them are test / lint / build
+ * checks, the pass/fail counts their output states, and the task-tracker
+ * (`bd`, `gh issue`) and git state changes they make. Pure and
+ * deterministic.
+ *
+ * @internal
+ */
+
+/** What a check command is. */
+export type CheckKind = "test" | "lint" | "build"
+
+/** A check found in a command line: its kind, its family (`mix test`) and the command as shown. */
+export interface Check {
+  readonly kind: CheckKind
+  /** The tool without its arguments (`mix test`, `pytest`, `tsc`): a pass of the bare family closes its errors. */
+  readonly family: string
+  readonly command: string
+}
+
+/** A tracker or git change a command makes. */
+export type Change =
+  | { readonly _tag: "Issue"; readonly id: string; readonly status: string }
+  | { readonly _tag: "Git"; readonly text: string }
+  | { readonly _tag: "Branch"; readonly name: string }
+
+const MAX_COMMAND = 120
+
+/** `text` cut to `max` characters with an ellipsis. */
+export const clip = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/**
+ * The simple commands of a command line: split at `&&`, `||`, `;` and line
+ * breaks (outside quotes), each cut at its first pipe (what follows, `tail`
+ * or `grep`, only filters the output), without redirections (`2>&1`,
+ * `>/dev/null`), a leading `cd DIR`, `time` or environment assignments. A
+ * here-document's body is dropped (a commit message is read by
+ * {@link commitMessage} from the whole line).
+ */
+export const simpleCommands = (line: string): ReadonlyArray<string> => {
+  const body = line.replace(/<<-?\s*['"]?(\w+)['"]?[^\n]*\n[\s\S]*?\n\s*\1\s*(?:\n|$)/g, "<<$1\n")
+  const out: Array<string> = []
+  let current = ""
+  let quote: string | undefined
+  let piped = false
+  const push = () => {
+    const cleaned = clean(current)
+    if (cleaned.length > 0) out.push(cleaned)
+    current = ""
+    piped = false
+  }
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!
+    if (quote !== undefined) {
+      if (c === "\\" && quote === "\"") {
+        if (!piped) current += c + (body[i + 1] ?? "")
+        i++
+        continue
+      }
+      if (c === quote) quote = undefined
+      if (!piped) current += c
+      continue
+    }
+    if (c === "'" || c === "\"") {
+      quote = c
+      if (!piped) current += c
+      continue
+    }
+    const two = body.slice(i, i + 2)
+    if (two === "&&" || two === "||") {
+      push()
+      i++
+      continue
+    }
+    if (c === ";" || c === "\n") {
+      push()
+      continue
+    }
+    if (c === "|" && body[i - 1] !== ">") {
+      piped = true
+      continue
+    }
+    if (!piped) current += c
+  }
+  push()
+  return out
+}
+
+const clean = (command: string): string =>
+  command
+    .replace(/\s\d?>>?\s*&?\S+/g, " ") // 2>&1, >/dev/null, > out.txt
+    .replace(/\s&>\s*\S+/g, " ")
+    .replace(/^\s*(?:time\s+|(?:[A-Z_][A-Z0-9_]*=\S*\s+)+)*/, "")
+    .replace(/^\s*cd\s+\S+\s*$/, "")
+    .replace(/\s+/g, " ")
+    .trim()
+
+// The check families: a pattern over a simple command and the family it names.
+const CHECKS: ReadonlyArray<readonly [RegExp, CheckKind, string]> = [
+  [/^mix test\b/, "test", "mix test"],
+  [/^mix compile\b/, "build", "mix compile"],
+  [/^mix credo\b/, "lint", "mix credo"],
+  [/^mix dialyzer\b/, "lint", "mix dialyzer"],
+  [/^mix format --check-formatted\b/, "lint", "mix format"],
+  [/^(?:python3? -m )?pytest\b/, "test", "pytest"],
+  [/^(?:uv run |poetry run )(?:python3? -m )?pytest\b/, "test", "pytest"],
+  [/^(?:python3? -m )?(?:ruff|flake8|mypy|pylint)\b/, "lint", "python lint"],
+  [/^(?:pnpm|npm|yarn|bun)(?: run)? test\b/, "test", "package test"],
+  [/^(?:pnpm|npm|yarn|bun)(?: run)? lint\b/, "lint", "package lint"],
+  [/^(?:pnpm|npm|yarn|bun)(?: run)? (?:build|check|typecheck)\b/, "build", "package build"],
+  [/^(?:npx |pnpm exec |pnpm dlx |yarn |bunx )?vitest\b/, "test", "vitest"],
+  [/^(?:npx |pnpm exec |yarn )?jest\b/, "test", "jest"],
+  [/^(?:npx |pnpm exec |yarn )?tsc\b/, "build", "tsc"],
+  [/^(?:npx |pnpm exec |yarn )?(?:eslint|biome|prettier --check)\b/, "lint", "eslint"],
+  [/^cargo test\b/, "test", "cargo test"],
+  [/^cargo (?:build|check)\b/, "build", "cargo build"],
+  [/^cargo clippy\b/, "lint", "cargo clippy"],
+  [/^go test\b/, "test", "go test"],
+  [/^go (?:build|vet)\b/, "build", "go build"],
+  [/^(?:bundle exec )?rspec\b/, "test", "rspec"],
+  [/^(?:\.\/gradlew|gradle|mvn) (?:test|check)\b/, "test", "jvm test"],
+  [/^(?:\.\/gradlew|gradle|mvn) (?:build|compile|package)\b/, "build", "jvm build"],
+  [/^make(?: (?:test|check))\b/, "test", "make test"],
+  [/^make\b/, "build", "make"]
+]
+
+/** The check a simple command runs, if it is one. */
+export const checkOf = (command: string): Check | undefined => {
+  for (const [pattern, kind, family] of CHECKS) {
+    if (pattern.test(command)) return { kind, family, command: clip(command, MAX_COMMAND) }
+  }
+  return undefined
+}
+
+// Arguments that narrow a run to some files or tests: a path, a file name, a name filter.
+const NARROWING = /\/|\.\w+$|^-[tkgp]$|^--(?:filter|grep|testNamePattern|only|project)\b/
+
+/** Whether a check runs a whole suite: none of its arguments narrows it (`mix test --seed 0`, `npm test`). */
+export const isWholeRun = (check: Check): boolean => words(check.command).slice(1).every((arg) => !NARROWING.test(arg))
+
+/**
+ * Whether a pass of `passing` shows that `failing` passes now: the same
+ * command; the same tool over a broader selection (`vitest run test/services`
+ * covers `vitest run test/services/totals.test.ts`); or a whole run of the
+ * same kind (`npm test` covers every test command, `mix compile` every build).
+ */
+export const covers = (passing: Check, failing: Check): boolean =>
+  passing.command === failing.command ||
+  (passing.family === failing.family && failing.command.startsWith(`${passing.command} `)) ||
+  (passing.family === failing.family && failing.command.startsWith(`${passing.command}/`)) ||
+  (passing.kind === failing.kind && isWholeRun(passing))
+
+/** What a check's output says: its summary line and how many failed, when it says so. */
+export interface Counts {
+  readonly summary: string
+  readonly failed: number
+}
+
+const num = (text: string | undefined): number => (text === undefined ? 0 : Number(text))
+
+// Summary lines of test runners, linters and compilers (one line each).
+const COUNTS: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => number]> = [
+  // ExUnit: "14 doctests, 65 tests, 0 failures"
+  [/^(?:\d+ doctests?, )?\d+ (?:tests?|propert(?:y|ies))(?:, \d+ \w+)*?, (\d+) failures?/, (m) => num(m[1])],
+  // pytest: "==== 3 failed, 10 passed in 0.21s ===="
+  [/^=+ ((?:\d+ \w+(?:, )?)+) in [\d.]+s/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1]) + num(/(\d+) errors?/.exec(m[1]!)?.[1])],
+  // vitest: "Tests  2 failed | 76 passed (78)"
+  [/^\s*Tests\s+((?:\d+ \w+(?: \| )?)+\s*\(\d+\))/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1])],
+  // jest: "Tests:       1 failed, 5 passed, 6 total"
+  [/^Tests:\s+(.*\d+ total)/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1])],
+  // cargo: "test result: FAILED. 5 passed; 1 failed; 0 ignored"
+  [/^test result: \w+\. \d+ passed; (\d+) failed/, (m) => num(m[1])],
+  // credo: "326 mods/funs, found no issues." / "found 2 code readability issues."
+  [/\bfound no issues\b/, () => 0],
+  [/\bfound (\d+) [\w ]*?(?:issues?|opportunit(?:y|ies)|warnings?|inconsistenc(?:y|ies))\b/, (m) => num(m[1])],
+  // tsc: "Found 3 errors in 2 files."
+  [/^Found (\d+) errors?\b/, (m) => num(m[1])],
+  // eslint: "✖ 5 problems (3 errors, 2 warnings)"
+  [/^✖ \d+ problems? \((\d+) errors?, \d+ warnings?\)/, (m) => num(m[1])]
+]
+
+// Longer lines are output, never a summary line.
+const MAX_SUMMARY_LINE = 300
+
+/** The pass/fail counts an output states (its last summary line), if any. */
+export const countsOf = (output: string): Counts | undefined => {
+  const lines = output.split("\n")
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!
+    if (line.length > MAX_SUMMARY_LINE || !/\d/.test(line) && !line.includes("no issues")) continue
+    for (const [pattern, failed] of COUNTS) {
+      const m = pattern.exec(line)
+      if (m !== null) return { summary: clip(line.replace(/^[=\s]+|[=\s]+$/g, ""), 100), failed: failed(m) }
+    }
+  }
+  return undefined
+}
+
+// What in a line says a run failed when no count does (a compile error, a crash, a failing test file).
+const ERROR_MARK =
+  /\*\* \(\w+(?:\.\w+)*Error\)|== Compilation error|\berror(?:\[E\d+\])?:|\berror TS\d+|\bError:|\bFAILED\b|Traceback \(most recent call last\)|failed due to warnings|^FAIL\b|panicked at/
+
+/** The first line of `output` that reads as an error, if any. */
+export const errorLine = (output: string): string | undefined => {
+  for (const line of output.split("\n")) if (ERROR_MARK.test(line)) return clip(line, 160)
+  return undefined
+}
+
+/** Outputs that are no result yet: the command went on in the background. */
+export const isDeferred = (output: string): boolean => /^Command running in background\b/.test(output)
+
+const ISSUE_ID = /^[A-Za-z][\w-]*(?:\.\d+)*$|^#?\d+$/
+
+const words = (command: string): ReadonlyArray<string> =>
+  Array.from(command.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g), (m) => m[1] ?? m[2] ?? m[3] ?? "")
+
+const optionValue = (args: ReadonlyArray<string>, name: string): string | undefined => {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === name) return args[i + 1]
+    if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1)
+  }
+  return undefined
+}
+
+// The positional arguments before the first option.
+const positional = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const arg of args) {
+    if (arg.startsWith("-")) break
+    out.push(arg)
+  }
+  return out
+}
+
+/**
+ * The message of a `git commit` in a command line: `-m "..."` (the first
+ * one), or the first line of a here-document fed to it; `undefined` when the
+ * line commits nothing it names.
+ */
+export const commitMessage = (line: string): string | undefined => {
+  if (!/\bgit\s+commit\b/.test(line)) return undefined
+  const heredoc = /<<-?\s*['"]?(\w+)['"]?[^\n]*\n([\s\S]*?)\n\s*\1\b/.exec(line)
+  const text = heredoc?.[2] ?? /\s(?:-m|--message)(?:=|\s+)("(?:[^"\\]|\\.)*"|'[^']*'|\S+)/.exec(line)?.[1]
+  if (text === undefined) return undefined
+  const first = text.replace(/^["']|["']$/g, "").split("\n").map((l) => l.trim()).find((l) => l.length > 0)
+  return first === undefined ? undefined : clip(first, 100)
+}
+
+/** The tracker and git changes of one simple command (the commit message comes from {@link commitMessage}). */
+export const changesOf = (command: string): ReadonlyArray<Change> => {
+  const [tool, sub, ...rest] = words(command)
+  if (tool === "bd" || tool === "beads") {
+    const ids = positional(rest).filter((id) => ISSUE_ID.test(id))
+    switch (sub) {
+      case "close":
+        return ids.map((id) => ({ _tag: "Issue", id, status: "closed" }))
+      case "reopen":
+        return ids.map((id) => ({ _tag: "Issue", id, status: "open" }))
+      case "update": {
+        const status = optionValue(rest, "--status") ?? optionValue(rest, "-s")
+        return status === undefined ? [] : ids.map((id) => ({ _tag: "Issue", id, status }))
+      }
+      case "create": {
+        const title = positional(rest)[0] ?? optionValue(rest, "--title")
+        return title === undefined ? [] : [{ _tag: "Git", text: `bd create ${clip(title, 80)}` }]
+      }
+      default:
+        return []
+    }
+  }
+  if (tool === "gh" && (sub === "issue" || sub === "pr")) {
+    const [action, id] = rest
+    if (action === "close" || action === "reopen" || action === "merge") {
+      const status = action === "reopen" ? "open" : action === "merge" ? "merged" : "closed"
+      return id === undefined ? [] : [{ _tag: "Issue", id: `${sub === "pr" ? "PR " : "#"}${id.replace(/^#/, "")}`, status }]
+    }
+    if (action === "create") {
+      const title = optionValue(rest, "--title") ?? optionValue(rest, "-t")
+      return [{ _tag: "Git", text: `gh ${sub} create${title === undefined ? "" : ` ${clip(title, 80)}`}` }]
+    }
+    return []
+  }
+  if (tool === "git") {
+    switch (sub) {
+      case "push":
+        return [{ _tag: "Git", text: clip(command, 80) }]
+      case "checkout":
+      case "switch": {
+        const name = optionValue(rest, "-b") ?? optionValue(rest, "-c") ?? optionValue(rest, "-B")
+        return name === undefined ? [] : [{ _tag: "Branch", name }, { _tag: "Git", text: `git ${sub} new branch ${name}` }]
+      }
+      case "merge":
+      case "rebase":
+      case "tag":
+        return [{ _tag: "Git", text: clip(command, 80) }]
+      default:
+        return []
+    }
+  }
+  return []
+}
