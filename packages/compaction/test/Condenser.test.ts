@@ -81,7 +81,8 @@ describe("Condenser", () => {
         masked: 1,
         trimmed: 1,
         dropped: 0,
-        summarized: 0
+        summarized: 0,
+        expanded: 0
       })
     }))
 
@@ -225,7 +226,8 @@ describe("Condenser", () => {
         ["mask", true],
         ["forget", false],
         ["summarize", false],
-        ["window", false]
+        ["window", false],
+        ["expand", false]
       ])
       expect(yield* requestCount).toBe(0)
       // A tight budget: the masked context is still over the threshold, so the DAG summarizes.

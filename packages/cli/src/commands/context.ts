@@ -1,12 +1,13 @@
 /**
  * `precis context`: the context an agent would send, the parentless summaries
  * in time order and then the fresh tail; with `--budget N`, fitted into N
- * tokens by `Condenser.fit`.
+ * tokens by the stages of `Condenser.fit`, then filled from the summary DAG
+ * (`Expansion`) unless `--no-expand`.
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { ActiveContext, Condenser, type MemoryStore } from "@precis/compaction"
+import { ActiveContext, Condenser, Expansion, type MemoryStore } from "@precis/compaction"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -23,7 +24,14 @@ export type Failure = CliError | MemoryStore.StoreError
 /** The `context` command. */
 export const command = Command.make(
   "context",
-  { db: Opt.db, session: Opt.storeSession, budget: Opt.budget, json: Opt.json, verbose: Opt.verbose },
+  {
+    db: Opt.db,
+    session: Opt.storeSession,
+    budget: Opt.budget,
+    noExpand: Opt.noExpand,
+    json: Opt.json,
+    verbose: Opt.verbose
+  },
   (args) =>
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
@@ -32,9 +40,12 @@ export const command = Command.make(
         const sessionId = yield* Session.resolve(args.db, args.session)
         const context = yield* ActiveContext.load(sessionId)
         if (Option.isSome(args.budget)) {
-          // Read-only: mask, forget and window; summarizing is `compact`'s job.
+          // Read-only: mask, forget and window, then expansion from the DAG; summarizing is `compact`'s job.
           const budget = args.budget.value
-          const fitted = yield* Condenser.fit(context, { budget })
+          const fitted = yield* Condenser.pipeline([
+            ...Condenser.fitStages({ budget }),
+            ...(args.noExpand ? [] : [Expansion.stage({ budget })])
+          ])(context)
           if (args.json) {
             return yield* printJson({
               session: sessionId,
@@ -69,6 +80,8 @@ export const command = Command.make(
   Command.withDescription(
     "Print the context an agent would send: the parentless summaries in time order, then the turns not yet " +
       "summarized (the fresh tail). With --budget N, fit it into N tokens (old tool output masked, low-value " +
-      "turns forgotten, then a hard window) and report each stage on stderr (in the JSON with --json)."
+      "turns forgotten, then a hard window), fill what the budget leaves (all but 15%) from the summary DAG " +
+      "(summaries shown as their children, the newest as their turns; not with --no-expand) and report each " +
+      "stage on stderr (in the JSON with --json)."
   )
 )
