@@ -20,7 +20,7 @@
  *
  * @since 0.3.0
  */
-import { type ConversationTurn, type SummaryRecord, TokenEstimator } from "@precis/core"
+import { TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as ActiveContext from "./ActiveContext.js"
 import type * as Condenser from "./Condenser.js"
@@ -55,20 +55,25 @@ export const defaults = {
 } as const
 
 /**
- * What an expansion did: summaries shown as their children, leaves shown as
- * their turns, and the context's tokens before and after.
+ * What an expansion did: the context, its size, the summaries shown as their
+ * children and the leaves shown as their turns.
  *
  * @since 0.3.0
  */
 export interface Expanded extends Condenser.Context {
+  /** Its tokens as `ActiveContext.count` counts them (the Condenser's measure). */
   readonly tokens: number
+  /** The estimate of its text as `ActiveContext.render` shows it: what {@link limit} bounds. */
+  readonly rendered: number
   readonly expandedSummaries: number
   readonly expandedLeaves: number
 }
 
 /**
- * The most tokens an expansion fills a context to: `(1 - reserve) * budget`,
- * rounded down, never below 0.
+ * The most tokens an expansion fills a context to, measured on the text
+ * `ActiveContext.render` makes of it (which counts the summary headers that
+ * `ActiveContext.count` leaves out): `(1 - reserve) * budget`, rounded down,
+ * never below 0.
  *
  * @example
  * ```ts
@@ -80,12 +85,10 @@ export interface Expanded extends Condenser.Context {
 export const limit = (options: Options): number =>
   Math.max(0, Math.floor(options.budget * (1 - (options.reserve ?? defaults.reserve))))
 
-const sum = (values: ReadonlyArray<number>) => values.reduce((n, v) => n + v, 0)
-
 /**
  * Expands `context` toward {@link limit} from the summary DAG in the store
- * (see the module notes); a context already at or over it is returned as it
- * is. Summaries the store does not know (a stateless summary, say) are left
+ * (see the module notes), each step measured on the rendered text; a context
+ * already at or over it is returned as it is. Summaries the store does not know (a stateless summary, say) are left
  * as they are.
  *
  * @example
@@ -95,7 +98,7 @@ const sum = (values: ReadonlyArray<number>) => values.reduce((n, v) => n + v, 0)
  * const program = ActiveContext.load("session-1").pipe(
  *   Effect.flatMap((context) => Expansion.expand(context, { budget: 16_000 })),
  *   Effect.provide(SqliteMemoryStore.layer({ filename: "precis.db" }))
- * ) // at most 13600 tokens when the active context was under that
+ * ) // at most 13600 tokens, rendered, when the active context was under that
  * ```
  * @since 0.3.0
  */
@@ -106,37 +109,39 @@ export const expand = (
   Effect.gen(function*() {
     const store = yield* MemoryStore
     const estimator = yield* TokenEstimator.TokenEstimator
-    const tokens = ActiveContext.count(estimator, context)
-    let left = limit(options) - tokens
-    const summaries = context.summaries.slice()
-    let turns: ReadonlyArray<ConversationTurn.ConversationTurn> = context.turns
+    // Measured as rendered (summary headers included): many small summaries cost more than their texts.
+    const measure = (context: Condenser.Context) => estimator.estimate(ActiveContext.render(context))
+    const cap = limit(options)
+    let current: Condenser.Context = context
+    let rendered = measure(context)
     let expandedSummaries = 0
     let expandedLeaves = 0
-    const size = (summary: SummaryRecord.SummaryRecord) => ActiveContext.summaryTokens(estimator, summary)
+    const tryWith = (next: Condenser.Context): boolean => {
+      const size = measure(next)
+      if (size > cap) return false
+      current = next
+      rendered = size
+      return true
+    }
 
     // Condensed summaries: highest depth first, newest first; one that does not fit is skipped.
     const skipped = new Set<string>()
-    while (left > 0) {
+    while (rendered < cap) {
+      const summaries = current.summaries
       let pick = -1
       summaries.forEach((s, i) => {
         if (s.depth > 0 && !skipped.has(s.id) && (pick < 0 || s.depth >= summaries[pick]!.depth)) pick = i
       })
       if (pick < 0) break
-      const node = summaries[pick]!
-      const children = yield* store.children(node.id)
-      const cost = sum(children.map(size)) - size(node)
-      if (children.length === 0 || cost > left) {
-        skipped.add(node.id)
-        continue
-      }
-      summaries.splice(pick, 1, ...children)
-      left -= cost
-      expandedSummaries++
+      const children = yield* store.children(summaries[pick]!.id)
+      const next = [...summaries.slice(0, pick), ...children, ...summaries.slice(pick + 1)]
+      if (children.length > 0 && tryWith({ summaries: next, turns: current.turns })) expandedSummaries++
+      else skipped.add(summaries[pick]!.id)
     }
 
     // The newest leaves, as their turns (masked like old tool output), while they fit.
-    while ((options.turns ?? defaults.turns) && left > 0 && summaries.length > 0) {
-      const leaf = summaries[summaries.length - 1]!
+    while ((options.turns ?? defaults.turns) && rendered < cap && current.summaries.length > 0) {
+      const leaf = current.summaries[current.summaries.length - 1]!
       if (leaf.depth !== 0) break
       const source = yield* store.sourceTurns(leaf.id)
       if (source.length === 0) break
@@ -144,16 +149,17 @@ export const expand = (
         protectTokens: 0,
         minTokens: options.maskMinTokens ?? defaults.maskMinTokens
       }).turns
-      const cost = ActiveContext.count(estimator, { summaries: [], turns: masked }) - size(leaf)
-      if (cost > left) break
-      summaries.pop()
-      turns = [...masked, ...turns]
-      left -= cost
+      if (!tryWith({ summaries: current.summaries.slice(0, -1), turns: [...masked, ...current.turns] })) break
       expandedLeaves++
     }
 
-    const result = { summaries: expandedSummaries + expandedLeaves === 0 ? context.summaries : summaries, turns }
-    return { ...result, tokens: ActiveContext.count(estimator, result), expandedSummaries, expandedLeaves }
+    return {
+      ...current,
+      tokens: ActiveContext.count(estimator, current),
+      rendered,
+      expandedSummaries,
+      expandedLeaves
+    }
   }).pipe(Effect.withSpan("Expansion.expand"))
 
 /**

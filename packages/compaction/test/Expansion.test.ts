@@ -43,7 +43,7 @@ const compacted = Effect.gen(function*() {
 })
 
 const ids = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>) => summaries.map((s) => s.id)
-const size = (s: SummaryRecord.SummaryRecord) => ActiveContext.summaryTokens(estimator, s)
+const rendered = (context: ActiveContext.Renderable) => estimator.estimate(ActiveContext.render(context))
 
 describe("Expansion", () => {
   it.effect("shows the highest depth first, then the newest summary of a depth, as far as the budget allows", () =>
@@ -53,15 +53,19 @@ describe("Expansion", () => {
       const [older, newer] = yield* store.children(top.id)
       const newerLeaves = yield* store.children(newer!.id)
       // Room for the top's children and for the newer one's leaves, not for the older one's.
-      const room = 50 + 50
-      const budget = (active.tokens + room) / (1 - Expansion.defaults.reserve)
-      const out = yield* Expansion.expand(active, { budget })
-      assert.deepStrictEqual(ids(out.summaries), [older!.id, ...ids(newerLeaves)])
+      const expected = { summaries: [older!, ...newerLeaves], turns: active.turns }
+      const budget = rendered(expected)
+      const out = yield* Expansion.expand(active, { budget, reserve: 0 })
+      assert.deepStrictEqual(ids(out.summaries), ids(expected.summaries))
       assert.strictEqual(out.expandedSummaries, 2)
       assert.strictEqual(out.expandedLeaves, 0)
-      assert.strictEqual(out.tokens, active.tokens + room)
+      assert.strictEqual(out.rendered, budget)
+      assert.strictEqual(out.tokens, ActiveContext.count(estimator, expected))
       assert.strictEqual(out.turns, active.turns)
       assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
+      // One token less: the newer one's leaves no longer fit, the older one's neither (the same size).
+      const less = yield* Expansion.expand(active, { budget: budget - 1, reserve: 0 })
+      assert.deepStrictEqual(ids(less.summaries), [older!.id, newer!.id])
     }).pipe(Effect.provide(layer)))
 
   it.effect("fills toward (1 - reserve) x budget, never past it, and stops only when no expansion fits", () =>
@@ -72,22 +76,26 @@ describe("Expansion", () => {
           const out = yield* Expansion.expand(active, { budget, reserve })
           const limit = Expansion.limit({ budget, reserve })
           assert.strictEqual(out.tokens, ActiveContext.count(estimator, out))
-          if (active.tokens >= limit) {
+          assert.strictEqual(out.rendered, rendered(out))
+          expect(out.tokens).toBeLessThanOrEqual(out.rendered)
+          if (rendered(active) >= limit) {
             assert.strictEqual(out.summaries, active.summaries)
             continue
           }
-          expect(out.tokens).toBeLessThanOrEqual(limit)
+          expect(out.rendered).toBeLessThanOrEqual(limit)
           assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
           // Full: no condensed summary left would fit as its children, nor the newest leaf as its turns.
-          const left = limit - out.tokens
-          for (const s of out.summaries.filter((s) => s.depth > 0)) {
+          for (const [i, s] of out.summaries.entries()) {
+            if (s.depth === 0) continue
             const children = yield* store.children(s.id)
-            expect(children.reduce((n, c) => n + size(c), 0) - size(s)).toBeGreaterThan(left)
+            const next = [...out.summaries.slice(0, i), ...children, ...out.summaries.slice(i + 1)]
+            expect(rendered({ summaries: next, turns: out.turns })).toBeGreaterThan(limit)
           }
           const last = out.summaries.at(-1)
           if (last !== undefined && out.summaries.every((s) => s.depth === 0)) {
             const source = yield* store.sourceTurns(last.id)
-            expect(ActiveContext.count(estimator, { summaries: [], turns: source }) - size(last)).toBeGreaterThan(left)
+            expect(rendered({ summaries: out.summaries.slice(0, -1), turns: [...source, ...out.turns] }))
+              .toBeGreaterThan(limit)
           }
         }
       }
@@ -137,7 +145,7 @@ describe("Expansion", () => {
       const before = yield* store.summaries(session)
       const budget = 1000
       const expanded = yield* manager.assemble(session, { budget, compact: false })
-      expect(expanded.tokens).toBeLessThanOrEqual(Expansion.limit({ budget }))
+      expect(rendered(expanded)).toBeLessThanOrEqual(Expansion.limit({ budget }))
       expect(expanded.tokens).toBeGreaterThan(active.tokens)
       const stage = expanded.report.stages.at(-1)!
       assert.deepStrictEqual([stage.stage, stage.acted, stage.tokensBefore], ["expand", true, active.tokens])
@@ -151,7 +159,7 @@ describe("Expansion", () => {
       assert.strictEqual(off.tokens, active.tokens)
       assert.notInclude(off.report.stages.map((s) => s.stage), "expand")
       const reserved = yield* manager.assemble(session, { budget, compact: false, expand: { reserve: 0.5 } })
-      expect(reserved.tokens).toBeLessThanOrEqual(500)
+      expect(rendered(reserved)).toBeLessThanOrEqual(500)
       assert.deepStrictEqual(yield* store.summaries(session), before)
       assert.deepStrictEqual(yield* violations(), [])
     }).pipe(Effect.provide(layer)))
