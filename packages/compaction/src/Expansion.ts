@@ -88,8 +88,8 @@ export const limit = (options: Options): number =>
 /**
  * Expands `context` toward {@link limit} from the summary DAG in the store
  * (see the module notes), each step measured on the rendered text; a context
- * already at or over it is returned as it is. Summaries the store does not know (a stateless summary, say) are left
- * as they are.
+ * already at or over it is returned as it is. Summaries the store does not
+ * know (a stateless summary, say) are left as they are.
  *
  * @example
  * ```ts

@@ -231,7 +231,8 @@ describe("Condenser", () => {
       ])
       expect(yield* requestCount).toBe(0)
       // A tight budget: the masked context is still over the threshold, so the DAG summarizes.
-      const tight = yield* manager.assemble("s", { budget: 1200 })
+      // (Not expanded: with room left, the new leaves would be shown as their turns again.)
+      const tight = yield* manager.assemble("s", { budget: 1200, expand: false })
       expect(tight.tokens).toBeLessThanOrEqual(1200)
       const summarize = tight.report.stages.find((s) => s.stage === "summarize")!
       expect(summarize.acted).toBe(true)

@@ -1,12 +1,13 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { ConversationTurn, type Provider, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
-import { ScriptedProvider } from "@precis/testing"
+import { Arbitraries, ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
 import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as Expansion from "../src/Expansion.js"
 import * as MemoryStore from "../src/MemoryStore.js"
-import { managerLayer } from "./helpers.js"
+import { managerLayer, runPumped } from "./helpers.js"
 import { contextViolations, violations } from "./invariants.js"
 
 const estimator = TokenEstimator.approximate
@@ -176,4 +177,30 @@ describe("Expansion", () => {
       )
       assert.strictEqual(out.context, active)
     }).pipe(Effect.provide(layer)))
+
+  it.effect.prop(
+    "whatever the session and budget: within the budget and the limit, every turn shown once and in order",
+    {
+      turns: FastCheck.array(Arbitraries.turn, { maxLength: 40, size: "max" }),
+      leafChunkTokens: FastCheck.integer({ min: 1, max: 400 }),
+      budget: FastCheck.integer({ min: 1, max: 20_000 }),
+      reserve: FastCheck.constantFrom(0, 0.15, 0.5),
+      turnsToo: FastCheck.boolean()
+    },
+    ({ budget, leafChunkTokens, reserve, turns, turnsToo }) =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const manager = yield* CompactionManager.CompactionManager
+        yield* store.appendTurns("p", turns)
+        yield* runPumped(manager.compact("p", { freshTailTurns: 3, leafChunkTokens, minFanIn: 2, maxFanIn: 3 }))
+        const out = yield* manager.assemble("p", { budget, compact: false, expand: { reserve, turns: turnsToo } })
+        expect(out.tokens).toBeLessThanOrEqual(budget)
+        const expand = out.report.stages.at(-1)!
+        assert.strictEqual(expand.stage, "expand")
+        if (expand.acted) expect(rendered(out)).toBeLessThanOrEqual(Expansion.limit({ budget, reserve }))
+        const complete = out.report.stages.every((stage) => stage.dropped === 0)
+        assert.deepStrictEqual(yield* contextViolations("p", out, { complete }), [])
+      }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond(fixedReply)))),
+    { fastCheck: { numRuns: 25 }, timeout: 120_000 }
+  )
 })
