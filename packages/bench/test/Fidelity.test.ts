@@ -60,25 +60,28 @@ describe("Fidelity.tail", () => {
 describe("Fidelity.texts", () => {
   const transcript = `${"a".repeat(400)}${"z".repeat(400)}` // 200 tokens
   const context = "c".repeat(80) // 20 tokens
+  const contextNotExpanded = "n".repeat(40) // 10 tokens
   const summaries = `${"s".repeat(40)}${"t".repeat(40)}` // 20 tokens
 
-  it("without a reference: the whole transcript, the context, the summaries whole and truncations at the context's size", () => {
-    const all = Fidelity.texts({ transcript, context, summaries, reference: undefined })
+  it("without a reference: the whole transcript, the contexts, the summaries whole and truncations at the context's size", () => {
+    const all = Fidelity.texts({ transcript, context, contextNotExpanded, summaries, reference: undefined })
     expect(all.map((t) => t.method)).toEqual([
       Fidelity.methodNames.transcript,
       Fidelity.methodNames.context,
+      Fidelity.methodNames.contextNotExpanded,
       Fidelity.methodNames.summariesWhole,
       Fidelity.methodNames.headContext,
       Fidelity.methodNames.tailContext
     ])
     const text = (method: string) => all.find((t) => t.method === method)?.text
+    expect(text(Fidelity.methodNames.contextNotExpanded)).toBe(contextNotExpanded)
     expect(text(Fidelity.methodNames.headContext)).toBe("a".repeat(80))
     expect(text(Fidelity.methodNames.tailContext)).toBe("z".repeat(80))
   })
 
   it("with a reference: the summaries and the truncations at the reference's size, and the reference itself", () => {
     const reference = "r".repeat(40) // 10 tokens
-    const all = Fidelity.texts({ transcript, context, summaries, reference })
+    const all = Fidelity.texts({ transcript, context, contextNotExpanded, summaries, reference })
     const text = (method: string) => all.find((t) => t.method === method)?.text
     expect(text(Fidelity.methodNames.summaries)).toBe("s".repeat(40))
     expect(text(Fidelity.methodNames.summariesWhole)).toBe(summaries)
@@ -209,6 +212,7 @@ describe("Fidelity.measure", () => {
       expect(details.methods.map((m) => m.method)).toEqual([
         Fidelity.methodNames.transcript,
         Fidelity.methodNames.context,
+        Fidelity.methodNames.contextNotExpanded,
         Fidelity.methodNames.summariesWhole,
         Fidelity.methodNames.headContext,
         Fidelity.methodNames.tailContext
@@ -222,6 +226,7 @@ describe("Fidelity.measure", () => {
       expect(files).toEqual([
         "head-truncation-context-size.txt",
         "imported-transcript-whole.txt",
+        "precis-context-16k-not-expanded.txt",
         "precis-context-16k.txt",
         "precis-summaries-whole.txt",
         "probes.md",

@@ -293,7 +293,7 @@ describe("compact, show and context", () => {
       assert.isTrue(fitted.header.startsWith("Session state (from turns t0 … t39, 40 turns):"))
       assert.strictEqual(fitted.report.tokensBefore, full.tokens - full.headerTokens)
       assert.strictEqual(fitted.report.tokensAfter + fitted.headerTokens, fitted.tokens)
-      assert.deepStrictEqual(fitted.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window"])
+      assert.deepStrictEqual(fitted.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window", "expand"])
       assert.isTrue(fitted.report.stages.some((s: { acted: boolean }) => s.acted))
       // The newest turn is always kept.
       assert.strictEqual(fitted.turns.at(-1).id, "t39")
@@ -311,6 +311,32 @@ describe("compact, show and context", () => {
       const bad = yield* runCli(["context", "--db", db, "--budget", "0"])
       assert.strictEqual(bad.code, 1)
       expect(bad.stderr).toContain("--budget must be an integer >= 1")
+    }))
+
+  it.live("context --budget with room shows summaries as their children, within 85% of it; not with --no-expand", () =>
+    Effect.gen(function*() {
+      const full = JSON.parse((yield* runCli(["context", "--db", db, "--json"])).stdout)
+      const nodes: Array<Node> = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes
+      const budget = full.tokens * 4
+      const json = yield* runCli(["context", "--db", db, "--budget", String(budget), "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const expanded = JSON.parse(json.stdout)
+      assert.isAtMost(expanded.tokens, Math.floor(budget * 0.85))
+      assert.isAbove(expanded.tokens, full.tokens)
+      assert.isAbove(expanded.summaries.length, full.summaries.length)
+      // Children shown in place of their parent: summaries that have a parent in the store.
+      const parentOf = new Map(nodes.map((n) => [n.id, n.parentId]))
+      assert.isTrue(expanded.summaries.some((s: Node) => parentOf.get(s.id) !== null))
+      const expand = expanded.report.stages.at(-1)
+      assert.deepStrictEqual([expand.stage, expand.acted], ["expand", true])
+      assert.strictEqual(expanded.turns.at(-1).id, "t39")
+      const text = yield* runCli(["context", "--db", db, "--budget", String(budget)])
+      expect(text.stderr).toMatch(/^precis: expand: \d+ -> \d+ tokens; expanded \d+$/m)
+      expect(text.stdout.split("\n").filter((l) => l.startsWith("[Summary ")).length).toBe(expanded.summaries.length)
+      const off = JSON.parse((yield* runCli(["context", "--db", db, "--budget", String(budget), "--no-expand", "--json"])).stdout)
+      assert.deepStrictEqual(off.summaries.map((s: Node) => s.id), full.summaries.map((s: Node) => s.id))
+      assert.strictEqual(off.tokens, full.tokens)
+      assert.deepStrictEqual(off.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window"])
     }))
 
   it.live("condense FILE --budget N prints the stateless pipeline's context, never over N", () =>

@@ -37,7 +37,8 @@
  *   `Also: a; b; c` line, as many as fit within its target tokens (never past
  *   it; none when the summary alone reaches it).
  * - **Assembling**: {@link Service.assemble} runs the `Condenser` pipeline, with
- *   this DAG as its summarize stage; the result is never over the budget.
+ *   this DAG as its summarize stage, then fills what the budget leaves from
+ *   the DAG (`Expansion`); the result is never over the budget.
  * - **Safety**: one compaction per session at a time, across fibers and
  *   processes (a semaphore per session, inside the store's session lease:
  *   `MemoryStore.withSessionLease`); others wait, then find nothing to do.
@@ -66,6 +67,7 @@ import * as Ref from "effect/Ref"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Condenser from "./Condenser.js"
+import * as Expansion from "./Expansion.js"
 import * as Plan from "./internal/plan.js"
 import { MemoryStore, type StoreError, type WorkClaim } from "./MemoryStore.js"
 
@@ -216,6 +218,15 @@ export interface CompactionStatus {
 export interface AssembleOptions extends Condenser.Options {
   /** Whether the summarize stage may compact the session (write summaries). Default true. */
   readonly compact?: boolean | undefined
+  /**
+   * Whether (and how) a context under the budget is filled from the summary
+   * DAG (see the `Expansion` module): `false` turns it off, an object sets its
+   * `reserve` and `turns`. Default on, with `Expansion.defaults`. Nothing
+   * stored changes.
+   *
+   * @since 0.3.0
+   */
+  readonly expand?: boolean | Omit<Expansion.Options, "budget"> | undefined
   /** Overrides of the layer's compaction options (the `budget` is this call's). */
   readonly compaction?: CompactionOptions.Options | undefined
   /**
@@ -322,8 +333,10 @@ export interface Service {
    * `threshold * budget` after masking and forgetting (and `compact` is not
    * false), it compacts the session with `budget` as an option (a fresh tail
    * bounded in tokens, down to the low-water mark) and goes on with what is
-   * left uncovered. The result is never over the budget; its report says
-   * which stages acted.
+   * left uncovered. Then, unless `expand` is false, a context under the
+   * budget is filled from the DAG (`Expansion`: summaries shown as their
+   * children, the newest leaves as their turns) up to `(1 - reserve) * budget`.
+   * The result is never over the budget; its report says which stages acted.
    */
   readonly assemble: (
     sessionId: string,
@@ -737,7 +750,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
 
   const assemble: Service["assemble"] = (sessionId, options) =>
     Effect.gen(function*() {
-      const { compact: mayCompact, compaction, sessionState: withState, stateShare, ...given } = options
+      const { compact: mayCompact, compaction, expand, sessionState: withState, stateShare, ...given } = options
       const share = stateShare ?? ActiveContext.defaultStateShare
       if (!(Number.isFinite(share) && share >= 0 && share < 1)) {
         return yield* new CompactionOptions.InvalidOptionsError({
@@ -753,14 +766,17 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens) }
       const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
       const active = yield* context(sessionId)
-      const condensed = mayCompact === false
-        ? yield* Condenser.fit(active, condenser)
-        : yield* Condenser.pipeline(Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides)))(
-          active
-        )
+      const fitting = mayCompact === false
+        ? Condenser.fitStages(condenser)
+        : Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides))
+      const expanding = expand === false
+        ? []
+        : [Expansion.stage({ ...(expand === true ? {} : expand), budget: condenser.budget })]
+      const condensed = yield* Condenser.pipeline<MemoryStore>([...fitting, ...expanding])(active)
       return { sessionId, header, ...condensed, tokens: condensed.tokens + headerTokens }
     }).pipe(
       Effect.provideService(TokenEstimator.TokenEstimator, estimator),
+      Effect.provideService(MemoryStore, store),
       Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })
     )
 

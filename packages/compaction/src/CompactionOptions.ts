@@ -125,6 +125,48 @@ export const tailTokensFor = (budget: number): number =>
   Math.min(Math.floor(budget), Math.max(1_000, Math.min(32_000, Math.floor(budget / 4))))
 
 /**
+ * The bounds {@link fromBudget} applies: the smallest leaf chunk (500
+ * tokens), the fewest fresh-tail turns (4) and the tokens of budget per
+ * fresh-tail turn (2,000).
+ *
+ * @since 0.3.0
+ */
+export const budgetRule = {
+  minLeafChunkTokens: 500,
+  minFreshTailTurns: 4,
+  tokensPerTailTurn: 2_000
+} as const
+
+/**
+ * The compaction options a context budget (in tokens) implies, for a caller
+ * that knows its budget but sets no other option: `leafChunkTokens` is a
+ * sixteenth of the budget within 500 and the default (20,000), so that a
+ * budget holds several leaves, and `freshTailTurns` one turn per 2,000 tokens
+ * within 4 and the default (16). `precis compact --budget N` uses them for
+ * the flags not given. The `budget` option itself is not set: it also bounds
+ * the tail in tokens and lowers the compaction to the low-water mark, which
+ * the caller chooses apart.
+ *
+ * @example
+ * ```ts
+ * import { CompactionOptions } from "@precis/compaction"
+ * CompactionOptions.fromBudget(32_000) // { leafChunkTokens: 2000, freshTailTurns: 16 }
+ * CompactionOptions.fromBudget(16_000) // { leafChunkTokens: 1000, freshTailTurns: 8 }
+ * ```
+ * @since 0.3.0
+ */
+export const fromBudget = (budget: number): {
+  readonly leafChunkTokens: number
+  readonly freshTailTurns: number
+} => ({
+  leafChunkTokens: Math.min(defaults.leafChunkTokens, Math.max(budgetRule.minLeafChunkTokens, Math.round(budget / 16))),
+  freshTailTurns: Math.min(
+    defaults.freshTailTurns,
+    Math.max(budgetRule.minFreshTailTurns, Math.floor(budget / budgetRule.tokensPerTailTurn))
+  )
+})
+
+/**
  * What a problem is about: an option, the budget given to `shouldCompact`/`status`,
  * or `CompactionManager.assemble`'s `stateShare`.
  *

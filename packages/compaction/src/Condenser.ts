@@ -50,7 +50,8 @@ export interface Context {
 
 /**
  * What a stage did, by count: tool results masked, turns or summaries cut in
- * their middle, dropped, and turns replaced by a summary.
+ * their middle, dropped, turns replaced by a summary, and summaries shown as
+ * their children or turns (the `Expansion` stage).
  *
  * @since 0.1.0
  */
@@ -59,6 +60,8 @@ export interface Counts {
   readonly trimmed: number
   readonly dropped: number
   readonly summarized: number
+  /** @since 0.3.0 */
+  readonly expanded: number
 }
 
 /**
@@ -116,7 +119,7 @@ export interface Condensed extends Context {
   readonly report: Report
 }
 
-const noCounts: Counts = { masked: 0, trimmed: 0, dropped: 0, summarized: 0 }
+const noCounts: Counts = { masked: 0, trimmed: 0, dropped: 0, summarized: 0, expanded: 0 }
 
 /**
  * Runs `stages` in order over a context, measuring it (with the
@@ -378,10 +381,19 @@ export const stages = <R>(options: Options, summarizeStage: Stage<R>): ReadonlyA
  * ```
  * @since 0.1.0
  */
-export const fit = (context: Context, options: Options): Effect.Effect<Condensed> =>
-  pipeline([maskOf(options), forget({ ...options.forget, maxTokens: options.budget }), window({ maxTokens: options.budget })])(
-    context
-  )
+export const fit = (context: Context, options: Options): Effect.Effect<Condensed> => pipeline(fitStages(options))(context)
+
+/**
+ * The stages of {@link fit}: mask, forget, window (to run with more after
+ * them, such as `Expansion.stage`).
+ *
+ * @since 0.3.0
+ */
+export const fitStages = (options: Options): ReadonlyArray<Stage> => [
+  maskOf(options),
+  forget({ ...options.forget, maxTokens: options.budget }),
+  window({ maxTokens: options.budget })
+]
 
 /**
  * The stateless pipeline over a plain list of turns (no store): mask,

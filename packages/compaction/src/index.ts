@@ -1,7 +1,7 @@
 /**
  * @precis/compaction: the summary DAG (CompactionManager), its options and
  * active context, Sleep Mode (compaction in idle time), the Condenser Pipeline (a context within a
- * budget), the MemoryStore port and its SQLite and PostgreSQL drivers.
+ * budget) and its Expansion (a context that fills its budget from the DAG), the MemoryStore port and its SQLite and PostgreSQL drivers.
  *
  * @since 0.1.0
  */
@@ -18,6 +18,8 @@ export * as CompactionOptions from "./CompactionOptions.js"
 export * as ActiveContext from "./ActiveContext.js"
 /** @since 0.1.0 */
 export * as Condenser from "./Condenser.js"
+/** @since 0.3.0 */
+export * as Expansion from "./Expansion.js"
 /** @since 0.1.0 */
 export * as CompactionManager from "./CompactionManager.js"
 /** @since 0.3.0 */

@@ -496,6 +496,21 @@ describe("options", () => {
     )
   })
 
+  it("fromBudget: a sixteenth of the budget per leaf and a turn per 2000 tokens of tail, within their bounds, valid", () => {
+    assert.deepStrictEqual(CompactionOptions.fromBudget(32_000), { leafChunkTokens: 2_000, freshTailTurns: 16 })
+    assert.deepStrictEqual(CompactionOptions.fromBudget(16_000), { leafChunkTokens: 1_000, freshTailTurns: 8 })
+    assert.deepStrictEqual(CompactionOptions.fromBudget(20_000), { leafChunkTokens: 1_250, freshTailTurns: 10 })
+    assert.deepStrictEqual(CompactionOptions.fromBudget(8_000), { leafChunkTokens: 500, freshTailTurns: 4 })
+    assert.deepStrictEqual(CompactionOptions.fromBudget(1), { leafChunkTokens: 500, freshTailTurns: 4 })
+    assert.deepStrictEqual(CompactionOptions.fromBudget(1_000_000), {
+      leafChunkTokens: CompactionOptions.defaults.leafChunkTokens,
+      freshTailTurns: CompactionOptions.defaults.freshTailTurns
+    })
+    for (const budget of [1, 999, 16_000, 123_457, 10 ** 9]) {
+      expect(Either.isRight(CompactionOptions.resolveOptions(CompactionOptions.fromBudget(budget)))).toBe(true)
+    }
+  })
+
   it("reports every problem, each with its option, and names them as asked", () => {
     const error = Either.getLeft(
       CompactionOptions.resolveOptions({ freshTailTurns: 1.5, concurrency: 0, minFanIn: 5, maxFanIn: 3, threshold: 2 }, -1)

@@ -81,7 +81,8 @@ describe("Condenser", () => {
         masked: 1,
         trimmed: 1,
         dropped: 0,
-        summarized: 0
+        summarized: 0,
+        expanded: 0
       })
     }))
 
@@ -225,11 +226,13 @@ describe("Condenser", () => {
         ["mask", true],
         ["forget", false],
         ["summarize", false],
-        ["window", false]
+        ["window", false],
+        ["expand", false]
       ])
       expect(yield* requestCount).toBe(0)
       // A tight budget: the masked context is still over the threshold, so the DAG summarizes.
-      const tight = yield* manager.assemble("s", { budget: 1200 })
+      // (Not expanded: with room left, the new leaves would be shown as their turns again.)
+      const tight = yield* manager.assemble("s", { budget: 1200, expand: false })
       expect(tight.tokens).toBeLessThanOrEqual(1200)
       const summarize = tight.report.stages.find((s) => s.stage === "summarize")!
       expect(summarize.acted).toBe(true)

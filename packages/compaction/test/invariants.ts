@@ -7,6 +7,7 @@ import { ConversationTurn, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Rows from "../src/internal/rows.js"
+import * as MemoryStore from "../src/MemoryStore.js"
 
 export interface Expectations {
   /** The fresh tail of every run: the newest `freshTailTurns` turns of each session are uncovered. */
@@ -181,6 +182,46 @@ export const violations = (expect: Expectations = {}): Effect.Effect<Array<strin
       for (const [key, n] of parentless) {
         if (n >= expect.minFanIn) out.push(`${key}: ${n} parentless summaries left uncondensed`)
       }
+    }
+    return out
+  })
+
+/**
+ * Every violated invariant of a context shown to a model (summaries, then
+ * turns): each summary is one of the session's, the turns are the session's,
+ * and the turns covered by what is shown (a summary's source turns, or a turn
+ * itself) come in conversation order, none twice. With `complete`, every turn
+ * of the session is covered (nothing was dropped).
+ */
+export const contextViolations = (
+  sessionId: string,
+  context: {
+    readonly summaries: ReadonlyArray<{ readonly id: string }>
+    readonly turns: ReadonlyArray<{ readonly id?: string | undefined }>
+  },
+  expect: { readonly complete?: boolean } = {}
+): Effect.Effect<Array<string>, MemoryStore.StoreError, MemoryStore.MemoryStore> =>
+  Effect.gen(function*() {
+    const store = yield* MemoryStore.MemoryStore
+    const all = yield* store.turns(sessionId)
+    const seqOf = new Map(all.map((t) => [t.id, t.seq]))
+    const out: Array<string> = []
+    const shown: Array<number> = []
+    for (const summary of context.summaries) {
+      const source = yield* store.sourceTurns(summary.id)
+      if (source.length === 0) out.push(`summary ${summary.id} covers no turn of the store`)
+      shown.push(...source.map((t) => t.seq))
+    }
+    for (const turn of context.turns) {
+      const seq = turn.id === undefined ? undefined : seqOf.get(turn.id)
+      if (seq === undefined) out.push(`turn ${turn.id ?? "(no id)"} is not in session ${sessionId}`)
+      else shown.push(seq)
+    }
+    shown.forEach((seq, i) => {
+      if (i > 0 && seq <= shown[i - 1]!) out.push(`turn seq ${seq} shown after seq ${shown[i - 1]} (out of order or twice)`)
+    })
+    if (expect.complete === true && shown.length !== all.length) {
+      out.push(`${shown.length} of the session's ${all.length} turns are shown`)
     }
     return out
   })

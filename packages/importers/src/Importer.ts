@@ -323,6 +323,7 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
       })
     )
   )
+  yield* Effect.try({ try: () => reader.end?.(out), catch: (e) => toImportError(path, e) })
   return imported
 })
 

@@ -305,6 +305,62 @@ describe("Claude Code sessions", () => {
     ])
   })
 
+  const queue = (operation: string, content?: string) => ({
+    type: "queue-operation",
+    operation,
+    timestamp: "2025-06-01T12:00:04.000Z",
+    sessionId: "sess-1",
+    ...(content === undefined ? {} : { content })
+  })
+
+  it("reads a message the user queued as a user turn; other queue operations and task notifications stay skipped", () => {
+    const text = claudeSample + jsonl(
+      queue("enqueue", "new beads for the epic were added. tackle them"),
+      queue("remove"),
+      queue("enqueue", "<task-notification>\n<task-id>b0be39e</task-id>\n<status>completed</status>\n</task-notification>"),
+      queue("enqueue", "   "),
+      queue("popAll", "ignored")
+    )
+    const turns = ok(text, "claude-code")
+    assert.deepStrictEqual(turns.map((t) => t.role), ["user", "assistant", "tool", "user"])
+    const queued = turns[3]!
+    assert.strictEqual(queued.content, "new beads for the epic were added. tackle them")
+    assert.strictEqual(queued.timestamp, "2025-06-01T12:00:04.000Z")
+    assert.strictEqual(queued.sessionId, "sess-1")
+    assert.strictEqual(queued.metadata!.queued, true)
+    assert.match(queued.id!, /^claude-code:3-/)
+  })
+
+  it("puts a message queued between a tool call and its result after the result", () => {
+    const lines = claudeSample.trimEnd().split("\n")
+    // The sample's tool result is its 6th line: queue the message just before it.
+    const text = [...lines.slice(0, 5), JSON.stringify(queue("enqueue", "check again")), ...lines.slice(5)].join("\n") + "\n"
+    const turns = ok(text, "claude-code")
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.content]), [
+      ["user", "Run the tests"],
+      ["assistant", turns[1]!.content],
+      ["tool", "1 failed"],
+      ["user", "check again"]
+    ])
+    // Read line by line (as `precis watch` does), the same turns with the same ids.
+    const parser = Importer.lineParser("claude-code", "live.jsonl")!
+    const pushed = text.trimEnd().split("\n").flatMap((line) =>
+      Either.getOrThrow(parser.push([line])).flatMap((c) => c.turns)
+    )
+    assert.deepStrictEqual(pushed.map((t) => t.id), turns.map((t) => t.id))
+  })
+
+  it("adds a queued message whose tool result never comes at the end of the file", () => {
+    const lines = claudeSample.trimEnd().split("\n").slice(0, 5)
+    const text = [...lines, JSON.stringify(queue("enqueue", "stop and commit"))].join("\n") + "\n"
+    const turns = ok(text, "claude-code")
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.content.slice(0, 15)]), [
+      ["user", "Run the tests"],
+      ["assistant", "[thinking] Test"],
+      ["user", "stop and commit"]
+    ])
+  })
+
   it("reports the line of a message line without a message", () => {
     const text = claudeSample + jsonl({ type: "assistant", uuid: "a-2" })
     const e = err(text, "claude-code", "session.jsonl")

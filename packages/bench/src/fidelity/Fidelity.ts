@@ -1,14 +1,16 @@
 /**
  * Section `fidelity`: how many probe facts of a session an agent continuing it
  * would still find, in precis's assembled context at a 16k-token budget
- * (offline extractive provider, default compaction options), in precis's
+ * (offline extractive provider; compacted and assembled as `precis compact
+ * --budget 16000` and `precis context --budget 16000` do, with and without
+ * the expansion from the DAG), in precis's
  * summaries alone at the size of Claude Code's own compaction, in head and
  * tail truncations of the transcript at those sizes, and in that reference
  * compaction itself (the Claude Code fixtures only).
  *
  * @since 0.3.0
  */
-import { ActiveContext, CompactionManager, type Condenser, MemoryStore } from "@precis/compaction"
+import { ActiveContext, CompactionManager, CompactionOptions, type Condenser, MemoryStore } from "@precis/compaction"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import * as Effect from "effect/Effect"
@@ -34,6 +36,7 @@ export const budget = 16_000
 export const methodNames = {
   transcript: "imported transcript, whole",
   context: "precis context @16k",
+  contextNotExpanded: "precis context @16k, not expanded",
   summaries: "precis summaries @reference size",
   summariesWhole: "precis summaries, whole",
   headContext: "head truncation @context size",
@@ -45,14 +48,17 @@ export const methodNames = {
 
 /**
  * What the methods are cut from: the transcript span as precis imported it
- * (rendered one turn per line), precis's assembled context and its summaries
- * (rendered as the agent sees them), and the reference summary when there is one.
+ * (rendered one turn per line), precis's assembled context (expanded from the
+ * DAG, and not) and its summaries (the top summaries of the context not
+ * expanded; rendered as the agent sees them), and the reference summary when
+ * there is one.
  *
  * @since 0.3.0
  */
 export interface Material {
   readonly transcript: string
   readonly context: string
+  readonly contextNotExpanded: string
   readonly summaries: string
   readonly reference: string | undefined
 }
@@ -88,12 +94,13 @@ export const tail = (text: string, maxTokens: number): string => {
  * @since 0.3.0
  */
 export const texts = (material: Material): ReadonlyArray<Text> => {
-  const { context, reference, summaries, transcript } = material
+  const { context, contextNotExpanded, reference, summaries, transcript } = material
   const contextTokens = estimator.estimate(context)
   const referenceTokens = reference === undefined ? undefined : estimator.estimate(reference)
   return [
     { method: methodNames.transcript, text: transcript },
     { method: methodNames.context, text: context },
+    { method: methodNames.contextNotExpanded, text: contextNotExpanded },
     ...(referenceTokens === undefined
       ? []
       : [{ method: methodNames.summaries, text: estimator.truncate(summaries, referenceTokens) }]),
@@ -177,9 +184,12 @@ const sessionId = "fidelity"
 
 /**
  * precis's assembled context of `turns` at {@link budget} and its summaries,
- * rendered: the turns appended to a fresh SQLite store, then
- * `CompactionManager.assemble` (which compacts them with the offline
- * extractive provider and the default options).
+ * rendered: the turns appended to a fresh SQLite store, compacted with the
+ * offline extractive provider and `CompactionOptions.fromBudget(budget)` (what
+ * `precis compact --budget 16000` does), then assembled read-only
+ * (`CompactionManager.assemble` with `compact: false`: mask, forget, window and
+ * the expansion, as `precis context --budget 16000` does), and once more
+ * without the expansion (whose top summaries are the summaries measured).
  *
  * @since 0.3.0
  */
@@ -187,6 +197,7 @@ export const assemble = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>
 ): Promise<{
   readonly context: string
+  readonly contextNotExpanded: string
   readonly summaries: string
   readonly summaryCount: number
   readonly report: Condenser.Report
@@ -198,11 +209,14 @@ export const assemble = (
       const store = yield* MemoryStore.MemoryStore
       const manager = yield* CompactionManager.CompactionManager
       yield* store.appendTurns(sessionId, turns)
-      const assembled = yield* manager.assemble(sessionId, { budget })
+      yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))
+      const assembled = yield* manager.assemble(sessionId, { budget, compact: false })
+      const flat = yield* manager.assemble(sessionId, { budget, compact: false, expand: false })
       return {
         context: ActiveContext.render(assembled),
-        summaries: Transcript.renderSummaries(assembled.summaries),
-        summaryCount: assembled.summaries.length,
+        contextNotExpanded: ActiveContext.render(flat),
+        summaries: Transcript.renderSummaries(flat.summaries),
+        summaryCount: flat.summaries.length,
         report: assembled.report
       }
     })
@@ -262,6 +276,7 @@ export const measure = async (session: Sessions.Session, dumpDir?: string): Prom
   const all = texts({
     transcript: Transcript.formatTurns(span.turns),
     context: assembled.context,
+    contextNotExpanded: assembled.contextNotExpanded,
     summaries: assembled.summaries,
     reference
   })

@@ -1,14 +1,15 @@
 /**
  * `precis context`: the context an agent would send: the session-state header
  * first (unless `--no-state`), then the parentless summaries in time order and
- * the fresh tail; with `--budget N`, fitted into N tokens by `Condenser.fit`,
- * the header within `ActiveContext.defaultStateShare` of them. Read-only: the
- * session state is carried forward from the stored one, never saved.
+ * the fresh tail; with `--budget N`, fitted into N tokens by the stages of
+ * `Condenser.fit` (the header within `ActiveContext.defaultStateShare` of
+ * them), then filled from the summary DAG (`Expansion`) unless `--no-expand`.
+ * Read-only: the session state is carried forward from the stored one, never saved.
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { ActiveContext, Condenser, type MemoryStore } from "@precis/compaction"
+import { ActiveContext, Condenser, Expansion, type MemoryStore } from "@precis/compaction"
 import { TokenEstimator } from "@precis/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -31,6 +32,7 @@ export const command = Command.make(
     session: Opt.storeSession,
     budget: Opt.budget,
     noState: Opt.noState,
+    noExpand: Opt.noExpand,
     json: Opt.json,
     verbose: Opt.verbose
   },
@@ -48,8 +50,13 @@ export const command = Command.make(
           : ActiveContext.header(estimator, (yield* ActiveContext.loadState(sessionId)).state, budget)
         const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
         if (budget !== undefined) {
-          // Read-only: mask, forget and window; summarizing is `compact`'s job. The header counts against the budget.
-          const fitted = yield* Condenser.fit(context, { budget: Math.max(1, budget - headerTokens) })
+          // Read-only: mask, forget and window, then expansion from the DAG; summarizing is `compact`'s job. The header counts against the budget.
+          // Then expansion from the DAG fills what the fitting left.
+          const rest = Math.max(1, budget - headerTokens)
+          const fitted = yield* Condenser.pipeline([
+            ...Condenser.fitStages({ budget: rest }),
+            ...(args.noExpand ? [] : [Expansion.stage({ budget: rest })])
+          ])(context)
           if (args.json) {
             return yield* printJson({
               session: sessionId,
@@ -94,6 +101,7 @@ export const command = Command.make(
       "checks, open errors, issues, git, plan; each entry citing its turn; --no-state leaves it out), the " +
       "parentless summaries in time order, then the turns not yet summarized (the fresh tail). With --budget N, " +
       "fit it into N tokens (the header within 15% of them, old tool output masked, low-value turns forgotten, " +
-      "then a hard window) and report each stage on stderr (in the JSON with --json)."
+      "then a hard window), fill what the budget leaves from the summary DAG (summaries shown as their children, " +
+      "the newest as their turns; not with --no-expand) and report each stage on stderr (in the JSON with --json)."
   )
 )

@@ -102,30 +102,14 @@ const integer = (name: string, min: number, description: string, variable?: stri
 /** The context budget, in tokens, when neither `--budget` nor `PRECIS_BUDGET` is given. */
 export const defaultBudget = 32_000
 
-/** The smallest leaf chunk a budget gives, in tokens. */
-const MIN_LEAF_CHUNK_TOKENS = 500
-
-/** The fresh tail a budget gives: a turn per 2000 tokens of budget, within 4 and the library's default. */
-const MIN_FRESH_TAIL_TURNS = 4
-const TOKENS_PER_TAIL_TURN = 2_000
-
 /**
  * The compaction defaults the CLI derives from a context budget (in tokens),
  * for the options not given by a flag or a `PRECIS_COMPACTION_*` variable:
- * `leafChunkTokens` is a sixteenth of the budget, within 500 and the library's
- * default (20000); `freshTailTurns` is one turn per 2000 tokens, within 4 and
- * the library's default (16). The default budget (32000) gives 2000 and 16.
+ * `CompactionOptions.fromBudget`. The default budget (32000) gives 2000 and 16.
  */
-export const budgetDefaults = (budget: number): { readonly leafChunkTokens: number; readonly freshTailTurns: number } => ({
-  leafChunkTokens: Math.min(
-    CompactionOptions.defaults.leafChunkTokens,
-    Math.max(MIN_LEAF_CHUNK_TOKENS, Math.round(budget / 16))
-  ),
-  freshTailTurns: Math.min(
-    CompactionOptions.defaults.freshTailTurns,
-    Math.max(MIN_FRESH_TAIL_TURNS, Math.floor(budget / TOKENS_PER_TAIL_TURN))
-  )
-})
+export const budgetDefaults = CompactionOptions.fromBudget
+
+const { minFreshTailTurns, minLeafChunkTokens, tokensPerTailTurn } = CompactionOptions.budgetRule
 
 /** The compaction flags, each falling back to its `PRECIS_COMPACTION_*` variable. */
 export const compaction = {
@@ -133,8 +117,8 @@ export const compaction = {
     "budget",
     1,
     "the tokens the assembled context should fit in, from which the defaults of --leaf-chunk-tokens " +
-      `(budget/16, within ${MIN_LEAF_CHUNK_TOKENS} and ${CompactionOptions.defaults.leafChunkTokens}) and --fresh-tail ` +
-      `(budget/${TOKENS_PER_TAIL_TURN} turns, within ${MIN_FRESH_TAIL_TURNS} and ${CompactionOptions.defaults.freshTailTurns}) ` +
+      `(budget/16, within ${minLeafChunkTokens} and ${CompactionOptions.defaults.leafChunkTokens}) and --fresh-tail ` +
+      `(budget/${tokensPerTailTurn} turns, within ${minFreshTailTurns} and ${CompactionOptions.defaults.freshTailTurns}) ` +
       `are derived (default: PRECIS_BUDGET, else ${defaultBudget})`,
     "PRECIS_BUDGET"
   ),
@@ -250,6 +234,14 @@ export const budget = integer(
   1,
   "fit the context into N tokens with the condenser pipeline (mask, forget, summarize, window) " +
     "(default: none, the whole active context)"
+)
+
+/** `--no-expand` of `context`. */
+export const noExpand = Options.boolean("no-expand").pipe(
+  Options.withDescription(
+    "with --budget, do not fill the budget from the summary DAG: show only the top summaries and the turns " +
+      "(default: expand, up to 85% of the budget)"
+  )
 )
 
 /** `--no-state`. */

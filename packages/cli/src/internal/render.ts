@@ -138,7 +138,7 @@ export const condenserReport = (report: Condenser.Report, budget: number): Reado
   const lines = [`condenser: ${report.tokensBefore} -> ${report.tokensAfter} tokens (budget ${budget})`]
   for (const stage of report.stages) {
     if (!stage.acted) continue
-    const counts = (["masked", "trimmed", "dropped", "summarized"] as const)
+    const counts = (["masked", "trimmed", "dropped", "summarized", "expanded"] as const)
       .filter((key) => stage[key] > 0)
       .map((key) => `${key} ${stage[key]}`)
     lines.push(`${stage.stage}: ${stage.tokensBefore} -> ${stage.tokensAfter} tokens; ${counts.join(", ")}`)

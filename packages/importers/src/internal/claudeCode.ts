@@ -2,8 +2,14 @@
  * Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`).
  * Lines of type `user` and `assistant` carry `message: { role, content }`,
  * where content is a string or blocks (`text`, `thinking`, `tool_use`,
- * `tool_result`, images). Every other line type (summary, system, progress,
- * file-history-snapshot, queue-operation, ...) is skipped.
+ * `tool_result`, images). A `queue-operation` line that enqueues a message
+ * the user typed while the agent worked (`operation: "enqueue"` with string
+ * `content`, not a `<task-notification>`: those reach the transcript as user
+ * lines of their own) is a `user` turn with `metadata.queued`; it waits, when
+ * it was typed between a tool call and its results, until the results are
+ * read, so a tool pair stays together. Every other line type (summary,
+ * system, progress, file-history-snapshot, the other queue operations, ...)
+ * is skipped.
  *
  * Mapping: an assistant line is one `assistant` turn (text, `[thinking] ...`
  * and `[tool_call name] input` lines; the calls in `metadata.toolCalls`); a
@@ -32,12 +38,54 @@ const blockText = (block: Record<string, unknown>): string => {
   }
 }
 
-/** A reader of one Claude Code session file; it remembers tool names by call id. */
+// The message a queue-operation line enqueues for the user, if it is one.
+const queuedMessage = (value: Record<string, unknown>): string | undefined =>
+  value.operation === "enqueue" && typeof value.content === "string" && value.content.trim().length > 0 &&
+    !value.content.trimStart().startsWith("<task-notification>")
+    ? value.content
+    : undefined
+
+type Pending = { role: string; content: string; metadata: Record<string, unknown> }
+
+/**
+ * A reader of one Claude Code session file; it remembers tool names by call
+ * id, the calls not answered yet and the queued user messages waiting for them.
+ */
 export const reader = (): LineReader => {
   const toolNames = new Map<string, string>()
+  const unanswered = new Set<string>()
+  const queued: Array<{ line: number; content: string; timestamp: string | undefined; sessionId: string | undefined }> = []
   let index = 0
-  return lineReader((value, line, out: Sink) => {
+  const emit = (line: number, p: Pending, id: string | undefined, timestamp: string | undefined, sessionId: string | undefined, out: Sink) => {
+    out.add(line, {
+      role: p.role,
+      content: p.content,
+      id: id ?? derivedId("claude-code", index, p.role, p.content, timestamp),
+      timestamp,
+      sessionId,
+      metadata: p.metadata
+    })
+    index++
+  }
+  const flushQueued = (out: Sink) => {
+    for (const q of queued.splice(0)) {
+      emit(q.line, { role: "user", content: q.content, metadata: { queued: true } }, undefined, q.timestamp, q.sessionId, out)
+    }
+  }
+  const base = lineReader((value, line, out: Sink) => {
     if (!isRecord(value)) return badLine(line, "expected a JSON object")
+    if (value.type === "queue-operation") {
+      const content = queuedMessage(value)
+      if (content === undefined) return
+      queued.push({
+        line,
+        content,
+        timestamp: typeof value.timestamp === "string" ? value.timestamp : undefined,
+        sessionId: typeof value.sessionId === "string" ? value.sessionId : undefined
+      })
+      if (unanswered.size === 0) flushQueued(out)
+      return
+    }
     if (value.type !== "user" && value.type !== "assistant") return
     const message = value.message
     if (!isRecord(message) || (typeof message.content !== "string" && !Array.isArray(message.content))) {
@@ -58,7 +106,7 @@ export const reader = (): LineReader => {
       gitBranch: typeof value.gitBranch === "string" && value.gitBranch.length > 0 ? value.gitBranch : undefined,
       model: typeof message.model === "string" ? message.model : undefined
     })
-    const pending: Array<{ role: string; content: string; metadata: Record<string, unknown> }> = []
+    const pending: Array<Pending> = []
     if (typeof message.content === "string") {
       pending.push({ role: value.type, content: message.content, metadata: base })
     } else if (value.type === "assistant") {
@@ -112,13 +160,18 @@ export const reader = (): LineReader => {
       flush()
     }
     pending.forEach((p, k) => {
-      const id = uuid === undefined
-        ? derivedId("claude-code", index, p.role, p.content, timestamp)
-        : pending.length === 1
-        ? uuid
-        : `${uuid}#${k}`
-      out.add(line, { role: p.role, content: p.content, id, timestamp, sessionId, metadata: p.metadata })
-      index++
+      const callId = p.role === "tool" && typeof p.metadata.toolCallId === "string" ? p.metadata.toolCallId : undefined
+      // A queued message goes before any turn but the results of the calls it interrupted.
+      if (callId === undefined || !unanswered.has(callId)) flushQueued(out)
+      const id = uuid === undefined ? undefined : pending.length === 1 ? uuid : `${uuid}#${k}`
+      emit(line, p, id, timestamp, sessionId, out)
+      if (callId !== undefined) unanswered.delete(callId)
+      const calls = p.metadata.toolCalls
+      if (Array.isArray(calls)) {
+        for (const call of calls) if (isRecord(call) && typeof call.id === "string") unanswered.add(call.id)
+      }
+      if (unanswered.size === 0) flushQueued(out)
     })
   })
+  return { ...base, end: (out) => flushQueued(out) }
 }

@@ -9,6 +9,8 @@ import { parseJson } from "./json.js"
 /** A stateful reader of one JSONL file; `push` each line in order (1-based numbers). */
 export interface LineReader {
   readonly push: (text: string, line: number, out: Sink) => void
+  /** Called once after the last line of a whole file: adds what the reader still holds back. */
+  readonly end?: ((out: Sink) => void) | undefined
 }
 
 const NON_BLANK = /\S/
@@ -37,6 +39,7 @@ export const readLines = (reader: LineReader, text: string, out: Sink): void => 
     start = end + 1
     line++
   }
+  reader.end?.(out)
 }
 
 /** The failure for a line that is not the expected object. */

@@ -1,0 +1,207 @@
+import { assert, describe, expect, it } from "@effect/vitest"
+import { ConversationTurn, type Provider, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
+import { Arbitraries, ScriptedProvider } from "@precis/testing"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as ActiveContext from "../src/ActiveContext.js"
+import * as CompactionManager from "../src/CompactionManager.js"
+import * as Expansion from "../src/Expansion.js"
+import * as MemoryStore from "../src/MemoryStore.js"
+import { managerLayer, runPumped } from "./helpers.js"
+import { contextViolations, violations } from "./invariants.js"
+
+const estimator = TokenEstimator.approximate
+
+// Every summary is 50 tokens, so that what an expansion costs is known.
+const fixedReply = (request: Provider.ChatRequest): ScriptedProvider.Outcome =>
+  ScriptedProvider.reply(`${request.task?.kind ?? "?"} `.padEnd(200, "."))
+
+/** `count` turns of exactly `tokens` tokens each (alternating user/assistant). */
+const sizedTurns = (count: number, tokens: number) => {
+  const start = Date.parse("2025-01-01T00:00:00Z")
+  return Array.from({ length: count }, (_, i) => {
+    const role = i % 2 === 0 ? "user" : "assistant"
+    const timestamp = new Date(start + i * 60_000).toISOString()
+    const frame = Transcript.formatTurn({ role, content: "", timestamp }).length
+    return ConversationTurn.make({ role, content: "x".repeat(tokens * 4 - frame), id: `t${i}`, timestamp })
+  })
+}
+
+// 10 turns of 100 tokens, the newest 2 a fresh tail: 4 leaves of 2 turns, 2 condensed of 2 leaves, 1 on top.
+const options = { freshTailTurns: 2, leafChunkTokens: 250, minFanIn: 2, maxFanIn: 2 }
+const layer = managerLayer(ScriptedProvider.respond(fixedReply), options)
+const session = "e"
+
+const compacted = Effect.gen(function*() {
+  const store = yield* MemoryStore.MemoryStore
+  const manager = yield* CompactionManager.CompactionManager
+  yield* store.appendTurns(session, sizedTurns(10, 100))
+  yield* manager.compact(session)
+  assert.deepStrictEqual(yield* violations(), [])
+  const active = yield* manager.context(session)
+  assert.deepStrictEqual(active.summaries.map((s) => s.depth), [2])
+  return { store, manager, active }
+})
+
+const ids = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>) => summaries.map((s) => s.id)
+const rendered = (context: ActiveContext.Renderable) => estimator.estimate(ActiveContext.render(context))
+
+describe("Expansion", () => {
+  it.effect("shows the highest depth first, then the newest summary of a depth, as far as the budget allows", () =>
+    Effect.gen(function*() {
+      const { active, store } = yield* compacted
+      const top = active.summaries[0]!
+      const [older, newer] = yield* store.children(top.id)
+      const newerLeaves = yield* store.children(newer!.id)
+      // Room for the top's children and for the newer one's leaves, not for the older one's.
+      const expected = { summaries: [older!, ...newerLeaves], turns: active.turns }
+      const budget = rendered(expected)
+      const out = yield* Expansion.expand(active, { budget, reserve: 0 })
+      assert.deepStrictEqual(ids(out.summaries), ids(expected.summaries))
+      assert.strictEqual(out.expandedSummaries, 2)
+      assert.strictEqual(out.expandedLeaves, 0)
+      assert.strictEqual(out.rendered, budget)
+      assert.strictEqual(out.tokens, ActiveContext.count(estimator, expected))
+      assert.strictEqual(out.turns, active.turns)
+      assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
+      // One token less: the newer one's leaves no longer fit, the older one's neither (the same size).
+      const less = yield* Expansion.expand(active, { budget: budget - 1, reserve: 0 })
+      assert.deepStrictEqual(ids(less.summaries), [older!.id, newer!.id])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("fills toward (1 - reserve) x budget, never past it, and stops only when no expansion fits", () =>
+    Effect.gen(function*() {
+      const { active, store } = yield* compacted
+      for (const budget of [1, 500, 700, 760, 900, 1000, 1100, 1300, 1600, 5000]) {
+        for (const reserve of [0, Expansion.defaults.reserve, 0.5]) {
+          const out = yield* Expansion.expand(active, { budget, reserve })
+          const limit = Expansion.limit({ budget, reserve })
+          assert.strictEqual(out.tokens, ActiveContext.count(estimator, out))
+          assert.strictEqual(out.rendered, rendered(out))
+          expect(out.tokens).toBeLessThanOrEqual(out.rendered)
+          if (rendered(active) >= limit) {
+            assert.strictEqual(out.summaries, active.summaries)
+            continue
+          }
+          expect(out.rendered).toBeLessThanOrEqual(limit)
+          assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
+          // Full: no condensed summary left would fit as its children, nor the newest leaf as its turns.
+          for (const [i, s] of out.summaries.entries()) {
+            if (s.depth === 0) continue
+            const children = yield* store.children(s.id)
+            const next = [...out.summaries.slice(0, i), ...children, ...out.summaries.slice(i + 1)]
+            expect(rendered({ summaries: next, turns: out.turns })).toBeGreaterThan(limit)
+          }
+          const last = out.summaries.at(-1)
+          if (last !== undefined && out.summaries.every((s) => s.depth === 0)) {
+            const source = yield* store.sourceTurns(last.id)
+            expect(rendered({ summaries: out.summaries.slice(0, -1), turns: [...source, ...out.turns] }))
+              .toBeGreaterThan(limit)
+          }
+        }
+      }
+      // A large budget shows every turn as itself; without `turns`, the leaves stay.
+      const all = yield* Expansion.expand(active, { budget: 5000 })
+      assert.deepStrictEqual(all.summaries, [])
+      assert.deepStrictEqual(all.turns.map((t) => t.id), (yield* store.turns(session)).map((t) => t.id))
+      assert.strictEqual(all.expandedLeaves, 4)
+      const leaves = yield* Expansion.expand(active, { budget: 5000, turns: false })
+      assert.deepStrictEqual(leaves.summaries.map((s) => s.depth), [0, 0, 0, 0])
+      assert.strictEqual(leaves.turns, active.turns)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("only the newest leaves become turns, their old tool output masked", () =>
+    Effect.gen(function*() {
+      const store = yield* MemoryStore.MemoryStore
+      const manager = yield* CompactionManager.CompactionManager
+      const turns = [
+        ConversationTurn.make({ role: "user", content: "Run the tests.", id: "u0" }),
+        ConversationTurn.make({
+          role: "assistant",
+          content: "Running npm test.",
+          id: "a1",
+          metadata: { toolCalls: [{ id: "c1", name: "bash", arguments: JSON.stringify({ command: "npm test" }) }] }
+        }),
+        ConversationTurn.make({
+          role: "tool",
+          content: `${"  PASS test/case.test.ts\n".repeat(200)}Error: 1 failed\nexit code 1`,
+          id: "r1",
+          metadata: { toolCallId: "c1", toolName: "bash" }
+        }),
+        ...sizedTurns(2, 100)
+      ]
+      yield* store.appendTurns(session, turns)
+      yield* manager.compact(session, { freshTailTurns: 2, leafChunkTokens: 100_000 })
+      const active = yield* manager.context(session)
+      assert.deepStrictEqual(active.summaries.map((s) => s.depth), [0])
+      const out = yield* Expansion.expand(active, { budget: 10_000 })
+      assert.deepStrictEqual(out.turns.map((t) => t.id), ["u0", "a1", "r1", "t0", "t1"])
+      expect(out.turns[2]!.content).toMatch(/^\[tool output masked: bash npm test; .*exit 1; first error: Error: 1 failed; full text: turn r1\]$/)
+      assert.deepStrictEqual(out.turns.slice(0, 2), (yield* store.turns(session)).slice(0, 2))
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("assemble expands by default, within the budget, and not with expand: false; nothing stored changes", () =>
+    Effect.gen(function*() {
+      // The session-state header is measured apart (SessionState.test.ts): here, only the expansion.
+      const { active, manager, store } = yield* compacted
+      const before = yield* store.summaries(session)
+      const budget = 1000
+      const expanded = yield* manager.assemble(session, { budget, compact: false, sessionState: false })
+      expect(rendered(expanded)).toBeLessThanOrEqual(Expansion.limit({ budget, sessionState: false }))
+      expect(expanded.tokens).toBeGreaterThan(active.tokens)
+      const stage = expanded.report.stages.at(-1)!
+      assert.deepStrictEqual([stage.stage, stage.acted, stage.tokensBefore], ["expand", true, active.tokens])
+      expect(stage.expanded).toBeGreaterThan(0)
+      assert.deepStrictEqual(yield* contextViolations(session, expanded, { complete: true }), [])
+      // With compaction allowed (nothing to compact here), the same context.
+      const compacting = yield* manager.assemble(session, { budget, sessionState: false })
+      assert.deepStrictEqual(ids(compacting.summaries), ids(expanded.summaries))
+      const off = yield* manager.assemble(session, { budget, compact: false, expand: false, sessionState: false })
+      assert.deepStrictEqual(ids(off.summaries), ids(active.summaries))
+      assert.strictEqual(off.tokens, active.tokens)
+      assert.notInclude(off.report.stages.map((s) => s.stage), "expand")
+      const reserved = yield* manager.assemble(session, { budget, compact: false, expand: { reserve: 0.5 }, sessionState: false })
+      expect(rendered(reserved)).toBeLessThanOrEqual(500)
+      assert.deepStrictEqual(yield* store.summaries(session), before)
+      assert.deepStrictEqual(yield* violations(), [])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a store that fails leaves the context as it was: the stage never fails", () =>
+    Effect.gen(function*() {
+      const { active, store } = yield* compacted
+      const failing = MemoryStore.MemoryStore.of({
+        ...store,
+        children: () => Effect.fail(new MemoryStore.StoreError({ operation: "children", reason: "disk gone" }))
+      })
+      const out = yield* Expansion.stage({ budget: 5000 }).run(active, active.tokens).pipe(
+        Effect.provideService(MemoryStore.MemoryStore, failing)
+      )
+      assert.strictEqual(out.context, active)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect.prop(
+    "whatever the session and budget: within the budget and the limit, every turn shown once and in order",
+    {
+      turns: FastCheck.array(Arbitraries.turn, { maxLength: 40, size: "max" }),
+      leafChunkTokens: FastCheck.integer({ min: 1, max: 400 }),
+      budget: FastCheck.integer({ min: 1, max: 20_000 }),
+      reserve: FastCheck.constantFrom(0, 0.15, 0.5),
+      turnsToo: FastCheck.boolean()
+    },
+    ({ budget, leafChunkTokens, reserve, turns, turnsToo }) =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const manager = yield* CompactionManager.CompactionManager
+        yield* store.appendTurns("p", turns)
+        yield* runPumped(manager.compact("p", { freshTailTurns: 3, leafChunkTokens, minFanIn: 2, maxFanIn: 3 }))
+        const out = yield* manager.assemble("p", { budget, compact: false, expand: { reserve, turns: turnsToo } })
+        expect(out.tokens).toBeLessThanOrEqual(budget)
+        const expand = out.report.stages.at(-1)!
+        assert.strictEqual(expand.stage, "expand")
+        if (expand.acted) expect(rendered(out)).toBeLessThanOrEqual(Expansion.limit({ budget, reserve }))
+        const complete = out.report.stages.every((stage) => stage.dropped === 0)
+        assert.deepStrictEqual(yield* contextViolations("p", out, { complete }), [])
+      }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond(fixedReply)))),
+    { fastCheck: { numRuns: 25 }, timeout: 120_000 }
+  )
+})
