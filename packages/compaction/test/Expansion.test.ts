@@ -147,7 +147,7 @@ describe("Expansion", () => {
       const before = yield* store.summaries(session)
       const budget = 1000
       const expanded = yield* manager.assemble(session, { budget, compact: false, sessionState: false })
-      expect(rendered(expanded)).toBeLessThanOrEqual(Expansion.limit({ budget, sessionState: false }))
+      expect(rendered(expanded)).toBeLessThanOrEqual(Expansion.limit({ budget }))
       expect(expanded.tokens).toBeGreaterThan(active.tokens)
       const stage = expanded.report.stages.at(-1)!
       assert.deepStrictEqual([stage.stage, stage.acted, stage.tokensBefore], ["expand", true, active.tokens])

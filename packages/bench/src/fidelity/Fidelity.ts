@@ -10,7 +10,7 @@
  *
  * @since 0.3.0
  */
-import { ActiveContext, CompactionManager, CompactionOptions, type Condenser, MemoryStore } from "@precis/compaction"
+import { ActiveContext, CompactionManager, CompactionOptions, type Condenser, Expansion, MemoryStore } from "@precis/compaction"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import * as Effect from "effect/Effect"
@@ -60,6 +60,8 @@ export interface Material {
   readonly context: string
   readonly contextNotExpanded: string
   readonly summaries: string
+  /** The summaries alone filled from the DAG to the reference's size (see {@link assemble}); else `summaries` cut. */
+  readonly summariesAtReference?: string | undefined
   readonly reference: string | undefined
 }
 
@@ -94,7 +96,7 @@ export const tail = (text: string, maxTokens: number): string => {
  * @since 0.3.0
  */
 export const texts = (material: Material): ReadonlyArray<Text> => {
-  const { context, contextNotExpanded, reference, summaries, transcript } = material
+  const { context, contextNotExpanded, reference, summaries, summariesAtReference, transcript } = material
   const contextTokens = estimator.estimate(context)
   const referenceTokens = reference === undefined ? undefined : estimator.estimate(reference)
   return [
@@ -103,7 +105,7 @@ export const texts = (material: Material): ReadonlyArray<Text> => {
     { method: methodNames.contextNotExpanded, text: contextNotExpanded },
     ...(referenceTokens === undefined
       ? []
-      : [{ method: methodNames.summaries, text: estimator.truncate(summaries, referenceTokens) }]),
+      : [{ method: methodNames.summaries, text: estimator.truncate(summariesAtReference ?? summaries, referenceTokens) }]),
     { method: methodNames.summariesWhole, text: summaries },
     { method: methodNames.headContext, text: estimator.truncate(transcript, contextTokens) },
     { method: methodNames.tailContext, text: tail(transcript, contextTokens) },
@@ -189,16 +191,22 @@ const sessionId = "fidelity"
  * `precis compact --budget 16000` does), then assembled read-only
  * (`CompactionManager.assemble` with `compact: false`: mask, forget, window and
  * the expansion, as `precis context --budget 16000` does), and once more
- * without the expansion (whose top summaries are the summaries measured).
+ * without the expansion (whose top summaries are the summaries measured
+ * whole). Given `summaryTokens` (the reference's size), the summaries alone
+ * are also filled from the DAG to that size (`Expansion.expand` of the top
+ * summaries without the turns, no reserve, no turns): the summaries at the
+ * reference's size.
  *
  * @since 0.3.0
  */
 export const assemble = (
-  turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+  turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
+  summaryTokens?: number
 ): Promise<{
   readonly context: string
   readonly contextNotExpanded: string
   readonly summaries: string
+  readonly summariesAtSize: string | undefined
   readonly summaryCount: number
   readonly report: Condenser.Report
 }> =>
@@ -212,10 +220,15 @@ export const assemble = (
       yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))
       const assembled = yield* manager.assemble(sessionId, { budget, compact: false })
       const flat = yield* manager.assemble(sessionId, { budget, compact: false, expand: false })
+      const atSize = summaryTokens === undefined ? undefined : yield* Expansion.expand(
+        { summaries: flat.summaries, turns: [] },
+        { budget: summaryTokens, reserve: 0, turns: false }
+      )
       return {
         context: ActiveContext.render(assembled),
         contextNotExpanded: ActiveContext.render(flat),
         summaries: Transcript.renderSummaries(flat.summaries),
+        summariesAtSize: atSize === undefined ? undefined : Transcript.renderSummaries(atSize.summaries),
         summaryCount: flat.summaries.length,
         report: assembled.report
       }
@@ -272,12 +285,13 @@ export const measure = async (session: Sessions.Session, dumpDir?: string): Prom
   const reference = session.reference === undefined
     ? undefined
     : Sessions.referenceSummary(fs.readFileSync(session.reference, "utf8"))
-  const assembled = await assemble(span.turns)
+  const assembled = await assemble(span.turns, reference === undefined ? undefined : estimator.estimate(reference))
   const all = texts({
     transcript: Transcript.formatTurns(span.turns),
     context: assembled.context,
     contextNotExpanded: assembled.contextNotExpanded,
     summaries: assembled.summaries,
+    summariesAtReference: assembled.summariesAtSize,
     reference
   })
   const row: Row = { session: session.name, probes: session.probes.length, methods: scoreTexts(session.probes, all) }
