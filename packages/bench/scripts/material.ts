@@ -16,7 +16,7 @@ const dir = process.argv[2] ?? Inputs.fixturesDir
 const files = [
   ...(fs.existsSync(Inputs.exampleSession) ? [Inputs.exampleSession] : []),
   ...(fs.existsSync(dir)
-    ? fs.readdirSync(dir).sort().filter((f) => /\.(jsonl?|traj)$/.test(f) && !f.includes("compact-reference"))
+    ? fs.readdirSync(dir).sort().filter(Inputs.isSession)
       .map((f) => path.join(dir, f))
     : [])
 ]

@@ -50,8 +50,20 @@ export interface Input {
 }
 
 /**
+ * Whether a fixture file name is a session transcript to measure: a JSON,
+ * JSONL or trajectory file, but not a `*.compact-reference.jsonl` (Claude
+ * Code's own compaction request of a session: the fidelity section reads it
+ * beside its session; it is no session of its own).
+ *
+ * @since 0.3.0
+ */
+export const isSession = (name: string): boolean =>
+  /\.(jsonl?|traj)$/.test(name) && !name.endsWith(".compact-reference.jsonl")
+
+/**
  * The transcript files to measure: the example session (when present) then the
- * fixtures (when the folder is present), skipping licence and notes files.
+ * fixture sessions (when the folder is present, see {@link isSession}),
+ * skipping licence and notes files and the compaction references.
  *
  * @since 0.1.0
  */
@@ -61,7 +73,7 @@ export const files = (): ReadonlyArray<string> => {
   if (fs.existsSync(fixturesDir)) {
     for (const entry of fs.readdirSync(fixturesDir).sort()) {
       const file = path.join(fixturesDir, entry)
-      if (fs.statSync(file).isFile() && /\.(jsonl?|traj)$/.test(entry)) out.push(file)
+      if (fs.statSync(file).isFile() && isSession(entry)) out.push(file)
     }
   }
   return out

@@ -118,9 +118,18 @@ const decodeState = Schema.decodeUnknownEither(SessionState.StateFromJson)
  * opened read-only, a state written by another version of the fold), the
  * state is folded from the first turn. Writes nothing (see {@link saveState}).
  *
+ * `read`, when given, is every turn of the session from some `seq` on, in
+ * order, as the caller read them (a compaction's uncovered turns): when it
+ * starts at or before the first turn to fold, those turns are folded without
+ * reading them again (turns appended since the caller read them are left to
+ * the next load).
+ *
  * @since 0.3.0
  */
-export const loadState = (sessionId: string): Effect.Effect<LoadedState, StoreError, MemoryStore> =>
+export const loadState = (
+  sessionId: string,
+  read?: ReadonlyArray<StoredTurn>
+): Effect.Effect<LoadedState, StoreError, MemoryStore> =>
   Effect.gen(function*() {
     const store = yield* MemoryStore
     const stored = yield* store.sessionState(sessionId).pipe(
@@ -134,7 +143,10 @@ export const loadState = (sessionId: string): Effect.Effect<LoadedState, StoreEr
         onRight: (state) => Option.some({ state, lastSeq: saved.lastSeq })
       }))
     const from = Option.getOrElse(base, () => ({ state: SessionState.empty, lastSeq: -1 }))
-    const newer = yield* store.turns(sessionId, { from: from.lastSeq + 1 })
+    const first = from.lastSeq + 1
+    const newer = read !== undefined && read.length > 0 && read[0]!.seq <= first
+      ? read.filter((turn) => turn.seq >= first)
+      : yield* store.turns(sessionId, { from: first })
     return {
       sessionId,
       state: SessionState.fold(newer, from.state),

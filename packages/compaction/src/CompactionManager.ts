@@ -69,7 +69,7 @@ import * as CompactionOptions from "./CompactionOptions.js"
 import * as Condenser from "./Condenser.js"
 import * as Expansion from "./Expansion.js"
 import * as Plan from "./internal/plan.js"
-import { MemoryStore, type StoreError, type WorkClaim } from "./MemoryStore.js"
+import { MemoryStore, type StoredTurn, type StoreError, type WorkClaim } from "./MemoryStore.js"
 
 /**
  * What a compaction reports while it works, for a progress bar.
@@ -457,10 +457,14 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const report = (event: ProgressEvent) => (opts.onProgress === undefined ? Effect.void : opts.onProgress(event))
       const countTier = (tier: Summary.Tier) => Ref.updateAndGet(tiers, (c) => Summary.incrementTier(c, tier))
 
+      // The uncovered turns the first leaf pass read: the session state is folded from them.
+      let read: ReadonlyArray<StoredTurn> | undefined
+
       // Leaf pass: sequential, each leaf continues from the previous one. Returns the leaves and turns.
       const leafPass = (tailTokens: number | undefined, maxTurns: number | undefined) =>
         Effect.gen(function*() {
           const uncovered = yield* store.uncoveredTurns(sessionId)
+          read ??= uncovered
           const evictable = Plan.bounded(Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens)), maxTurns)
           const chunks = Plan.chunk(
             evictable,
@@ -567,8 +571,9 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
         }
       }
 
-      // A run that summarized turns brings the stored session state up to date, for readers that cannot write.
-      if (turnsCompacted > 0) yield* sessionState(sessionId)
+      // A run that summarized turns brings the stored session state up to date (to the last turn its first
+      // leaf pass read, without reading the turns again), for readers that cannot write.
+      if (turnsCompacted > 0) yield* sessionState(sessionId, read)
 
       const stats: CompactionStats = {
         leafSummariesCreated: leaves,
@@ -739,9 +744,9 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
   })
 
   // The session state carried forward and saved; a failed save costs the next load a longer fold, nothing more.
-  const sessionState = (sessionId: string) =>
+  const sessionState = (sessionId: string, read?: ReadonlyArray<StoredTurn>) =>
     Effect.tap(
-      withStore(ActiveContext.loadState(sessionId)),
+      withStore(ActiveContext.loadState(sessionId, read)),
       (loaded) =>
         withStore(ActiveContext.saveState(loaded)).pipe(
           Effect.catchAll((error) => Effect.logWarning("CompactionManager: saving the session state failed", error.message))

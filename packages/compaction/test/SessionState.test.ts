@@ -400,6 +400,45 @@ describe("the stored session state", () => {
       assert.strictEqual(bad.message, "invalid compaction options: stateShare must be a number >= 0 and < 1 (got 1)")
     }).pipe(Effect.provide(managerLayer())))
 
+  it.effect("a load folds the turns its caller read instead of reading them, unless they start too late", () =>
+    Effect.gen(function*() {
+      const store = yield* MemoryStore.MemoryStore
+      yield* store.appendTurns("s", sessionTurns)
+      const stored = yield* store.turns("s")
+      // A marked copy of the first request tells a fold of `read` from a fold of the store's turns.
+      const read = stored.map((t) => t.id === "u1" ? new MemoryStore.StoredTurn({ ...t, content: "marked request" }) : t)
+      const given = yield* ActiveContext.loadState("s", read)
+      assert.deepStrictEqual([given.lastSeq, given.advanced], [sessionTurns.length - 1, true])
+      assert.deepStrictEqual(given.state.firstRequest, { text: "marked request", turnId: "u1" })
+      // Turns from seq 3 on do not hold the first turn to fold (seq 0): the store's turns are read.
+      const late = yield* ActiveContext.loadState("s", read.slice(3))
+      assert.deepStrictEqual(late.state, SessionState.fold(sessionTurns))
+      // With a stored state up to seq 5, turns from seq 3 on hold what is left to fold.
+      yield* store.saveSessionState({ sessionId: "s", state: encode(SessionState.fold(sessionTurns.slice(0, 6))), lastSeq: 5 })
+      const after = yield* ActiveContext.loadState("s", read.slice(3))
+      assert.deepStrictEqual(after.state, SessionState.fold(sessionTurns))
+      assert.strictEqual(after.lastSeq, sessionTurns.length - 1)
+    }).pipe(Effect.provide(managerLayer())))
+
+  it.effect("a compaction saves the state of every turn, the fresh tail's included", () =>
+    Effect.gen(function*() {
+      const store = yield* MemoryStore.MemoryStore
+      const manager = yield* CompactionManager.CompactionManager
+      yield* store.appendTurns("s", sessionTurns)
+      const stats = yield* manager.compact("s", { freshTailTurns: 2, leafChunkTokens: 40 })
+      assert.isAbove(stats.turnsCompacted, 0)
+      const saved = Option.getOrThrow(yield* store.sessionState("s"))
+      assert.strictEqual(saved.lastSeq, sessionTurns.length - 1)
+      assert.deepStrictEqual(decode(saved.state), SessionState.fold(sessionTurns))
+      // A second run after new turns folds from the stored state on.
+      const more = [ConversationTurn.make({ role: "user", content: "and JSON too", id: "u3" })]
+      yield* store.appendTurns("s", more)
+      yield* manager.compact("s", { freshTailTurns: 0, leafChunkTokens: 40 })
+      const again = Option.getOrThrow(yield* store.sessionState("s"))
+      assert.strictEqual(again.lastSeq, sessionTurns.length)
+      assert.deepStrictEqual(decode(again.state), SessionState.fold([...sessionTurns, ...more]))
+    }).pipe(Effect.provide(managerLayer())))
+
   it.effect("survives reopening, and a load folds only the turns after it", () =>
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-state-"))

@@ -9,6 +9,7 @@
  */
 import * as Schema from "effect/Schema"
 import type * as TokenEstimator from "./TokenEstimator.js"
+import { containment } from "./internal/containment.js"
 import * as Transcript from "./Transcript.js"
 
 /**
@@ -225,9 +226,10 @@ const importanceOf = (entry: Entry): number => weights[entry.kind] + Math.min(en
  */
 export const checkKeys = (facts: ReadonlyArray<Fact>, summary: string): Result => {
   const text = summary.toLowerCase()
+  const contains = containment(text)
   const kept: Array<Fact> = []
   const dropped: Array<Fact> = []
-  for (const fact of facts) (text.includes(fact.text.toLowerCase()) ? kept : dropped).push(fact)
+  for (const fact of facts) (contains(fact.text.toLowerCase()) ? kept : dropped).push(fact)
   return { kept, dropped }
 }
 
