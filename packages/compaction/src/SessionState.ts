@@ -513,6 +513,25 @@ const relative = (path: string, cwd: string | undefined): string =>
 
 const MARK: { readonly [status: string]: string } = { completed: "[x]", in_progress: "[>]", pending: "[ ]" }
 
+// A tracker's status as a plan item's: closed and done ones are completed, in-progress ones in progress.
+const ISSUE_DONE = /^(?:closed|done|completed|resolved|merged)$/i
+const ISSUE_ACTIVE = /^(?:in[_-]?progress|started|active)$/i
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+// An item of a prose plan has no status of its own: the tracker's status of the
+// issue it names (the longest id it names, so `x-1.2` wins over `x-1`) stands for it.
+const trackedStatus = (item: PlanItem, issues: State["issues"]): string => {
+  if (item.status !== "pending") return item.status
+  let best: { readonly id: string; readonly status: string } | undefined
+  for (const issue of issues) {
+    if (best !== undefined && issue.id.length <= best.id.length) continue
+    if (new RegExp(`(?<![\\w.-])${escapeRegExp(issue.id)}(?![\\w-]|\\.\\w)`).test(item.text)) best = issue
+  }
+  if (best === undefined) return item.status
+  return ISSUE_DONE.test(best.status) ? "completed" : ISSUE_ACTIVE.test(best.status) ? "in_progress" : item.status
+}
+
 const lines = (state: State): ReadonlyArray<Line> => {
   const out: Array<Line> = []
   // Drop order: reads, git events, passing checks, issues, modified, created, plan, latest request, errors, place, task.
@@ -529,14 +548,15 @@ const lines = (state: State): ReadonlyArray<Line> => {
   const plan = state.todos ?? state.plan
   if (plan !== undefined) {
     const title = plan.source === "todo" ? `Plan (todo list${cite(plan.turnId)})` : `Plan (from the assistant${cite(plan.turnId)})`
-    plan.items.forEach((item, i) =>
+    plan.items.forEach((item, i) => {
+      const status = plan.source === "prose" ? trackedStatus(item, state.issues) : item.status
       out.push({
         section: title,
-        text: `- ${MARK[item.status] ?? "[ ]"} ${item.text}`,
+        text: `- ${MARK[status] ?? "[ ]"} ${item.text}`,
         // Completed items go before open ones, the last items before the first.
-        drop: band(item.status === "completed" ? 5 : 6, plan.items.length - i, plan.items.length)
+        drop: band(status === "completed" ? 5 : 6, plan.items.length - i, plan.items.length)
       })
-    )
+    })
   }
   const n = state.openErrors.length
   state.openErrors.forEach((e, i) =>

@@ -219,6 +219,20 @@ describe("SessionState entries", () => {
     assert.notInclude(text, "Read the code")
   })
 
+  it("plan: an item of a prose plan shows the tracker's status of the issue it names, the longest id first", () => {
+    const state = fold(
+      say("p1", "Plan:\n1. spotter-gqc.1: schema work\n2. spotter-gqc.2: renderer\n3. spotter-gqc.10: later\n4. polish"),
+      bash("b1", "bd close spotter-gqc.1 spotter-gqc", "✓ Closed"),
+      bash("b2", "bd update spotter-gqc.2 --status in_progress", "ok")
+    )
+    // The epic's id (spotter-gqc) and gqc.1 do not stand for gqc.10; nothing is stored, only shown.
+    expect(SessionState.render(state)).toContain(
+      "Plan (from the assistant [p1]):\n- [x] spotter-gqc.1: schema work\n- [>] spotter-gqc.2: renderer\n" +
+        "- [ ] spotter-gqc.10: later\n- [ ] polish"
+    )
+    assert.deepStrictEqual(state.plan?.items.map((i) => i.status), ["pending", "pending", "pending", "pending"])
+  })
+
   it("task: the first and the latest real requests, never tool results, meta lines or command noise", () => {
     const state = fold(
       user("u1", "<system-reminder>Be brief.</system-reminder>\nFix the login bug"),
