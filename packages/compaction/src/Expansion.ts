@@ -20,7 +20,7 @@
  *
  * @since 0.3.0
  */
-import { TokenEstimator } from "@precis/core"
+import { type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as ActiveContext from "./ActiveContext.js"
 import type * as Condenser from "./Condenser.js"
@@ -87,7 +87,7 @@ export const limit = (options: Options): number =>
 
 /**
  * Expands `context` toward {@link limit} from the summary DAG in the store
- * (see the module notes), each step measured on the rendered text; a context
+ * (see the module notes), never past it as measured on the rendered text; a context
  * already at or over it is returned as it is. Summaries the store does not
  * know (a stateless summary, say) are left as they are.
  *
@@ -107,20 +107,52 @@ export const expand = (
   options: Options
 ): Effect.Effect<Expanded, StoreError, MemoryStore> =>
   Effect.gen(function*() {
+    const estimator = yield* TokenEstimator.TokenEstimator
+    const cap = limit(options)
+    const measured = yield* fill(context, options, cap, false)
+    // The steps taken on estimates are checked on the whole text once; should
+    // the estimates have drifted past the limit, every step is measured instead.
+    const out = measured.rendered <= cap ? measured : yield* fill(context, options, cap, true)
+    return { ...out, tokens: ActiveContext.count(estimator, out) }
+  }).pipe(Effect.withSpan("Expansion.expand"))
+
+// Rendering the whole context for every step makes a large budget quadratic
+// (a 64k budget took 137 steps). A step is measured instead from the last
+// measured size and the blocks it swaps (a summary for its children, a leaf
+// for its turns); only a step that lands within `margin` of the limit is
+// measured on the rendered text, and the result is measured once at the end.
+// With `exact`, every step is measured on the rendered text.
+const fill = (context: Condenser.Context, options: Options, cap: number, exact: boolean) =>
+  Effect.gen(function*() {
     const store = yield* MemoryStore
     const estimator = yield* TokenEstimator.TokenEstimator
     // Measured as rendered (summary headers included): many small summaries cost more than their texts.
     const measure = (context: Condenser.Context) => estimator.estimate(ActiveContext.render(context))
-    const cap = limit(options)
+    const separator = estimator.estimate("\n\n")
+    const block = (summary: SummaryRecord.SummaryRecord, index: number) =>
+      estimator.estimate(`${Transcript.summaryHeader(index + 1, summary)}\n${summary.content}`)
     let current: Condenser.Context = context
     let rendered = measure(context)
+    let estimated = 0 // steps taken on estimates since the last measure
     let expandedSummaries = 0
     let expandedLeaves = 0
-    const tryWith = (next: Condenser.Context): boolean => {
+    const tryWith = (next: Condenser.Context, delta: number): boolean => {
+      // What the estimates may be off by: a token or so per block swapped, and
+      // the headers after them renumbered.
+      const margin = 16 + 4 * (estimated + 1) + Math.ceil(next.summaries.length / 4)
+      const guess = rendered + delta
+      if (!exact && guess <= cap - margin) {
+        current = next
+        rendered = guess
+        estimated++
+        return true
+      }
+      if (!exact && guess > cap + margin) return false
       const size = measure(next)
       if (size > cap) return false
       current = next
       rendered = size
+      estimated = 0
       return true
     }
 
@@ -133,15 +165,19 @@ export const expand = (
         if (s.depth > 0 && !skipped.has(s.id) && (pick < 0 || s.depth >= summaries[pick]!.depth)) pick = i
       })
       if (pick < 0) break
-      const children = yield* store.children(summaries[pick]!.id)
+      const parent = summaries[pick]!
+      const children = yield* store.children(parent.id)
       const next = [...summaries.slice(0, pick), ...children, ...summaries.slice(pick + 1)]
-      if (children.length > 0 && tryWith({ summaries: next, turns: current.turns })) expandedSummaries++
-      else skipped.add(summaries[pick]!.id)
+      const delta = children.reduce((sum, child, j) => sum + block(child, pick + j) + separator, -separator) -
+        block(parent, pick)
+      if (children.length > 0 && tryWith({ summaries: next, turns: current.turns }, delta)) expandedSummaries++
+      else skipped.add(parent.id)
     }
 
     // The newest leaves, as their turns (masked like old tool output), while they fit.
     while ((options.turns ?? defaults.turns) && rendered < cap && current.summaries.length > 0) {
-      const leaf = current.summaries[current.summaries.length - 1]!
+      const last = current.summaries.length - 1
+      const leaf = current.summaries[last]!
       if (leaf.depth !== 0) break
       const source = yield* store.sourceTurns(leaf.id)
       if (source.length === 0) break
@@ -149,18 +185,18 @@ export const expand = (
         protectTokens: 0,
         minTokens: options.maskMinTokens ?? defaults.maskMinTokens
       }).turns
-      if (!tryWith({ summaries: current.summaries.slice(0, -1), turns: [...masked, ...current.turns] })) break
+      const delta = estimator.estimate(Transcript.formatTurns(masked)) + separator - block(leaf, last) - separator
+      if (!tryWith({ summaries: current.summaries.slice(0, -1), turns: [...masked, ...current.turns] }, delta)) break
       expandedLeaves++
     }
 
     return {
       ...current,
-      tokens: ActiveContext.count(estimator, current),
-      rendered,
+      rendered: estimated === 0 ? rendered : measure(current),
       expandedSummaries,
       expandedLeaves
     }
-  }).pipe(Effect.withSpan("Expansion.expand"))
+  })
 
 /**
  * Expansion as the last stage of a Condenser pipeline, named `expand`: its

@@ -110,6 +110,25 @@ describe("Expansion", () => {
       assert.strictEqual(leaves.turns, active.turns)
     }).pipe(Effect.provide(layer)))
 
+  it.effect("steps are estimated from the blocks they swap; when those estimates undershoot, every step is measured", () =>
+    Effect.gen(function*() {
+      const { active } = yield* compacted
+      // Costs more than its parts: a whole text is dearer than its blocks summed, so every estimate undershoots.
+      const lumpy: TokenEstimator.Service = {
+        ...estimator,
+        estimate: (text) => Math.ceil(text.length / 4 + (text.length / 100) ** 2 / 10)
+      }
+      for (let budget = 500; budget <= 2000; budget += 50) {
+        const out = yield* Expansion.expand(active, { budget, reserve: 0 }).pipe(
+          Effect.provideService(TokenEstimator.TokenEstimator, lumpy)
+        )
+        assert.strictEqual(out.rendered, lumpy.estimate(ActiveContext.render(out)))
+        expect(out.rendered).toBeLessThanOrEqual(budget)
+        expect(out.expandedSummaries + out.expandedLeaves).toBeGreaterThan(0)
+        assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
+      }
+    }).pipe(Effect.provide(layer)))
+
   it.effect("only the newest leaves become turns, their old tool output masked", () =>
     Effect.gen(function*() {
       const store = yield* MemoryStore.MemoryStore
