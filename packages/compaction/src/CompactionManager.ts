@@ -763,14 +763,15 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
         })
       }
       yield* resolve({ ...compaction, budget: given.budget }, given.budget)
+      const active = yield* context(sessionId)
+      // The state folds the uncovered turns just read, not a second read of them.
       const header = withState === false
         ? ""
-        : ActiveContext.header(estimator, (yield* sessionState(sessionId)).state, given.budget, share)
+        : ActiveContext.header(estimator, (yield* sessionState(sessionId, active.turns)).state, given.budget, share)
       // The header counts against the budget: the summaries and turns get the rest.
       const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
       const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens) }
       const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
-      const active = yield* context(sessionId)
       const fitting = mayCompact === false
         ? Condenser.fitStages(condenser)
         : Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides))

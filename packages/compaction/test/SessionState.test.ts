@@ -434,6 +434,28 @@ describe("the stored session state", () => {
       assert.strictEqual(after.lastSeq, sessionTurns.length - 1)
     }).pipe(Effect.provide(managerLayer())))
 
+  it.effect("assemble folds the new turns from the uncovered turns it read, reading no turns again", () =>
+    Effect.gen(function*() {
+      const store = yield* MemoryStore.MemoryStore
+      yield* store.appendTurns("s", sessionTurns)
+      const more = [ConversationTurn.make({ role: "user", content: "and JSON too", id: "u3" })]
+      yield* store.appendTurns("s", more)
+      const reads: Array<string> = []
+      const watched = MemoryStore.MemoryStore.of({
+        ...store,
+        turns: (sessionId, options) => Effect.suspend(() => {
+          reads.push(sessionId)
+          return store.turns(sessionId, options)
+        })
+      })
+      const manager = yield* CompactionManager.make().pipe(Effect.provideService(MemoryStore.MemoryStore, watched))
+      const assembled = yield* manager.assemble("s", { budget: 8000, compact: false })
+      assert.deepStrictEqual(reads, [])
+      assert.include(assembled.header, "latest request: and JSON too [u3]")
+      const saved = Option.getOrThrow(yield* store.sessionState("s"))
+      assert.deepStrictEqual(decode(saved.state), SessionState.fold([...sessionTurns, ...more]))
+    }).pipe(Effect.provide(managerLayer())))
+
   it.effect("a compaction saves the state of every turn, the fresh tail's included", () =>
     Effect.gen(function*() {
       const store = yield* MemoryStore.MemoryStore

@@ -47,11 +47,11 @@ export const command = Command.make(
         const budget = Option.getOrUndefined(args.budget)
         const header = args.noState
           ? ""
-          : ActiveContext.header(estimator, (yield* ActiveContext.loadState(sessionId)).state, budget)
+          : ActiveContext.header(estimator, (yield* ActiveContext.loadState(sessionId, context.turns)).state, budget)
         const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
         if (budget !== undefined) {
-          // Read-only: mask, forget and window, then expansion from the DAG; summarizing is `compact`'s job. The header counts against the budget.
-          // Then expansion from the DAG fills what the fitting left.
+          // Read-only: mask, forget and window, then expansion from the DAG; summarizing is `compact`'s job.
+          // The header counts against the budget: the rest is the summaries' and turns'.
           const rest = Math.max(1, budget - headerTokens)
           const fitted = yield* Condenser.pipeline([
             ...Condenser.fitStages({ budget: rest }),
