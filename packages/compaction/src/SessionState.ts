@@ -20,6 +20,7 @@
  * @since 0.3.0
  */
 import { ConversationTurn, TokenEstimator, ToolUse } from "@precis/core"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Commands from "./internal/commands.js"
 
@@ -184,9 +185,6 @@ const MAX_PLAN = 20
 const MAX_REQUEST = 300
 
 type Turn = ConversationTurn.ConversationTurn
-
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const str = (u: unknown): string | undefined => (typeof u === "string" && u.length > 0 ? u : undefined)
 
@@ -383,7 +381,7 @@ const todosOf = (input: { readonly [key: string]: unknown }): ReadonlyArray<Plan
   if (!Array.isArray(input.todos)) return undefined
   const items: Array<PlanItem> = []
   for (const todo of input.todos) {
-    if (!isRecord(todo)) continue
+    if (!Predicate.isRecord(todo)) continue
     const text = str(todo.content) ?? str(todo.activeForm)
     if (text === undefined) continue
     const status = str(todo.status)

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TOOL_CALL_ID_KEYS } from "./internal/toolKeys.js"
 
 const ROLE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/
 
@@ -67,7 +68,6 @@ export const make = (fields: ConstructorParameters<typeof ConversationTurn>[0]):
 const TOOL_ROLES = new Set(["tool", "function", "observation", "environment", "ipython", "tool_result", "tool-result"])
 const TOOL_RESULT_KINDS = new Set(["tool_result", "tool-result", "function_call_output", "observation"])
 const TOOL_RESULT_KIND_KEYS = ["type", "kind", "messageType"] as const
-const TOOL_CALL_ID_KEYS = ["tool_call_id", "toolCallId", "tool_use_id", "toolUseId"] as const
 
 /**
  * Whether a role names tool output: `tool` (and any role starting with

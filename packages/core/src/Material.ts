@@ -13,6 +13,7 @@
  *
  * @since 0.3.0
  */
+import * as Predicate from "effect/Predicate"
 import * as ToolUse from "./ToolUse.js"
 import * as Transcript from "./Transcript.js"
 
@@ -232,9 +233,6 @@ const scalarSummary = (input: { readonly [key: string]: unknown }): string => {
   return clip(parts.join(" "), 200)
 }
 
-const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const editText = (call: ToolUse.Call): { readonly before: string; readonly after: string } | undefined => {
   const input = call.input
   const after = input.new_string ?? input.new_str ?? input.replace ?? input.text ?? input.new_text
@@ -244,7 +242,7 @@ const editText = (call: ToolUse.Call): { readonly before: string; readonly after
     const befores: Array<string> = []
     const afters: Array<string> = []
     for (const edit of input.edits) {
-      if (!isRecord(edit)) continue
+      if (!Predicate.isRecord(edit)) continue
       if (typeof edit.old_string === "string") befores.push(edit.old_string)
       if (typeof edit.new_string === "string") afters.push(edit.new_string)
     }
@@ -279,7 +277,7 @@ const todoList = (todos: unknown): string => {
   if (!Array.isArray(todos)) return ""
   const items: Array<string> = []
   for (const todo of todos) {
-    if (!isRecord(todo)) continue
+    if (!Predicate.isRecord(todo)) continue
     const text = str(todo.content) ?? str(todo.activeForm)
     if (text === undefined) continue
     items.push(`${TODO_MARKS[String(todo.status)] ?? "[ ]"} ${clip(text.replace(/\s+/g, " "), 100)}`)

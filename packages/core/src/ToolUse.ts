@@ -8,7 +8,9 @@
  *
  * @since 0.3.0
  */
+import * as Predicate from "effect/Predicate"
 import { isToolResult } from "./ConversationTurn.js"
+import { TOOL_CALL_ID_KEYS } from "./internal/toolKeys.js"
 
 /**
  * One tool call: its id (when the source gives one), the tool's name and its
@@ -41,18 +43,15 @@ type Turn = {
   readonly metadata?: { readonly [key: string]: unknown } | undefined
 }
 
-const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const nonEmpty = (value: unknown): string | undefined =>
   typeof value === "string" && value.length > 0 ? value : undefined
 
 const parseInput = (args: unknown): { input: { readonly [key: string]: unknown }; text: string } => {
-  if (isRecord(args)) return { input: args, text: JSON.stringify(args) }
+  if (Predicate.isRecord(args)) return { input: args, text: JSON.stringify(args) }
   if (typeof args !== "string") return { input: {}, text: "" }
   try {
     const parsed: unknown = JSON.parse(args)
-    return { input: isRecord(parsed) ? parsed : {}, text: args }
+    return { input: Predicate.isRecord(parsed) ? parsed : {}, text: args }
   } catch {
     return { input: {}, text: args }
   }
@@ -78,7 +77,7 @@ export const calls = (turn: Turn): ReadonlyArray<Call> => {
   if (!Array.isArray(raw)) return []
   const out: Array<Call> = []
   for (const entry of raw) {
-    if (!isRecord(entry)) continue
+    if (!Predicate.isRecord(entry)) continue
     const name = nonEmpty(entry.name)
     if (name === undefined) continue
     const { input, text } = parseInput(entry.arguments ?? entry.input)
@@ -99,7 +98,7 @@ export const result = (turn: Turn): Result | undefined => {
   if (!isToolResult(turn)) return undefined
   const m = turn.metadata ?? {}
   return {
-    callId: nonEmpty(m.toolCallId) ?? nonEmpty(m.tool_call_id) ?? nonEmpty(m.tool_use_id) ?? nonEmpty(m.toolUseId),
+    callId: TOOL_CALL_ID_KEYS.map((key) => nonEmpty(m[key])).find((id) => id !== undefined),
     name: nonEmpty(m.toolName) ?? nonEmpty(m.name),
     isError: m.isError === true || m.is_error === true
   }

@@ -6,6 +6,7 @@
  * @internal
  */
 import { ConversationTurn } from "@precis/core"
+import * as Predicate from "effect/Predicate"
 import { createHash } from "node:crypto"
 
 /** The formats an importer reads (everything but `"auto"`). */
@@ -148,8 +149,7 @@ export class Sink {
 }
 
 /** Whether `u` is a plain JSON object (not null, not an array). */
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isRecord: (u: unknown) => u is { [key: string]: unknown } = Predicate.isRecord
 
 /**
  * A stable id for a turn whose source has none: the format, its position in
