@@ -5,7 +5,8 @@
  * options), then prints one SHA-256 per input over every stored summary
  * (depth, tier, token estimate, content, in conversation order), the session
  * state and the search hits of a few queries (kind, seq or depth, rank,
- * snippet: not the ids, which are random).
+ * snippet, sorted: not the ids, which are random, nor the order of equal
+ * ranks, which follows the order condensed summaries were written in).
  *
  *   node --import tsx packages/bench/scripts/digest.ts [FILE ...] [--generated MB]
  *
@@ -40,7 +41,7 @@ const digest = (file: string, dir: string) =>
     hash.update(Option.match(yield* store.sessionState("digest"), { onNone: () => "", onSome: (s) => s.state }))
     for (const query of QUERIES) {
       const hits = yield* store.search("digest", query)
-      hash.update(`${query}\u0000${hits.map((h) => `${h.kind} ${h.seq ?? h.depth} ${h.rank.toFixed(6)} ${h.snippet}`).join("\u0001")}`)
+      hash.update(`${query}\u0000${hits.map((h) => `${h.kind} ${h.seq ?? h.depth} ${h.rank.toFixed(6)} ${h.snippet}`).sort().join("\u0001")}`)
     }
     return { summaries: summaries.length, sha256: hash.digest("hex").slice(0, 16) }
   }).pipe(
