@@ -134,7 +134,7 @@ export const postgres = (transaction: Dialect["transaction"]): Dialect => ({
 })
 
 /**
- * The store's operations but its session lease, over `sql` in `dialect`;
+ * The store's operations but its session lease and search, over `sql` in `dialect`;
  * `error` maps a failure of an operation to a `StoreError`.
  *
  * @internal
@@ -143,7 +143,7 @@ export const make = (
   sql: SqlClient.SqlClient,
   dialect: Dialect,
   error: (operation: string) => (cause: unknown) => StoreError
-): Omit<Service, "withSessionLease" | "tryWithSessionLease" | "search"> => {
+): Omit<Service, "withSessionLease" | "tryWithSessionLease" | "search" | "indexSearch"> => {
   const transaction = dialect.transaction
 
   const now = Effect.map(DateTime.now, DateTime.formatIso)
