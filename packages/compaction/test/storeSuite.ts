@@ -111,6 +111,22 @@ export const storeSuite = (
         expect((yield* store.turns("append", { from: 5 })).map((t) => t.seq)).toEqual([5, 6])
       }))
 
+    it.effect("appends more turns than one INSERT statement holds, each row as given, in order", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const turns = Array.from({ length: 2_345 }, (_, i) =>
+          Fixtures.turn(i % 2 === 0 ? "user" : "assistant", `turn ${i}`, {
+            id: `b${i}`,
+            ...(i % 3 === 0 ? { metadata: { n: i } } : {})
+          }))
+        const added = yield* store.appendTurns("bulk", turns)
+        expect(added.map((t) => t.seq)).toEqual(turns.map((_, i) => i))
+        const stored = yield* store.turns("bulk")
+        expect(stored.map((t) => [t.id, t.seq, t.role, t.content, t.metadata])).toEqual(
+          turns.map((t, i) => [t.id, i, t.role, t.content, t.metadata])
+        )
+      }))
+
     it.effect("stores metadata as JSON text in the turns table", () =>
       Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore

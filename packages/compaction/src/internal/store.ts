@@ -28,8 +28,9 @@ import { span } from "./plan.js"
 import * as Rows from "./rows.js"
 import { invalidInput, storeError } from "./storeError.js"
 
-// Rows per multi-row INSERT: bound parameters stay far below either engine's limit.
-const BATCH = 200
+// Rows per multi-row INSERT: the 7,000 bound parameters of 1,000 turns stay below either
+// engine's limit (SQLite 32,766, PostgreSQL 65,535); 200 made a 10 MB append ~15% slower.
+const BATCH = 1000
 
 const batches = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
