@@ -430,17 +430,18 @@ export const storeSuite = (
       Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore
         const rounds = Array.from({ length: 12 }, (_, i) => i)
+        // A session each: concurrent appends to one session are not what this is about.
         const found = yield* Effect.all(
           rounds.map((i) =>
             Effect.flatMap(
-              store.appendTurns("busy-search", [Fixtures.turn("user", `parrot number${i}`, { id: `p${i}` })]),
-              () => store.search("busy-search", `parrot number${i}`)
+              store.appendTurns(`busy${i}`, [Fixtures.turn("user", `parrot number${i}`, { id: `p${i}` })]),
+              () => store.search(`busy${i}`, `parrot number${i}`)
             )
           ),
           { concurrency: "unbounded" }
         )
         expect(found.map((hits) => hits.map((h) => h.id))).toEqual(rounds.map((i) => [`p${i}`]))
-        const all = yield* store.search("busy-search", "parrot", { limit: 100 })
+        const all = yield* store.search(undefined, "parrot", { limit: 100 })
         expect(all.map((h) => h.id).sort()).toEqual(rounds.map((i) => `p${i}`).sort())
         yield* dialect.checkSearchIndex(true)
       }))
