@@ -38,6 +38,13 @@ const read = (db: string, session: string) =>
     return { turns, summaries: (yield* store.summaries(session)).length }
   }).pipe(Effect.provide(SqliteMemoryStore.layer({ filename: db, readonly: true })))
 
+/** The ids of the turns a read-only search of `db` finds (a read-only store cannot index: the watcher must have). */
+const searchTurns = (db: string, query: string) =>
+  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.search(undefined, query)).pipe(
+    Effect.map((hits) => hits.filter((h) => h.kind === "turn").map((h) => h.id)),
+    Effect.provide(SqliteMemoryStore.layer({ filename: db, readonly: true }))
+  )
+
 /** Polls `db` until `check` holds (at most about 30 s on the shared cores). */
 const waitFor = (db: string, session: string, check: (s: { turns: Array<string>; summaries: number }) => boolean) =>
   Effect.gen(function*() {
@@ -71,6 +78,8 @@ describe("precis watch", () => {
       for (const line of all.slice(11, 20)) fs.appendFileSync(file, line + "\n")
       const grown = yield* waitFor(db, "live", (s) => s.turns.length === 20)
       expect(grown.turns).toEqual(ids(20, "w"))
+      // Indexed for search with them, in the same transaction.
+      expect(yield* searchTurns(db, "module19.ts")).toEqual(["w19"])
       // Idle: Sleep Mode compacts all but the fresh tail of 4.
       yield* waitFor(db, "live", (s) => s.summaries > 0)
       yield* Fiber.interrupt(watcher)

@@ -262,6 +262,19 @@ export interface Service {
     query: string,
     options?: SearchOptions
   ) => Effect.Effect<ReadonlyArray<SearchHit>, StoreError>
+  /**
+   * Brings the full-text index of the turns up to date, returning how many
+   * turns it indexed. SQLite indexes turns after `appendTurns` (which does not,
+   * to keep appends fast): a writing store's `search` calls this first, and
+   * Sleep Mode in idle time; call it after a bulk import so that a read-only
+   * store (which cannot write the index) finds the new turns too. One write
+   * transaction, and no write at all when nothing is left to index. A
+   * read-only store, and PostgreSQL (whose indexes follow every write), index
+   * nothing.
+   *
+   * @since 0.3.0
+   */
+  readonly indexSearch: Effect.Effect<number, StoreError>
   /** Every session, oldest first. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StoreError>
   /**

@@ -1,7 +1,8 @@
 /**
  * Sleep Mode: compaction in idle time. A scoped background fiber wakes every
  * `checkInterval`; once the agent has been idle for `idleThreshold`, it runs a
- * *cycle*: it compacts, one after the other, the sessions with at least
+ * *cycle*: it brings the store's search index up to date
+ * (`MemoryStore.indexSearch`), then compacts, one after the other, the sessions with at least
  * `minUnprocessedTurns` evictable turns (uncovered turns outside the fresh
  * tail) and, with a `budget`, those whose active context passed
  * `softMark * budget`, each by at most `batchSize` turns (the compaction's
@@ -294,6 +295,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const started = yield* Clock.currentTimeMillis
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(now - started))
     return yield* Effect.gen(function*() {
+      // The turns appended since the last search or cycle go into the search index now, not in the agent's next search.
+      yield* Effect.mapError(store.indexSearch, failWith(undefined))
       const ids = yield* Effect.mapError(sessionIds, failWith(undefined))
       const due = yield* Effect.filter(ids, (id) => Effect.mapError(isDue(id), failWith(id)))
       // A cycle with nothing to do is counted, but publishes nothing.

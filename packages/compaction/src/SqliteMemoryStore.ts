@@ -81,9 +81,12 @@ export const makeWith = (
       retry: Duration.decode(options.leaseRetry ?? "100 millis")
     }, error("withSessionLease"))
 
+    // A read-only store cannot write the index: it searches what writers indexed.
+    const indexTurns = options.readonly === true ? Effect.succeed(0) : Search.indexTurns(sql, transaction)
     return MemoryStore.of({
       ...Store.make(sql, Store.sqlite(transaction), error),
-      search: Search.make(sql, error("search")),
+      search: Search.make(sql, error("search"), indexTurns),
+      indexSearch: Effect.mapError(indexTurns, error("indexSearch")),
       ...lease
     })
   }).pipe(Effect.mapError(error("open")))

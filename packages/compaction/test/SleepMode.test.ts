@@ -131,6 +131,17 @@ describe("SleepMode", () => {
       expect(yield* requestCount).toBe(0)
     }).pipe(Effect.provide(sleepLayer({ minUnprocessedTurns: 100 }))))
 
+  it.effect("a cycle brings the search index up to date, even with no session due", () =>
+    Effect.gen(function*() {
+      yield* append("s", 12)
+      yield* settle
+      yield* advance("5 minutes")
+      yield* waitUntil(Effect.map(stats, (s) => s.cyclesCompleted === 1))
+      expect((yield* stats).turnsProcessed).toBe(0)
+      // Nothing left for the agent's next search to index.
+      expect(yield* Effect.flatMap(MemoryStore.MemoryStore, (store) => store.indexSearch)).toBe(0)
+    }).pipe(Effect.provide(sleepLayer({ minUnprocessedTurns: 100 }))))
+
   it.scoped("activity interrupts a running cycle at once, and the agent's compact then runs", () => {
     const provider = switchable()
     return Effect.gen(function*() {

@@ -54,11 +54,39 @@ const leaseStore = () =>
     Layer.orDie
   )
 
-/** Statements undoing the search migration (4_search): what a schema-3 file lacks. */
-const dropSearch = ["turns", "summaries"].flatMap((table) => [
-  ...["insert", "delete", "update"].map((op) => `DROP TRIGGER ${table}_fts_${op}`),
-  `DROP TABLE ${table}_fts`
-])
+/** Statements undoing the search migrations (4_search, 7_search_mark): what a schema-3 file lacks. */
+const dropSearch = [
+  "DROP TABLE turns_fts_mark",
+  ...["turns", "summaries"].flatMap((table) => [
+    ...["insert", "delete", "update"].map((op) => `DROP TRIGGER ${table}_fts_${op}`),
+    `DROP TABLE ${table}_fts`
+  ])
+]
+
+/** Statements undoing 7_search_mark: a schema-6 file, whose triggers index every write of turns. */
+const toSchema6 = [
+  "DROP TABLE turns_fts_mark",
+  ...["insert", "delete", "update"].map((op) => `DROP TRIGGER turns_fts_${op}`),
+  `CREATE TRIGGER turns_fts_insert AFTER INSERT ON turns BEGIN
+    INSERT INTO turns_fts (rowid, content) VALUES (new.rowid, new.content);
+  END`,
+  `CREATE TRIGGER turns_fts_delete AFTER DELETE ON turns BEGIN
+    INSERT INTO turns_fts (turns_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+  END`,
+  `CREATE TRIGGER turns_fts_update AFTER UPDATE OF content ON turns BEGIN
+    INSERT INTO turns_fts (turns_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO turns_fts (rowid, content) VALUES (new.rowid, new.content);
+  END`,
+  "INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')",
+  "DELETE FROM precis_migrations WHERE migration_id > 6"
+]
+
+/** Runs a query on a file with a plain client and returns its rows. */
+const rows = (filename: string, statement: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
+    Effect.provide(SqliteClient.layer({ filename, disableWAL: true })),
+    Effect.orDie
+  )
 
 const siblings = (filename: string) => fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(filename)}-`))
 
@@ -250,12 +278,40 @@ describe("SqliteMemoryStore files", () => {
       assert.deepStrictEqual(reader.map((h) => h.id), ["old"])
     }))
 
+  it.effect("the search-mark migration keeps a schema-6 store's index, marks it complete, and later turns are indexed before a search", () =>
+    Effect.gen(function*() {
+      const db = file("schema6.db")
+      yield* withStore({ filename: db }, (store) =>
+        store.appendTurns("s", ["the old heron", "an old stork", "a young heron"].map((text, i) =>
+          Fixtures.turn("user", text, { id: `o${i}` }))))
+      yield* raw(db, toSchema6)
+      // A turn a schema-6 writer added, then the migration.
+      yield* raw(db, ["INSERT INTO turns (id, session_id, seq, role, content) VALUES ('o3', 's', 3, 'user', 'old ibis')"])
+      const indexed = yield* withStore({ filename: db }, (store) => store.indexSearch)
+      assert.strictEqual(indexed, 0)
+      assert.deepStrictEqual(
+        yield* rows(db, "SELECT (SELECT last_rowid FROM turns_fts_mark) = (SELECT max(rowid) FROM turns) AS marked"),
+        [{ marked: 1 }]
+      )
+      yield* raw(db, ["INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', 1)"])
+      const reader = (query: string) =>
+        withStore({ filename: db, readonly: true }, (store) =>
+          Effect.map(store.search("s", query), (hits) => hits.map((h) => h.id).sort()))
+      assert.deepStrictEqual(yield* reader("old"), ["o0", "o1", "o3"])
+      // A later append is not indexed until a writer searches or indexes; a reader cannot index it.
+      yield* withStore({ filename: db }, (store) => store.appendTurns("s", [Fixtures.turn("user", "old crane", { id: "n0" })]))
+      assert.deepStrictEqual(yield* reader("crane"), [])
+      assert.strictEqual(yield* withStore({ filename: db }, (store) => store.indexSearch), 1)
+      assert.deepStrictEqual(yield* reader("crane"), ["n0"])
+      yield* raw(db, ["INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', 1)"])
+    }))
+
   it.effect("the work-queue migration queues the sessions a schema-4 store already holds", () =>
     Effect.gen(function*() {
       const db = file("schema4.db")
       yield* withStore({ filename: db }, (store) =>
         Effect.forEach(["b", "a"], (id) => store.appendTurns(id, Fixtures.conversation(2)), { discard: true }))
-      yield* raw(db, ["DROP TABLE session_state", "DROP TABLE session_work", "DELETE FROM precis_migrations WHERE migration_id > 4"])
+      yield* raw(db, [...toSchema6, "DROP TABLE session_state", "DROP TABLE session_work", "DELETE FROM precis_migrations WHERE migration_id > 4"])
       const claims = yield* withStore({ filename: db }, (store) =>
         Effect.all([store.claimWork, store.claimWork, store.claimWork]))
       assert.deepStrictEqual(claims.map(Option.map((claim) => claim.sessionId)), [Option.some("a"), Option.some("b"), Option.some("a")])

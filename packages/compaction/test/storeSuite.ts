@@ -30,6 +30,11 @@ export interface Dialect {
   ) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
   /** Drops the trigger `name` of `table`. */
   readonly dropTrigger: (name: string, table: string) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
+  /**
+   * Fails unless the search index of the turns is consistent: with `complete`,
+   * also that it holds exactly the stored turns (SQLite: FTS5's `integrity-check`).
+   */
+  readonly checkSearchIndex: (complete: boolean) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
 }
 
 /** SQLite's triggers. */
@@ -38,7 +43,10 @@ export const sqlite: Dialect = {
   refuse: (name, timing, condition, message) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql.unsafe(`CREATE TRIGGER ${name} ${timing} WHEN ${condition} BEGIN SELECT RAISE(ABORT, '${message}'); END`)),
-  dropTrigger: (name) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP TRIGGER ${name}`))
+  dropTrigger: (name) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP TRIGGER ${name}`)),
+  checkSearchIndex: (complete) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.unsafe(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', ${complete ? 1 : 0})`))
 }
 
 /** PostgreSQL's triggers (a trigger function each). */
@@ -53,7 +61,9 @@ export const postgres: Dialect = {
       )),
   dropTrigger: (name, table) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      Effect.zipRight(sql.unsafe(`DROP TRIGGER ${name} ON ${table}`), sql.unsafe(`DROP FUNCTION ${name}()`)))
+      Effect.zipRight(sql.unsafe(`DROP TRIGGER ${name} ON ${table}`), sql.unsafe(`DROP FUNCTION ${name}()`))),
+  // PostgreSQL's GIN indexes are its own to keep consistent.
+  checkSearchIndex: () => Effect.void
 }
 
 /** A leaf to insert over `turnIds`. */
@@ -99,6 +109,22 @@ export const storeSuite = (
         expect(stored[0]!.sessionId).toBe("append")
         expect((yield* store.turns("append", { from: 2, to: 4 })).map((t) => t.seq)).toEqual([2, 3, 4])
         expect((yield* store.turns("append", { from: 5 })).map((t) => t.seq)).toEqual([5, 6])
+      }))
+
+    it.effect("appends more turns than one INSERT statement holds, each row as given, in order", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const turns = Array.from({ length: 2_345 }, (_, i) =>
+          Fixtures.turn(i % 2 === 0 ? "user" : "assistant", `turn ${i}`, {
+            id: `b${i}`,
+            ...(i % 3 === 0 ? { metadata: { n: i } } : {})
+          }))
+        const added = yield* store.appendTurns("bulk", turns)
+        expect(added.map((t) => t.seq)).toEqual(turns.map((_, i) => i))
+        const stored = yield* store.turns("bulk")
+        expect(stored.map((t) => [t.id, t.seq, t.role, t.content, t.metadata])).toEqual(
+          turns.map((t, i) => [t.id, i, t.role, t.content, t.metadata])
+        )
       }))
 
     it.effect("stores metadata as JSON text in the turns table", () =>
@@ -356,6 +382,68 @@ export const storeSuite = (
         expect(yield* sql`SELECT ss.* FROM summary_sources ss JOIN summaries s ON s.id = ss.summary_id
           WHERE s.session_id = 'atomic' AND ss.child_summary_id IS NOT NULL`).toEqual([])
         expect(yield* violations()).toEqual([])
+      }))
+
+    it.effect("a search right after appending finds the new turns; indexSearch then has nothing left", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const ids = (query: string) => Effect.map(store.search("fresh", query), (hits) => hits.map((h) => h.id).sort())
+        yield* store.appendTurns("fresh", [Fixtures.turn("user", "the quokka escaped", { id: "q0" })])
+        expect(yield* ids("quokka")).toEqual(["q0"])
+        yield* store.appendTurns("fresh", [
+          Fixtures.turn("assistant", "caught the quokka", { id: "q1" }),
+          Fixtures.turn("user", "a wombat too", { id: "q2" })
+        ])
+        expect(yield* ids("quokka")).toEqual(["q0", "q1"])
+        expect(yield* ids("wombat")).toEqual(["q2"])
+        expect(yield* store.indexSearch).toBe(0)
+        yield* dialect.checkSearchIndex(true)
+      }))
+
+    it.effect("deleting and updating indexed and not yet indexed turns keeps the index consistent and search right", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const sql = yield* SqlClient.SqlClient
+        const ids = (query: string) => Effect.map(store.search("edit", query), (hits) => hits.map((h) => h.id).sort())
+        yield* store.appendTurns("edit", ["alpha one", "alpha two", "alpha three"].map((text, i) =>
+          Fixtures.turn("user", text, { id: `i${i}` })))
+        // Indexed by the search; the next three are appended after it.
+        expect(yield* ids("alpha")).toEqual(["i0", "i1", "i2"])
+        yield* store.appendTurns("edit", ["alpha four", "alpha five", "alpha six"].map((text, i) =>
+          Fixtures.turn("user", text, { id: `u${i}` })))
+        yield* sql`DELETE FROM turns WHERE session_id = 'edit' AND id IN ('i0', 'u0')`
+        yield* sql`UPDATE turns SET content = 'beta changed' WHERE session_id = 'edit' AND id IN ('i1', 'u1')`
+        yield* dialect.checkSearchIndex(false)
+        expect(yield* ids("alpha")).toEqual(["i2", "u2"])
+        expect(yield* ids("beta")).toEqual(["i1", "u1"])
+        expect(yield* ids("one")).toEqual([])
+        expect(yield* ids("four")).toEqual([])
+        // The largest rowids deleted, then a new turn (SQLite may reuse the rowid of a deleted row).
+        yield* sql`DELETE FROM turns WHERE session_id = 'edit' AND id IN ('u1', 'u2')`
+        yield* store.appendTurns("edit", [Fixtures.turn("user", "gamma seven", { id: "g0" })])
+        expect(yield* ids("gamma")).toEqual(["g0"])
+        expect(yield* ids("beta")).toEqual(["i1"])
+        yield* dialect.checkSearchIndex(true)
+      }))
+
+    it.effect("searches running while turns are appended find the turns appended before them", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const rounds = Array.from({ length: 12 }, (_, i) => i)
+        // A session each: concurrent appends to one session are not what this is about.
+        const found = yield* Effect.all(
+          rounds.map((i) =>
+            Effect.flatMap(
+              store.appendTurns(`busy${i}`, [Fixtures.turn("user", `parrot number${i}`, { id: `p${i}` })]),
+              () => store.search(`busy${i}`, `parrot number${i}`)
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(found.map((hits) => hits.map((h) => h.id))).toEqual(rounds.map((i) => [`p${i}`]))
+        const all = yield* store.search(undefined, "parrot", { limit: 100 })
+        expect(all.map((h) => h.id).sort()).toEqual(rounds.map((i) => `p${i}`).sort())
+        yield* dialect.checkSearchIndex(true)
       }))
 
     it.effect("an append is all or nothing", () =>

@@ -45,7 +45,6 @@
  */
 import type { ConversationTurn } from "@precis/core"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -54,7 +53,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCode from "./internal/claudeCode.js"
 import { LineFailure, Sink, type SourceFormat } from "./internal/common.js"
 import * as Detect from "./internal/detect.js"
-import { type LineReader, readLines } from "./internal/jsonl.js"
+import { type LineReader, lineSplitter, readLines } from "./internal/jsonl.js"
 import * as Oasst from "./internal/oasst.js"
 import * as OpenAi from "./internal/openai.js"
 import * as OpenHands from "./internal/openhands.js"
@@ -309,23 +308,30 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
     yield* Effect.try({ try: () => readWhole(concrete, text, out), catch: (e) => toImportError(path, e) })
     return imported
   }
-  let line = 0
-  yield* fs.stream(path).pipe(
-    Stream.decodeText(),
-    Stream.splitLines,
+  const lines = lineSplitter((text, line) => reader.push(text, line, out))
+  yield* fs.stream(path, { chunkSize: STREAM_CHUNK }).pipe(
     Stream.mapError(unreadable),
     Stream.runForEachChunk((chunk) =>
       Effect.try({
         try: () => {
-          for (const text of Chunk.toReadonlyArray(chunk)) reader.push(text, ++line, out)
+          for (const bytes of chunk) lines.push(bytes)
         },
         catch: (e) => toImportError(path, e)
       })
     )
   )
-  yield* Effect.try({ try: () => reader.end?.(out), catch: (e) => toImportError(path, e) })
+  yield* Effect.try({
+    try: () => {
+      lines.end()
+      reader.end?.(out)
+    },
+    catch: (e) => toImportError(path, e)
+  })
   return imported
 })
+
+// Bytes per read of a streamed (JSONL) file: each read is one step of the stream.
+const STREAM_CHUNK = 1024 * 1024
 
 /**
  * The formats read line by line (JSONL), which {@link lineParser} reads as a

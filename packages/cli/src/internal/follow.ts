@@ -233,6 +233,8 @@ export const make = (options: FollowOptions) =>
               lineCount: state.parser.lineCount(),
               headHash: head
             })
+            // Indexed for search with them (a read-only `precis search` cannot index them).
+            yield* store.indexSearch
             return results
           })
         ).pipe(

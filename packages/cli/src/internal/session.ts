@@ -79,7 +79,7 @@ export interface Imported {
 /**
  * Imports a file's conversations (already parsed in full), each into its
  * session (`Importer.sessionId(prefix, conversation)`), in one transaction:
- * all are written or none. A turn the store refuses because its id is already
+ * all are written or none, and indexed for search. A turn the store refuses because its id is already
  * in the session with another role or content fails as an `ImportError` at
  * the turn's line.
  */
@@ -105,7 +105,8 @@ export const importConversations = (imported: Importer.Imported, prefix: string)
           ))
       )
     })
-    return yield* timed("stored turns")(store.withTransaction(appendAll))
+    // Indexed for search in the same transaction: a read-only `precis search` cannot index them later.
+    return yield* timed("stored turns")(store.withTransaction(Effect.zipLeft(appendAll, store.indexSearch)))
   })
 
 /** The totals of several imports. */

@@ -2,7 +2,7 @@
  * The schema, as migrations, for SQLite and PostgreSQL (the same tables and
  * columns; PostgreSQL has no `leases` table). Table and column names of `turns`,
  * `summaries` and `summary_sources` are part of the public contract (users may
- * query them); `sessions`, `leases`, `followed_files`, `session_state`, `session_work`, `summaries.first_seq/last_seq` and the
+ * query them); `sessions`, `leases`, `followed_files`, `session_state`, `session_work`, `turns_fts_mark`, `summaries.first_seq/last_seq` and the
  * indexes are ours. Before writing, a store checks that the file is one of ours
  * and not newer than this version ({@link inspect}).
  *
@@ -103,7 +103,7 @@ const followedFiles = Effect.gen(function*() {
 // Full-text search (FTS5) over turns and summaries: external-content tables
 // over `turns.content` and `summaries.content`, keyed by the rowid, kept in step
 // by triggers on every write (ours and anyone's), and back-filled from the rows
-// already there. A VACUUM may renumber the rowids of these tables (they have no
+// already there (since `7_search_mark`, turns are indexed after the write: see there). A VACUUM may renumber the rowids of these tables (they have no
 // INTEGER PRIMARY KEY): `INSERT INTO turns_fts(turns_fts) VALUES ('rebuild')`
 // (and the same for `summaries_fts`) re-indexes them.
 // PostgreSQL: GIN indexes over the `simple` text search configuration of the
@@ -173,6 +173,47 @@ const workQueue = Effect.gen(function*() {
   yield* sql`INSERT INTO session_work (session_id, stamp, claims) SELECT id, 1, 0 FROM sessions`
 })
 
+// The turns' search index off the write path (SQLite; PostgreSQL's GIN indexes
+// are its own business, so nothing there): appending turns no longer indexes
+// them. `turns_fts_mark` holds the largest rowid of `turns` the index has caught
+// up to; `indexSearch` (run by a writing store before every search, and by
+// Sleep Mode in idle time) indexes the rows above it in one statement and moves
+// it. The triggers only touch the index for rows at or below the mark: a row
+// inserted there (a rowid reused after the largest rows were deleted) is
+// indexed at once, and deleting or updating a row above it sends nothing (an
+// FTS5 'delete' of a row the index does not hold would corrupt it). What the
+// store holds already is indexed: the mark starts at the largest rowid.
+// After a `rebuild` of `turns_fts`, set the mark to `(SELECT max(rowid) FROM turns)`.
+const searchMark = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const create: Effect.Effect<unknown, SqlError, SqlClient.SqlClient> = sql.onDialectOrElse({
+    pg: () => Effect.void,
+    orElse: () => sqliteSearchMark
+  })
+  yield* create
+})
+
+const sqliteSearchMark = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE turns_fts_mark (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    last_rowid INTEGER NOT NULL
+  )`
+  yield* sql`INSERT INTO turns_fts_mark (id, last_rowid) SELECT 0, coalesce(max(rowid), 0) FROM turns`
+  const indexed = (row: "new" | "old") => `${row}.rowid <= (SELECT last_rowid FROM turns_fts_mark)`
+  for (const op of ["insert", "delete", "update"]) yield* sql.unsafe(`DROP TRIGGER turns_fts_${op}`)
+  yield* sql.unsafe(`CREATE TRIGGER turns_fts_insert AFTER INSERT ON turns WHEN ${indexed("new")} BEGIN
+    INSERT INTO turns_fts (rowid, content) VALUES (new.rowid, new.content);
+  END`)
+  yield* sql.unsafe(`CREATE TRIGGER turns_fts_delete AFTER DELETE ON turns WHEN ${indexed("old")} BEGIN
+    INSERT INTO turns_fts (turns_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+  END`)
+  yield* sql.unsafe(`CREATE TRIGGER turns_fts_update AFTER UPDATE OF content ON turns WHEN ${indexed("old")} BEGIN
+    INSERT INTO turns_fts (turns_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO turns_fts (rowid, content) SELECT new.rowid, new.content WHERE ${indexed("new")};
+  END`)
+})
+
 // Keyed `ID_name`; the ids need not be contiguous (the schema version is the largest).
 const migrations = {
   "1_initial": initial,
@@ -180,7 +221,8 @@ const migrations = {
   "3_followed_files": followedFiles,
   "4_search": search,
   "5_session_state": sessionState,
-  "6_work_queue": workQueue
+  "6_work_queue": workQueue,
+  "7_search_mark": searchMark
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Full-text search: over SQLite's FTS5 indexes `turns_fts` and `summaries_fts`,
  * and over PostgreSQL's GIN indexes of `to_tsvector('simple', content)` (both
- * created by the `4_search` migration). User queries become FTS5 match
+ * created by the `4_search` migration; since `7_search_mark`, SQLite indexes
+ * turns after they are written, before a search: {@link indexTurns}). User queries become FTS5 match
  * expressions: whatever a person (or a model) types, the expression is valid
  * FTS5, as every term is quoted (its `"` doubled), so operators (`AND`, `OR`,
  * `NOT`, `NEAR`), column filters, `-`, `^`, brackets and quotes are plain
@@ -43,16 +44,52 @@ const hitRows = Schema.decodeUnknown(Schema.Array(Rows.HitRow))
 const snippetOf = (fts: string) =>
   `snippet(${fts}, 0, '${highlight.open}', '${highlight.close}', '${highlight.ellipsis}', 12)`
 
+const countRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Int })))
+
+// How many turns are above the mark (not indexed yet): 0 when the index is up to date.
+const lagging = `SELECT CAST(count(*) AS INTEGER) AS n FROM turns
+  WHERE rowid > (SELECT last_rowid FROM turns_fts_mark)`
+
+/**
+ * `MemoryStore.indexSearch` over `sql` (SQLite): indexes the turns above the
+ * mark (`turns_fts_mark`) in one statement and moves the mark to the largest
+ * rowid, in one write transaction (`transaction`), and returns how many turns
+ * it indexed. A first read, outside any transaction, makes it cheap when there
+ * is nothing to do (no write lock taken).
+ *
+ * @internal
+ */
+export const indexTurns = (
+  sql: SqlClient.SqlClient,
+  transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+): Effect.Effect<number, SqlError | ParseError> => {
+  const count = Effect.map(Effect.flatMap(sql.unsafe(lagging), countRows), (rows) => rows[0]?.n ?? 0)
+  const catchUp = Effect.gen(function*() {
+    // Again under the write lock: another writer may have caught up meanwhile.
+    const n = yield* count
+    if (n === 0) return 0
+    yield* sql.unsafe(`INSERT INTO turns_fts (rowid, content)
+      SELECT rowid, content FROM turns WHERE rowid > (SELECT last_rowid FROM turns_fts_mark)`)
+    yield* sql.unsafe(`UPDATE turns_fts_mark SET last_rowid = (SELECT max(rowid) FROM turns)`)
+    return n
+  })
+  return Effect.flatMap(count, (n) => (n === 0 ? Effect.succeed(0) : transaction(catchUp)))
+}
+
 /**
  * `MemoryStore.search` over `sql` (SQLite): both FTS tables in one list ranked
  * by bm25; a turn's leaf is the depth-0 summary listing it among its sources.
- * Failures go through `error` (the driver's `StoreError` for `search`).
+ * `catchUp` (a writing store's {@link indexTurns}) runs first, so the turns
+ * appended until then are found; a read-only store cannot write and searches
+ * what writers have indexed. Failures go through `error` (the driver's
+ * `StoreError` for `search`).
  *
  * @internal
  */
 export const make = (
   sql: SqlClient.SqlClient,
-  error: (cause: SqlError | ParseError) => StoreError
+  error: (cause: SqlError | ParseError) => StoreError,
+  catchUp: Effect.Effect<unknown, SqlError | ParseError> = Effect.void
 ): Service["search"] =>
 (sessionId, query, options = {}) => {
   const match = matchExpression(query)
@@ -60,7 +97,7 @@ export const make = (
   const limit = Math.max(0, Math.floor(options.limit ?? 20))
   const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = ?`)
   const sessionParam = sessionId === undefined ? [] : [sessionId]
-  return sql.unsafe(
+  return Effect.zipRight(catchUp, sql.unsafe(
     `SELECT 'turn' AS kind, t.id, t.session_id, ${snippetOf("turns_fts")} AS snippet, bm25(turns_fts) AS rank,
         t.seq AS seq, NULL AS depth,
         (SELECT ss.summary_id FROM summary_sources ss JOIN summaries l ON l.id = ss.summary_id
@@ -74,12 +111,12 @@ export const make = (
       WHERE summaries_fts MATCH ? ${inSession("s")}
     ORDER BY rank, kind DESC, id LIMIT ?`,
     [match, ...sessionParam, match, ...sessionParam, limit]
-  ).pipe(toHits(sessionId, error))
+  )).pipe(toHits(sessionId, error))
 }
 
 // The rows of either dialect's query as hits, in one span.
 const toHits = (sessionId: string | undefined, error: (cause: SqlError | ParseError) => StoreError) =>
-<E extends SqlError>(query: Effect.Effect<ReadonlyArray<unknown>, E>) =>
+<E extends SqlError | ParseError>(query: Effect.Effect<ReadonlyArray<unknown>, E>) =>
   query.pipe(
     Effect.flatMap(hitRows),
     Effect.map((rows) =>

@@ -28,8 +28,9 @@ import { span } from "./plan.js"
 import * as Rows from "./rows.js"
 import { invalidInput, storeError } from "./storeError.js"
 
-// Rows per multi-row INSERT: bound parameters stay far below either engine's limit.
-const BATCH = 200
+// Rows per multi-row INSERT: the 7,000 bound parameters of 1,000 turns stay below either
+// engine's limit (SQLite 32,766, PostgreSQL 65,535); 200 made a 10 MB append ~15% slower.
+const BATCH = 1000
 
 const batches = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
@@ -134,7 +135,7 @@ export const postgres = (transaction: Dialect["transaction"]): Dialect => ({
 })
 
 /**
- * The store's operations but its session lease, over `sql` in `dialect`;
+ * The store's operations but its session lease and search, over `sql` in `dialect`;
  * `error` maps a failure of an operation to a `StoreError`.
  *
  * @internal
@@ -143,7 +144,7 @@ export const make = (
   sql: SqlClient.SqlClient,
   dialect: Dialect,
   error: (operation: string) => (cause: unknown) => StoreError
-): Omit<Service, "withSessionLease" | "tryWithSessionLease" | "search"> => {
+): Omit<Service, "withSessionLease" | "tryWithSessionLease" | "search" | "indexSearch"> => {
   const transaction = dialect.transaction
 
   const now = Effect.map(DateTime.now, DateTime.formatIso)

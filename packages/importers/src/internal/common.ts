@@ -59,12 +59,20 @@ const ISO_DATE_TIME =
 export const isoTimestamp = (text: string): string | undefined => {
   const m = ISO_DATE_TIME.exec(text)
   if (m === null) return undefined
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((n) => Number(n ?? 0))
-  const date = new Date(Date.UTC(year!, month! - 1, day!))
-  const valid = date.getUTCFullYear() === year && date.getUTCMonth() === month! - 1 && date.getUTCDate() === day &&
-    hour! < 24 && minute! < 60 && second! < 61
+  const year = Number(m[1])
+  const month = Number(m[2])
+  const day = Number(m[3])
+  // Years 0000-0099 are refused, as they always were (`Date.UTC` read them as 1900-1999).
+  const valid = year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) &&
+    Number(m[4] ?? 0) < 24 && Number(m[5] ?? 0) < 60 && Number(m[6] ?? 0) < 61
   return valid ? text.replace(" ", "T") : undefined
 }
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+// The days of a month (1-12) of the proleptic Gregorian calendar.
+const daysIn = (year: number, month: number): number =>
+  month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : MONTH_DAYS[month - 1]!
 
 /** A value as it may appear in a reason: JSON, cut to 40 characters. */
 export const shown = (value: unknown): string => {

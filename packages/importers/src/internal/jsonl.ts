@@ -3,6 +3,8 @@
  *
  * @internal
  */
+import { Buffer, isAscii } from "node:buffer"
+import { TextDecoder } from "node:util"
 import { LineFailure, type Sink } from "./common.js"
 import { parseJson } from "./json.js"
 
@@ -40,6 +42,54 @@ export const readLines = (reader: LineReader, text: string, out: Sink): void => 
     line++
   }
   reader.end?.(out)
+}
+
+/**
+ * Splits the bytes of a file into lines as they arrive, calling `onLine` with
+ * each line and its 1-based number: the lines `Stream.decodeText` and
+ * `Stream.splitLines` give (UTF-8, a leading byte-order mark dropped; lines end
+ * at `\n` or `\r\n`; a last line without a line break counts unless it is
+ * empty), without a stream step per line, and ASCII without decoding. `end`
+ * passes the last line, if any.
+ */
+export const lineSplitter = (onLine: (text: string, line: number) => void) => {
+  // A read of ASCII bytes is its own text, copied at once instead of decoded, unless
+  // the decoder may hold the start of a character (its last read ended in one). The
+  // decoder drops a byte-order mark only at the start of the file.
+  let decoder: TextDecoder | undefined
+  let pending = false
+  let started = false
+  // The start of the line the next bytes continue (it holds no line break).
+  let rest = ""
+  let line = 0
+  const emit = (text: string) => onLine(text.endsWith("\r") ? text.slice(0, -1) : text, ++line)
+  return {
+    push: (bytes: Uint8Array): void => {
+      let text: string
+      if (!pending && isAscii(bytes)) {
+        text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
+      } else {
+        decoder ??= new TextDecoder("utf-8", { ignoreBOM: started })
+        text = decoder.decode(bytes, { stream: true })
+        if (bytes.byteLength > 0) pending = bytes[bytes.byteLength - 1]! >= 0x80
+      }
+      if (bytes.byteLength > 0) started = true
+      let start = 0
+      let end = text.indexOf("\n")
+      while (end !== -1) {
+        emit(start === 0 && rest.length > 0 ? rest + text.slice(0, end) : text.slice(start, end))
+        if (start === 0) rest = ""
+        start = end + 1
+        end = text.indexOf("\n", start)
+      }
+      rest = start === 0 ? rest + text : text.slice(start)
+    },
+    end: (): void => {
+      const last = rest.endsWith("\r") ? rest.slice(0, -1) : rest
+      rest = ""
+      if (last.length > 0) onLine(last, ++line)
+    }
+  }
 }
 
 /** The failure for a line that is not the expected object. */
