@@ -7,6 +7,7 @@
  * @internal
  */
 import { ConversationTurn, Summary, SummaryRecord } from "@precis/core"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { StoredTurn } from "../MemoryStore.js"
 
@@ -26,6 +27,44 @@ export const TurnRow = Schema.Struct({
 
 /** @internal */
 export type TurnRow = typeof TurnRow.Type
+
+// The columns of a turn row as stored (`metadata` still JSON text), with their refinements.
+const isTurnColumns = Schema.is(Schema.encodedBoundSchema(TurnRow))
+const decodeMetadata = Schema.decodeEither(TurnRow.fields.metadata)
+
+/**
+ * Many rows of `turns` decoded by {@link TurnRow}, for the reads of a whole
+ * session: each row's columns are checked in place (`Schema.is` of the row as
+ * stored, refinements included) and only its JSON `metadata` is decoded, which
+ * is what a full decode does minus copying every row through the parser.
+ * `undefined` when a row fails, so that the caller decodes them all for the
+ * `ParseError` (the error is the full decode's).
+ */
+export const checkTurnRows = (rows: ReadonlyArray<unknown>): Array<TurnRow> | undefined => {
+  const out: Array<TurnRow> = []
+  for (const row of rows) {
+    if (!isTurnColumns(row)) return undefined
+    if (row.metadata === null) {
+      out.push({ ...row, metadata: null })
+      continue
+    }
+    const metadata = decodeMetadata(row.metadata)
+    if (Either.isLeft(metadata)) return undefined
+    out.push({ ...row, metadata: metadata.right })
+  }
+  return out
+}
+
+/**
+ * Many rows of a query checked by a `schema` without transformations (its
+ * rows as stored are its values: strings, integers, literals): each row is
+ * checked in place by `Schema.is`, with no copy; `undefined` when a row fails,
+ * so that the caller decodes them all for the `ParseError`.
+ */
+export const checkRows = <A>(schema: Schema.Schema<A, A>) => {
+  const is = Schema.is(schema)
+  return (rows: ReadonlyArray<unknown>): ReadonlyArray<A> | undefined => rows.every(is) ? rows : undefined
+}
 
 /** A row of `summaries`, including our own `first_seq`/`last_seq` (the seq range of the turns below). */
 export const SummaryRow = Schema.Struct({
