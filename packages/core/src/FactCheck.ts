@@ -152,7 +152,6 @@ const contentOf = (line: string): string => {
 interface Entry {
   readonly kind: Kind
   readonly text: string
-  readonly order: number
   mentions: number
 }
 
@@ -175,7 +174,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     if (text.length < 2) return
     const id = text.toLowerCase()
     const entry = entries.get(id)
-    if (entry === undefined) entries.set(id, { kind, text, order: entries.size, mentions: 1 })
+    if (entry === undefined) entries.set(id, { kind, text, mentions: 1 })
     else entry.mentions++
   }
   const scan = (text: string) => {
@@ -211,9 +210,13 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
     scan(line)
   }
-  const facts = Array.from(entries.values(), (entry) => ({ entry, importance: importanceOf(entry) }))
-  facts.sort((a, b) => b.importance - a.importance || a.entry.order - b.entry.order)
-  return facts.map(({ entry, importance }) => ({ kind: entry.kind, text: entry.text, importance }))
+  // The entries are in order of first appearance and the sort is stable, so equal importance keeps that order.
+  const facts: Array<Fact> = Array.from(entries.values(), (entry) => ({
+    kind: entry.kind,
+    text: entry.text,
+    importance: importanceOf(entry)
+  }))
+  return facts.sort((a, b) => b.importance - a.importance)
 }
 
 const importanceOf = (entry: Entry): number => weights[entry.kind] + Math.min(entry.mentions - 1, 4) * 0.2
