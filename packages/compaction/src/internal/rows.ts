@@ -7,7 +7,6 @@
  * @internal
  */
 import { ConversationTurn, Summary, SummaryRecord } from "@precis/core"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { StoredTurn } from "../MemoryStore.js"
 
@@ -30,13 +29,26 @@ export type TurnRow = typeof TurnRow.Type
 
 // The columns of a turn row as stored (`metadata` still JSON text), with their refinements.
 const isTurnColumns = Schema.is(Schema.encodedBoundSchema(TurnRow))
-const decodeMetadata = Schema.decodeEither(TurnRow.fields.metadata)
+const isMetadata = Schema.is(ConversationTurn.ConversationTurn.fields.metadata.from)
+
+// The turn metadata in `text`, when it is JSON of a record (what the `metadata`
+// column's `parseJson` decodes, checked by the same schema, without the parser's copy).
+const parseMetadata = (text: string): { readonly [key: string]: unknown } | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return isMetadata(value) ? value : undefined
+}
 
 /**
  * Many rows of `turns` decoded by {@link TurnRow}, for the reads of a whole
  * session: each row's columns are checked in place (`Schema.is` of the row as
- * stored, refinements included) and only its JSON `metadata` is decoded, which
- * is what a full decode does minus copying every row through the parser.
+ * stored, refinements included) and its JSON `metadata` parsed and checked by
+ * the same schema: what a full decode does, minus copying every row through
+ * the parser.
  * `undefined` when a row fails, so that the caller decodes them all for the
  * `ParseError` (the error is the full decode's).
  */
@@ -48,9 +60,9 @@ export const checkTurnRows = (rows: ReadonlyArray<unknown>): Array<TurnRow> | un
       out.push({ ...row, metadata: null })
       continue
     }
-    const metadata = decodeMetadata(row.metadata)
-    if (Either.isLeft(metadata)) return undefined
-    out.push({ ...row, metadata: metadata.right })
+    const metadata = parseMetadata(row.metadata)
+    if (metadata === undefined) return undefined
+    out.push({ ...row, metadata })
   }
   return out
 }
