@@ -139,6 +139,20 @@ export const storeSuite = (
         expect(rows[0]!.metadata).toBe(`{"k":[1,"two"]}`)
       }))
 
+    it.effect("fails to read a stored turn whose metadata is not a JSON object, and says so", () =>
+      Effect.gen(function*() {
+        const store = yield* MemoryStore.MemoryStore
+        const sql = yield* SqlClient.SqlClient
+        yield* store.appendTurns("bad-row", Fixtures.conversation(3))
+        yield* sql`UPDATE turns SET metadata = '[1, 2]' WHERE session_id = 'bad-row' AND seq = 1`
+        const error = yield* Effect.flip(store.turns("bad-row"))
+        expect(error.operation).toBe("turns")
+        expect(error.message).toMatch(/^MemoryStore\.turns: .*metadata/s)
+        // A row that reads well is unchanged by the check: the others still decode as before.
+        yield* sql`UPDATE turns SET metadata = '{"k":1}' WHERE session_id = 'bad-row' AND seq = 1`
+        expect((yield* store.uncoveredTurns("bad-row")).map((t) => t.metadata)).toEqual([undefined, { k: 1 }, undefined])
+      }))
+
     it.effect("refuses metadata that is not JSON, writing nothing", () =>
       Effect.gen(function*() {
         const store = yield* MemoryStore.MemoryStore

@@ -8,7 +8,7 @@
  * @since 0.3.0
  */
 import * as Schema from "effect/Schema"
-import type * as TokenEstimator from "./TokenEstimator.js"
+import * as TokenEstimator from "./TokenEstimator.js"
 import { containment } from "./internal/containment.js"
 import * as Transcript from "./Transcript.js"
 
@@ -152,7 +152,6 @@ const contentOf = (line: string): string => {
 interface Entry {
   readonly kind: Kind
   readonly text: string
-  readonly order: number
   mentions: number
 }
 
@@ -175,7 +174,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     if (text.length < 2) return
     const id = text.toLowerCase()
     const entry = entries.get(id)
-    if (entry === undefined) entries.set(id, { kind, text, order: entries.size, mentions: 1 })
+    if (entry === undefined) entries.set(id, { kind, text, mentions: 1 })
     else entry.mentions++
   }
   const scan = (text: string) => {
@@ -211,9 +210,13 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
     scan(line)
   }
-  const facts = Array.from(entries.values(), (entry) => ({ entry, importance: importanceOf(entry) }))
-  facts.sort((a, b) => b.importance - a.importance || a.entry.order - b.entry.order)
-  return facts.map(({ entry, importance }) => ({ kind: entry.kind, text: entry.text, importance }))
+  // The entries are in order of first appearance and the sort is stable, so equal importance keeps that order.
+  const facts: Array<Fact> = Array.from(entries.values(), (entry) => ({
+    kind: entry.kind,
+    text: entry.text,
+    importance: importanceOf(entry)
+  }))
+  return facts.sort((a, b) => b.importance - a.importance)
 }
 
 const importanceOf = (entry: Entry): number => weights[entry.kind] + Math.min(entry.mentions - 1, 4) * 0.2
@@ -296,16 +299,33 @@ export const appendAlso = (
   const maxKeys = options.maxKeys ?? 8
   const chosen: Array<string> = []
   const lowered: Array<string> = []
-  // Each try estimates the whole summary: a few misses, and the line is done.
+  const measure = withAlsoLine(text, estimator)
+  // A few misses, and the line is done.
   let tries = 0
   for (const fact of dropped) {
     if (chosen.length >= maxKeys || tries >= 4 * maxKeys) break
     const id = fact.text.toLowerCase()
     if (lowered.some((other) => other.includes(id))) continue
     tries++
-    if (estimator.estimate(`${text}\n${alsoLine([...chosen, fact.text])}`) > options.maxTokens) continue
+    if (measure([...chosen, fact.text]) > options.maxTokens) continue
     chosen.push(fact.text)
     lowered.push(id)
   }
   return chosen.length === 0 ? text : `${text}\n${alsoLine(chosen)}`
+}
+
+// The tokens of `text` with an Also line of `keys`. The default approximation
+// counts code points, which add up: the summary is counted once, and each try
+// only its keys (any other estimator is given the whole text each time).
+const withAlsoLine = (text: string, estimator: TokenEstimator.Service) => {
+  if (estimator !== TokenEstimator.approximate) {
+    return (keys: ReadonlyArray<string>): number => estimator.estimate(`${text}\n${alsoLine(keys)}`)
+  }
+  // The summary, the newline and the prefix (plain ASCII).
+  const head = TokenEstimator.codePointLength(text) + 1 + alsoPrefix.length
+  return (keys: ReadonlyArray<string>): number => {
+    let length = head + 2 * Math.max(0, keys.length - 1)
+    for (const key of keys) length += TokenEstimator.codePointLength(key)
+    return TokenEstimator.approximateTokens(length)
+  }
 }

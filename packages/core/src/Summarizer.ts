@@ -217,12 +217,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const gaveUp = (tier: "normal" | "aggressive") => (error: TierError) =>
       Effect.sync(() => void escalations.push(escalation(tier, error, timeout)))
     // Whatever tier wrote the text, the fact check says which keys of the material it lost.
-    const done = (tier: Tier, text: string): Summary =>
+    // `outputTokens` when the tier already measured the text.
+    const done = (tier: Tier, text: string, outputTokens = estimator.estimate(text)): Summary =>
       new Summary({
         text,
         tier,
         inputTokens,
-        outputTokens: estimator.estimate(text),
+        outputTokens,
         escalations: [...escalations],
         dropped: FactCheck.check(task.material, text).dropped
       }, true)
@@ -233,13 +234,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       maxTokens,
       task
     }).pipe(
-      Effect.flatMap((text) =>
-        text.length === 0
-          ? Effect.fail(new Rejected("BlankReply", "blank reply"))
-          : estimator.estimate(text) >= inputTokens
+      Effect.flatMap((text) => {
+        if (text.length === 0) return Effect.fail(new Rejected("BlankReply", "blank reply"))
+        const outputTokens = estimator.estimate(text)
+        return outputTokens >= inputTokens
           ? Effect.fail(new Rejected("NotShorter", "reply not shorter than its input"))
-          : Effect.succeed(done("normal", text))
-      ),
+          : Effect.succeed(done("normal", text, outputTokens))
+      }),
       Effect.tapError(gaveUp("normal"))
     )
 
@@ -251,13 +252,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         maxTokens,
         task: { ...task, kind: "aggressive" }
       }).pipe(
-        Effect.flatMap((text) =>
-          text.length === 0
-            ? Effect.fail(new Rejected("BlankReply", "blank reply"))
-            : estimator.estimate(text) > maxTokens
+        Effect.flatMap((text) => {
+          if (text.length === 0) return Effect.fail(new Rejected("BlankReply", "blank reply"))
+          const outputTokens = estimator.estimate(text)
+          return outputTokens > maxTokens
             ? Effect.fail(new Rejected("OverMaxTokens", `reply longer than the ${maxTokens} tokens asked for`))
-            : Effect.succeed(done("aggressive", text))
-        ),
+            : Effect.succeed(done("aggressive", text, outputTokens))
+        }),
         Effect.tapError(gaveUp("aggressive"))
       )
 

@@ -57,6 +57,31 @@ describe("Summarizer escalation", () => {
       expect(counts).toEqual({ normal: 1, aggressive: 0, fallback: 0 })
     }))
 
+  it.effect("estimates the material and the kept reply once each", () =>
+    Effect.gen(function*() {
+      const estimated: Array<string> = []
+      const counting = TokenEstimator.layer({
+        estimate: (text) => {
+          estimated.push(text)
+          return TokenEstimator.approximate.estimate(text)
+        },
+        truncate: TokenEstimator.approximate.truncate
+      })
+      for (const [script, tier] of [
+        [[ScriptedProvider.reply(short)], "normal"],
+        [[ScriptedProvider.reply(tooLong), ScriptedProvider.reply(short)], "aggressive"]
+      ] as const) {
+        estimated.length = 0
+        const summary = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns(turns)).pipe(
+          Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.layer(script)), Layer.provide(counting)))
+        )
+        expect(summary.tier).toBe(tier)
+        expect(estimated.filter((text) => text === short)).toHaveLength(1)
+        expect(estimated.filter((text) => text === summary.text)).toHaveLength(1)
+        expect(estimated.filter((text) => text === Material.render(turns))).toHaveLength(1)
+      }
+    }))
+
   it.effect("normal request: one user message, temperature 0.2, maxTokens 4096, a leaf task", () =>
     Effect.gen(function*() {
       const { requests } = yield* summarize([ScriptedProvider.reply(short)], { targetTokens: 77 })

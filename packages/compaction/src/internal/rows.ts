@@ -27,6 +27,57 @@ export const TurnRow = Schema.Struct({
 /** @internal */
 export type TurnRow = typeof TurnRow.Type
 
+// The columns of a turn row as stored (`metadata` still JSON text), with their refinements.
+const isTurnColumns = Schema.is(Schema.encodedBoundSchema(TurnRow))
+const isMetadata = Schema.is(ConversationTurn.ConversationTurn.fields.metadata.from)
+
+// The turn metadata in `text`, when it is JSON of a record (what the `metadata`
+// column's `parseJson` decodes, checked by the same schema, without the parser's copy).
+const parseMetadata = (text: string): { readonly [key: string]: unknown } | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return isMetadata(value) ? value : undefined
+}
+
+/**
+ * Many rows of `turns` decoded by {@link TurnRow}, for the reads of a whole
+ * session: each row's columns are checked in place (`Schema.is` of the row as
+ * stored, refinements included) and its JSON `metadata` parsed and checked by
+ * the same schema: what a full decode does, minus copying every row through
+ * the parser.
+ * `undefined` when a row fails, so that the caller decodes them all for the
+ * `ParseError` (the error is the full decode's).
+ */
+export const checkTurnRows = (rows: ReadonlyArray<unknown>): Array<TurnRow> | undefined => {
+  const out: Array<TurnRow> = []
+  for (const row of rows) {
+    if (!isTurnColumns(row)) return undefined
+    if (row.metadata === null) {
+      out.push({ ...row, metadata: null })
+      continue
+    }
+    const metadata = parseMetadata(row.metadata)
+    if (metadata === undefined) return undefined
+    out.push({ ...row, metadata })
+  }
+  return out
+}
+
+/**
+ * Many rows of a query checked by a `schema` without transformations (its
+ * rows as stored are its values: strings, integers, literals): each row is
+ * checked in place by `Schema.is`, with no copy; `undefined` when a row fails,
+ * so that the caller decodes them all for the `ParseError`.
+ */
+export const checkRows = <A>(schema: Schema.Schema<A, A>) => {
+  const is = Schema.is(schema)
+  return (rows: ReadonlyArray<unknown>): ReadonlyArray<A> | undefined => rows.every(is) ? rows : undefined
+}
+
 /** A row of `summaries`, including our own `first_seq`/`last_seq` (the seq range of the turns below). */
 export const SummaryRow = Schema.Struct({
   id: Schema.String,

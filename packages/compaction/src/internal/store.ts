@@ -41,16 +41,28 @@ const batches = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
 // Runs a query and decodes its rows with `schema`, as `SqlSchema.findAll` does.
 const isSqlError = (u: unknown): u is SqlError => u instanceof SqlError
 
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => {
+// With `check`, for many rows: `check` takes the rows in place when they pass
+// it, and the full decode runs only when one does not, for its `ParseError`.
+const decodeAll = <A, I>(
+  schema: Schema.Schema<A, I>,
+  check: (rows: ReadonlyArray<unknown>) => ReadonlyArray<A> | undefined = () => undefined
+) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))
-  return <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) => Effect.flatMap(query, decode)
+  return <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+    Effect.flatMap(query, (rows) => {
+      const checked = check(rows)
+      return checked === undefined ? decode(rows) : Effect.succeed(checked)
+    })
 }
 
-const turnRows = decodeAll(Rows.TurnRow)
+// A schema without transformations: its rows are checked in place.
+const checkAll = <A>(schema: Schema.Schema<A, A>) => decodeAll(schema, Rows.checkRows(schema))
+
+const turnRows = decodeAll(Rows.TurnRow, Rows.checkTurnRows)
 const summaryRows = decodeAll(Rows.SummaryWithSources)
 const sessionRows = decodeAll(Rows.SessionRow)
-const frontierRows = decodeAll(Rows.TurnRow.pick("id", "seq", "timestamp"))
-const childRows = decodeAll(
+const frontierRows = checkAll(Rows.TurnRow.pick("id", "seq", "timestamp"))
+const childRows = checkAll(
   Rows.SummaryRow.pick(
     "id",
     "depth",
