@@ -6,7 +6,7 @@
  * @internal
  */
 import type { Provider, TokenEstimator } from "@precis/core"
-import { keysOf } from "./keys.js"
+import { eachKey, keysOf } from "./keys.js"
 import { type Line, parse, type Parsed } from "./material.js"
 import { centrality, emphasis, isAction, isError, isInjected, isState, isThinking, isUserRole, MIN_KEY, nearKey } from "./score.js"
 import { greedy, type Scoring } from "./select.js"
@@ -252,23 +252,37 @@ export const extractFrom = (
   // that holds it. Facts the prior summary holds are covered already.
   const keyIds = new Map<string, number>()
   const keyWeight: Array<number> = []
-  const keys: Array<Int32Array | undefined> = new Array(segments.length)
+  // The key ids of candidate s: keyList[keyFrom[s] .. keyTo[s]), distinct, in order of appearance.
+  let keyList = new Int32Array(Math.max(16, segments.length * 2))
+  const keyFrom = new Int32Array(segments.length)
+  const keyTo = new Int32Array(segments.length)
+  let keyCount = 0
+  let from = 0
+  const addKey = (key: string, weight: number) => {
+    let id = keyIds.get(key)
+    if (id === undefined) {
+      id = keyWeight.length
+      keyIds.set(key, id)
+      keyWeight.push(weight)
+    } else {
+      for (let k = from; k < keyCount; k++) if (keyList[k] === id) return
+    }
+    if (keyCount === keyList.length) {
+      const grown = new Int32Array(keyCount * 2)
+      grown.set(keyList)
+      keyList = grown
+    }
+    keyList[keyCount++] = id
+  }
   const bonus = new Float64Array(segments.length)
-  candidates.forEach((s, i) => {
+  for (let i = 0; i < candidates.length; i++) {
+    const s = candidates[i]!
     const segment = segments[s]!
     const line = lines[segment.line]!
-    const found = keysOf(segment.text, NUMBER_WEIGHT)
-    const ids = new Int32Array(found.keys.length)
-    found.keys.forEach((key, k) => {
-      let id = keyIds.get(key)
-      if (id === undefined) {
-        id = keyWeight.length
-        keyIds.set(key, id)
-        keyWeight.push(found.weights[k]!)
-      }
-      ids[k] = id
-    })
-    keys[s] = ids
+    from = keyCount
+    eachKey(segment.text, NUMBER_WEIGHT, addKey)
+    keyFrom[s] = from
+    keyTo[s] = keyCount
     // The later of two changes of state is the one that holds now.
     if (stateful[s] === 1) bonus[s] += STATE_RECENCY * s / segments.length
     bonus[s] += emphasis(segment.text, {
@@ -278,9 +292,9 @@ export const extractFrom = (
       firstRequest: line.group === firstRequestGroup,
       turnHead: line.position === 0 && s === line.segmentStart,
       alreadySummarized: prior[s] === 1,
-      hasFacts: ids.length > 0
+      hasFacts: keyCount > from
     }, central[i]!)
-  })
+  }
   const priorCovered = new Uint8Array(keyWeight.length)
   if (task.priorSummary !== undefined) {
     for (const key of keysOf(task.priorSummary).keys) {
@@ -328,15 +342,17 @@ export const extractFrom = (
     let any = false
     const scoring: Scoring = {
       gain: (s) => {
-        const ids = keys[s]!
         // The middle of a long tool output is worth only the facts it holds.
-        if (middle[s] === 1 && ids.length === 0) return 0
+        if (middle[s] === 1 && keyTo[s] === keyFrom[s]) return 0
         // One tool output may not crowd out the rest of the conversation.
         const line = lines[segments[s]!.line]!
         const taken = groupChars[line.group]!
         if (line.tool && taken > 0 && taken + segments[s]!.text.length > turnCap) return 0
         let gain = bonus[s]!
-        for (let k = 0; k < ids.length; k++) if (covered[ids[k]!] === 0) gain += keyWeight[ids[k]!]!
+        for (let k = keyFrom[s]!; k < keyTo[s]!; k++) {
+          const id = keyList[k]!
+          if (covered[id] === 0) gain += keyWeight[id]!
+        }
         return gain
       },
       cost: (s) => {
@@ -354,8 +370,7 @@ export const extractFrom = (
         return Math.max(1, cost + (before > 0 && after > 0 ? Math.min(before, after) : before === 0 && after === 0 ? -2 : 0))
       },
       choose: (s) => {
-        const ids = keys[s]!
-        for (let k = 0; k < ids.length; k++) covered[ids[k]!] = 1
+        for (let k = keyFrom[s]!; k < keyTo[s]!; k++) covered[keyList[k]!] = 1
         const l = segments[s]!.line
         const group = lines[l]!.group
         groupChars[group] += segments[s]!.text.length + 1
@@ -403,9 +418,8 @@ export const extractFrom = (
   // The assistant's prose by its worth, more for recent turns, reasoning less.
   const proseRank = new Float64Array(segments.length)
   for (const s of otherProse) {
-    const ids = keys[s]!
     let value = bonus[s]!
-    for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
+    for (let k = keyFrom[s]!; k < keyTo[s]!; k++) value += keyWeight[keyList[k]!]!
     proseRank[s] = value * (0.25 + 0.75 * s / segments.length) * (isThinking(segments[s]!.text) ? 0.5 : 1)
   }
   otherProse.sort((a, b) => proseRank[b]! - proseRank[a]! || a - b)
@@ -465,9 +479,8 @@ export const extractFrom = (
   let best = candidates[0]!
   let bestValue = -Infinity
   for (const s of candidates) {
-    const ids = keys[s]!
     let value = bonus[s]!
-    for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
+    for (let k = keyFrom[s]!; k < keyTo[s]!; k++) value += keyWeight[keyList[k]!]!
     value /= segments[s]!.text.length + 1
     if (value > bestValue) {
       best = s
