@@ -8,7 +8,21 @@
 import type { Provider, TokenEstimator } from "@precis/core"
 import { eachKey, keysOf } from "./keys.js"
 import { type Line, parse, type Parsed } from "./material.js"
-import { centrality, emphasis, isAction, isError, isInjected, isState, isThinking, isUserRole, MIN_KEY, nearKey } from "./score.js"
+import {
+  centrality,
+  emphasis,
+  hashOf,
+  isAction,
+  isError,
+  isInjected,
+  isState,
+  isThinking,
+  isUserRole,
+  MIN_KEY,
+  type NearFacts,
+  nearKey,
+  nearKeyFacts
+} from "./score.js"
 import { greedy, type Scoring } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
@@ -140,70 +154,87 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
   return out.join("\n")
 }
 
-/** Whether a near-duplicate key has `MIN_KEY` characters of words besides numbers and hex ids. */
-const wordy = (key: string): boolean => {
-  let chars = 0
-  let start = 0
-  for (let i = 0; i <= key.length; i++) {
-    if (i < key.length && key.charCodeAt(i) !== 32) continue
-    const length = i - start
-    if (length !== 1 || (key[start] !== "0" && key[start] !== "h")) chars += length + 1
-    if (chars > MIN_KEY) return true
-    start = i + 1
-  }
-  return false
-}
-
 /**
  * Which segments may be chosen at all (duplicates, exact or near, are not:
  * the first occurrence is kept), which are in the middle of a long tool
  * output (error lines aside: they are kept only for their facts), and which
  * the prior summary holds.
  */
-const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<string>) => {
+const eligibility = (parsed: Parsed, options: Options, priorKeys: PriorKeys) => {
   const head = Math.max(0, Math.floor(finite(options.headLines, defaults.headLines)))
   const tail = Math.max(0, Math.floor(finite(options.tailLines, defaults.tailLines)))
   const { lines, segments } = parsed
-  const groupSize = new Map<number, number>()
-  for (const line of lines) groupSize.set(line.group, line.position + 1)
+  const groupSize = new Int32Array(lines.length)
+  for (const line of lines) groupSize[line.group] = line.position + 1
   const eligible = new Uint8Array(segments.length)
   const prior = new Uint8Array(segments.length)
   const middle = new Uint8Array(segments.length)
   // Changes of state and errors, tested once per segment.
   const state = new Uint8Array(segments.length)
   const error = new Uint8Array(segments.length)
-  const seen = new Set<string>()
+  // The keys seen, by their hash: the first segment with that hash (negative:
+  // an exact key); the keys themselves only once two segments share a hash.
+  const seen = new Map<number, number>()
+  let seenKeys: Set<string> | undefined
+  const keyOf = (s: number): string => {
+    const text = segments[s < 0 ? ~s : s]!.text
+    return s < 0 ? `\u0000${text.trim()}` : nearKey(text)
+  }
+  const facts: NearFacts = { hash: 0, length: 0, wordy: false }
   for (const line of lines) {
     if (line.segmentCount === 0) continue
-    const size = groupSize.get(line.group)!
+    const size = groupSize[line.group]!
     const cut = line.tool && size > head + tail + 1 && line.position >= head && line.position < size - tail
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
       if (isState(text)) state[s] = 1
-      const near = nearKey(text)
+      nearKeyFacts(text, facts)
       // Lines that differ only in their numbers are near-duplicates when they
       // have words besides the numbers; rows of numbers are kept apart, and so
       // are changes of state (`3 tests, 1 failure` then `3 tests, 0 failures`).
-      const key = near.length >= MIN_KEY && state[s] === 0 && wordy(near) ? near : `\u0000${text.trim()}`
-      if (seen.has(key)) continue
-      seen.add(key)
+      const near = facts.length >= MIN_KEY && state[s] === 0 && facts.wordy
+      const hash = near ? facts.hash : hashOf(text.trim(), 0, undefined, EXACT_SEED)
+      const first = seen.get(hash)
+      if (first === undefined) {
+        seen.set(hash, near ? s : ~s)
+      } else {
+        seenKeys ??= new Set()
+        seenKeys.add(keyOf(first))
+        const key = keyOf(near ? s : ~s)
+        if (seenKeys.has(key)) continue
+        seenKeys.add(key)
+      }
       if (isError(text)) error[s] = 1
       if (cut && error[s] === 0 && state[s] === 0) middle[s] = 1
-      if (priorKeys.has(near)) prior[s] = 1
+      if (priorKeys.hashes.has(facts.hash) && priorKeys.keys.has(nearKey(text))) prior[s] = 1
       eligible[s] = 1
     }
   }
   return { eligible, prior, middle, state, error }
 }
 
-const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): ReadonlySet<string> => {
+/** The near keys of a prior summary's segments (`MIN_KEY` characters or more), and their hashes. */
+interface PriorKeys {
+  readonly keys: ReadonlySet<string>
+  readonly hashes: ReadonlySet<number>
+}
+
+// The hash of `\u0000`, in front of an exact key.
+const EXACT_SEED = hashOf("\u0000")
+
+const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): PriorKeys => {
   const keys = new Set<string>()
-  if (priorSummary === undefined) return keys
-  for (const segment of parse(priorSummary, maxSegmentChars).segments) {
-    const key = nearKey(segment.text)
-    if (key.length >= MIN_KEY) keys.add(key)
+  const hashes = new Set<number>()
+  if (priorSummary !== undefined) {
+    for (const segment of parse(priorSummary, maxSegmentChars).segments) {
+      const key = nearKey(segment.text)
+      if (key.length >= MIN_KEY) {
+        keys.add(key)
+        hashes.add(hashOf(key))
+      }
+    }
   }
-  return keys
+  return { keys, hashes }
 }
 
 /**

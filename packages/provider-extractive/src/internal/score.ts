@@ -102,6 +102,109 @@ const nearKeyUnicode = (text: string): string => {
 /** Keys shorter than this are too generic to call two lines duplicates. */
 export const MIN_KEY = 8
 
+/** Whether a near-duplicate key has `MIN_KEY` characters of words besides numbers and hex ids. */
+export const wordy = (key: string): boolean => {
+  let chars = 0
+  let start = 0
+  for (let i = 0; i <= key.length; i++) {
+    if (i < key.length && key.charCodeAt(i) !== 32) continue
+    const length = i - start
+    if (length !== 1 || (key[start] !== "0" && key[start] !== "h")) chars += length + 1
+    if (chars > MIN_KEY) return true
+    start = i + 1
+  }
+  return false
+}
+
+/** A hash of a string's characters (FNV-1a over UTF-16 code units), continued from `hash`. */
+export const hashOf = (text: string, from = 0, to = text.length, hash = FNV_SEED): number => {
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME)
+  return hash
+}
+
+const FNV_SEED = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+
+/** What {@link nearKeyFacts} finds of a text's near key. */
+export interface NearFacts {
+  /** {@link hashOf} the key. */
+  hash: number
+  /** The key's length. */
+  length: number
+  /** {@link wordy} the key. */
+  wordy: boolean
+}
+
+const isLowerHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 102)
+
+/**
+ * The hash, length and {@link wordy}ness of {@link nearKey}`(text)` into
+ * `facts`, without building the key when the text is ASCII (one scan of its
+ * characters).
+ */
+export const nearKeyFacts = (text: string, facts: NearFacts): void => {
+  const n = text.length
+  for (let i = 0; i < n; i++) {
+    if (text.charCodeAt(i) > 127) {
+      const key = nearKeyUnicode(text)
+      facts.hash = hashOf(key)
+      facts.length = key.length
+      facts.wordy = wordy(key)
+      return
+    }
+  }
+  let hash = FNV_SEED
+  let length = 0
+  let chars = 0
+  let start = -1
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32
+    if (isAsciiLetter(c) || isAsciiDigit(c)) {
+      if (start < 0) start = i
+      continue
+    }
+    if (start < 0) continue
+    // The word text[start, i), lower-cased and normalized as `normalizeWord` does.
+    const size = i - start
+    let hex = size >= 7
+    for (let k = start; k < i && hex; k++) hex = isLowerHex(text.charCodeAt(k) | 32)
+    if (!hex && size >= 2 && text.charCodeAt(start) === 48 && (text.charCodeAt(start + 1) | 32) === 120) {
+      hex = true
+      for (let k = start + 2; k < i && hex; k++) hex = isLowerHex(text.charCodeAt(k) | 32)
+    }
+    if (length > 0) {
+      hash = Math.imul(hash ^ 32, FNV_PRIME)
+      length++
+    }
+    let written = 0
+    let single = 0
+    if (hex) {
+      hash = Math.imul(hash ^ 104, FNV_PRIME)
+      written = 1
+      single = 104
+    } else {
+      for (let k = start; k < i; k++) {
+        let d = text.charCodeAt(k)
+        if (isAsciiDigit(d)) {
+          if (k > start && isAsciiDigit(text.charCodeAt(k - 1))) continue
+          d = 48
+        } else if (d <= 90) {
+          d += 32
+        }
+        hash = Math.imul(hash ^ d, FNV_PRIME)
+        written++
+        single = d
+      }
+    }
+    length += written
+    if (written !== 1 || (single !== 48 && single !== 104)) chars += written + 1
+    start = -1
+  }
+  facts.hash = hash
+  facts.length = length
+  facts.wordy = chars > MIN_KEY
+}
+
 const STOP = new Set(
   ("the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who " +
     "did its let put say she too use that with have this will your from they know want been good much some time very when " +
