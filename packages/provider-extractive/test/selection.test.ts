@@ -1,4 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import { greedy, initial } from "../src/internal/select.js"
 import { ConversationTurn, type Provider, Transcript, TokenEstimator } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Fixtures } from "@precis/testing"
@@ -253,5 +254,37 @@ describe("determinism", () => {
       assert.isAbove(first.length, 0)
       assert.strictEqual(ExtractiveProvider.extract({ ...task, material: `${task.material}` }, estimator), first)
     }
+  })
+})
+
+describe("greedy", () => {
+  // Ten candidates: candidate i holds fact i % 4, costs 10 + i, and gains 1 for a fact not yet covered.
+  const scoring = () => {
+    const covered = new Set<number>()
+    return {
+      gain: (s: number) => (covered.has(s % 4) ? 0 : 1),
+      cost: (s: number) => 10 + s,
+      choose: (s: number) => {
+        covered.add(s % 4)
+        return []
+      }
+    }
+  }
+  const candidates = [9, 3, 7, 1, 5, 0, 8, 2, 6, 4]
+
+  it("takes the best gain per cost that fits, from a start shared by runs under other budgets", () => {
+    const start = initial(candidates, scoring())
+    // Sorted best first: the cheapest of equal gains, ties to the earlier segment.
+    expect(Array.from(start.item)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    const choose = (budget: number) => {
+      const run = greedy(10, start, scoring())
+      run.fill(budget)
+      return Array.from(run.chosen.keys()).filter((s) => run.chosen[s] === 1)
+    }
+    expect(choose(46)).toEqual([0, 1, 2, 3])
+    expect(choose(35)).toEqual([0, 1, 2])
+    // The runs did not consume the start.
+    expect(choose(46)).toEqual([0, 1, 2, 3])
+    expect(start.size).toBe(10)
   })
 })

@@ -23,7 +23,7 @@ import {
   nearKey,
   nearKeyFacts
 } from "./score.js"
-import { greedy, type Scoring } from "./select.js"
+import { greedy, initial, type Scoring, type Start } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
 export interface Options {
@@ -365,6 +365,7 @@ export const extractFrom = (
       : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1
   })
 
+  let opening: Start | undefined
   const run = () => {
     const covered = priorCovered.slice()
     const picks = new Int32Array(lines.length)
@@ -419,7 +420,9 @@ export const extractFrom = (
         return cheaper
       }
     }
-    return greedy(segments.length, candidates, scoring)
+    // Every run starts from the same scores (nothing chosen, no turn capped).
+    opening ??= initial(candidates, scoring)
+    return greedy(segments.length, opening, scoring)
   }
   // The opening lines of the first request say what the session is for: they
   // are taken first, within a share of the budget.

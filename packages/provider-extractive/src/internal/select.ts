@@ -21,12 +21,23 @@ export interface Scoring {
   readonly choose: (s: number) => ReadonlyArray<number>
 }
 
-/** A max-heap of (ratio, segment); ties go to the earlier segment. */
+/**
+ * A max-heap of (ratio, segment); ties go to the earlier segment. The order of
+ * its pops depends only on the entries it holds (the order is total), not on
+ * how they were arranged: it may start from any valid arrangement, such as
+ * entries sorted best first.
+ */
 class Heap {
-  private readonly ratio: Array<number> = []
-  private readonly item: Array<number> = []
-  get size(): number {
-    return this.item.length
+  private ratio: Float64Array
+  private item: Int32Array
+  size: number
+  constructor(start: Start) {
+    const capacity = Math.max(16, start.size * 2)
+    this.ratio = new Float64Array(capacity)
+    this.item = new Int32Array(capacity)
+    this.ratio.set(start.ratio.subarray(0, start.size))
+    this.item.set(start.item.subarray(0, start.size))
+    this.size = start.size
   }
   private above(i: number, j: number): boolean {
     const a = this.ratio[i]!
@@ -42,9 +53,17 @@ class Heap {
     this.item[j] = s
   }
   push(ratio: number, item: number): void {
-    this.ratio.push(ratio)
-    this.item.push(item)
-    for (let i = this.item.length - 1; i > 0;) {
+    if (this.size === this.item.length) {
+      const ratios = new Float64Array(this.size * 2)
+      ratios.set(this.ratio)
+      this.ratio = ratios
+      const items = new Int32Array(this.size * 2)
+      items.set(this.item)
+      this.item = items
+    }
+    this.ratio[this.size] = ratio
+    this.item[this.size] = item
+    for (let i = this.size++; i > 0;) {
       const parent = (i - 1) >> 1
       if (!this.above(i, parent)) break
       this.swap(i, parent)
@@ -56,12 +75,10 @@ class Heap {
   }
   pop(): number {
     const top = this.item[0]!
-    const lastRatio = this.ratio.pop()!
-    const lastItem = this.item.pop()!
-    const n = this.item.length
+    const n = --this.size
     if (n > 0) {
-      this.ratio[0] = lastRatio
-      this.item[0] = lastItem
+      this.ratio[0] = this.ratio[n]!
+      this.item[0] = this.item[n]!
       for (let i = 0;;) {
         const l = 2 * i + 1
         const r = l + 1
@@ -75,6 +92,38 @@ class Heap {
     }
     return top
   }
+}
+
+/**
+ * The candidates worth choosing with their gain per cost before any choice,
+ * best first: what every {@link greedy} over the same scoring starts from, so
+ * that a caller choosing again (under another budget) scores them once.
+ */
+export interface Start {
+  readonly ratio: Float64Array
+  readonly item: Int32Array
+  readonly size: number
+}
+
+/** The {@link Start} of `candidates` under `scoring` (nothing chosen yet). */
+export const initial = (candidates: ReadonlyArray<number>, scoring: Scoring): Start => {
+  const ratios = new Float64Array(candidates.length)
+  const order: Array<number> = []
+  for (const s of candidates) {
+    const gain = scoring.gain(s)
+    if (gain < MIN_GAIN) continue
+    ratios[order.length] = gain / scoring.cost(s)
+    order.push(s)
+  }
+  const index = Int32Array.from(order.keys())
+  index.sort((a, b) => ratios[b]! - ratios[a]! || order[a]! - order[b]!)
+  const ratio = new Float64Array(order.length)
+  const item = new Int32Array(order.length)
+  for (let k = 0; k < index.length; k++) {
+    ratio[k] = ratios[index[k]!]!
+    item[k] = order[index[k]!]!
+  }
+  return { ratio, item, size: order.length }
 }
 
 /** A greedy run that can be continued with more budget. */
@@ -92,18 +141,18 @@ export interface Greedy {
 }
 
 /**
- * A lazy greedy over `candidates` (segment indices below `size`): repeatedly
- * the best gain per cost that still fits. Deterministic.
+ * A lazy greedy from `from` (the {@link initial} start of the candidates, segment
+ * indices below `size`, under the same `scoring`): repeatedly the best gain
+ * per cost that still fits. Deterministic.
  */
-export const greedy = (size: number, candidates: ReadonlyArray<number>, scoring: Scoring): Greedy => {
-  const heap = new Heap()
+export const greedy = (size: number, from: Start, scoring: Scoring): Greedy => {
+  const heap = new Heap(from)
   const chosen = new Uint8Array(size)
   let deferred: Array<number> = []
   const push = (s: number) => {
     const gain = scoring.gain(s)
     if (gain >= MIN_GAIN) heap.push(gain / scoring.cost(s), s)
   }
-  for (const s of candidates) push(s)
   const fill = (budget: number): number => {
     for (const s of deferred) if (chosen[s] === 0) push(s)
     deferred = []
