@@ -31,8 +31,8 @@ class Heap {
   private ratio: Float64Array
   private item: Int32Array
   size: number
-  constructor(start: Start) {
-    const capacity = Math.max(16, start.size * 2)
+  constructor(start: Start, capacity = start.size * 2) {
+    capacity = Math.max(16, capacity)
     this.ratio = new Float64Array(capacity)
     this.item = new Int32Array(capacity)
     this.ratio.set(start.ratio.subarray(0, start.size))
@@ -70,6 +70,10 @@ class Heap {
       i = parent
     }
   }
+  /** The entries as they are arranged now (a valid start for another heap). */
+  snapshot(): Start {
+    return { ratio: this.ratio.slice(0, this.size), item: this.item.slice(0, this.size), size: this.size }
+  }
   topRatio(): number {
     return this.ratio[0]!
   }
@@ -96,8 +100,8 @@ class Heap {
 
 /**
  * The candidates worth choosing with their gain per cost before any choice,
- * best first: what every {@link greedy} over the same scoring starts from, so
- * that a caller choosing again (under another budget) scores them once.
+ * arranged as a heap: what every {@link greedy} over the same scoring starts
+ * from, so that a caller choosing again (under another budget) scores them once.
  */
 export interface Start {
   readonly ratio: Float64Array
@@ -107,23 +111,12 @@ export interface Start {
 
 /** The {@link Start} of `candidates` under `scoring` (nothing chosen yet). */
 export const initial = (candidates: ReadonlyArray<number>, scoring: Scoring): Start => {
-  const ratios = new Float64Array(candidates.length)
-  const order: Array<number> = []
+  const heap = new Heap({ ratio: new Float64Array(0), item: new Int32Array(0), size: 0 }, candidates.length)
   for (const s of candidates) {
     const gain = scoring.gain(s)
-    if (gain < MIN_GAIN) continue
-    ratios[order.length] = gain / scoring.cost(s)
-    order.push(s)
+    if (gain >= MIN_GAIN) heap.push(gain / scoring.cost(s), s)
   }
-  const index = Int32Array.from(order.keys())
-  index.sort((a, b) => ratios[b]! - ratios[a]! || order[a]! - order[b]!)
-  const ratio = new Float64Array(order.length)
-  const item = new Int32Array(order.length)
-  for (let k = 0; k < index.length; k++) {
-    ratio[k] = ratios[index[k]!]!
-    item[k] = order[index[k]!]!
-  }
-  return { ratio, item, size: order.length }
+  return heap.snapshot()
 }
 
 /** A greedy run that can be continued with more budget. */
