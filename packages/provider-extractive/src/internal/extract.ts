@@ -206,35 +206,45 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: PriorKeys) => 
       }
       if (isError(text)) error[s] = 1
       if (cut && error[s] === 0 && state[s] === 0) middle[s] = 1
-      if (priorKeys.hashes.has(facts.hash) && priorKeys.keys.has(nearKey(text))) prior[s] = 1
+      if (priorKeys.hashes.has(facts.hash) && priorKeys.has(text)) prior[s] = 1
       eligible[s] = 1
     }
   }
   return { eligible, prior, middle, state, error }
 }
 
-/** The near keys of a prior summary's segments (`MIN_KEY` characters or more), and their hashes. */
+/** The near keys of a prior summary's segments (`MIN_KEY` characters or more), by their hashes first. */
 interface PriorKeys {
-  readonly keys: ReadonlySet<string>
   readonly hashes: ReadonlySet<number>
+  /** Whether the prior summary has `text`'s near key, given that it has its hash. */
+  readonly has: (text: string) => boolean
 }
 
 // The hash of `\u0000`, in front of an exact key.
 const EXACT_SEED = hashOf("\u0000")
 
 const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): PriorKeys => {
-  const keys = new Set<string>()
   const hashes = new Set<number>()
+  const texts: Array<string> = []
   if (priorSummary !== undefined) {
+    const facts: NearFacts = { hash: 0, length: 0, wordy: false }
     for (const segment of parse(priorSummary, maxSegmentChars).segments) {
-      const key = nearKey(segment.text)
-      if (key.length >= MIN_KEY) {
-        keys.add(key)
-        hashes.add(hashOf(key))
+      nearKeyFacts(segment.text, facts)
+      if (facts.length >= MIN_KEY) {
+        hashes.add(facts.hash)
+        texts.push(segment.text)
       }
     }
   }
-  return { keys, hashes }
+  // The keys themselves only once a hash is shared.
+  let keys: Set<string> | undefined
+  return {
+    hashes,
+    has: (text) => {
+      keys ??= new Set(texts.map(nearKey))
+      return keys.has(nearKey(text))
+    }
+  }
 }
 
 /**

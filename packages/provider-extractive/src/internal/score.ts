@@ -144,15 +144,6 @@ const isLowerHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c
  */
 export const nearKeyFacts = (text: string, facts: NearFacts): void => {
   const n = text.length
-  for (let i = 0; i < n; i++) {
-    if (text.charCodeAt(i) > 127) {
-      const key = nearKeyUnicode(text)
-      facts.hash = hashOf(key)
-      facts.length = key.length
-      facts.wordy = wordy(key)
-      return
-    }
-  }
   let hash = FNV_SEED
   let length = 0
   let chars = 0
@@ -162,6 +153,13 @@ export const nearKeyFacts = (text: string, facts: NearFacts): void => {
     if (isAsciiLetter(c) || isAsciiDigit(c)) {
       if (start < 0) start = i
       continue
+    }
+    if (c > 127) {
+      const key = nearKeyUnicode(text)
+      facts.hash = hashOf(key)
+      facts.length = key.length
+      facts.wordy = wordy(key)
+      return
     }
     if (start < 0) continue
     // The word text[start, i), lower-cased and normalized as `normalizeWord` does.
