@@ -428,7 +428,9 @@ export const extractFrom = (
           }
         }
         return cheaper
-      }
+      },
+      // A segment costs its text and newline, less at most 2 when it closes a gap.
+      floor: (s) => Math.max(1, segments[s]!.text.length - 1)
     }
     // Every run starts from the same scores (nothing chosen, no turn capped).
     opening ??= initial(candidates, scoring)

@@ -11,6 +11,9 @@
 /** Below this gain a candidate is not worth its place (a bare central line, filler). */
 const MIN_GAIN = 0.3
 
+/** Floors are counted up to this (a larger floor counts as this one). */
+const FLOORS = 1024
+
 /** What the greedy needs to know about the candidates, as they stand now. */
 export interface Scoring {
   /** What choosing `s` would add now (0 or less: never chosen). */
@@ -19,6 +22,8 @@ export interface Scoring {
   readonly cost: (s: number) => number
   /** Records `s` as chosen; returns the candidates whose cost fell because of it. */
   readonly choose: (s: number) => ReadonlyArray<number>
+  /** A lower bound of `cost(s)` whatever is chosen (positive): what cannot fit is not looked at. */
+  readonly floor: (s: number) => number
 }
 
 /**
@@ -69,6 +74,15 @@ class Heap {
       this.swap(i, parent)
       i = parent
     }
+  }
+  /** Moves the items of all entries to `into`, emptying the heap. */
+  drainTo(into: Array<number>): void {
+    for (let i = 0; i < this.size; i++) into.push(this.item[i]!)
+    this.size = 0
+  }
+  /** The item of entry `i` (in no particular order). */
+  itemAt(i: number): number {
+    return this.item[i]!
   }
   /** The entries as they are arranged now (a valid start for another heap). */
   snapshot(): Start {
@@ -142,17 +156,43 @@ export const greedy = (size: number, from: Start, scoring: Scoring): Greedy => {
   const heap = new Heap(from)
   const chosen = new Uint8Array(size)
   let deferred: Array<number> = []
+  // How many entries of the heap have each floor (FLOORS: that or more), and
+  // the least floor with entries: when less budget is left than that, no
+  // entry can fit, and the rest of the heap is deferred without popping it
+  // (none of it could be chosen, and what was chosen does not change).
+  const floors = new Int32Array(FLOORS + 1)
+  let least = FLOORS
+  const floorOf = (s: number) => Math.min(FLOORS, Math.max(1, Math.floor(scoring.floor(s))))
+  const entered = (s: number) => {
+    const f = floorOf(s)
+    floors[f]!++
+    if (f < least) least = f
+  }
+  for (let i = 0; i < heap.size; i++) entered(heap.itemAt(i))
   const push = (s: number) => {
     const gain = scoring.gain(s)
-    if (gain >= MIN_GAIN) heap.push(gain / scoring.cost(s), s)
+    if (gain >= MIN_GAIN) {
+      heap.push(gain / scoring.cost(s), s)
+      entered(s)
+    }
   }
   const fill = (budget: number): number => {
-    for (const s of deferred) if (chosen[s] === 0) push(s)
+    const waiting = deferred
     deferred = []
+    // What cannot fit in the whole budget waits for the next fill.
+    for (const s of waiting) if (chosen[s] === 0) floorOf(s) > budget ? deferred.push(s) : push(s)
     let used = 0
     while (heap.size > 0) {
+      while (least < FLOORS && floors[least] === 0) least++
+      if (budget - used < least) {
+        heap.drainTo(deferred)
+        floors.fill(0)
+        least = FLOORS
+        break
+      }
       const stored = heap.topRatio()
       const s = heap.pop()
+      floors[floorOf(s)]!--
       if (chosen[s] === 1) continue
       const gain = scoring.gain(s)
       if (gain < MIN_GAIN) continue
@@ -160,6 +200,7 @@ export const greedy = (size: number, from: Start, scoring: Scoring): Greedy => {
       const ratio = gain / cost
       if (ratio < stored) {
         heap.push(ratio, s)
+        entered(s)
         continue
       }
       if (used + cost > budget) {
