@@ -147,11 +147,53 @@ export const nearKeyFacts = (text: string, facts: NearFacts): void => {
   let hash = FNV_SEED
   let length = 0
   let chars = 0
-  let start = -1
+  // The word being read: the hash before it (with its separator), its hash as
+  // written (lower-cased, digit runs as one `0`), how many characters that
+  // writes and the last of them, its size, and whether it is a hex id (all
+  // hex digits, or `0x` then hex digits).
+  let inWord = false
+  let before = 0
+  let wordHash = 0
+  let written = 0
+  let last = 0
+  let size = 0
+  let first = 0
+  let allHex = true
+  let restHex = true
+  let zeroX = false
+  let previousDigit = false
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 32
     if (isAsciiLetter(c) || isAsciiDigit(c)) {
-      if (start < 0) start = i
+      if (!inWord) {
+        inWord = true
+        before = length > 0 ? Math.imul(hash ^ 32, FNV_PRIME) : hash
+        wordHash = before
+        written = 0
+        size = 0
+        first = c
+        allHex = true
+        restHex = true
+        previousDigit = false
+      }
+      const lower = c | 32
+      if (!isLowerHex(lower)) {
+        allHex = false
+        if (size >= 2) restHex = false
+      }
+      if (size === 1) zeroX = first === 48 && lower === 120
+      const digit = c <= 57
+      if (!digit) {
+        wordHash = Math.imul(wordHash ^ lower, FNV_PRIME)
+        written++
+        last = lower
+      } else if (!previousDigit) {
+        wordHash = Math.imul(wordHash ^ 48, FNV_PRIME)
+        written++
+        last = 48
+      }
+      previousDigit = digit
+      size++
       continue
     }
     if (c > 127) {
@@ -161,42 +203,17 @@ export const nearKeyFacts = (text: string, facts: NearFacts): void => {
       facts.wordy = wordy(key)
       return
     }
-    if (start < 0) continue
-    // The word text[start, i), lower-cased and normalized as `normalizeWord` does.
-    const size = i - start
-    let hex = size >= 7
-    for (let k = start; k < i && hex; k++) hex = isLowerHex(text.charCodeAt(k) | 32)
-    if (!hex && size >= 2 && text.charCodeAt(start) === 48 && (text.charCodeAt(start + 1) | 32) === 120) {
-      hex = true
-      for (let k = start + 2; k < i && hex; k++) hex = isLowerHex(text.charCodeAt(k) | 32)
-    }
-    if (length > 0) {
-      hash = Math.imul(hash ^ 32, FNV_PRIME)
-      length++
-    }
-    let written = 0
-    let single = 0
-    if (hex) {
-      hash = Math.imul(hash ^ 104, FNV_PRIME)
+    if (!inWord) continue
+    inWord = false
+    if ((size >= 7 && allHex) || (size >= 2 && zeroX && restHex)) {
+      hash = Math.imul(before ^ 104, FNV_PRIME)
       written = 1
-      single = 104
+      last = 104
     } else {
-      for (let k = start; k < i; k++) {
-        let d = text.charCodeAt(k)
-        if (isAsciiDigit(d)) {
-          if (k > start && isAsciiDigit(text.charCodeAt(k - 1))) continue
-          d = 48
-        } else if (d <= 90) {
-          d += 32
-        }
-        hash = Math.imul(hash ^ d, FNV_PRIME)
-        written++
-        single = d
-      }
+      hash = wordHash
     }
-    length += written
-    if (written !== 1 || (single !== 48 && single !== 104)) chars += written + 1
-    start = -1
+    length += (length > 0 ? 1 : 0) + written
+    if (written !== 1 || (last !== 48 && last !== 104)) chars += written + 1
   }
   facts.hash = hash
   facts.length = length
