@@ -206,7 +206,7 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: PriorKeys) => 
       }
       if (isError(text)) error[s] = 1
       if (cut && error[s] === 0 && state[s] === 0) middle[s] = 1
-      if (priorKeys.hashes.has(facts.hash) && priorKeys.has(text)) prior[s] = 1
+      if (priorKeys.hashes.has(facts.hash) && priorKeys.has(text, facts.hash)) prior[s] = 1
       eligible[s] = 1
     }
   }
@@ -215,34 +215,38 @@ const eligibility = (parsed: Parsed, options: Options, priorKeys: PriorKeys) => 
 
 /** The near keys of a prior summary's segments (`MIN_KEY` characters or more), by their hashes first. */
 interface PriorKeys {
-  readonly hashes: ReadonlySet<number>
-  /** Whether the prior summary has `text`'s near key, given that it has its hash. */
-  readonly has: (text: string) => boolean
+  readonly hashes: ReadonlyMap<number, unknown>
+  /** Whether the prior summary has `text`'s near key, whose hash is `hash`. */
+  readonly has: (text: string, hash: number) => boolean
 }
 
 // The hash of `\u0000`, in front of an exact key.
 const EXACT_SEED = hashOf("\u0000")
 
 const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): PriorKeys => {
-  const hashes = new Set<number>()
-  const texts: Array<string> = []
+  // The prior summary's segments by the hash of their near key; the keys
+  // themselves are built only for a hash the material shares.
+  const texts = new Map<number, Array<string>>()
   if (priorSummary !== undefined) {
     const facts: NearFacts = { hash: 0, length: 0, wordy: false }
     for (const segment of parse(priorSummary, maxSegmentChars).segments) {
       nearKeyFacts(segment.text, facts)
-      if (facts.length >= MIN_KEY) {
-        hashes.add(facts.hash)
-        texts.push(segment.text)
-      }
+      if (facts.length < MIN_KEY) continue
+      const same = texts.get(facts.hash)
+      if (same === undefined) texts.set(facts.hash, [segment.text])
+      else same.push(segment.text)
     }
   }
-  // The keys themselves only once a hash is shared.
-  let keys: Set<string> | undefined
+  const keys = new Map<number, Set<string>>()
   return {
-    hashes,
-    has: (text) => {
-      keys ??= new Set(texts.map(nearKey))
-      return keys.has(nearKey(text))
+    hashes: texts,
+    has: (text, hash) => {
+      let same = keys.get(hash)
+      if (same === undefined) {
+        same = new Set((texts.get(hash) ?? []).map(nearKey))
+        keys.set(hash, same)
+      }
+      return same.has(nearKey(text))
     }
   }
 }
