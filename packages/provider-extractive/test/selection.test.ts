@@ -1,4 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import { greedy, initial } from "../src/internal/select.js"
 import { ConversationTurn, type Provider, Transcript, TokenEstimator } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Fixtures } from "@precis/testing"
@@ -253,5 +254,60 @@ describe("determinism", () => {
       assert.isAbove(first.length, 0)
       assert.strictEqual(ExtractiveProvider.extract({ ...task, material: `${task.material}` }, estimator), first)
     }
+  })
+})
+
+describe("greedy", () => {
+  // Ten candidates: candidate i holds fact i % 4, costs 10 + i, and gains 1 for a fact not yet covered.
+  const scoring = (floor: (s: number) => number = (s) => 10 + s) => {
+    const covered = new Set<number>()
+    const looked: Array<number> = []
+    return {
+      gain: (s: number) => {
+        looked.push(s)
+        return covered.has(s % 4) ? 0 : 1
+      },
+      cost: (s: number) => 10 + s,
+      choose: (s: number) => {
+        covered.add(s % 4)
+        return []
+      },
+      floor,
+      looked
+    }
+  }
+  const candidates = [9, 3, 7, 1, 5, 0, 8, 2, 6, 4]
+
+  it("takes the best gain per cost that fits, from a start shared by runs under other budgets", () => {
+    const start = initial(candidates, scoring())
+    // A heap: the best first (the cheapest of equal gains, ties to the earlier segment).
+    expect(start.item[0]).toBe(0)
+    const choose = (budget: number) => {
+      const run = greedy(10, start, scoring())
+      run.fill(budget)
+      return Array.from(run.chosen.keys()).filter((s) => run.chosen[s] === 1)
+    }
+    expect(choose(46)).toEqual([0, 1, 2, 3])
+    expect(choose(35)).toEqual([0, 1, 2])
+    // The runs did not consume the start.
+    expect(choose(46)).toEqual([0, 1, 2, 3])
+    expect(start.size).toBe(10)
+  })
+  it("looks at no candidate that cannot fit, and chooses as if it did", () => {
+    const start = initial(candidates, scoring())
+    const bounded = scoring()
+    const run = greedy(10, start, bounded)
+    // Less budget than any cost: nothing is scored, everything waits.
+    bounded.looked.length = 0
+    expect(run.fill(9)).toBe(0)
+    expect(bounded.looked).toEqual([])
+    // With room for candidate 0 and no other, only what could fit is scored.
+    expect(run.fill(12)).toBe(10)
+    expect([...new Set(bounded.looked)].sort()).toEqual([0, 1, 2])
+    // The same choices as with a floor that bounds nothing.
+    const loose = greedy(10, start, scoring(() => 1))
+    loose.fill(9)
+    loose.fill(12)
+    expect(Array.from(loose.chosen)).toEqual(Array.from(run.chosen))
   })
 })

@@ -6,10 +6,24 @@
  * @internal
  */
 import type { Provider, TokenEstimator } from "@precis/core"
-import { keysOf } from "./keys.js"
+import { eachKey, keysOf } from "./keys.js"
 import { type Line, parse, type Parsed } from "./material.js"
-import { centrality, emphasis, isAction, isError, isInjected, isState, isThinking, isUserRole, MIN_KEY, nearKey } from "./score.js"
-import { greedy, type Scoring } from "./select.js"
+import {
+  centrality,
+  emphasis,
+  hashOf,
+  isAction,
+  isError,
+  isInjected,
+  isState,
+  isThinking,
+  isUserRole,
+  MIN_KEY,
+  type NearFacts,
+  nearKey,
+  nearKeyFacts
+} from "./score.js"
+import { greedy, initial, type Scoring, type Start } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
 export interface Options {
@@ -140,70 +154,101 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
   return out.join("\n")
 }
 
-/** Whether a near-duplicate key has `MIN_KEY` characters of words besides numbers and hex ids. */
-const wordy = (key: string): boolean => {
-  let chars = 0
-  let start = 0
-  for (let i = 0; i <= key.length; i++) {
-    if (i < key.length && key.charCodeAt(i) !== 32) continue
-    const length = i - start
-    if (length !== 1 || (key[start] !== "0" && key[start] !== "h")) chars += length + 1
-    if (chars > MIN_KEY) return true
-    start = i + 1
-  }
-  return false
-}
-
 /**
  * Which segments may be chosen at all (duplicates, exact or near, are not:
  * the first occurrence is kept), which are in the middle of a long tool
  * output (error lines aside: they are kept only for their facts), and which
  * the prior summary holds.
  */
-const eligibility = (parsed: Parsed, options: Options, priorKeys: ReadonlySet<string>) => {
+const eligibility = (parsed: Parsed, options: Options, priorKeys: PriorKeys) => {
   const head = Math.max(0, Math.floor(finite(options.headLines, defaults.headLines)))
   const tail = Math.max(0, Math.floor(finite(options.tailLines, defaults.tailLines)))
   const { lines, segments } = parsed
-  const groupSize = new Map<number, number>()
-  for (const line of lines) groupSize.set(line.group, line.position + 1)
+  const groupSize = new Int32Array(lines.length)
+  for (const line of lines) groupSize[line.group] = line.position + 1
   const eligible = new Uint8Array(segments.length)
   const prior = new Uint8Array(segments.length)
   const middle = new Uint8Array(segments.length)
   // Changes of state and errors, tested once per segment.
   const state = new Uint8Array(segments.length)
   const error = new Uint8Array(segments.length)
-  const seen = new Set<string>()
+  // The keys seen, by their hash: the first segment with that hash (negative:
+  // an exact key); the keys themselves only once two segments share a hash.
+  const seen = new Map<number, number>()
+  let seenKeys: Set<string> | undefined
+  const keyOf = (s: number): string => {
+    const text = segments[s < 0 ? ~s : s]!.text
+    return s < 0 ? `\u0000${text.trim()}` : nearKey(text)
+  }
+  const facts: NearFacts = { hash: 0, length: 0, wordy: false }
   for (const line of lines) {
     if (line.segmentCount === 0) continue
-    const size = groupSize.get(line.group)!
+    const size = groupSize[line.group]!
     const cut = line.tool && size > head + tail + 1 && line.position >= head && line.position < size - tail
     for (let s = line.segmentStart; s < line.segmentStart + line.segmentCount; s++) {
       const text = segments[s]!.text
       if (isState(text)) state[s] = 1
-      const near = nearKey(text)
+      nearKeyFacts(text, facts)
       // Lines that differ only in their numbers are near-duplicates when they
       // have words besides the numbers; rows of numbers are kept apart, and so
       // are changes of state (`3 tests, 1 failure` then `3 tests, 0 failures`).
-      const key = near.length >= MIN_KEY && state[s] === 0 && wordy(near) ? near : `\u0000${text.trim()}`
-      if (seen.has(key)) continue
-      seen.add(key)
+      const near = facts.length >= MIN_KEY && state[s] === 0 && facts.wordy
+      const hash = near ? facts.hash : hashOf(text.trim(), 0, undefined, EXACT_SEED)
+      const first = seen.get(hash)
+      if (first === undefined) {
+        seen.set(hash, near ? s : ~s)
+      } else {
+        seenKeys ??= new Set()
+        seenKeys.add(keyOf(first))
+        const key = keyOf(near ? s : ~s)
+        if (seenKeys.has(key)) continue
+        seenKeys.add(key)
+      }
       if (isError(text)) error[s] = 1
       if (cut && error[s] === 0 && state[s] === 0) middle[s] = 1
-      if (priorKeys.has(near)) prior[s] = 1
+      if (priorKeys.hashes.has(facts.hash) && priorKeys.has(text, facts.hash)) prior[s] = 1
       eligible[s] = 1
     }
   }
   return { eligible, prior, middle, state, error }
 }
 
-const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): ReadonlySet<string> => {
-  const keys = new Set<string>()
-  if (priorSummary === undefined) return keys
-  for (const segment of parse(priorSummary, maxSegmentChars).segments) {
-    const key = nearKey(segment.text)
-    if (key.length >= MIN_KEY) keys.add(key)
+/** The near keys of a prior summary's segments (`MIN_KEY` characters or more), by their hashes first. */
+interface PriorKeys {
+  readonly hashes: ReadonlyMap<number, unknown>
+  /** Whether the prior summary has `text`'s near key, whose hash is `hash`. */
+  readonly has: (text: string, hash: number) => boolean
+}
+
+// The hash of `\u0000`, in front of an exact key.
+const EXACT_SEED = hashOf("\u0000")
+
+const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: number): PriorKeys => {
+  // The prior summary's segments by the hash of their near key; the keys
+  // themselves are built only for a hash the material shares.
+  const texts = new Map<number, Array<string>>()
+  if (priorSummary !== undefined) {
+    const facts: NearFacts = { hash: 0, length: 0, wordy: false }
+    for (const segment of parse(priorSummary, maxSegmentChars).segments) {
+      nearKeyFacts(segment.text, facts)
+      if (facts.length < MIN_KEY) continue
+      const same = texts.get(facts.hash)
+      if (same === undefined) texts.set(facts.hash, [segment.text])
+      else same.push(segment.text)
+    }
   }
-  return keys
+  const keys = new Map<number, Set<string>>()
+  return {
+    hashes: texts,
+    has: (text, hash) => {
+      let same = keys.get(hash)
+      if (same === undefined) {
+        same = new Set((texts.get(hash) ?? []).map(nearKey))
+        keys.set(hash, same)
+      }
+      return same.has(nearKey(text))
+    }
+  }
 }
 
 /**
@@ -252,23 +297,37 @@ export const extractFrom = (
   // that holds it. Facts the prior summary holds are covered already.
   const keyIds = new Map<string, number>()
   const keyWeight: Array<number> = []
-  const keys: Array<Int32Array | undefined> = new Array(segments.length)
+  // The key ids of candidate s: keyList[keyFrom[s] .. keyTo[s]), distinct, in order of appearance.
+  let keyList = new Int32Array(Math.max(16, segments.length * 2))
+  const keyFrom = new Int32Array(segments.length)
+  const keyTo = new Int32Array(segments.length)
+  let keyCount = 0
+  let from = 0
+  const addKey = (key: string, weight: number) => {
+    let id = keyIds.get(key)
+    if (id === undefined) {
+      id = keyWeight.length
+      keyIds.set(key, id)
+      keyWeight.push(weight)
+    } else {
+      for (let k = from; k < keyCount; k++) if (keyList[k] === id) return
+    }
+    if (keyCount === keyList.length) {
+      const grown = new Int32Array(keyCount * 2)
+      grown.set(keyList)
+      keyList = grown
+    }
+    keyList[keyCount++] = id
+  }
   const bonus = new Float64Array(segments.length)
-  candidates.forEach((s, i) => {
+  for (let i = 0; i < candidates.length; i++) {
+    const s = candidates[i]!
     const segment = segments[s]!
     const line = lines[segment.line]!
-    const found = keysOf(segment.text, NUMBER_WEIGHT)
-    const ids = new Int32Array(found.keys.length)
-    found.keys.forEach((key, k) => {
-      let id = keyIds.get(key)
-      if (id === undefined) {
-        id = keyWeight.length
-        keyIds.set(key, id)
-        keyWeight.push(found.weights[k]!)
-      }
-      ids[k] = id
-    })
-    keys[s] = ids
+    from = keyCount
+    eachKey(segment.text, NUMBER_WEIGHT, addKey)
+    keyFrom[s] = from
+    keyTo[s] = keyCount
     // The later of two changes of state is the one that holds now.
     if (stateful[s] === 1) bonus[s] += STATE_RECENCY * s / segments.length
     bonus[s] += emphasis(segment.text, {
@@ -278,9 +337,9 @@ export const extractFrom = (
       firstRequest: line.group === firstRequestGroup,
       turnHead: line.position === 0 && s === line.segmentStart,
       alreadySummarized: prior[s] === 1,
-      hasFacts: ids.length > 0
+      hasFacts: keyCount > from
     }, central[i]!)
-  })
+  }
   const priorCovered = new Uint8Array(keyWeight.length)
   if (task.priorSummary !== undefined) {
     for (const key of keysOf(task.priorSummary).keys) {
@@ -320,6 +379,7 @@ export const extractFrom = (
       : shortPrefix(line.prefix, dateOf(line.prefix)).length + 1
   })
 
+  let opening: Start | undefined
   const run = () => {
     const covered = priorCovered.slice()
     const picks = new Int32Array(lines.length)
@@ -328,15 +388,17 @@ export const extractFrom = (
     let any = false
     const scoring: Scoring = {
       gain: (s) => {
-        const ids = keys[s]!
         // The middle of a long tool output is worth only the facts it holds.
-        if (middle[s] === 1 && ids.length === 0) return 0
+        if (middle[s] === 1 && keyTo[s] === keyFrom[s]) return 0
         // One tool output may not crowd out the rest of the conversation.
         const line = lines[segments[s]!.line]!
         const taken = groupChars[line.group]!
         if (line.tool && taken > 0 && taken + segments[s]!.text.length > turnCap) return 0
         let gain = bonus[s]!
-        for (let k = 0; k < ids.length; k++) if (covered[ids[k]!] === 0) gain += keyWeight[ids[k]!]!
+        for (let k = keyFrom[s]!; k < keyTo[s]!; k++) {
+          const id = keyList[k]!
+          if (covered[id] === 0) gain += keyWeight[id]!
+        }
         return gain
       },
       cost: (s) => {
@@ -354,8 +416,7 @@ export const extractFrom = (
         return Math.max(1, cost + (before > 0 && after > 0 ? Math.min(before, after) : before === 0 && after === 0 ? -2 : 0))
       },
       choose: (s) => {
-        const ids = keys[s]!
-        for (let k = 0; k < ids.length; k++) covered[ids[k]!] = 1
+        for (let k = keyFrom[s]!; k < keyTo[s]!; k++) covered[keyList[k]!] = 1
         const l = segments[s]!.line
         const group = lines[l]!.group
         groupChars[group] += segments[s]!.text.length + 1
@@ -371,9 +432,13 @@ export const extractFrom = (
           }
         }
         return cheaper
-      }
+      },
+      // A segment costs its text and newline, less at most 2 when it closes a gap.
+      floor: (s) => Math.max(1, segments[s]!.text.length - 1)
     }
-    return greedy(segments.length, candidates, scoring)
+    // Every run starts from the same scores (nothing chosen, no turn capped).
+    opening ??= initial(candidates, scoring)
+    return greedy(segments.length, opening, scoring)
   }
   // The opening lines of the first request say what the session is for: they
   // are taken first, within a share of the budget.
@@ -403,9 +468,8 @@ export const extractFrom = (
   // The assistant's prose by its worth, more for recent turns, reasoning less.
   const proseRank = new Float64Array(segments.length)
   for (const s of otherProse) {
-    const ids = keys[s]!
     let value = bonus[s]!
-    for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
+    for (let k = keyFrom[s]!; k < keyTo[s]!; k++) value += keyWeight[keyList[k]!]!
     proseRank[s] = value * (0.25 + 0.75 * s / segments.length) * (isThinking(segments[s]!.text) ? 0.5 : 1)
   }
   otherProse.sort((a, b) => proseRank[b]! - proseRank[a]! || a - b)
@@ -465,9 +529,8 @@ export const extractFrom = (
   let best = candidates[0]!
   let bestValue = -Infinity
   for (const s of candidates) {
-    const ids = keys[s]!
     let value = bonus[s]!
-    for (let k = 0; k < ids.length; k++) value += keyWeight[ids[k]!]!
+    for (let k = keyFrom[s]!; k < keyTo[s]!; k++) value += keyWeight[keyList[k]!]!
     value /= segments[s]!.text.length + 1
     if (value > bestValue) {
       best = s

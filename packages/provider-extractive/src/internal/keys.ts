@@ -65,10 +65,22 @@ export interface Keys {
 export const keysOf = (text: string, weightOfNumbers = 1): Keys => {
   const keys: Array<string> = []
   const weights: Array<number> = []
-  const add = (key: string, weight: number) => {
-    if (key.length < 2 || keys.includes(key)) return
+  eachKey(text, weightOfNumbers, (key, weight) => {
+    if (keys.includes(key)) return
     keys.push(key)
     weights.push(weight)
+  })
+  return { keys, weights }
+}
+
+/**
+ * Each fact key of `text` with its weight, in order of appearance, as
+ * {@link keysOf} finds them but with repeats (a caller that numbers the keys
+ * drops them cheaper by their numbers).
+ */
+export const eachKey = (text: string, weightOfNumbers: number, f: (key: string, weight: number) => void): void => {
+  const add = (key: string, weight: number) => {
+    if (key.length >= 2) f(key, weight)
   }
   const numbers = !BARE_NUMBER.test(text)
   const prompt = PROMPT.exec(text)
@@ -86,5 +98,4 @@ export const keysOf = (text: string, weightOfNumbers = 1): Keys => {
       add(key, KIND_WEIGHT[kind]!)
     }
   }
-  return { keys, weights }
 }

@@ -102,6 +102,124 @@ const nearKeyUnicode = (text: string): string => {
 /** Keys shorter than this are too generic to call two lines duplicates. */
 export const MIN_KEY = 8
 
+/** Whether a near-duplicate key has `MIN_KEY` characters of words besides numbers and hex ids. */
+export const wordy = (key: string): boolean => {
+  let chars = 0
+  let start = 0
+  for (let i = 0; i <= key.length; i++) {
+    if (i < key.length && key.charCodeAt(i) !== 32) continue
+    const length = i - start
+    if (length !== 1 || (key[start] !== "0" && key[start] !== "h")) chars += length + 1
+    if (chars > MIN_KEY) return true
+    start = i + 1
+  }
+  return false
+}
+
+/** A hash of a string's characters (FNV-1a over UTF-16 code units), continued from `hash`. */
+export const hashOf = (text: string, from = 0, to = text.length, hash = FNV_SEED): number => {
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME)
+  return hash
+}
+
+const FNV_SEED = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+
+/** What {@link nearKeyFacts} finds of a text's near key. */
+export interface NearFacts {
+  /** {@link hashOf} the key. */
+  hash: number
+  /** The key's length. */
+  length: number
+  /** {@link wordy} the key. */
+  wordy: boolean
+}
+
+const isLowerHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 102)
+
+/**
+ * The hash, length and {@link wordy}ness of {@link nearKey}`(text)` into
+ * `facts`, without building the key when the text is ASCII (one scan of its
+ * characters).
+ */
+export const nearKeyFacts = (text: string, facts: NearFacts): void => {
+  const n = text.length
+  let hash = FNV_SEED
+  let length = 0
+  let chars = 0
+  // The word being read: the hash before it (with its separator), its hash as
+  // written (lower-cased, digit runs as one `0`), how many characters that
+  // writes and the last of them, its size, and whether it is a hex id (all
+  // hex digits, or `0x` then hex digits).
+  let inWord = false
+  let before = 0
+  let wordHash = 0
+  let written = 0
+  let last = 0
+  let size = 0
+  let first = 0
+  let allHex = true
+  let restHex = true
+  let zeroX = false
+  let previousDigit = false
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32
+    if (isAsciiLetter(c) || isAsciiDigit(c)) {
+      if (!inWord) {
+        inWord = true
+        before = length > 0 ? Math.imul(hash ^ 32, FNV_PRIME) : hash
+        wordHash = before
+        written = 0
+        size = 0
+        first = c
+        allHex = true
+        restHex = true
+        previousDigit = false
+      }
+      const lower = c | 32
+      if (!isLowerHex(lower)) {
+        allHex = false
+        if (size >= 2) restHex = false
+      }
+      if (size === 1) zeroX = first === 48 && lower === 120
+      const digit = c <= 57
+      if (!digit) {
+        wordHash = Math.imul(wordHash ^ lower, FNV_PRIME)
+        written++
+        last = lower
+      } else if (!previousDigit) {
+        wordHash = Math.imul(wordHash ^ 48, FNV_PRIME)
+        written++
+        last = 48
+      }
+      previousDigit = digit
+      size++
+      continue
+    }
+    if (c > 127) {
+      const key = nearKeyUnicode(text)
+      facts.hash = hashOf(key)
+      facts.length = key.length
+      facts.wordy = wordy(key)
+      return
+    }
+    if (!inWord) continue
+    inWord = false
+    if ((size >= 7 && allHex) || (size >= 2 && zeroX && restHex)) {
+      hash = Math.imul(before ^ 104, FNV_PRIME)
+      written = 1
+      last = 104
+    } else {
+      hash = wordHash
+    }
+    length += (length > 0 ? 1 : 0) + written
+    if (written !== 1 || (last !== 48 && last !== 104)) chars += written + 1
+  }
+  facts.hash = hash
+  facts.length = length
+  facts.wordy = chars > MIN_KEY
+}
+
 const STOP = new Set(
   ("the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who " +
     "did its let put say she too use that with have this will your from they know want been good much some time very when " +
@@ -113,78 +231,140 @@ const STOP = new Set(
 const TERM = /[\p{L}_][\p{L}\p{N}_]+|\d{2,}/gu
 
 /**
- * The lower-cased {@link TERM}s of a text: a scan of its characters when they
- * are all ASCII (most lines), the regular expression otherwise.
+ * Term ids by text, without a string per occurrence: a term of an ASCII text
+ * is hashed and compared in place (lower-cased as it is read); a string is
+ * made only for a new term. Open addressing, linear probing.
  */
-const termsOf = (original: string): ReadonlyArray<string> | null => {
-  const text = original.toLowerCase()
-  const n = text.length
-  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 127) return text.match(TERM)
-  const terms: Array<string> = []
-  let i = 0
-  while (i < n) {
-    const c = text.charCodeAt(i)
-    const start = i
-    if (isAsciiLetter(c) || c === 95) {
-      i++
-      for (let w = text.charCodeAt(i); i < n && (isAsciiLetter(w) || isAsciiDigit(w) || w === 95); w = text.charCodeAt(++i));
-      if (i - start >= 2) terms.push(text.slice(start, i))
-    } else if (isAsciiDigit(c)) {
-      i++
-      while (i < n && isAsciiDigit(text.charCodeAt(i))) i++
-      if (i - start >= 2) terms.push(text.slice(start, i))
-    } else {
-      i++
-    }
+class Terms {
+  /** Slot → term id + 1 (0: empty). */
+  private table = new Int32Array(1024)
+  private readonly hashes: Array<number> = []
+  readonly texts: Array<string> = []
+  /** The id of the stop words' first term: ids below it are stop words. */
+  readonly stops: number
+  constructor() {
+    for (const word of STOP) this.idOf(word, 0, word.length, false)
+    this.stops = this.texts.length
   }
-  return terms
+  /** The id of the term `text.slice(from, to)` lower-cased (`lower`: lower-case ASCII letters as read). */
+  idOf(text: string, from: number, to: number, lower: boolean): number {
+    let hash = 0
+    for (let i = from; i < to; i++) {
+      let c = text.charCodeAt(i)
+      if (lower && c >= 65 && c <= 90) c += 32
+      hash = Math.imul(hash ^ c, 0x01000193)
+    }
+    const mask = this.table.length - 1
+    for (let slot = hash & mask;; slot = (slot + 1) & mask) {
+      const entry = this.table[slot]!
+      if (entry === 0) break
+      const id = entry - 1
+      if (this.hashes[id] === hash && this.same(this.texts[id]!, text, from, to, lower)) return id
+    }
+    const id = this.texts.length
+    const term = text.slice(from, to)
+    this.texts.push(lower ? term.toLowerCase() : term)
+    this.hashes.push(hash)
+    if (2 * this.texts.length > this.table.length) this.grow()
+    else this.place(hash, id)
+    return id
+  }
+  private same(term: string, text: string, from: number, to: number, lower: boolean): boolean {
+    if (term.length !== to - from) return false
+    for (let i = from; i < to; i++) {
+      let c = text.charCodeAt(i)
+      if (lower && c >= 65 && c <= 90) c += 32
+      if (c !== term.charCodeAt(i - from)) return false
+    }
+    return true
+  }
+  private place(hash: number, id: number): void {
+    const mask = this.table.length - 1
+    let slot = hash & mask
+    while (this.table[slot] !== 0) slot = (slot + 1) & mask
+    this.table[slot] = id + 1
+  }
+  private grow(): void {
+    this.table = new Int32Array(this.table.length * 2)
+    for (let id = 0; id < this.texts.length; id++) this.place(this.hashes[id]!, id)
+  }
 }
+
+const isTermStart = (c: number): boolean => isAsciiLetter(c) || c === 95
+
+const isTermPart = (c: number): boolean => isAsciiLetter(c) || isAsciiDigit(c) || c === 95
 
 /**
  * TF-IDF centrality of each text in [0, 1]: the weight of its distinct terms in
  * the whole material (log term frequency times inverse document frequency,
  * documents being the texts), normalized by the square root of its term count
- * and by the best score. Linear in the size of the texts.
+ * and by the best score. Terms are the lower-cased {@link TERM}s (an ASCII text
+ * by a scan of its characters). Linear in the size of the texts.
  */
 export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
-  const ids = new Map<string, number>()
+  const dictionary = new Terms()
   const tf: Array<number> = []
   const df: Array<number> = []
-  const docs: Array<Int32Array> = new Array(texts.length)
   const seen: Array<number> = []
-  for (let d = 0; d < texts.length; d++) {
-    const terms: Array<number> = []
-    const matches = termsOf(texts[d]!)
-    if (matches !== null) {
-      for (const term of matches) {
-        if (STOP.has(term)) continue
-        let id = ids.get(term)
-        if (id === undefined) {
-          id = tf.length
-          ids.set(term, id)
-          tf.push(0)
-          df.push(0)
-          seen.push(-1)
-        }
-        tf[id]!++
-        if (seen[id] !== d) {
-          seen[id] = d
-          df[id]!++
-          terms.push(id)
-        }
+  // Each text's distinct terms in order of appearance: docTerms[docStart[d] .. docStart[d + 1]).
+  let docTerms = new Int32Array(1024)
+  let size = 0
+  const docStart = new Int32Array(texts.length + 1)
+  let d = 0
+  const count = (id: number) => {
+    if (id < dictionary.stops) return
+    const term = id - dictionary.stops
+    if (term === tf.length) {
+      tf.push(0)
+      df.push(0)
+      seen.push(-1)
+    }
+    tf[term]!++
+    if (seen[term] !== d) {
+      seen[term] = d
+      df[term]!++
+      if (size === docTerms.length) {
+        const grown = new Int32Array(size * 2)
+        grown.set(docTerms)
+        docTerms = grown
+      }
+      docTerms[size++] = term
+    }
+  }
+  for (; d < texts.length; d++) {
+    docStart[d] = size
+    const text = texts[d]!
+    const n = text.length
+    let ascii = true
+    for (let i = 0; i < n && ascii; i++) ascii = text.charCodeAt(i) <= 127
+    if (!ascii) {
+      for (const term of text.toLowerCase().match(TERM) ?? []) count(dictionary.idOf(term, 0, term.length, false))
+      continue
+    }
+    let i = 0
+    while (i < n) {
+      const c = text.charCodeAt(i)
+      const start = i++
+      if (isTermStart(c)) {
+        while (i < n && isTermPart(text.charCodeAt(i))) i++
+        if (i - start >= 2) count(dictionary.idOf(text, start, i, true))
+      } else if (isAsciiDigit(c)) {
+        while (i < n && isAsciiDigit(text.charCodeAt(i))) i++
+        if (i - start >= 2) count(dictionary.idOf(text, start, i, false))
       }
     }
-    docs[d] = Int32Array.from(terms)
   }
+  docStart[texts.length] = size
   const n = texts.length
   const weight = tf.map((f, id) => Math.log1p(f) * Math.log((n + 1) / (df[id]! + 0.5)))
   const scores = new Float64Array(n)
   let best = 0
   for (let d = 0; d < n; d++) {
-    const terms = docs[d]!
+    const from = docStart[d]!
+    const to = docStart[d + 1]!
     let sum = 0
-    for (let k = 0; k < terms.length; k++) sum += Math.max(0, weight[terms[k]!]!)
-    const score = terms.length === 0 ? 0 : sum / Math.sqrt(terms.length + 1)
+    for (let k = from; k < to; k++) sum += Math.max(0, weight[docTerms[k]!]!)
+    const score = to === from ? 0 : sum / Math.sqrt(to - from + 1)
     scores[d] = score
     if (score > best) best = score
   }

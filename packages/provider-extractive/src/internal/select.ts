@@ -11,6 +11,9 @@
 /** Below this gain a candidate is not worth its place (a bare central line, filler). */
 const MIN_GAIN = 0.3
 
+/** Floors are counted up to this (a larger floor counts as this one). */
+const FLOORS = 1024
+
 /** What the greedy needs to know about the candidates, as they stand now. */
 export interface Scoring {
   /** What choosing `s` would add now (0 or less: never chosen). */
@@ -19,14 +22,27 @@ export interface Scoring {
   readonly cost: (s: number) => number
   /** Records `s` as chosen; returns the candidates whose cost fell because of it. */
   readonly choose: (s: number) => ReadonlyArray<number>
+  /** A lower bound of `cost(s)` whatever is chosen (positive): what cannot fit is not looked at. */
+  readonly floor: (s: number) => number
 }
 
-/** A max-heap of (ratio, segment); ties go to the earlier segment. */
+/**
+ * A max-heap of (ratio, segment); ties go to the earlier segment. The order of
+ * its pops depends only on the entries it holds (the order is total), not on
+ * how they were arranged: it may start from any valid arrangement, such as
+ * entries sorted best first.
+ */
 class Heap {
-  private readonly ratio: Array<number> = []
-  private readonly item: Array<number> = []
-  get size(): number {
-    return this.item.length
+  private ratio: Float64Array
+  private item: Int32Array
+  size: number
+  constructor(start: Start, capacity = start.size * 2) {
+    capacity = Math.max(16, capacity)
+    this.ratio = new Float64Array(capacity)
+    this.item = new Int32Array(capacity)
+    this.ratio.set(start.ratio.subarray(0, start.size))
+    this.item.set(start.item.subarray(0, start.size))
+    this.size = start.size
   }
   private above(i: number, j: number): boolean {
     const a = this.ratio[i]!
@@ -42,26 +58,45 @@ class Heap {
     this.item[j] = s
   }
   push(ratio: number, item: number): void {
-    this.ratio.push(ratio)
-    this.item.push(item)
-    for (let i = this.item.length - 1; i > 0;) {
+    if (this.size === this.item.length) {
+      const ratios = new Float64Array(this.size * 2)
+      ratios.set(this.ratio)
+      this.ratio = ratios
+      const items = new Int32Array(this.size * 2)
+      items.set(this.item)
+      this.item = items
+    }
+    this.ratio[this.size] = ratio
+    this.item[this.size] = item
+    for (let i = this.size++; i > 0;) {
       const parent = (i - 1) >> 1
       if (!this.above(i, parent)) break
       this.swap(i, parent)
       i = parent
     }
   }
+  /** Moves the items of all entries to `into`, emptying the heap. */
+  drainTo(into: Array<number>): void {
+    for (let i = 0; i < this.size; i++) into.push(this.item[i]!)
+    this.size = 0
+  }
+  /** The item of entry `i` (in no particular order). */
+  itemAt(i: number): number {
+    return this.item[i]!
+  }
+  /** The entries as they are arranged now (a valid start for another heap). */
+  snapshot(): Start {
+    return { ratio: this.ratio.slice(0, this.size), item: this.item.slice(0, this.size), size: this.size }
+  }
   topRatio(): number {
     return this.ratio[0]!
   }
   pop(): number {
     const top = this.item[0]!
-    const lastRatio = this.ratio.pop()!
-    const lastItem = this.item.pop()!
-    const n = this.item.length
+    const n = --this.size
     if (n > 0) {
-      this.ratio[0] = lastRatio
-      this.item[0] = lastItem
+      this.ratio[0] = this.ratio[n]!
+      this.item[0] = this.item[n]!
       for (let i = 0;;) {
         const l = 2 * i + 1
         const r = l + 1
@@ -75,6 +110,27 @@ class Heap {
     }
     return top
   }
+}
+
+/**
+ * The candidates worth choosing with their gain per cost before any choice,
+ * arranged as a heap: what every {@link greedy} over the same scoring starts
+ * from, so that a caller choosing again (under another budget) scores them once.
+ */
+export interface Start {
+  readonly ratio: Float64Array
+  readonly item: Int32Array
+  readonly size: number
+}
+
+/** The {@link Start} of `candidates` under `scoring` (nothing chosen yet). */
+export const initial = (candidates: ReadonlyArray<number>, scoring: Scoring): Start => {
+  const heap = new Heap({ ratio: new Float64Array(0), item: new Int32Array(0), size: 0 }, candidates.length)
+  for (const s of candidates) {
+    const gain = scoring.gain(s)
+    if (gain >= MIN_GAIN) heap.push(gain / scoring.cost(s), s)
+  }
+  return heap.snapshot()
 }
 
 /** A greedy run that can be continued with more budget. */
@@ -92,25 +148,51 @@ export interface Greedy {
 }
 
 /**
- * A lazy greedy over `candidates` (segment indices below `size`): repeatedly
- * the best gain per cost that still fits. Deterministic.
+ * A lazy greedy from `from` (the {@link initial} start of the candidates, segment
+ * indices below `size`, under the same `scoring`): repeatedly the best gain
+ * per cost that still fits. Deterministic.
  */
-export const greedy = (size: number, candidates: ReadonlyArray<number>, scoring: Scoring): Greedy => {
-  const heap = new Heap()
+export const greedy = (size: number, from: Start, scoring: Scoring): Greedy => {
+  const heap = new Heap(from)
   const chosen = new Uint8Array(size)
   let deferred: Array<number> = []
+  // How many entries of the heap have each floor (FLOORS: that or more), and
+  // the least floor with entries: when less budget is left than that, no
+  // entry can fit, and the rest of the heap is deferred without popping it
+  // (none of it could be chosen, and what was chosen does not change).
+  const floors = new Int32Array(FLOORS + 1)
+  let least = FLOORS
+  const floorOf = (s: number) => Math.min(FLOORS, Math.max(1, Math.floor(scoring.floor(s))))
+  const entered = (s: number) => {
+    const f = floorOf(s)
+    floors[f]!++
+    if (f < least) least = f
+  }
+  for (let i = 0; i < heap.size; i++) entered(heap.itemAt(i))
   const push = (s: number) => {
     const gain = scoring.gain(s)
-    if (gain >= MIN_GAIN) heap.push(gain / scoring.cost(s), s)
+    if (gain >= MIN_GAIN) {
+      heap.push(gain / scoring.cost(s), s)
+      entered(s)
+    }
   }
-  for (const s of candidates) push(s)
   const fill = (budget: number): number => {
-    for (const s of deferred) if (chosen[s] === 0) push(s)
+    const waiting = deferred
     deferred = []
+    // What cannot fit in the whole budget waits for the next fill.
+    for (const s of waiting) if (chosen[s] === 0) floorOf(s) > budget ? deferred.push(s) : push(s)
     let used = 0
     while (heap.size > 0) {
+      while (least < FLOORS && floors[least] === 0) least++
+      if (budget - used < least) {
+        heap.drainTo(deferred)
+        floors.fill(0)
+        least = FLOORS
+        break
+      }
       const stored = heap.topRatio()
       const s = heap.pop()
+      floors[floorOf(s)]!--
       if (chosen[s] === 1) continue
       const gain = scoring.gain(s)
       if (gain < MIN_GAIN) continue
@@ -118,6 +200,7 @@ export const greedy = (size: number, candidates: ReadonlyArray<number>, scoring:
       const ratio = gain / cost
       if (ratio < stored) {
         heap.push(ratio, s)
+        entered(s)
         continue
       }
       if (used + cost > budget) {
