@@ -10,6 +10,7 @@
 import * as Schema from "effect/Schema"
 import * as TokenEstimator from "./TokenEstimator.js"
 import { containment } from "./internal/containment.js"
+import { isPassedFileLine } from "./internal/testOutput.js"
 import * as Transcript from "./Transcript.js"
 
 /**
@@ -177,6 +178,8 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     if (entry === undefined) entries.set(id, { kind, text, mentions: 1 })
     else entry.mentions++
   }
+  // A test runner's line for a file that passed: its count is part of the totals, not a result of its own.
+  let passedFile = false
   const scan = (text: string) => {
     KEY.lastIndex = 0
     for (let match = KEY.exec(text); match !== null; match = KEY.exec(text)) {
@@ -197,7 +200,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
       else if (group === 1) add("path", value.replace(TRAILING_PUNCTUATION, ""))
       else if (group === 4) {
         if (isPath(value)) add("path", value)
-      } else add(KIND_OF_GROUP[group]!, value)
+      } else if (group !== 8 || !passedFile) add(KIND_OF_GROUP[group]!, value)
     }
   }
   for (const raw of material.split("\n")) {
@@ -208,6 +211,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
       const command = trimmed.slice(2).trim()
       if (command.length <= MAX_COMMAND) add("command", command)
     } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
+    passedFile = isPassedFileLine(line)
     scan(line)
   }
   // The entries are in order of first appearance and the sort is stable, so equal importance keeps that order.

@@ -14,6 +14,7 @@
  * @since 0.3.0
  */
 import * as Predicate from "effect/Predicate"
+import { isPassedFileLine as passedFileLine } from "./internal/testOutput.js"
 import * as ToolUse from "./ToolUse.js"
 import * as Transcript from "./Transcript.js"
 
@@ -356,6 +357,24 @@ export const action = (call: ToolUse.Call): string => {
 // ---------------------------------------------------------------------------
 // Tool results: a short form by kind
 
+/**
+ * Whether a line is a test runner's report of one file that passed
+ * (`✓ test/a.test.ts (18 tests) 20ms`, `PASS src/a.test.ts`): its count is part
+ * of the run's totals, which the runner gives on a line of their own. The
+ * material keeps such lines only when the output has no totals; the fact
+ * check takes no result from them.
+ *
+ * @example
+ * ```ts
+ * import { Material } from "@precis/core"
+ * Material.isPassedFileLine(" ✓ test/services/vat.test.ts (21 tests) 73ms") // true
+ * Material.isPassedFileLine("      Tests  130 passed (130)") // false
+ * Material.isPassedFileLine(" ✓ test/a.test.ts (4 tests | 1 failed)") // false
+ * ```
+ * @since 0.3.0
+ */
+export const isPassedFileLine: (line: string) => boolean = passedFileLine
+
 // Lines that carry a result or an error in tool output.
 const COUNT =
   /\b\d+ (?:tests?|examples?|specs?|passed|passing|failed|failing|failures?|errors?|skipped|pending|todos?|doctests?|properties|suites?|files? changed|insertions?|deletions?)\b/i
@@ -378,19 +397,21 @@ const TAIL = 3
 const MAX_MATTERING = 12
 
 // Keeps what matters of a long output: its first and last lines and the lines
-// that carry results or errors, in order, each gap marked with its size.
+// that carry results or errors, in order, each gap marked with its size. A test
+// runner's line for a file that passed matters only when no line gives totals.
 const select = (lines: ReadonlyArray<string>, head = HEAD, tail = TAIL): Array<string> => {
   const clipped = lines.map((l) => clip(l.trimEnd(), MAX_LINE))
   if (clipped.length <= WHOLE_LINES && clipped.reduce((n, l) => n + l.length, 0) <= WHOLE_CHARS) return clipped
   const keep = new Array<boolean>(clipped.length).fill(false)
   for (let i = 0; i < Math.min(head, clipped.length); i++) keep[i] = true
   for (let i = Math.max(0, clipped.length - tail); i < clipped.length; i++) keep[i] = true
+  const totals = clipped.some((line) => COUNT.test(line) && !passedFileLine(line))
   const seen = new Set<string>()
   let mattering = 0
   for (let i = 0; i < clipped.length && mattering < MAX_MATTERING; i++) {
     const line = clipped[i]!
     const key = line.trim()
-    if (keep[i] || key.length === 0 || seen.has(key) || !matters(line)) continue
+    if (keep[i] || key.length === 0 || seen.has(key) || !matters(line) || (totals && passedFileLine(line))) continue
     seen.add(key)
     keep[i] = true
     mattering++

@@ -50,6 +50,13 @@ describe("FactCheck.keys", () => {
     expect(FactCheck.keys(material)).toEqual([])
   })
 
+  it("takes a test run's totals as results, not the count of each file that passed", () => {
+    const texts = FactCheck.keys(
+      "[?] tool: ✓ test/services/vat.test.ts (21 tests) 73ms\n  ❯ test/pdf.test.ts (4 tests | 1 failed)\n  Tests  1 failed | 129 passed (130)"
+    ).filter((k) => k.kind === "result").map((k) => k.text)
+    expect([...texts].sort()).toEqual(["1 failed", "129 passed", "4 tests"])
+  })
+
   it("keeps line-number prefixes out of the keys of a listing line", () => {
     expect(texts(FactCheck.keys("[?] tool:   7→import { a } from \"./lib/util.ts\""))).toEqual(["./lib/util.ts"])
   })

@@ -180,6 +180,51 @@ describe("Material.render: tool results", () => {
     expect(lines.length).toBeLessThan(15)
   })
 
+  it("keeps a test run's totals and failures, not the line of each file that passed; those lines only without totals", () => {
+    const passed = Array.from({ length: 14 }, (_, i) => ` ✓ test/services/s${i}.test.ts (${10 + i} tests) ${20 + i}ms`)
+    const output = [
+      "> ledgerline-api@2.7.3 test",
+      "> vitest run",
+      "",
+      ...passed.slice(0, 7),
+      " ❯ test/services/pdf.test.ts (4 tests | 1 failed) 187ms",
+      "ReferenceError: plainInvoice is not defined",
+      ...passed.slice(7),
+      " Test Files  1 failed | 14 passed (15)",
+      "      Tests  1 failed | 179 passed (180)",
+      "   Start at  09:22:04",
+      "   Duration  2.31s"
+    ].join("\n")
+    const [, result] = contents([call("v", "Bash", { command: "npx vitest run" }), answer("v", "Bash", output)])
+    const lines = result!.split("\n")
+    expect(lines).toContain("      Tests  1 failed | 179 passed (180)")
+    expect(lines).toContain(" ❯ test/services/pdf.test.ts (4 tests | 1 failed) 187ms")
+    expect(lines).toContain("ReferenceError: plainInvoice is not defined")
+    expect(result).not.toMatch(/✓ test\/services\/s\d+\.test\.ts/)
+    // Cut before the totals: the files that passed are all the output says.
+    const [, cut] = contents([
+      call("w", "Bash", { command: "npx vitest run" }),
+      answer("w", "Bash", ["> vitest run", ...passed, "Killed"].join("\n"))
+    ])
+    expect(cut).toContain(passed[5]!.trimEnd())
+  })
+
+  it("tells a test runner's line for a file that passed from totals and failures", () => {
+    for (const line of [" ✓ test/services/vat.test.ts (21 tests) 73ms", "PASS src/http/index.test.ts (39 tests) 552ms", "✔ lib/a.spec.js"]) {
+      expect(Material.isPassedFileLine(line)).toBe(true)
+    }
+    for (
+      const line of [
+        "      Tests  130 passed (130)",
+        " ✓ test/a.test.ts (4 tests | 1 failed) 187ms",
+        " ❯ test/services/pdf.test.ts (4 tests | 1 failed)",
+        "FAIL src/app.test.ts",
+        "✓ Closed spotter-gqc.1: Closed",
+        "PASS"
+      ]
+    ) expect(Material.isPassedFileLine(line)).toBe(false)
+  })
+
   it("keeps the source locations a linter or type checker reports in a long output", () => {
     const output = [
       "Pre-commit validation failed:",
