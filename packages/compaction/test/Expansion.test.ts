@@ -217,7 +217,13 @@ describe("Expansion", () => {
         expect(out.tokens).toBeLessThanOrEqual(budget)
         const expand = out.report.stages.at(-1)!
         assert.strictEqual(expand.stage, "expand")
-        if (expand.acted) expect(rendered(out)).toBeLessThanOrEqual(Expansion.limit({ budget, reserve }))
+        // The session-state header counts against the budget first: the expansion's limit is
+        // that of what the header leaves, measured on the summaries and turns as rendered.
+        const headerTokens = out.header.length === 0 ? 0 : estimator.estimate(out.header)
+        if (expand.acted) {
+          expect(rendered({ summaries: out.summaries, turns: out.turns }))
+            .toBeLessThanOrEqual(Expansion.limit({ budget: Math.max(1, budget - headerTokens), reserve }))
+        }
         const complete = out.report.stages.every((stage) => stage.dropped === 0)
         assert.deepStrictEqual(yield* contextViolations("p", out, { complete }), [])
       }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond(fixedReply)))),
