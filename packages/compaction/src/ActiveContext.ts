@@ -39,14 +39,11 @@ export interface ActiveContext {
 /**
  * A turn's tokens as the active context counts them (and as leaf chunks are
  * measured): the estimate of the turn formatted by `Transcript.formatTurn`.
- * The default approximation counts its code points without building the line.
  *
  * @since 0.1.0
  */
 export const turnTokens = (estimator: TokenEstimator.Service, turn: ConversationTurn.ConversationTurn): number =>
-  estimator === TokenEstimator.approximate
-    ? TokenEstimator.approximateTokens(Transcript.formattedCodePoints(turn))
-    : estimator.estimate(Transcript.formatTurn(turn))
+  estimator.estimate(Transcript.formatTurn(turn))
 
 /**
  * A summary's tokens as the active context counts them: its `tokenEstimate`,

@@ -35,7 +35,7 @@ describe("ActiveContext recall note", () => {
 })
 
 describe("ActiveContext.turnTokens", () => {
-  it("counts a turn as the estimate of its formatted line, with the default approximation and any other", () => {
+  it("counts a turn as the estimate of its formatted line", () => {
     const whole: TokenEstimator.Service = {
       estimate: (text) => TokenEstimator.approximate.estimate(text),
       truncate: TokenEstimator.approximate.truncate

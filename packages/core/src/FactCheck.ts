@@ -10,7 +10,7 @@
 import * as Schema from "effect/Schema"
 import * as TokenEstimator from "./TokenEstimator.js"
 import { containment } from "./internal/containment.js"
-import { isPassedFileLine } from "./internal/testOutput.js"
+import { isPassedFileLine } from "./Material.js"
 import * as Transcript from "./Transcript.js"
 
 /**
@@ -303,7 +303,6 @@ export const appendAlso = (
   const maxKeys = options.maxKeys ?? 8
   const chosen: Array<string> = []
   const lowered: Array<string> = []
-  const measure = withAlsoLine(text, estimator)
   // A few misses, and the line is done.
   let tries = 0
   for (const fact of dropped) {
@@ -311,25 +310,10 @@ export const appendAlso = (
     const id = fact.text.toLowerCase()
     if (lowered.some((other) => other.includes(id))) continue
     tries++
-    if (measure([...chosen, fact.text]) > options.maxTokens) continue
+    if (estimator.estimate(`${text}\n${alsoLine([...chosen, fact.text])}`) > options.maxTokens) continue
     chosen.push(fact.text)
     lowered.push(id)
   }
   return chosen.length === 0 ? text : `${text}\n${alsoLine(chosen)}`
 }
 
-// The tokens of `text` with an Also line of `keys`. The default approximation
-// counts code points, which add up: the summary is counted once, and each try
-// only its keys (any other estimator is given the whole text each time).
-const withAlsoLine = (text: string, estimator: TokenEstimator.Service) => {
-  if (estimator !== TokenEstimator.approximate) {
-    return (keys: ReadonlyArray<string>): number => estimator.estimate(`${text}\n${alsoLine(keys)}`)
-  }
-  // The summary, the newline and the prefix (plain ASCII).
-  const head = TokenEstimator.codePointLength(text) + 1 + alsoPrefix.length
-  return (keys: ReadonlyArray<string>): number => {
-    let length = head + 2 * Math.max(0, keys.length - 1)
-    for (const key of keys) length += TokenEstimator.codePointLength(key)
-    return TokenEstimator.approximateTokens(length)
-  }
-}

@@ -57,22 +57,13 @@ export const takeCodePoints = (text: string, count: number): string => {
 }
 
 /**
- * The tokens {@link approximate} counts for a text of `codePoints` code
- * points: `max(1, floor(codePoints / 4))`. Code points add up, so a text made
- * of parts can be counted from the lengths of its parts.
- *
- * @since 0.3.0
- */
-export const approximateTokens = (codePoints: number): number => Math.max(1, Math.floor(codePoints / CHARS_PER_TOKEN))
-
-/**
  * The default approximation: `max(1, floor(codePoints / 4))` tokens, and
  * truncation to `maxTokens * 4` code points.
  *
  * @since 0.1.0
  */
 export const approximate: Service = {
-  estimate: (text) => approximateTokens(codePointLength(text)),
+  estimate: (text) => Math.max(1, Math.floor(codePointLength(text) / CHARS_PER_TOKEN)),
   truncate: (text, maxTokens) => takeCodePoints(text, Math.max(0, Math.floor(maxTokens)) * CHARS_PER_TOKEN)
 }
 

@@ -6,7 +6,6 @@
  */
 import type { ConversationTurn } from "./ConversationTurn.js"
 import type { SummaryRecord } from "./SummaryRecord.js"
-import { codePointLength } from "./TokenEstimator.js"
 
 /**
  * The first 19 characters of an ISO-8601 timestamp (`YYYY-MM-DDTHH:MM:SS`), or
@@ -46,37 +45,6 @@ export const turnPrefix = (turn: Pick<ConversationTurn, "role" | "timestamp">): 
  */
 export const formatTurn = (turn: Pick<ConversationTurn, "role" | "content" | "timestamp">): string =>
   `${turnPrefix(turn)} ${indentContinuation(turn.content)}`
-
-/**
- * The number of code points of {@link formatTurn}'s line for `turn`, counted
- * without building it (one pass over the content): what a token estimate by
- * code points needs.
- *
- * @example
- * ```ts
- * import { ConversationTurn, Transcript } from "@precis/core"
- * const turn = ConversationTurn.make({ role: "user", content: "a\nb" })
- * Transcript.formattedCodePoints(turn) === Array.from(Transcript.formatTurn(turn)).length // true
- * ```
- * @since 0.3.0
- */
-export const formattedCodePoints = (turn: Pick<ConversationTurn, "role" | "content" | "timestamp">): number => {
-  const content = turn.content
-  let points = 0
-  for (let i = 0; i < content.length; i++) {
-    const c = content.charCodeAt(i)
-    // Each line break gets the indent: `\n` becomes three code points, `\r\n` three instead of two.
-    if (c === 10) points += i > 0 && content.charCodeAt(i - 1) === 13 ? 2 : 3
-    else {
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < content.length) {
-        const d = content.charCodeAt(i + 1)
-        if (d >= 0xdc00 && d <= 0xdfff) i++
-      }
-      points++
-    }
-  }
-  return codePointLength(turnPrefix(turn)) + 1 + points
-}
 
 /**
  * Turns one per line, in the order given.

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as FastCheck from "effect/FastCheck"
 import * as FactCheck from "../src/FactCheck.js"
 import * as TokenEstimator from "../src/TokenEstimator.js"
 import * as Transcript from "../src/Transcript.js"
@@ -133,27 +132,6 @@ describe("FactCheck.appendAlso", () => {
       { kind: "path", text: "c.ts", importance: 3 }
     ]
     expect(FactCheck.appendAlso("x", facts, estimator, { maxTokens: 100, maxKeys: 2 })).toBe("x\nAlso: src/app.ts; b.ts")
-  })
-
-  it("counts the default approximation from the parts, as the whole text would be counted", () => {
-    // The same approximation, but not the default object: appendAlso estimates the whole text on each try.
-    const whole: TokenEstimator.Service = { estimate: (t) => estimator.estimate(t), truncate: estimator.truncate }
-    const text = FastCheck.string({ unit: "grapheme", maxLength: 120 })
-    const fact = FastCheck.record({
-      kind: FastCheck.constant("path" as const),
-      text: FastCheck.string({ unit: "grapheme", minLength: 1, maxLength: 24 }),
-      importance: FastCheck.constant(3)
-    })
-    FastCheck.assert(FastCheck.property(
-      text,
-      FastCheck.array(fact, { maxLength: 12 }),
-      FastCheck.integer({ min: 1, max: 80 }),
-      (summary, facts, maxTokens) => {
-        expect(FactCheck.appendAlso(summary, facts, estimator, { maxTokens })).toBe(
-          FactCheck.appendAlso(summary, facts, whole, { maxTokens })
-        )
-      }
-    ))
   })
 
   it("leaves the text alone when nothing was dropped", () => {

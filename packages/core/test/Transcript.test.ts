@@ -1,9 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as FastCheck from "effect/FastCheck"
 import * as ConversationTurn from "../src/ConversationTurn.js"
 import * as Prompt from "../src/Prompt.js"
 import * as SummaryRecord from "../src/SummaryRecord.js"
-import * as TokenEstimator from "../src/TokenEstimator.js"
 import * as Transcript from "../src/Transcript.js"
 
 describe("Transcript", () => {
@@ -28,19 +26,6 @@ describe("Transcript", () => {
       "[2025-01-01T00:00:01] tool: line1",
       "  line2"
     ])
-  })
-
-  it("counts the code points of a formatted turn without building it, line breaks, CRLF and surrogates included", () => {
-    // Line breaks (CRLF among them), emoji, lone surrogates on either side of a break.
-    const piece = FastCheck.constantFrom("a", "\n", "\r\n", "\r", "😀", "\uD83D", "\uDE00", "é", " ", "[x] y:")
-    const turn = FastCheck.record({
-      role: FastCheck.constantFrom("user", "assistant", "tool"),
-      content: FastCheck.array(piece, { maxLength: 30 }).map((parts) => parts.join("")),
-      timestamp: FastCheck.option(FastCheck.constant("2025-01-02T03:04:05.678Z"), { nil: undefined })
-    })
-    FastCheck.assert(FastCheck.property(turn, (t) => {
-      expect(Transcript.formattedCodePoints(t)).toBe(TokenEstimator.codePointLength(Transcript.formatTurn(t)))
-    }))
   })
 
   it("renders summaries with 1-based index, depth and time range when both ends exist", () => {
