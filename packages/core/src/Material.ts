@@ -14,7 +14,6 @@
  * @since 0.3.0
  */
 import * as Predicate from "effect/Predicate"
-import { isPassedFileLine as passedFileLine } from "./internal/testOutput.js"
 import * as ToolUse from "./ToolUse.js"
 import * as Transcript from "./Transcript.js"
 
@@ -357,6 +356,9 @@ export const action = (call: ToolUse.Call): string => {
 // ---------------------------------------------------------------------------
 // Tool results: a short form by kind
 
+// A file's mark, then its path (a name with an extension), and no word of failure after it.
+const PASSED_FILE = /^\s*(?:✓|✔|PASS)\s+[\w.@/+-]*\.\w+(?![\s\S]*\b(?:[Ff]ail(?:s|ed|ing|ures?)?|[Ss]kipped)\b)/
+
 /**
  * Whether a line is a test runner's report of one file that passed
  * (`✓ test/a.test.ts (18 tests) 20ms`, `PASS src/a.test.ts`): its count is part
@@ -373,7 +375,7 @@ export const action = (call: ToolUse.Call): string => {
  * ```
  * @since 0.3.0
  */
-export const isPassedFileLine: (line: string) => boolean = passedFileLine
+export const isPassedFileLine = (line: string): boolean => PASSED_FILE.test(line)
 
 // Lines that carry a result or an error in tool output.
 const COUNT =
@@ -405,13 +407,13 @@ const select = (lines: ReadonlyArray<string>, head = HEAD, tail = TAIL): Array<s
   const keep = new Array<boolean>(clipped.length).fill(false)
   for (let i = 0; i < Math.min(head, clipped.length); i++) keep[i] = true
   for (let i = Math.max(0, clipped.length - tail); i < clipped.length; i++) keep[i] = true
-  const totals = clipped.some((line) => COUNT.test(line) && !passedFileLine(line))
+  const totals = clipped.some((line) => COUNT.test(line) && !isPassedFileLine(line))
   const seen = new Set<string>()
   let mattering = 0
   for (let i = 0; i < clipped.length && mattering < MAX_MATTERING; i++) {
     const line = clipped[i]!
     const key = line.trim()
-    if (keep[i] || key.length === 0 || seen.has(key) || !matters(line) || (totals && passedFileLine(line))) continue
+    if (keep[i] || key.length === 0 || seen.has(key) || !matters(line) || (totals && isPassedFileLine(line))) continue
     seen.add(key)
     keep[i] = true
     mattering++
