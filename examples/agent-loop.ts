@@ -4,16 +4,18 @@
  * send its model stays bounded. Offline (extractive provider), in memory.
  * Run with `pnpm tsx --conditions=@precis/source examples/agent-loop.ts`.
  */
-import { CompactionManager, MemoryStore, SqliteMemoryStore } from "@precis/compaction"
+import { CompactionManager } from "@precis/compaction"
 import { type ConversationTurn, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
+import { TurnStore } from "@precis/store"
+import { SqliteStore } from "@precis/store-sqlite"
 import { Fixtures } from "@precis/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 const CompactionLive = CompactionManager.layer({ freshTailTurns: 8, leafChunkTokens: 1_500 }).pipe(
-  Layer.provideMerge(SqliteMemoryStore.layer({ filename: ":memory:" })),
+  Layer.provideMerge(SqliteStore.layer({ filename: ":memory:" })),
   Layer.provide(Summarizer.layer()),
   Layer.provide(ExtractiveProvider.layer())
 )
@@ -23,7 +25,7 @@ const budget = 4_000
 // After each turn of the agent loop: store it, compact when needed, assemble the context.
 const step = (sessionId: string, turn: ConversationTurn.ConversationTurn) =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* TurnStore.TurnStore
     const manager = yield* CompactionManager.CompactionManager
     yield* store.appendTurns(sessionId, [turn])
     const compacted = (yield* manager.shouldCompact(sessionId, budget)) ? yield* manager.compact(sessionId) : undefined

@@ -7,9 +7,11 @@
  * in a few seconds. Run with
  * `pnpm tsx --conditions=@precis/source examples/sleep-mode.ts`.
  */
-import { CompactionManager, MemoryStore, SleepMode, SqliteMemoryStore } from "@precis/compaction"
+import { CompactionManager, SleepMode } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
+import { TurnStore } from "@precis/store"
+import { SqliteStore } from "@precis/store-sqlite"
 import { Fixtures } from "@precis/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -25,7 +27,7 @@ const Live = SleepMode.layer({
   compaction: { freshTailTurns: 8, leafChunkTokens: 1_500 }
 }).pipe(
   Layer.provideMerge(CompactionManager.layer({ freshTailTurns: 8, leafChunkTokens: 1_500 })),
-  Layer.provideMerge(SqliteMemoryStore.layer({ filename: ":memory:" })),
+  Layer.provideMerge(SqliteStore.layer({ filename: ":memory:" })),
   Layer.provide(Summarizer.layer()),
   Layer.provide(ExtractiveProvider.layer())
 )
@@ -38,7 +40,7 @@ const turns = Fixtures.conversation(120, {
 })
 
 const program = Effect.gen(function*() {
-  const store = yield* MemoryStore.MemoryStore
+  const store = yield* TurnStore.TurnStore
   const manager = yield* CompactionManager.CompactionManager
   const sleep = yield* SleepMode.SleepMode
   // Print what the idle worker does.

@@ -15,9 +15,10 @@
  * lines printed before and after a change.
  */
 import { NodeFileSystem } from "@effect/platform-node"
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { CompactionManager } from "@precis/compaction"
 import { Importer } from "@precis/importers"
 import { ExtractiveProvider } from "@precis/provider-extractive"
+import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
@@ -31,7 +32,7 @@ const QUERIES = ["error", "test*", "config", "commit"]
 
 const digest = (file: string, dir: string) =>
   Effect.runPromise(Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* Store.all
     const manager = yield* CompactionManager.CompactionManager
     yield* store.appendTurns("digest", Importer.allTurns(yield* Importer.importFile(file)))
     yield* manager.compact("digest")

@@ -7,8 +7,9 @@
  *
  * @since 0.1.0
  */
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { CompactionManager } from "@precis/compaction"
 import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
+import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as child from "./internal/child.js"
 import * as simulated from "./internal/simulated.js"
@@ -70,7 +71,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
   const sim = simulated.make({ latencyMs: 0 })
   const t0 = performance.now()
   const totals = await stack.runWithStack(sim.service, args.options, Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* Store.all
     const manager = yield* CompactionManager.CompactionManager
     let compactions = 0
     let maxContextTokens = 0

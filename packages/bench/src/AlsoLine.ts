@@ -11,9 +11,10 @@
  *
  * @since 0.3.0
  */
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { CompactionManager } from "@precis/compaction"
 import { FactCheck, Provider, type Summary, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
+import { Store } from "@precis/store"
 import { ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -86,7 +87,7 @@ const keptBy = (facts: ReadonlyArray<Facts.Fact>, alsoLine: boolean, turns: Inpu
     forgetful,
     { ...options, alsoLine },
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       yield* store.appendTurns("also", turns)
       const stats = yield* (yield* CompactionManager.CompactionManager).compact("also")
       const all = yield* store.summaries("also")

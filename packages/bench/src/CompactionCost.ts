@@ -7,8 +7,9 @@
  *
  * @since 0.1.0
  */
-import { CompactionManager, type CompactionOptions, MemoryStore } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
+import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as os from "node:os"
 import * as child from "./internal/child.js"
@@ -73,7 +74,7 @@ export const measureOne = async (
     simulated.make({ latencyMs: 1 }).service,
     {},
     Effect.gen(function*() {
-      yield* (yield* MemoryStore.MemoryStore).appendTurns("warm-up", Synthetic.session(3_000, { seed: 5 }))
+      yield* (yield* Store.all).appendTurns("warm-up", Synthetic.session(3_000, { seed: 5 }))
       yield* (yield* CompactionManager.CompactionManager).compact("warm-up", { freshTailTurns: 2, leafChunkTokens: 1_000 })
     })
   )
@@ -91,7 +92,7 @@ export const measureOne = async (
       onProgress: (event) => Effect.sync(() => event._tag === "CondenseStarted" && depths.add(event.depth))
     }
     const run = await stack.runWithStack(sim.service, options, Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       yield* store.appendTurns("bench", turns)
       const cpu0 = process.cpuUsage()

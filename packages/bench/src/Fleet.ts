@@ -13,7 +13,7 @@
  * - Finding work: what one worker's look for work costs over N idle sessions
  *   and one with work, before the work queue (one round of the old
  *   `compactAll`: the session list, then each session's uncovered turns and
- *   parentless summaries) and with it (`MemoryStore.claimWork`, one
+ *   parentless summaries) and with it (`WorkQueue.claimWork`, one
  *   statement), at 200 and 2,000 sessions, on SQLite and PostgreSQL.
  *
  * The PostgreSQL parts need a server: `PRECIS_BENCH_PG_URL` (or
@@ -24,8 +24,11 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { MemoryStore, PgMemoryStore, SqliteMemoryStore } from "@precis/compaction"
+
 import { ConversationTurn } from "@precis/core"
+import { Store, type StoreError } from "@precis/store"
+import { PgStore } from "@precis/store-pg"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -103,11 +106,11 @@ const turnsOf = (s: number, count: number) =>
         `it failed with TypeError: cannot read property 'x${i}' of undefined, fixed by guarding the call.`
     }))
 
-type StoreLayer = Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError>
+type StoreLayer = Layer.Layer<Store.Store, StoreError.StoreError>
 
 const seed = (store: StoreLayer, sessions: number, turns: number) =>
   Effect.runPromise(
-    Effect.flatMap(MemoryStore.MemoryStore, (memory) =>
+    Effect.flatMap(Store.all, (memory) =>
       Effect.forEach(
         Array.from({ length: sessions }, (_, s) => s),
         (s) => memory.appendTurns(`s${s}`, turnsOf(s, turns)),
@@ -250,8 +253,8 @@ const withSqliteFile = async <A>(use: (file: string) => Promise<A>): Promise<A> 
   }
 }
 
-const pgStore = (url: string): StoreLayer => PgMemoryStore.layer({ url: Redacted.make(url) })
-const sqliteStore = (file: string): StoreLayer => SqliteMemoryStore.layer({ filename: file })
+const pgStore = (url: string): StoreLayer => PgStore.layer({ url: Redacted.make(url) })
+const sqliteStore = (file: string): StoreLayer => SqliteStore.layer({ filename: file })
 
 const onPostgres = (url: string, workers: number, sessions: number, turns: number, model: Model | undefined) =>
   withPgDatabase(url, async (db) => {
@@ -277,7 +280,7 @@ const millis = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const findWork = (kind: FindWorkResult["store"], store: StoreLayer, sessions: number) =>
   Effect.runPromise(
     Effect.gen(function*() {
-      const memory = yield* MemoryStore.MemoryStore
+      const memory = yield* Store.all
       yield* Effect.forEach(
         Array.from({ length: sessions }, (_, s) => s),
         (s) => memory.appendTurns(`idle${s}`, turnsOf(s, 8)),

@@ -12,8 +12,9 @@
  *
  * @since 0.3.0
  */
-import { CompactionManager, MemoryStore, SleepMode } from "@precis/compaction"
+import { CompactionManager, SleepMode } from "@precis/compaction"
 import { Provider } from "@precis/core"
+import { Store } from "@precis/store"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -95,7 +96,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
   const t0 = performance.now()
 
   const loop = Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* Store.all
     const manager = yield* CompactionManager.CompactionManager
     const sleep = yield* Effect.serviceOption(SleepMode.SleepMode)
     let blockedMs = 0

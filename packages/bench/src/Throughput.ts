@@ -10,9 +10,10 @@
  * @since 0.1.0
  */
 import { NodeFileSystem } from "@effect/platform-node"
-import { CompactionManager, MemoryStore } from "@precis/compaction"
+import { CompactionManager } from "@precis/compaction"
 import { Importer } from "@precis/importers"
 import { ExtractiveProvider } from "@precis/provider-extractive"
+import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -93,7 +94,7 @@ const measureRun = async (source: Source): Promise<Result> => {
     if (source.kind === "generated") generate(file, source.megabytes)
     const bytes = fs.statSync(file).size
     return await Effect.runPromise(Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       const t0 = performance.now()
       const turns = Importer.allTurns(yield* Importer.importFile(file))

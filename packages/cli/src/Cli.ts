@@ -43,9 +43,10 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
-import type { CompactionManager, CompactionOptions, MemoryStore, SleepMode } from "@precis/compaction"
+import type { CompactionManager, CompactionOptions, SleepMode } from "@precis/compaction"
 import type { Provider } from "@precis/core"
 import type { Importer } from "@precis/importers"
+import type { StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -120,7 +121,7 @@ export type Failure =
   | CliError
   | ConfigError.ConfigError
   | Importer.ImportError
-  | MemoryStore.StoreError
+  | StoreError.StoreError
   | CompactionOptions.InvalidOptionsError
   | CompactionManager.ProviderUnavailableError
   | SleepMode.InvalidSleepOptionsError

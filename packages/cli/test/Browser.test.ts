@@ -7,7 +7,7 @@
  * (docs/viewer.png is made so: see the README).
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { SqliteMemoryStore } from "@precis/compaction"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -130,7 +130,7 @@ describe.skipIf(skip)("the viewer in chromium", () => {
       })
     }).pipe(
       Effect.scoped,
-      Effect.provide(SqliteMemoryStore.layer({ filename: db, readonly: true }))
+      Effect.provide(SqliteStore.layer({ filename: db, readonly: true }))
     ))
 })
 

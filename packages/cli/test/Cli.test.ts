@@ -1,5 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { StoreInvariants } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
@@ -7,7 +8,6 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
-import { violations } from "../../compaction/test/invariants.js"
 import { stripAnsi } from "../src/internal/console.js"
 import { budgetDefaults } from "../src/internal/options.js"
 import { assertOneLineFailure, repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
@@ -467,7 +467,7 @@ describe("compact --all", () => {
       assert.strictEqual(stats.totals.turnsCompacted, 0)
       assert.strictEqual(stats.skippedLocked, 0)
       assert.deepStrictEqual(
-        yield* violations({ freshTailTurns: 6, minFanIn: 2, maxFanIn: 4, condensedFully: true }).pipe(
+        yield* StoreInvariants.violations({ freshTailTurns: 6, minFanIn: 2, maxFanIn: 4, condensedFully: true }).pipe(
           Effect.provide(storeLayer(db))
         ),
         []

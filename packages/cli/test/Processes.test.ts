@@ -5,13 +5,13 @@
  * with "database is locked".
  */
 import { assert, describe, it } from "@effect/vitest"
+import { StoreInvariants } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
-import { violations } from "../../compaction/test/invariants.js"
 import { repoRoot, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const bin = path.join(repoRoot, "packages", "cli", "bin", "precis.js")
@@ -51,7 +51,7 @@ describe("precis processes on one store", () => {
     const compacted = [JSON.parse(a.stdout).turnsCompacted, JSON.parse(b.stdout).turnsCompacted]
     assert.strictEqual(compacted[0] + compacted[1], 116)
     const found = await Effect.runPromise(
-      violations({ freshTailTurns: 4, minFanIn: 2, maxFanIn: 3, condensedFully: true }).pipe(
+      StoreInvariants.violations({ freshTailTurns: 4, minFanIn: 2, maxFanIn: 3, condensedFully: true }).pipe(
         Effect.provide(storeLayer(db))
       )
     )

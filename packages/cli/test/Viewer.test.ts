@@ -3,7 +3,7 @@
  * what the store holds, and the command's own checks.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { SqliteMemoryStore } from "@precis/compaction"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -31,7 +31,7 @@ beforeAll(async () => {
 /** Runs `use` with the viewer listening on a free loopback port. */
 const withViewer = <A, E>(use: (url: string) => Effect.Effect<A, E>) =>
   Effect.scoped(Effect.flatMap(Viewer.listen({ port: 0, host: "127.0.0.1" }), use)).pipe(
-    Effect.provide(SqliteMemoryStore.layer({ filename: db, readonly: true }))
+    Effect.provide(SqliteStore.layer({ filename: db, readonly: true }))
   )
 
 const get = (url: string) =>

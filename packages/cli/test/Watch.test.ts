@@ -3,7 +3,8 @@
  * transcript while the watcher runs; the store is read between steps.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { MemoryStore, SqliteMemoryStore } from "@precis/compaction"
+import { DagStore, SearchIndex, TurnStore } from "@precis/store"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as fs from "node:fs"
@@ -31,18 +32,18 @@ const fast = [
 /** The session's turn ids and summary count, read from the store (read-only). */
 const read = (db: string, session: string) =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* TurnStore.TurnStore
     const ids = (yield* store.sessions).map((s) => s.id)
     if (!ids.includes(session)) return { turns: [] as Array<string>, summaries: 0 }
     const turns = (yield* store.turns(session)).map((t) => t.id)
-    return { turns, summaries: (yield* store.summaries(session)).length }
-  }).pipe(Effect.provide(SqliteMemoryStore.layer({ filename: db, readonly: true })))
+    return { turns, summaries: (yield* (yield* DagStore.DagStore).summaries(session)).length }
+  }).pipe(Effect.provide(SqliteStore.layer({ filename: db, readonly: true })))
 
 /** The ids of the turns a read-only search of `db` finds (a read-only store cannot index: the watcher must have). */
 const searchTurns = (db: string, query: string) =>
-  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.search(undefined, query)).pipe(
+  Effect.flatMap(SearchIndex.SearchIndex, (index) => index.search(undefined, query)).pipe(
     Effect.map((hits) => hits.filter((h) => h.kind === "turn").map((h) => h.id)),
-    Effect.provide(SqliteMemoryStore.layer({ filename: db, readonly: true }))
+    Effect.provide(SqliteStore.layer({ filename: db, readonly: true }))
   )
 
 /** Polls `db` until `check` holds (at most about 30 s on the shared cores). */

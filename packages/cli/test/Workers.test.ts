@@ -7,14 +7,15 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { MemoryStore, PgMemoryStore } from "@precis/compaction"
 import { ConversationTurn } from "@precis/core"
+import { TurnStore } from "@precis/store"
+import { PgStore } from "@precis/store-pg"
+import { StoreInvariants } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { execFile } from "node:child_process"
 import * as path from "node:path"
-import { freshPgDatabase, pgClient, skipPg } from "../../compaction/test/helpers.js"
-import { violations } from "../../compaction/test/invariants.js"
+import { freshPgDatabase, pgClient, skipPg } from "../../store-pg/test/helpers.js"
 import { repoRoot } from "./utils/run.js"
 
 const bin = path.join(repoRoot, "packages", "cli", "bin", "precis.js")
@@ -49,12 +50,12 @@ describe.skipIf(skipPg)("precis compact --all workers over one PostgreSQL databa
     Effect.gen(function*() {
       const url = yield* freshPgDatabase
       const db = pgClient(url)
-      yield* Effect.flatMap(MemoryStore.MemoryStore, (store) =>
+      yield* Effect.flatMap(TurnStore.TurnStore, (store) =>
         Effect.forEach(
           Array.from({ length: SESSIONS }, (_, s) => s),
           (s) => store.appendTurns(`s${s}`, turnsOf(s)),
           { concurrency: 8, discard: true }
-        )).pipe(Effect.provide(PgMemoryStore.layer({ url: Redacted.make(url) })))
+        )).pipe(Effect.provide(PgStore.layer({ url: Redacted.make(url) })))
 
       const started = Date.now()
       const runs = yield* Effect.all(
@@ -99,7 +100,7 @@ describe.skipIf(skipPg)("precis compact --all workers over one PostgreSQL databa
       expect(Number(covered!.turns)).toBe(SESSIONS * (TURNS - TAIL))
       expect(Number(covered!.sessions)).toBe(SESSIONS)
       expect(
-        yield* violations({ freshTailTurns: TAIL, minFanIn: 2, maxFanIn: 3, condensedFully: true }).pipe(
+        yield* StoreInvariants.violations({ freshTailTurns: TAIL, minFanIn: 2, maxFanIn: 3, condensedFully: true }).pipe(
           Effect.provide(db)
         )
       ).toEqual([])

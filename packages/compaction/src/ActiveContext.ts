@@ -2,8 +2,8 @@
  * The active context of a session: the parentless summaries (in conversation
  * order) and the turns no leaf covers yet. It is what an agent sends to its
  * model, and what `CompactionManager.shouldCompact` measures; compaction
- * shrinks it. Loading it needs only a {@link MemoryStore} (and the
- * `TokenEstimator`, which defaults to the core approximation).
+ * shrinks it. Loading it needs only the store's `TurnStore` and `DagStore`
+ * (and the `TokenEstimator`, which defaults to the core approximation).
  *
  * @since 0.1.0
  */
@@ -14,11 +14,11 @@ import {
   TokenEstimator,
   Transcript
 } from "@precis/core"
+import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { MemoryStore, type StoreError, type StoredTurn } from "./MemoryStore.js"
 import * as SessionState from "./SessionState.js"
 
 /**
@@ -31,7 +31,7 @@ export interface ActiveContext {
   /** The parentless summaries, in conversation order. */
   readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   /** The turns no leaf covers (the fresh tail, plus whatever arrived since the last compaction). */
-  readonly turns: ReadonlyArray<StoredTurn>
+  readonly turns: ReadonlyArray<TurnStore.StoredTurn>
   /** Estimated tokens: the summaries' `tokenEstimate` plus each turn as counted by {@link turnTokens}. */
   readonly tokens: number
 }
@@ -78,20 +78,24 @@ export const count = (
  *
  * @example
  * ```ts
- * import { ActiveContext, SqliteMemoryStore } from "@precis/compaction"
+ * import { ActiveContext } from "@precis/compaction"
+ * import { SqliteStore } from "@precis/store-sqlite"
  * import { Effect } from "effect"
  * const text = ActiveContext.load("session-1").pipe(
  *   Effect.map(ActiveContext.render),
- *   Effect.provide(SqliteMemoryStore.layer({ filename: "precis.db" }))
+ *   Effect.provide(SqliteStore.layer({ filename: "precis.db" }))
  * )
  * ```
  * @since 0.1.0
  */
-export const load = (sessionId: string): Effect.Effect<ActiveContext, StoreError, MemoryStore> =>
+export const load = (
+  sessionId: string
+): Effect.Effect<ActiveContext, StoreError.StoreError, TurnStore.TurnStore | DagStore.DagStore> =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore
+    const turnStore = yield* TurnStore.TurnStore
+    const dag = yield* DagStore.DagStore
     const estimator = yield* TokenEstimator.TokenEstimator
-    const [summaries, turns] = yield* Effect.all([store.parentless(sessionId), store.uncoveredTurns(sessionId)])
+    const [summaries, turns] = yield* Effect.all([dag.parentless(sessionId), turnStore.uncoveredTurns(sessionId)])
     return { sessionId, summaries, turns, tokens: count(estimator, { summaries, turns }) }
   }).pipe(Effect.withSpan("ActiveContext.load", { attributes: { "precis.session_id": sessionId } }))
 
@@ -112,7 +116,7 @@ export interface LoadedState {
 const decodeState = Schema.decodeUnknownEither(SessionState.StateFromJson)
 
 /**
- * The session state of a session: the stored state (`MemoryStore.sessionState`)
+ * The session state of a session: the stored state (`TurnStore.sessionState`)
  * carried forward over the turns after it, so only newer turns are read. The
  * stored state is a cache: when it cannot be read (a store of an older schema
  * opened read-only, a state written by another version of the fold), the
@@ -128,10 +132,10 @@ const decodeState = Schema.decodeUnknownEither(SessionState.StateFromJson)
  */
 export const loadState = (
   sessionId: string,
-  read?: ReadonlyArray<StoredTurn>
-): Effect.Effect<LoadedState, StoreError, MemoryStore> =>
+  read?: ReadonlyArray<TurnStore.StoredTurn>
+): Effect.Effect<LoadedState, StoreError.StoreError, TurnStore.TurnStore> =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore
+    const store = yield* TurnStore.TurnStore
     const stored = yield* store.sessionState(sessionId).pipe(
       Effect.catchAll((error) =>
         Effect.as(Effect.logDebug("ActiveContext.loadState: no stored state", error.message), Option.none())
@@ -161,9 +165,9 @@ export const loadState = (
  *
  * @since 0.3.0
  */
-export const saveState = (loaded: LoadedState): Effect.Effect<void, StoreError, MemoryStore> =>
+export const saveState = (loaded: LoadedState): Effect.Effect<void, StoreError.StoreError, TurnStore.TurnStore> =>
   loaded.advanced
-    ? Effect.flatMap(MemoryStore, (store) =>
+    ? Effect.flatMap(TurnStore.TurnStore, (store) =>
       store.saveSessionState({
         sessionId: loaded.sessionId,
         state: Schema.encodeSync(SessionState.StateFromJson)(loaded.state),

@@ -1,6 +1,6 @@
 /**
  * The compaction engine: decides what to compress and when, and keeps the
- * summary DAG in the {@link MemoryStore}.
+ * summary DAG in the store (`TurnStore`, `DagStore`, `WorkQueue` of `@precis/store`).
  *
  * - **Active context** (see the `ActiveContext` module): the parentless
  *   summaries (in conversation order) and the turns no leaf covers yet. It is
@@ -41,20 +41,21 @@
  *   the DAG (`Expansion`); the result is never over the budget.
  * - **Safety**: one compaction per session at a time, across fibers and
  *   processes (a semaphore per session, inside the store's session lease:
- *   `MemoryStore.withSessionLease`); others wait, then find nothing to do.
+ *   `WorkQueue.withSessionLease`); others wait, then find nothing to do.
  *   Each summary is written with its links in one transaction, so an
  *   interrupted run leaves a consistent store that a rerun completes.
  * - **Workers**: {@link Service.compactAll} takes sessions from the store's
- *   work queue (`MemoryStore.claimWork`: one indexed statement, the sessions
+ *   work queue (`WorkQueue.claimWork`: one indexed statement, the sessions
  *   turns were appended to; idle sessions cost nothing), compacts each under
- *   `MemoryStore.tryWithSessionLease`, skipping those another worker holds
+ *   `WorkQueue.tryWithSessionLease`, skipping those another worker holds
  *   (coming back to them until the queue is empty), and takes a session off
- *   the queue once it has no work left (`MemoryStore.settleWork`). So any
+ *   the queue once it has no work left (`WorkQueue.settleWork`). So any
  *   number of processes over one store share the sessions out.
  *
  * @since 0.1.0
  */
 import { ConversationTurn, FactCheck, Summarizer, Summary, TokenEstimator } from "@precis/core"
+import { DagStore, type StoreError, TurnStore, WorkQueue } from "@precis/store"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -69,7 +70,6 @@ import * as CompactionOptions from "./CompactionOptions.js"
 import * as Condenser from "./Condenser.js"
 import * as Expansion from "./Expansion.js"
 import * as Plan from "./internal/plan.js"
-import { MemoryStore, type StoredTurn, type StoreError, type WorkClaim } from "./MemoryStore.js"
 
 /**
  * What a compaction reports while it works, for a progress bar.
@@ -275,13 +275,13 @@ export interface Service {
     sessionId: string,
     budget: number,
     options?: CompactionOptions.Options
-  ) => Effect.Effect<boolean, StoreError | CompactionOptions.InvalidOptionsError>
+  ) => Effect.Effect<boolean, StoreError.StoreError | CompactionOptions.InvalidOptionsError>
   /** The figures behind {@link Service.shouldCompact}. */
   readonly status: (
     sessionId: string,
     budget: number,
     options?: CompactionOptions.Options
-  ) => Effect.Effect<CompactionStatus, StoreError | CompactionOptions.InvalidOptionsError>
+  ) => Effect.Effect<CompactionStatus, StoreError.StoreError | CompactionOptions.InvalidOptionsError>
   /**
    * Runs a leaf pass and condensation (see the module notes); per-call options
    * override the layer's. Stops with a {@link ProviderUnavailableError} (storing
@@ -291,7 +291,7 @@ export interface Service {
   readonly compact: (
     sessionId: string,
     options?: CompactionOptions.Options
-  ) => Effect.Effect<CompactionStats, StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
+  ) => Effect.Effect<CompactionStats, StoreError.StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
   /**
    * Compacts every session of the store's work queue that has work (evictable
    * turns or a condensable depth), each as {@link Service.compact} does, and
@@ -308,24 +308,24 @@ export interface Service {
     options?: CompactAllOptions
   ) => Effect.Effect<
     CompactAllStats,
-    StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError
+    StoreError.StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError
   >
   /**
    * Summarizes again every fallback summary of a session, lowest depth first
    * (a leaf from its source turns, after the leaf before it; a condensed node
    * from its children), and rewrites it in place when a model tier wrote the
-   * new one (`MemoryStore.rewriteSummary`: one statement, links unchanged).
+   * new one (`DagStore.rewriteSummary`: one statement, links unchanged).
    * One run per session at a time, like {@link Service.compact}.
    */
   readonly redoFallbacks: (
     sessionId: string,
     options?: CompactionOptions.Options
-  ) => Effect.Effect<RedoStats, StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
+  ) => Effect.Effect<RedoStats, StoreError.StoreError | CompactionOptions.InvalidOptionsError | ProviderUnavailableError>
   /**
    * The active context: parentless summaries in conversation order, then the
    * uncovered turns (`ActiveContext.load` with this manager's store and estimator).
    */
-  readonly context: (sessionId: string) => Effect.Effect<ActiveContext.ActiveContext, StoreError>
+  readonly context: (sessionId: string) => Effect.Effect<ActiveContext.ActiveContext, StoreError.StoreError>
   /**
    * What an agent sends to its model, within `budget`: the active context
    * through the Condenser Pipeline (mask, forget, summarize, window). The
@@ -341,7 +341,7 @@ export interface Service {
   readonly assemble: (
     sessionId: string,
     options: AssembleOptions
-  ) => Effect.Effect<Assembled, StoreError | CompactionOptions.InvalidOptionsError>
+  ) => Effect.Effect<Assembled, StoreError.StoreError | CompactionOptions.InvalidOptionsError>
 }
 
 /**
@@ -380,14 +380,25 @@ const dropUndefined = (options: CompactionOptions.Options): CompactionOptions.Op
   Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as CompactionOptions.Options
 
 /**
- * Builds the manager over the `MemoryStore` and `Summarizer` in context; the
+ * The parts of the store port the engine works with.
+ *
+ * @since 0.3.0
+ */
+export type Stores = TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQueue
+
+/**
+ * Builds the manager over the store (`TurnStore`, `DagStore`, `WorkQueue`) and
+ * the `Summarizer` in context; the
  * `TokenEstimator` defaults to the core approximation. `options` are the
  * defaults of every call.
  *
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: CompactionOptions.Options = {}) {
-  const store = yield* MemoryStore
+  const turnStore = yield* TurnStore.TurnStore
+  const dag = yield* DagStore.DagStore
+  const queue = yield* WorkQueue.WorkQueue
+  const stores = yield* Effect.context<Stores>()
   const summarizer = yield* Summarizer.Summarizer
   const estimator = yield* TokenEstimator.TokenEstimator
   const locks = yield* Ref.make(new Map<string, Effect.Semaphore>())
@@ -405,11 +416,11 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       return [created, new Map(map).set(sessionId, created)]
     })
 
-  const withStore = <A, E>(effect: Effect.Effect<A, E, MemoryStore>) => Effect.provideService(effect, MemoryStore, store)
+  const withStore = <A, E>(effect: Effect.Effect<A, E, Stores>) => Effect.provide(effect, stores)
 
   const context: Service["context"] = (sessionId) =>
     ActiveContext.load(sessionId).pipe(
-      Effect.provideService(MemoryStore, store),
+      Effect.provide(stores),
       Effect.provideService(TokenEstimator.TokenEstimator, estimator),
       Effect.withSpan("CompactionManager.context", { attributes: { "precis.session_id": sessionId } })
     )
@@ -458,12 +469,12 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const countTier = (tier: Summary.Tier) => Ref.updateAndGet(tiers, (c) => Summary.incrementTier(c, tier))
 
       // The uncovered turns the first leaf pass read: the session state is folded from them.
-      let read: ReadonlyArray<StoredTurn> | undefined
+      let read: ReadonlyArray<TurnStore.StoredTurn> | undefined
 
       // Leaf pass: sequential, each leaf continues from the previous one. Returns the leaves and turns.
       const leafPass = (tailTokens: number | undefined, maxTurns: number | undefined) =>
         Effect.gen(function*() {
-          const uncovered = yield* store.uncoveredTurns(sessionId)
+          const uncovered = yield* turnStore.uncoveredTurns(sessionId)
           read ??= uncovered
           const evictable = Plan.bounded(Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens)), maxTurns)
           const chunks = Plan.chunk(
@@ -476,14 +487,14 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
           if (chunks.length > 0) {
             yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
           }
-          let prior = Option.getOrUndefined(Option.map(yield* store.latestLeaf(sessionId), (leaf) => leaf.content))
+          let prior = Option.getOrUndefined(Option.map(yield* dag.latestLeaf(sessionId), (leaf) => leaf.content))
           for (const [index, turns] of chunks.entries()) {
             yield* Effect.gen(function*() {
               const summary = yield* Effect.flatMap(
                 summarizer.summarizeTurns(turns, { priorSummary: prior, targetTokens: opts.leafTargetTokens }),
                 check
               ).pipe(Effect.map(withAlso(opts, opts.leafTargetTokens)))
-              yield* store.insertLeaf({
+              yield* dag.insertLeaf({
                 sessionId,
                 content: summary.text,
                 tier: summary.tier,
@@ -509,7 +520,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const condensation = Effect.gen(function*() {
         let condensed = 0
         while (true) {
-          const next = Plan.nextToCondense(yield* store.parentless(sessionId), opts.minFanIn)
+          const next = Plan.nextToCondense(yield* dag.parentless(sessionId), opts.minFanIn)
           if (next === undefined) break
           const { depth, siblings } = next
           const groups = Plan.condenseGroups(siblings, opts.minFanIn, opts.maxFanIn)
@@ -523,7 +534,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
                   summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens }),
                   check
                 ).pipe(Effect.map(withAlso(opts, opts.condenseTargetTokens)))
-                yield* store.insertCondensed({
+                yield* dag.insertCondensed({
                   sessionId,
                   content: summary.text,
                   tier: summary.tier,
@@ -594,14 +605,14 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const opts = yield* resolve(overrides)
       const lock = yield* lockFor(sessionId)
       // The semaphore orders this process's fibers; the store's lease, other processes.
-      return yield* lock.withPermits(1)(store.withSessionLease(sessionId, run(sessionId, opts)))
+      return yield* lock.withPermits(1)(queue.withSessionLease(sessionId, run(sessionId, opts)))
     }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
 
   // Whether a compaction of the session would write anything (as `status` counts it, without a budget).
   // Reads the store only (no token estimate of the whole context, unless the tail is bounded in tokens).
   const hasWork = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
     Effect.map(
-      Effect.all([store.uncoveredTurns(sessionId), store.parentless(sessionId)]),
+      Effect.all([turnStore.uncoveredTurns(sessionId), dag.parentless(sessionId)]),
       ([uncovered, parentless]) =>
         Plan.tailStart(uncovered, opts.freshTailTurns, tailBound(opts.freshTailTokens)) > 0 ||
         Plan.nextToCondense(parentless, opts.minFanIn) !== undefined
@@ -611,17 +622,17 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
   // work (another worker may have finished it since it was queued); `taken` tells whether both were free.
   // Holding the lease, it takes the session off the queue once it has no work left (the store keeps it
   // queued when turns came in since the claim).
-  const tryCompact = (claim: WorkClaim, opts: CompactionOptions.ResolvedOptions) =>
+  const tryCompact = (claim: WorkQueue.WorkClaim, opts: CompactionOptions.ResolvedOptions) =>
     Effect.gen(function*() {
       const lock = yield* lockFor(claim.sessionId)
-      const settle = Effect.flatMap(hasWork(claim.sessionId, opts), (work) => work ? Effect.void : store.settleWork(claim))
+      const settle = Effect.flatMap(hasWork(claim.sessionId, opts), (work) => work ? Effect.void : queue.settleWork(claim))
       const attempt = yield* lock.withPermitsIfAvailable(1)(
-        store.tryWithSessionLease(
+        queue.tryWithSessionLease(
           claim.sessionId,
           Effect.flatMap(hasWork(claim.sessionId, opts), (work) =>
             work
               ? Effect.asSome(Effect.zipLeft(run(claim.sessionId, opts), settle))
-              : Effect.as(store.settleWork(claim), Option.none()))
+              : Effect.as(queue.settleWork(claim), Option.none()))
         )
       )
       const outcome = Option.flatten(attempt)
@@ -638,7 +649,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       // queue, so claiming one of them again means every session left in it is held: wait, rather than spin.
       const held = new Set<string>()
       while (true) {
-        const next = yield* store.claimWork
+        const next = yield* queue.claimWork
         if (Option.isNone(next)) break
         const claim = next.value
         if (held.has(claim.sessionId)) {
@@ -671,7 +682,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       let redone = 0
       let stillFallback = 0
       // Lowest depth first, so a condensed node is redone from children already redone.
-      const all = yield* store.summaries(sessionId)
+      const all = yield* dag.summaries(sessionId)
       const leaves = all.filter((s) => s.depth === 0)
       // The text of each leaf as it is now: a redone leaf is the prior summary of the next.
       const leafText = new Map(leaves.map((leaf) => [leaf.id, leaf.content]))
@@ -679,7 +690,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       for (const old of fallbacks) {
         const summary = yield* Effect.flatMap(
           old.depth === 0
-            ? Effect.flatMap(store.sourceTurns(old.id), (turns) => {
+            ? Effect.flatMap(dag.sourceTurns(old.id), (turns) => {
               const before = leaves[leaves.findIndex((leaf) => leaf.id === old.id) - 1]
               return summarizer.summarizeTurns(turns, {
                 priorSummary: before === undefined ? undefined : leafText.get(before.id),
@@ -687,7 +698,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
               })
             })
             : Effect.flatMap(
-              store.children(old.id),
+              dag.children(old.id),
               (children) => summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens })
             ),
           check
@@ -697,7 +708,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
           stillFallback++
           continue
         }
-        yield* store.rewriteSummary(old.id, {
+        yield* dag.rewriteSummary(old.id, {
           content: summary.text,
           tier: summary.tier,
           tokenEstimate: summary.outputTokens
@@ -713,7 +724,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     Effect.gen(function*() {
       const opts = yield* resolve(overrides)
       const lock = yield* lockFor(sessionId)
-      return yield* lock.withPermits(1)(store.withSessionLease(sessionId, redo(sessionId, opts)))
+      return yield* lock.withPermits(1)(queue.withSessionLease(sessionId, redo(sessionId, opts)))
     }).pipe(Effect.withSpan("CompactionManager.redoFallbacks", { attributes: { "precis.session_id": sessionId } }))
 
 
@@ -726,7 +737,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
         if (tokens <= opts.threshold * budget) return { context: current, counts: {} }
         const stats = yield* compact(sessionId, options)
         if (stats.turnsCompacted === 0 && stats.condensedSummariesCreated === 0) return { context: current, counts: {} }
-        const [summaries, uncovered] = yield* Effect.all([store.parentless(sessionId), store.uncoveredTurns(sessionId)])
+        const [summaries, uncovered] = yield* Effect.all([dag.parentless(sessionId), turnStore.uncoveredTurns(sessionId)])
         const ids = new Set(uncovered.map((turn) => turn.id))
         return {
           context: { summaries, turns: current.turns.filter((turn) => turn.id !== undefined && ids.has(turn.id)) },
@@ -744,7 +755,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
   })
 
   // The session state carried forward and saved; a failed save costs the next load a longer fold, nothing more.
-  const sessionState = (sessionId: string, read?: ReadonlyArray<StoredTurn>) =>
+  const sessionState = (sessionId: string, read?: ReadonlyArray<TurnStore.StoredTurn>) =>
     Effect.tap(
       withStore(ActiveContext.loadState(sessionId, read)),
       (loaded) =>
@@ -778,11 +789,11 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const expanding = expand === false
         ? []
         : [Expansion.stage({ ...(expand === true ? {} : expand), budget: condenser.budget })]
-      const condensed = yield* Condenser.pipeline<MemoryStore>([...fitting, ...expanding])(active)
+      const condensed = yield* Condenser.pipeline<DagStore.DagStore>([...fitting, ...expanding])(active)
       return { sessionId, header, ...condensed, tokens: condensed.tokens + headerTokens }
     }).pipe(
       Effect.provideService(TokenEstimator.TokenEstimator, estimator),
-      Effect.provideService(MemoryStore, store),
+      Effect.provide(stores),
       Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })
     )
 
@@ -798,9 +809,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
  * ```ts
  * import { Layer } from "effect"
  * import { Summarizer } from "@precis/core"
- * import { CompactionManager, SqliteMemoryStore } from "@precis/compaction"
+ * import { CompactionManager } from "@precis/compaction"
+ * import { SqliteStore } from "@precis/store-sqlite"
  * const Live = CompactionManager.layer({ freshTailTurns: 8 }).pipe(
- *   Layer.provide(SqliteMemoryStore.layer({ filename: "precis.db" })),
+ *   Layer.provide(SqliteStore.layer({ filename: "precis.db" })),
  *   Layer.provide(Summarizer.layer())
  * ) // Layer<CompactionManager, StoreError, Provider>
  * ```
@@ -808,7 +820,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
  */
 export const layer = (
   options?: CompactionOptions.Options
-): Layer.Layer<CompactionManager, never, MemoryStore | Summarizer.Summarizer> =>
+): Layer.Layer<CompactionManager, never, Stores | Summarizer.Summarizer> =>
   Layer.effect(CompactionManager, make(options))
 
 /**
@@ -818,5 +830,5 @@ export const layer = (
  */
 export const layerConfig = (
   options: Config.Config<CompactionOptions.Options> = CompactionOptions.config
-): Layer.Layer<CompactionManager, ConfigError.ConfigError, MemoryStore | Summarizer.Summarizer> =>
+): Layer.Layer<CompactionManager, ConfigError.ConfigError, Stores | Summarizer.Summarizer> =>
   Layer.effect(CompactionManager, Effect.flatMap(options, make))

@@ -4,7 +4,7 @@
  *
  * - **mask**: tool output outside the protected newest part becomes one line
  *   saying what it was (tool, path or command, size, exit status or first
- *   error line) and the turn to read in full (`MemoryStore.turns` / the
+ *   error line) and the turn to read in full (`TurnStore.turns` / the
  *   store keeps every turn verbatim). The result straddling the protected
  *   part's edge is cut in its middle instead.
  * - **forget**: the seed's decaying score (`1 - 0.05 x position from the end`,
@@ -33,7 +33,7 @@ import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Forget from "./internal/forget.js"
 import * as Mask from "./internal/mask.js"
-import { span, tailStart } from "./internal/plan.js"
+import { tailStart } from "./internal/plan.js"
 import { firstRequest } from "./internal/turns.js"
 import * as Window from "./internal/window.js"
 
@@ -275,7 +275,7 @@ export const summarize = (options: SummarizeOptions): Stage<Summarizer.Summarize
         priorSummary: prior?.content,
         targetTokens: options.targetTokens ?? CompactionOptions.defaults.leafTargetTokens
       })
-      const range = span(older.map((turn) => ({ start: turn.timestamp, end: turn.timestamp })))
+      const range = SummaryRecord.timeRange(older.map((turn) => ({ start: turn.timestamp, end: turn.timestamp })))
       const ids = older.flatMap((turn) => (turn.id === undefined ? [] : [turn.id]))
       const record = SummaryRecord.make({
         id: `condensed-${context.summaries.length + 1}`,

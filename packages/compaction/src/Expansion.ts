@@ -21,11 +21,11 @@
  * @since 0.3.0
  */
 import { type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
+import { DagStore, type StoreError } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as ActiveContext from "./ActiveContext.js"
 import type * as Condenser from "./Condenser.js"
 import * as Mask from "./internal/mask.js"
-import { MemoryStore, type StoreError } from "./MemoryStore.js"
 
 /**
  * The expansion's settings.
@@ -93,11 +93,12 @@ export const limit = (options: Options): number =>
  *
  * @example
  * ```ts
- * import { ActiveContext, Expansion, SqliteMemoryStore } from "@precis/compaction"
+ * import { ActiveContext, Expansion } from "@precis/compaction"
+ * import { SqliteStore } from "@precis/store-sqlite"
  * import { Effect } from "effect"
  * const program = ActiveContext.load("session-1").pipe(
  *   Effect.flatMap((context) => Expansion.expand(context, { budget: 16_000 })),
- *   Effect.provide(SqliteMemoryStore.layer({ filename: "precis.db" }))
+ *   Effect.provide(SqliteStore.layer({ filename: "precis.db" }))
  * ) // at most 13600 tokens, rendered, when the active context was under that
  * ```
  * @since 0.3.0
@@ -105,7 +106,7 @@ export const limit = (options: Options): number =>
 export const expand = (
   context: Condenser.Context,
   options: Options
-): Effect.Effect<Expanded, StoreError, MemoryStore> =>
+): Effect.Effect<Expanded, StoreError.StoreError, DagStore.DagStore> =>
   Effect.gen(function*() {
     const estimator = yield* TokenEstimator.TokenEstimator
     const cap = limit(options)
@@ -124,7 +125,7 @@ export const expand = (
 // With `exact`, every step is measured on the rendered text.
 const fill = (context: Condenser.Context, options: Options, cap: number, exact: boolean) =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore
+    const store = yield* DagStore.DagStore
     const estimator = yield* TokenEstimator.TokenEstimator
     // Measured as rendered (summary headers included): many small summaries cost more than their texts.
     const measure = (context: Condenser.Context) => estimator.estimate(ActiveContext.render(context))
@@ -205,7 +206,7 @@ const fill = (context: Condenser.Context, options: Options, cap: number, exact: 
  *
  * @since 0.3.0
  */
-export const stage = (options: Options): Condenser.Stage<MemoryStore> => ({
+export const stage = (options: Options): Condenser.Stage<DagStore.DagStore> => ({
   name: "expand",
   run: (context) =>
     expand(context, options).pipe(

@@ -2,7 +2,7 @@
  * Sleep Mode: compaction in idle time. A scoped background fiber wakes every
  * `checkInterval`; once the agent has been idle for `idleThreshold`, it runs a
  * *cycle*: it brings the store's search index up to date
- * (`MemoryStore.indexSearch`), then compacts, one after the other, the sessions with at least
+ * (`SearchIndex.indexSearch`), then compacts, one after the other, the sessions with at least
  * `minUnprocessedTurns` evictable turns (uncovered turns outside the fresh
  * tail) and, with a `budget`, those whose active context passed
  * `softMark * budget`, each by at most `batchSize` turns (the compaction's
@@ -28,6 +28,7 @@
  *
  * @since 0.3.0
  */
+import { SearchIndex, type StoreError, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -47,7 +48,6 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { CompactionManager, type CompactionStats } from "./CompactionManager.js"
 import type * as CompactionOptions from "./CompactionOptions.js"
-import { MemoryStore, type StoreError } from "./MemoryStore.js"
 
 /**
  * @since 0.3.0
@@ -74,7 +74,7 @@ export interface Options {
   /** Longest wait between checks after failed cycles. Default 30 minutes. */
   readonly maxBackoff?: Duration.DurationInput | undefined
   /** The sessions to look at. Default every session of the store. */
-  readonly sessions?: Effect.Effect<ReadonlyArray<string>, StoreError> | undefined
+  readonly sessions?: Effect.Effect<ReadonlyArray<string>, StoreError.StoreError> | undefined
   /** Overrides of the manager's options for idle-time compactions (`maxTurns` is `batchSize`). */
   readonly compaction?: CompactionOptions.Options | undefined
 }
@@ -258,7 +258,8 @@ class CycleError extends Data.TaggedError("CycleError")<{
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const opts = yield* resolve(options)
   const manager = yield* CompactionManager
-  const store = yield* MemoryStore
+  const turnStore = yield* TurnStore.TurnStore
+  const index = yield* SearchIndex.SearchIndex
   const pubsub = yield* Effect.acquireRelease(PubSub.unbounded<Event>(), PubSub.shutdown)
   const stats = yield* Ref.make(emptyStats)
   // The idle clock: the last activity (epoch ms) and how many `busy` effects run.
@@ -275,7 +276,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       : Duration.min(Duration.times(opts.checkInterval, 2 ** Math.min(failures, 30)), opts.maxBackoff)
 
   const publish = (event: Event) => PubSub.publish(pubsub, event)
-  const sessionIds = options.sessions ?? Effect.map(store.sessions, (all) => all.map((s) => s.id))
+  const sessionIds = options.sessions ?? Effect.map(turnStore.sessions, (all) => all.map((s) => s.id))
   const overrides: CompactionOptions.Options = { ...options.compaction, maxTurns: opts.batchSize }
 
   // A session is due with enough evictable turns, or past the soft mark of its budget.
@@ -296,7 +297,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(now - started))
     return yield* Effect.gen(function*() {
       // The turns appended since the last search or cycle go into the search index now, not in the agent's next search.
-      yield* Effect.mapError(store.indexSearch, failWith(undefined))
+      yield* Effect.mapError(index.indexSearch, failWith(undefined))
       const ids = yield* Effect.mapError(sessionIds, failWith(undefined))
       const due = yield* Effect.filter(ids, (id) => Effect.mapError(isDue(id), failWith(id)))
       // A cycle with nothing to do is counted, but publishes nothing.
@@ -406,13 +407,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
  * import { Layer } from "effect"
  * import { CompactionManager, SleepMode } from "@precis/compaction"
  * const Sleep = SleepMode.layer({ idleThreshold: "2 minutes", budget: 32_000 })
- * // Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | MemoryStore>
+ * // Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | TurnStore.TurnStore | SearchIndex.SearchIndex>
  * ```
  * @since 0.3.0
  */
 export const layer = (
   options?: Options
-): Layer.Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | MemoryStore> =>
+): Layer.Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | TurnStore.TurnStore | SearchIndex.SearchIndex> =>
   Layer.scoped(SleepMode, make(options))
 
 const variables = {
@@ -462,7 +463,7 @@ export const layerConfig = (
 ): Layer.Layer<
   SleepMode,
   InvalidSleepOptionsError | ConfigError.ConfigError,
-  CompactionManager | MemoryStore
+  CompactionManager | TurnStore.TurnStore | SearchIndex.SearchIndex
 > =>
   Layer.scoped(
     SleepMode,

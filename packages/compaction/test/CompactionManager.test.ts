@@ -1,6 +1,7 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { ConversationTurn, type Provider, ProviderError, Summarizer, TokenEstimator, Transcript } from "@precis/core"
-import { Fixtures, ScriptedProvider } from "@precis/testing"
+import { Store } from "@precis/store"
+import { Fixtures, ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -17,9 +18,7 @@ import * as path from "node:path"
 import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as CompactionOptions from "../src/CompactionOptions.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import { depsLayer, managerLayer, requestCount, shortReply, storeLayer, waitUntil } from "./helpers.js"
-import { violations } from "./invariants.js"
 
 const tokensOf = (turn: ConversationTurn.ConversationTurn) => TokenEstimator.approximate.estimate(Transcript.formatTurn(turn))
 
@@ -35,10 +34,10 @@ const sizedTurns = (count: number, tokens: number, prefix = "t") => {
 }
 
 const setup = (sessionId: string, turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
-  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.appendTurns(sessionId, turns))
+  Effect.flatMap(Store.all, (store) => store.appendTurns(sessionId, turns))
 
 const manager = CompactionManager.CompactionManager
-const store = MemoryStore.MemoryStore
+const store = Store.all
 
 const leafRequests = Effect.map(
   Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests),
@@ -58,7 +57,7 @@ describe("CompactionManager", () => {
       })
       const uncovered = yield* (yield* store).uncoveredTurns("s")
       expect(uncovered.map((t) => t.id)).toEqual(Array.from({ length: 16 }, (_, i) => `t${24 + i}`))
-      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("fresh tail of 0, 1, the turn count and one more", () =>
@@ -74,7 +73,7 @@ describe("CompactionManager", () => {
         expect(yield* covered(id)).toBe(expected)
         expect(stats.leafSummariesCreated).toBe(expected === 0 ? 0 : 1)
       }
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
       // Only sessions with something to evict called the model.
       expect((yield* leafRequests).length).toBe(2)
     }).pipe(Effect.provide(managerLayer())))
@@ -106,7 +105,7 @@ describe("CompactionManager", () => {
       const stats = yield* cm.compact("empty", { ...options, leafChunkTokens: 30 })
       expect(stats.turnsCompacted).toBe(2)
       expect(yield* leafSizes("empty")).toEqual([2])
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("gives each leaf the previous leaf as prior summary, across runs", () =>
@@ -145,7 +144,7 @@ describe("CompactionManager", () => {
         r.task?.kind === "condense"
       )
       expect(condenseRequests.map((r) => r.task?.targetTokens)).toEqual(Array(8).fill(2000))
-      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("leaves a remainder below minFanIn for a later run", () =>
@@ -229,7 +228,7 @@ describe("CompactionManager", () => {
       expect((yield* requestCount) / turns.length).toBeLessThan(0.05)
       expect(largest).toBeLessThanOrEqual(0.75 * budget)
       for (let i = 0; i < 3; i++) expect(yield* cm.shouldCompact("loop", budget)).toBe(false)
-      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer())), 60_000)
 
   it.effect("keeps a tool result with its call at the fresh-tail boundary", () =>
@@ -248,7 +247,7 @@ describe("CompactionManager", () => {
       const stats = yield* cm.compact("tools", { freshTailTurns: 2 })
       expect(stats.turnsCompacted).toBe(6)
       expect((yield* s.uncoveredTurns("tools")).map((t) => t.id)).toEqual(["call", "r1", "r2", "end"])
-      expect(yield* violations({ freshTailTurns: 2 })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 2 })).toEqual([])
       // A tail of 1 starts at "end": the call and its results may be summarized together.
       yield* cm.compact("tools", { freshTailTurns: 1 })
       expect((yield* s.uncoveredTurns("tools")).map((t) => t.id)).toEqual(["end"])
@@ -279,7 +278,7 @@ describe("CompactionManager", () => {
       expect([a.leafSummariesCreated, b.leafSummariesCreated].sort()).toEqual([0, 8])
       expect(a.turnsCompacted + b.turnsCompacted).toBe(24)
       expect((yield* leafRequests).length).toBe(8)
-      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) => ScriptedProvider.delayed("10 seconds", `summary of ${r.task?.material.length}`))))))
 
   it.effect("different sessions compact in parallel", () =>
@@ -311,7 +310,7 @@ describe("CompactionManager", () => {
       for (let i = 0; i < 10; i++) yield* TestClock.adjust("10 seconds")
       const stats = yield* Fiber.join(fiber)
       expect(stats.condensedSummariesCreated).toBe(12 + 6 + 3 + 1)
-      expect(yield* violations({ minFanIn: 2, maxFanIn: 2, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ minFanIn: 2, maxFanIn: 2, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) =>
       r.task?.kind === "condense" ? ScriptedProvider.delayed("10 seconds", "merged") : shortReply(r)
     )))))
@@ -377,7 +376,7 @@ describe("CompactionManager", () => {
       const stats = yield* cm.compact("tiers", { freshTailTurns: 8, leafChunkTokens: 40 })
       expect(stats.tiersUsed).toEqual({ normal: 0, aggressive: 0, fallback: 3 })
       expect((yield* s.summaries("tiers", { depth: 0 })).map((l) => l.tier)).toEqual(["fallback", "fallback", "fallback"])
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
     }).pipe(Effect.provide(managerLayer(ScriptedProvider.alwaysFail()))))
 
   it.effect("interrupted mid-leaf-pass: finished leaves stay, a rerun completes the work", () =>
@@ -389,13 +388,13 @@ describe("CompactionManager", () => {
       yield* waitUntil(Effect.map(requestCount, (n) => n >= 3))
       yield* Fiber.interrupt(fiber)
       expect((yield* s.summaries("cut")).length).toBe(2)
-      expect(yield* violations({ freshTailTurns: 16 })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16 })).toEqual([])
 
       const stats = yield* cm.compact("cut", { leafChunkTokens: 30 })
       expect(stats.leafSummariesCreated).toBe(6)
       expect(stats.turnsCompacted).toBe(18)
       expect((yield* s.uncoveredTurns("cut")).length).toBe(16)
-      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer(hangOnCall(3)))))
 
   it.effect("interrupted mid-condensation: finished parents stay linked, the rest is redone", () =>
@@ -411,12 +410,12 @@ describe("CompactionManager", () => {
       yield* Fiber.interrupt(fiber)
       expect((yield* s.summaries("cut2", { depth: 1 })).length).toBe(5)
       expect((yield* s.parentless("cut2", { depth: 0 })).length).toBe(2)
-      expect(yield* violations({ minFanIn: 2, maxFanIn: 2 })).toEqual([])
+      expect(yield* StoreInvariants.violations({ minFanIn: 2, maxFanIn: 2 })).toEqual([])
 
       const stats = yield* cm.compact("cut2", options)
       expect(stats.leafSummariesCreated).toBe(0)
       expect(stats.condensedSummariesCreated).toBe(1 + 3 + 1)
-      expect(yield* violations({ minFanIn: 2, maxFanIn: 2, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ minFanIn: 2, maxFanIn: 2, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer(hangOnCall(14)))))
 
   it.effect("renders the active context as messages and text", () =>
@@ -469,7 +468,7 @@ describe("CompactionManager", () => {
       }).pipe(Effect.provide(managerLayer(undefined, undefined, filename)))
       const [reopened, problems, again] = yield* Effect.gen(function*() {
         const cm = yield* manager
-        return [yield* cm.context("file"), yield* violations({ freshTailTurns: 16 }), yield* cm.compact("file", { leafChunkTokens: 10 })] as const
+        return [yield* cm.context("file"), yield* StoreInvariants.violations({ freshTailTurns: 16 }), yield* cm.compact("file", { leafChunkTokens: 10 })] as const
       }).pipe(Effect.provide(managerLayer(undefined, undefined, filename)))
       fs.rmSync(dir, { recursive: true, force: true })
       expect(reopened).toEqual(first)
@@ -590,7 +589,7 @@ describe("a budget bounds the fresh tail in tokens and compaction reaches the lo
       // tailTokensFor(8000) = 2000 tokens: 4 turns of 500
       expect(context.turns).toHaveLength(4)
       expect(context.tokens).toBeLessThanOrEqual(0.5 * 8_000)
-      expect(yield* violations({ freshTailTurns: 0, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 0, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("a pass left above lowWater x budget runs a second leaf pass down to it", () =>
@@ -641,7 +640,7 @@ describe("a provider that fails", () => {
       const stats = yield* (yield* manager).compact("p", { leafChunkTokens: 200 })
       expect(stats.leafSummariesCreated).toBe(6)
       expect(stats.tiersUsed.fallback).toBe(0)
-      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer(provider.layer)))
   })
 
@@ -683,7 +682,7 @@ describe("a provider that fails", () => {
       const condensedRequest = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
         .filter((r) => r.task?.kind === "condense").at(-1)!
       expect(condensedRequest.task!.material).not.toContain("[TRUNCATED")
-      expect(yield* violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
       // Nothing left to redo.
       expect((yield* (yield* manager).redoFallbacks("r")).redone).toBe(0)
     }).pipe(Effect.provide(managerLayer(provider.layer)))
@@ -728,7 +727,7 @@ describe("CompactionManager maxTurns", () => {
       const second = yield* (yield* manager).compact("m", { leafChunkTokens: 200, maxTurns: 10, budget: 1_000 })
       // With a budget the low-water pass runs too, within what is left of the 10 turns.
       expect(second.turnsCompacted).toBe(10)
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
       const bad = yield* Effect.either((yield* manager).compact("m", { maxTurns: 0 }))
       assert(Either.isLeft(bad))
       expect(bad.left.message).toContain("maxTurns must be an integer >= 1 (got 0)")

@@ -1,5 +1,6 @@
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { ConversationTurn, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
+import { Store } from "@precis/store"
 import { ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -8,7 +9,6 @@ import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as Condenser from "../src/Condenser.js"
 import * as Forget from "../src/internal/forget.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import { managerLayer, requestCount, shortReply } from "./helpers.js"
 
 const estimator = TokenEstimator.approximate
@@ -211,7 +211,7 @@ describe("Condenser", () => {
 
   it.effect("assemble: within the budget, masking first, compacting only when still over the threshold", () =>
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       const many = Array.from({ length: 12 }, (_, i) => [
         turn("user", `step ${i}: check the build`, `u${i}`),

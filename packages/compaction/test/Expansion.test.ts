@@ -1,14 +1,13 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { ConversationTurn, type Provider, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
-import { Arbitraries, ScriptedProvider } from "@precis/testing"
+import { DagStore, Store, StoreError } from "@precis/store"
+import { Arbitraries, ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as Expansion from "../src/Expansion.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import { managerLayer, runPumped } from "./helpers.js"
-import { contextViolations, violations } from "./invariants.js"
 
 const estimator = TokenEstimator.approximate
 
@@ -33,11 +32,11 @@ const layer = managerLayer(ScriptedProvider.respond(fixedReply), options)
 const session = "e"
 
 const compacted = Effect.gen(function*() {
-  const store = yield* MemoryStore.MemoryStore
+  const store = yield* Store.all
   const manager = yield* CompactionManager.CompactionManager
   yield* store.appendTurns(session, sizedTurns(10, 100))
   yield* manager.compact(session)
-  assert.deepStrictEqual(yield* violations(), [])
+  assert.deepStrictEqual(yield* StoreInvariants.violations(), [])
   const active = yield* manager.context(session)
   assert.deepStrictEqual(active.summaries.map((s) => s.depth), [2])
   return { store, manager, active }
@@ -63,7 +62,7 @@ describe("Expansion", () => {
       assert.strictEqual(out.rendered, budget)
       assert.strictEqual(out.tokens, ActiveContext.count(estimator, expected))
       assert.strictEqual(out.turns, active.turns)
-      assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
+      assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, out, { complete: true }), [])
       // One token less: the newer one's leaves no longer fit, the older one's neither (the same size).
       const less = yield* Expansion.expand(active, { budget: budget - 1, reserve: 0 })
       assert.deepStrictEqual(ids(less.summaries), [older!.id, newer!.id])
@@ -84,7 +83,7 @@ describe("Expansion", () => {
             continue
           }
           expect(out.rendered).toBeLessThanOrEqual(limit)
-          assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
+          assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, out, { complete: true }), [])
           // Full: no condensed summary left would fit as its children, nor the newest leaf as its turns.
           for (const [i, s] of out.summaries.entries()) {
             if (s.depth === 0) continue
@@ -125,13 +124,13 @@ describe("Expansion", () => {
         assert.strictEqual(out.rendered, lumpy.estimate(ActiveContext.render(out)))
         expect(out.rendered).toBeLessThanOrEqual(budget)
         expect(out.expandedSummaries + out.expandedLeaves).toBeGreaterThan(0)
-        assert.deepStrictEqual(yield* contextViolations(session, out, { complete: true }), [])
+        assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, out, { complete: true }), [])
       }
     }).pipe(Effect.provide(layer)))
 
   it.effect("only the newest leaves become turns, their old tool output masked", () =>
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       const turns = [
         ConversationTurn.make({ role: "user", content: "Run the tests.", id: "u0" }),
@@ -171,7 +170,7 @@ describe("Expansion", () => {
       const stage = expanded.report.stages.at(-1)!
       assert.deepStrictEqual([stage.stage, stage.acted, stage.tokensBefore], ["expand", true, active.tokens])
       expect(stage.expanded).toBeGreaterThan(0)
-      assert.deepStrictEqual(yield* contextViolations(session, expanded, { complete: true }), [])
+      assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, expanded, { complete: true }), [])
       // With compaction allowed (nothing to compact here), the same context.
       const compacting = yield* manager.assemble(session, { budget, sessionState: false })
       assert.deepStrictEqual(ids(compacting.summaries), ids(expanded.summaries))
@@ -182,18 +181,18 @@ describe("Expansion", () => {
       const reserved = yield* manager.assemble(session, { budget, compact: false, expand: { reserve: 0.5 }, sessionState: false })
       expect(rendered(reserved)).toBeLessThanOrEqual(500)
       assert.deepStrictEqual(yield* store.summaries(session), before)
-      assert.deepStrictEqual(yield* violations(), [])
+      assert.deepStrictEqual(yield* StoreInvariants.violations(), [])
     }).pipe(Effect.provide(layer)))
 
   it.effect("a store that fails leaves the context as it was: the stage never fails", () =>
     Effect.gen(function*() {
       const { active, store } = yield* compacted
-      const failing = MemoryStore.MemoryStore.of({
+      const failing = DagStore.DagStore.of({
         ...store,
-        children: () => Effect.fail(new MemoryStore.StoreError({ operation: "children", reason: "disk gone" }))
+        children: () => Effect.fail(new StoreError.StoreError({ operation: "DagStore.children", reason: "disk gone" }))
       })
       const out = yield* Expansion.stage({ budget: 5000 }).run(active, active.tokens).pipe(
-        Effect.provideService(MemoryStore.MemoryStore, failing)
+        Effect.provideService(DagStore.DagStore, failing)
       )
       assert.strictEqual(out.context, active)
     }).pipe(Effect.provide(layer)))
@@ -209,7 +208,7 @@ describe("Expansion", () => {
     },
     ({ budget, leafChunkTokens, reserve, turns, turnsToo }) =>
       Effect.gen(function*() {
-        const store = yield* MemoryStore.MemoryStore
+        const store = yield* Store.all
         const manager = yield* CompactionManager.CompactionManager
         yield* store.appendTurns("p", turns)
         yield* runPumped(manager.compact("p", { freshTailTurns: 3, leafChunkTokens, minFanIn: 2, maxFanIn: 3 }))
@@ -225,7 +224,7 @@ describe("Expansion", () => {
             .toBeLessThanOrEqual(Expansion.limit({ budget: Math.max(1, budget - headerTokens), reserve }))
         }
         const complete = out.report.stages.every((stage) => stage.dropped === 0)
-        assert.deepStrictEqual(yield* contextViolations("p", out, { complete }), [])
+        assert.deepStrictEqual(yield* StoreInvariants.contextViolations("p", out, { complete }), [])
       }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond(fixedReply)))),
     { fastCheck: { numRuns: 25 }, timeout: 120_000 }
   )

@@ -1,5 +1,7 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { ConversationTurn, TokenEstimator } from "@precis/core"
+import { Store, TurnStore } from "@precis/store"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -10,9 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import * as SessionState from "../src/SessionState.js"
-import * as SqliteMemoryStore from "../src/SqliteMemoryStore.js"
 import { managerLayer } from "./helpers.js"
 
 // ---------------------------------------------------------------------------- turns as importers write them
@@ -386,7 +386,7 @@ describe("the stored session state", () => {
 
   it.effect("assemble puts the header first, within its share of the budget, and saves the state", () =>
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       yield* store.appendTurns("s", sessionTurns)
       const budget = 2000
@@ -416,11 +416,11 @@ describe("the stored session state", () => {
 
   it.effect("a load folds the turns its caller read instead of reading them, unless they start too late", () =>
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       yield* store.appendTurns("s", sessionTurns)
       const stored = yield* store.turns("s")
       // A marked copy of the first request tells a fold of `read` from a fold of the store's turns.
-      const read = stored.map((t) => t.id === "u1" ? new MemoryStore.StoredTurn({ ...t, content: "marked request" }) : t)
+      const read = stored.map((t) => t.id === "u1" ? new TurnStore.StoredTurn({ ...t, content: "marked request" }) : t)
       const given = yield* ActiveContext.loadState("s", read)
       assert.deepStrictEqual([given.lastSeq, given.advanced], [sessionTurns.length - 1, true])
       assert.deepStrictEqual(given.state.firstRequest, { text: "marked request", turnId: "u1" })
@@ -436,19 +436,19 @@ describe("the stored session state", () => {
 
   it.effect("assemble folds the new turns from the uncovered turns it read, reading no turns again", () =>
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       yield* store.appendTurns("s", sessionTurns)
       const more = [ConversationTurn.make({ role: "user", content: "and JSON too", id: "u3" })]
       yield* store.appendTurns("s", more)
       const reads: Array<string> = []
-      const watched = MemoryStore.MemoryStore.of({
+      const watched = TurnStore.TurnStore.of({
         ...store,
         turns: (sessionId, options) => Effect.suspend(() => {
           reads.push(sessionId)
           return store.turns(sessionId, options)
         })
       })
-      const manager = yield* CompactionManager.make().pipe(Effect.provideService(MemoryStore.MemoryStore, watched))
+      const manager = yield* CompactionManager.make().pipe(Effect.provideService(TurnStore.TurnStore, watched))
       const assembled = yield* manager.assemble("s", { budget: 8000, compact: false })
       assert.deepStrictEqual(reads, [])
       assert.include(assembled.header, "latest request: and JSON too [u3]")
@@ -458,7 +458,7 @@ describe("the stored session state", () => {
 
   it.effect("a compaction saves the state of every turn, the fresh tail's included", () =>
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       yield* store.appendTurns("s", sessionTurns)
       const stats = yield* manager.compact("s", { freshTailTurns: 2, leafChunkTokens: 40 })
@@ -479,10 +479,10 @@ describe("the stored session state", () => {
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-state-"))
       const filename = path.join(dir, "state.db")
-      const open = <A, E>(effect: Effect.Effect<A, E, MemoryStore.MemoryStore>) =>
-        Effect.scoped(Effect.provide(effect, SqliteMemoryStore.layer({ filename }).pipe(Layer.orDie)))
+      const open = <A, E>(effect: Effect.Effect<A, E, Store.Store>) =>
+        Effect.scoped(Effect.provide(effect, SqliteStore.layer({ filename }).pipe(Layer.orDie)))
       const first = yield* open(Effect.gen(function*() {
-        const store = yield* MemoryStore.MemoryStore
+        const store = yield* Store.all
         yield* store.appendTurns("s", sessionTurns.slice(0, 6))
         const loaded = yield* ActiveContext.loadState("s")
         yield* ActiveContext.saveState(loaded)
@@ -490,7 +490,7 @@ describe("the stored session state", () => {
       }))
       assert.deepStrictEqual([first.lastSeq, first.advanced], [5, true])
       const [again, later] = yield* open(Effect.gen(function*() {
-        const store = yield* MemoryStore.MemoryStore
+        const store = yield* Store.all
         const again = yield* ActiveContext.loadState("s")
         // The stored state is what later loads start from: mark it to tell it from a fold from the first turn.
         const marked = { ...again.state, firstRequest: { text: "from the store", turnId: "u1" } }
@@ -505,7 +505,7 @@ describe("the stored session state", () => {
       assert.deepStrictEqual(later.state.latestRequest, { text: "also support TSV", turnId: "u2" })
       // A stored state that cannot be read is folded again from the first turn.
       const refolded = yield* open(Effect.gen(function*() {
-        const store = yield* MemoryStore.MemoryStore
+        const store = yield* Store.all
         yield* store.saveSessionState({ sessionId: "s", state: "{\"version\":99}", lastSeq: 100 })
         return yield* ActiveContext.loadState("s")
       }))

@@ -1,6 +1,7 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { ConversationTurn, type Provider, ProviderError } from "@precis/core"
-import { ScriptedProvider } from "@precis/testing"
+import { Store } from "@precis/store"
+import { ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Chunk from "effect/Chunk"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -13,10 +14,8 @@ import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as CompactionManager from "../src/CompactionManager.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import * as SleepMode from "../src/SleepMode.js"
 import { managerLayer, requestCount, shortReply, waitUntil } from "./helpers.js"
-import { violations } from "./invariants.js"
 
 /** `count` turns of about 50 tokens, ids `${prefix}${i}`, alternating user/assistant. */
 const turns = (count: number, prefix = "t") =>
@@ -28,12 +27,12 @@ const turns = (count: number, prefix = "t") =>
     }))
 
 const append = (sessionId: string, count: number, prefix?: string) =>
-  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.appendTurns(sessionId, turns(count, prefix)))
+  Effect.flatMap(Store.all, (store) => store.appendTurns(sessionId, turns(count, prefix)))
 
 const stats = Effect.flatMap(SleepMode.SleepMode, (sleep) => sleep.stats)
 const sleepMode = SleepMode.SleepMode
 const uncovered = (sessionId: string) =>
-  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.uncoveredTurns(sessionId))
+  Effect.flatMap(Store.all, (store) => store.uncoveredTurns(sessionId))
 
 /** Lets the forked fibers run until they wait on the clock. */
 const settle = Effect.gen(function*() {
@@ -78,7 +77,7 @@ describe("SleepMode", () => {
       expect(after.errors).toBe(0)
       expect(after.lastCycleAt).toBe(5 * 60_000)
       expect((yield* uncovered("s")).map((t) => t.id)).toEqual(["t20", "t21", "t22", "t23"])
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
     }).pipe(Effect.provide(sleepLayer({})))
   )
 
@@ -108,7 +107,7 @@ describe("SleepMode", () => {
         20,
         8
       ])
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
     }).pipe(Effect.provide(sleepLayer({ batchSize: 20 }))))
 
   it.effect("compacts a session past the soft mark of its budget even with few evictable turns", () =>
@@ -139,7 +138,7 @@ describe("SleepMode", () => {
       yield* waitUntil(Effect.map(stats, (s) => s.cyclesCompleted === 1))
       expect((yield* stats).turnsProcessed).toBe(0)
       // Nothing left for the agent's next search to index.
-      expect(yield* Effect.flatMap(MemoryStore.MemoryStore, (store) => store.indexSearch)).toBe(0)
+      expect(yield* Effect.flatMap(Store.all, (store) => store.indexSearch)).toBe(0)
     }).pipe(Effect.provide(sleepLayer({ minUnprocessedTurns: 100 }))))
 
   it.scoped("activity interrupts a running cycle at once, and the agent's compact then runs", () => {
@@ -164,7 +163,7 @@ describe("SleepMode", () => {
       provider.state.hanging = false
       const result = yield* (yield* CompactionManager.CompactionManager).compact("s")
       expect(result.turnsCompacted).toBe(20)
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
       // The idle clock restarted: no cycle until 5 minutes after the activity.
       yield* advance("4 minutes")
       expect((yield* stats).cyclesCompleted).toBe(0)
@@ -181,11 +180,11 @@ describe("SleepMode", () => {
       // Each call takes 10 seconds; let three leaves be written.
       yield* advance("30 seconds")
       yield* (yield* sleepMode).recordActivity
-      const summaries = yield* Effect.flatMap(MemoryStore.MemoryStore, (store) => store.summaries("s"))
+      const summaries = yield* Effect.flatMap(Store.all, (store) => store.summaries("s"))
       expect(summaries.length).toBe(3)
       expect((yield* stats).cyclesInterrupted).toBe(1)
       expect((yield* stats).processingTime).toEqual(Duration.seconds(30))
-      expect(yield* violations()).toEqual([])
+      expect(yield* StoreInvariants.violations()).toEqual([])
       // The next idle cycle completes the work.
       yield* advance("5 minutes")
       yield* advance("1 minute")
@@ -220,7 +219,7 @@ describe("SleepMode", () => {
     return Effect.gen(function*() {
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(sleepLayer({}, provider.layer), scope)
-      const inScope = <A, E>(effect: Effect.Effect<A, E, SleepMode.SleepMode | MemoryStore.MemoryStore>) =>
+      const inScope = <A, E>(effect: Effect.Effect<A, E, SleepMode.SleepMode | Store.Store>) =>
         Effect.provide(effect, context)
       const calls = Effect.provide(requestCount, context)
       yield* inScope(append("s", 24))

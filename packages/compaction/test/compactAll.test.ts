@@ -8,7 +8,8 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { Summarizer } from "@precis/core"
-import { Fixtures, ScriptedProvider } from "@precis/testing"
+import { Store, TurnStore } from "@precis/store"
+import { Fixtures, ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -16,9 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as CompactionManager from "../src/CompactionManager.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import { pgStoreLayer, skipPg, storeLayer } from "./helpers.js"
-import { violations } from "./invariants.js"
 
 const options: CompactionManager.CompactAllOptions = { freshTailTurns: 4, leafChunkTokens: 120, minFanIn: 2, maxFanIn: 3, retryDelay: "10 millis" }
 const expectations = { freshTailTurns: 4, minFanIn: 2, maxFanIn: 3, condensedFully: true }
@@ -30,7 +29,7 @@ const provider = ScriptedProvider.respond((request) =>
 
 /** `count` sessions `w0..` (or `PREFIX0..`), of `turns` turns each. */
 const seed = (count: number, turns: number, prefix = "w") =>
-  Effect.flatMap(MemoryStore.MemoryStore, (store) =>
+  Effect.flatMap(Store.all, (store) =>
     Effect.forEach(
       Array.from({ length: count }, (_, i) => `${prefix}${i}`),
       (id) => store.appendTurns(id, Fixtures.conversation(turns)),
@@ -38,7 +37,7 @@ const seed = (count: number, turns: number, prefix = "w") =>
     ))
 
 /** Turns covered by a leaf, per session: each must be every turn but the fresh tail. */
-const coveredPerSession = Effect.flatMap(MemoryStore.MemoryStore, (store) =>
+const coveredPerSession = Effect.flatMap(Store.all, (store) =>
   Effect.flatMap(store.sessions, (sessions) =>
     Effect.forEach(sessions, (session) =>
       Effect.map(store.summaries(session.id, { depth: 0 }), (leaves) => leaves.flatMap((l) => l.sourceTurnIds).length))))
@@ -50,7 +49,7 @@ const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
 /** A second manager over the same store: another worker, as another process would be. */
 const otherWorker = CompactionManager.make()
 
-const suite = (name: string, store: Layer.Layer<MemoryStore.MemoryStore | SqlClient.SqlClient>) =>
+const suite = (name: string, store: Layer.Layer<Store.Store | SqlClient.SqlClient>) =>
   describe(name, () => {
     layer(CompactionManager.layer().pipe(Layer.provideMerge(store), Layer.provideMerge(Summarizer.layer()), Layer.provide(provider)), {
       excludeTestServices: true
@@ -70,7 +69,7 @@ const suite = (name: string, store: Layer.Layer<MemoryStore.MemoryStore | SqlCli
           expect([...ids].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `w${i}`).sort())
           expect(ra.totals.turnsCompacted + rb.totals.turnsCompacted).toBe(12 * 10)
           expect(yield* coveredPerSession).toEqual(Array.from({ length: 12 }, () => 10))
-          expect(yield* violations(expectations)).toEqual([])
+          expect(yield* StoreInvariants.violations(expectations)).toEqual([])
           const again = yield* a.compactAll(options)
           expect(again).toEqual({ sessions: [], totals: again.totals, skippedLocked: 0 })
           expect(again.totals.turnsCompacted + again.totals.leafSummariesCreated).toBe(0)
@@ -78,7 +77,7 @@ const suite = (name: string, store: Layer.Layer<MemoryStore.MemoryStore | SqlCli
 
       it.effect("finds work through the queue: a later run reads only the sessions turns came to", () =>
         Effect.gen(function*() {
-          const store = yield* MemoryStore.MemoryStore
+          const store = yield* Store.all
           yield* seed(6, 14, "q")
           // Too short to have work: queued by its append, dropped by the first worker to claim it.
           yield* store.appendTurns("short", Fixtures.conversation(3))
@@ -87,25 +86,25 @@ const suite = (name: string, store: Layer.Layer<MemoryStore.MemoryStore | SqlCli
           expect(yield* store.claimWork).toEqual(Option.none())
           yield* store.appendTurns("q2", Fixtures.conversation(24))
           const read: Array<string> = []
-          const watched = MemoryStore.MemoryStore.of({
+          const watched = TurnStore.TurnStore.of({
             ...store,
             uncoveredTurns: (sessionId) => Effect.suspend(() => {
               read.push(sessionId)
               return store.uncoveredTurns(sessionId)
             })
           })
-          const worker = yield* CompactionManager.make().pipe(Effect.provideService(MemoryStore.MemoryStore, watched))
+          const worker = yield* CompactionManager.make().pipe(Effect.provideService(TurnStore.TurnStore, watched))
           const second = yield* worker.compactAll(options)
           expect(second.sessions.map((s) => s.sessionId)).toEqual(["q2"])
           expect(second.totals.turnsCompacted).toBe(10)
           expect(new Set(read)).toEqual(new Set(["q2"]))
           expect(yield* store.claimWork).toEqual(Option.none())
-          expect(yield* violations(expectations)).toEqual([])
+          expect(yield* StoreInvariants.violations(expectations)).toEqual([])
         }))
 
       it.effect("skips a session another holder has, and comes back to it once it is free", () =>
         Effect.gen(function*() {
-          const store = yield* MemoryStore.MemoryStore
+          const store = yield* Store.all
           const cm = yield* CompactionManager.CompactionManager
           yield* Effect.forEach(["x", "y", "z"], (id) => store.appendTurns(id, Fixtures.conversation(14)), { discard: true })
           const held = yield* Deferred.make<void>()
@@ -129,7 +128,7 @@ const suite = (name: string, store: Layer.Layer<MemoryStore.MemoryStore | SqlCli
           expect(result.sessions.map((s) => s.sessionId).sort()).toEqual(["x", "y", "z"])
           assert.isAbove(result.skippedLocked, 0)
           expect(result.totals.turnsCompacted).toBe(30)
-          expect(yield* violations(expectations)).toEqual([])
+          expect(yield* StoreInvariants.violations(expectations)).toEqual([])
         }))
     })
   })

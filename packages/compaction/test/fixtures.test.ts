@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConversationTurn } from "@precis/core"
+import { Store } from "@precis/store"
+import { StoreInvariants } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as CompactionManager from "../src/CompactionManager.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import { managerLayer } from "./helpers.js"
-import { violations } from "./invariants.js"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 const transcripts = path.resolve(repoRoot, "..", "shared", "fixtures", "transcripts")
@@ -40,14 +40,14 @@ describe("real transcripts", () => {
     it.effect.skipIf(!available)(`${file}: a small-chunk compaction keeps every invariant`, () =>
       Effect.gen(function*() {
         const turns = readTrajectory(file)
-        const store = yield* MemoryStore.MemoryStore
+        const store = yield* Store.all
         const cm = yield* CompactionManager.CompactionManager
         yield* store.appendTurns("real", turns)
         const options = { freshTailTurns: 5, leafChunkTokens: 1500, minFanIn: 2, maxFanIn: 4 }
         const stats = yield* cm.compact("real", options)
         expect(stats.leafSummariesCreated).toBeGreaterThan(1)
         expect(stats.condensedSummariesCreated).toBeGreaterThan(0)
-        expect(yield* violations({ freshTailTurns: 5, minFanIn: 2, maxFanIn: 4, condensedFully: true })).toEqual([])
+        expect(yield* StoreInvariants.violations({ freshTailTurns: 5, minFanIn: 2, maxFanIn: 4, condensedFully: true })).toEqual([])
         const context = yield* cm.context("real")
         expect(ConversationTurn.isToolResult(context.turns[0]!)).toBe(false)
         expect((yield* cm.compact("real", options)).leafSummariesCreated).toBe(0)

@@ -8,7 +8,8 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { type Provider, Summarizer } from "@precis/core"
-import { Arbitraries, ScriptedProvider } from "@precis/testing"
+import { Store } from "@precis/store"
+import { Arbitraries, ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -20,9 +21,7 @@ import * as TestClock from "effect/TestClock"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as Plan from "../src/internal/plan.js"
-import * as MemoryStore from "../src/MemoryStore.js"
 import { managerLayer, pgStoreLayer, requestCount, runPumped, shortReply, skipPg } from "./helpers.js"
-import { violations } from "./invariants.js"
 
 const options = FastCheck.integer({ min: 2, max: 4 }).chain((minFanIn) =>
   FastCheck.record({
@@ -56,7 +55,7 @@ const testClock: Clock = { finish: runPumped, pass: TestClock.adjust("61 seconds
 const realClock: Clock = { finish: identity, pass: Effect.sleep("1 millis") }
 
 type Manager = Layer.Layer<
-  CompactionManager.CompactionManager | MemoryStore.MemoryStore | SqlClient.SqlClient | ScriptedProvider.ScriptedProvider
+  CompactionManager.CompactionManager | Store.Store | SqlClient.SqlClient | ScriptedProvider.ScriptedProvider
 >
 
 /** Starts a compaction and interrupts it once the provider has received `calls` more requests (if it gets there). */
@@ -82,7 +81,7 @@ const property = (
 ({ cuts, interruptAfter, opts, outcomes, turns }: Case) =>
   Effect.gen(function*() {
     const cm = yield* CompactionManager.CompactionManager
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* Store.all
     const bounds = { freshTailTurns: opts.freshTailTurns, minFanIn: opts.minFanIn, maxFanIn: opts.maxFanIn }
     // The session grows in batches; each batch is followed by compactions.
     const splits = [...cuts.map((c) => c % (turns.length + 1)), turns.length].sort((a, b) => a - b)
@@ -92,10 +91,10 @@ const property = (
       from = to
       if (interruptAfter !== undefined) {
         yield* interruptedCompaction(clock, "prop", opts, interruptAfter)
-        expect(yield* violations(bounds)).toEqual([])
+        expect(yield* StoreInvariants.violations(bounds)).toEqual([])
       }
       yield* clock.finish(cm.compact("prop", opts))
-      expect(yield* violations({ ...bounds, condensedFully: true })).toEqual([])
+      expect(yield* StoreInvariants.violations({ ...bounds, condensedFully: true })).toEqual([])
       // Nothing is left to evict but the fresh tail (and what keeps a tool result with its call).
       expect(Plan.tailStart(yield* store.uncoveredTurns("prop"), opts.freshTailTurns)).toBe(0)
     }

@@ -106,7 +106,7 @@ export class ImportError extends Data.TaggedError("ImportError")<{
 /**
  * What {@link importFile} is asked for besides the path. The session a file's
  * turns belong to is not one of them: it is the store's parameter
- * (`MemoryStore.appendTurns(sessionId, turns)`).
+ * (`TurnStore.appendTurns(sessionId, turns)`).
  *
  * @since 0.1.0
  */
@@ -195,7 +195,7 @@ export const sessionId = (prefix: string, conversation: Conversation): string =>
 
 /**
  * The line of the first turn with id `turnId` in a conversation, if it has one
- * — to name the line of a turn a store refused (`MemoryStore.TurnConflictError`).
+ * — to name the line of a turn a store refused (`StoreError.TurnConflictError`).
  *
  * @since 0.1.0
  */

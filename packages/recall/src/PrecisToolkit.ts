@@ -4,27 +4,29 @@
  * full text, `expand` opens a summary (its children, or the turns below it),
  * paged and capped in tokens, and `describe` outlines a session's summary DAG.
  * {@link PrecisToolkit} is the toolkit, {@link layer} its handlers over the
- * `MemoryStore` in context.
+ * store in context (`TurnStore`, `DagStore`, `SearchIndex` of `@precis/store`:
+ * any driver, read-only is enough).
  *
  * @example
  * ```ts
  * import { LanguageModel } from "@effect/ai"
- * import { SqliteMemoryStore } from "@precis/compaction"
  * import { PrecisToolkit } from "@precis/recall"
+ * import { SqliteStore } from "@precis/store-sqlite"
  * import { Effect, Layer } from "effect"
  * const answer = LanguageModel.generateText({
  *   prompt: "What did we decide about retries?",
  *   toolkit: PrecisToolkit.PrecisToolkit
  * }).pipe(
- *   Effect.provide(PrecisToolkit.layer.pipe(Layer.provide(SqliteMemoryStore.layer({ filename: "precis.db" }))))
+ *   Effect.provide(PrecisToolkit.layer.pipe(Layer.provide(SqliteStore.layer({ filename: "precis.db", readonly: true }))))
  * )
  * ```
  * @since 0.1.0
  */
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
-import { ActiveContext, MemoryStore } from "@precis/compaction"
+import { ActiveContext } from "@precis/compaction"
 import { Summary, type SummaryRecord, TokenEstimator } from "@precis/core"
+import { DagStore, SearchIndex, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -130,7 +132,7 @@ export const Search = Tool.make("search", {
       Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `at most this many hits (default ${DEFAULT_LIMIT})` })
     )
   },
-  success: Schema.Array(MemoryStore.SearchHit),
+  success: Schema.Array(SearchIndex.SearchHit),
   failure: RecallError,
   failureMode: "return"
 })
@@ -179,7 +181,7 @@ export const Describe = Tool.make("describe", {
  */
 export const PrecisToolkit = Toolkit.make(Search, Expand, Describe)
 
-const recallError = (error: MemoryStore.StoreError) => new RecallError({ message: error.message })
+const recallError = (error: StoreError.StoreError) => new RecallError({ message: error.message })
 
 const summaryItem = (estimator: TokenEstimator.Service, s: SummaryRecord.SummaryRecord) => ({
   kind: "summary" as const,
@@ -191,7 +193,7 @@ const summaryItem = (estimator: TokenEstimator.Service, s: SummaryRecord.Summary
   truncated: false
 })
 
-const turnItem = (estimator: TokenEstimator.Service, t: MemoryStore.StoredTurn) => ({
+const turnItem = (estimator: TokenEstimator.Service, t: TurnStore.StoredTurn) => ({
   kind: "turn" as const,
   id: t.id,
   seq: t.seq,
@@ -237,71 +239,76 @@ export const page = (
 }
 
 /**
- * The handlers of {@link PrecisToolkit} over the `MemoryStore` in context
+ * The handlers of {@link PrecisToolkit} over the store in context
  * (tokens counted by the `TokenEstimator` in context, by default the core
  * approximation).
  *
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Tool.HandlersFor<typeof PrecisToolkit.tools>, never, MemoryStore.MemoryStore> =
-  PrecisToolkit.toLayer(Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
-    const estimator = yield* TokenEstimator.TokenEstimator
-    const findSummary = (id: string) =>
-      Effect.flatMap(store.summary(id), Option.match({
-        onNone: () => Effect.fail(new RecallError({ message: `no summary ${JSON.stringify(id)}` })),
-        onSome: Effect.succeed
-      }))
-    const findSession = (id: string) =>
-      Effect.flatMap(store.sessions, (sessions) => {
-        const found = sessions.find((s) => s.id === id)
-        return found === undefined
-          ? Effect.fail(new RecallError({ message: `no session ${JSON.stringify(id)}` }))
-          : Effect.succeed(found)
-      })
-    return {
-      search: ({ limit, query, session }) =>
-        store.search(session, query, { limit: limit ?? DEFAULT_LIMIT }).pipe(Effect.mapError(recallError)),
-      expand: ({ maxTokens, of, offset, summaryId }) =>
-        Effect.gen(function*() {
-          const summary = yield* findSummary(summaryId)
-          const what = of ?? (summary.depth === 0 ? "turns" : "children")
-          const items: ReadonlyArray<Item> = what === "children"
-            ? (yield* store.children(summaryId)).map((s) => summaryItem(estimator, s))
-            : (yield* store.sourceTurns(summaryId)).map((t) => turnItem(estimator, t))
-          const start = offset ?? 0
-          const result = page(estimator, items, start, maxTokens ?? DEFAULT_MAX_TOKENS)
-          return { summaryId, depth: summary.depth, of: what, offset: start, total: items.length, ...result }
-        }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
-      describe: ({ session }) =>
-        Effect.gen(function*() {
-          const info = yield* findSession(session)
-          const [summaries, uncovered] = yield* Effect.all([store.summaries(session), store.uncoveredTurns(session)])
-          const depths = new Map<number, { count: number; tokens: number }>()
-          let tiers = Summary.emptyTierCounts
-          for (const s of summaries) {
-            const at = depths.get(s.depth) ?? { count: 0, tokens: 0 }
-            depths.set(s.depth, { count: at.count + 1, tokens: at.tokens + ActiveContext.summaryTokens(estimator, s) })
-            if (s.tier !== undefined) tiers = Summary.incrementTier(tiers, s.tier)
-          }
-          return {
-            sessionId: session,
-            turns: info.turnCount,
-            uncoveredTurns: uncovered.length,
-            summaries: summaries.length,
-            depths: [...depths].sort(([a], [b]) => a - b).map(([depth, at]) => ({ depth, ...at })),
-            tiers,
-            roots: summaries.filter((s) => s.parentId === undefined).map((s) => ({
-              id: s.id,
-              depth: s.depth,
-              ...(s.tier === undefined ? {} : { tier: s.tier }),
-              ...(s.tokenEstimate === undefined ? {} : { tokenEstimate: s.tokenEstimate }),
-              descendantCount: s.descendantCount ?? 0,
-              ...(s.timeRangeStart === undefined ? {} : { timeRangeStart: s.timeRangeStart }),
-              ...(s.timeRangeEnd === undefined ? {} : { timeRangeEnd: s.timeRangeEnd }),
-              preview: s.content.length > PREVIEW_CHARS ? `${s.content.slice(0, PREVIEW_CHARS - 1)}…` : s.content
-            }))
-          }
-        }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e))))
-    }
-  }))
+export const layer: Layer.Layer<
+  Tool.HandlersFor<typeof PrecisToolkit.tools>,
+  never,
+  TurnStore.TurnStore | DagStore.DagStore | SearchIndex.SearchIndex
+> = PrecisToolkit.toLayer(Effect.gen(function*() {
+  const turnStore = yield* TurnStore.TurnStore
+  const dag = yield* DagStore.DagStore
+  const index = yield* SearchIndex.SearchIndex
+  const estimator = yield* TokenEstimator.TokenEstimator
+  const findSummary = (id: string) =>
+    Effect.flatMap(dag.summary(id), Option.match({
+      onNone: () => Effect.fail(new RecallError({ message: `no summary ${JSON.stringify(id)}` })),
+      onSome: Effect.succeed
+    }))
+  const findSession = (id: string) =>
+    Effect.flatMap(turnStore.sessions, (sessions) => {
+      const found = sessions.find((s) => s.id === id)
+      return found === undefined
+        ? Effect.fail(new RecallError({ message: `no session ${JSON.stringify(id)}` }))
+        : Effect.succeed(found)
+    })
+  return {
+    search: ({ limit, query, session }) =>
+      index.search(session, query, { limit: limit ?? DEFAULT_LIMIT }).pipe(Effect.mapError(recallError)),
+    expand: ({ maxTokens, of, offset, summaryId }) =>
+      Effect.gen(function*() {
+        const summary = yield* findSummary(summaryId)
+        const what = of ?? (summary.depth === 0 ? "turns" : "children")
+        const items: ReadonlyArray<Item> = what === "children"
+          ? (yield* dag.children(summaryId)).map((s) => summaryItem(estimator, s))
+          : (yield* dag.sourceTurns(summaryId)).map((t) => turnItem(estimator, t))
+        const start = offset ?? 0
+        const result = page(estimator, items, start, maxTokens ?? DEFAULT_MAX_TOKENS)
+        return { summaryId, depth: summary.depth, of: what, offset: start, total: items.length, ...result }
+      }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
+    describe: ({ session }) =>
+      Effect.gen(function*() {
+        const info = yield* findSession(session)
+        const [summaries, uncovered] = yield* Effect.all([dag.summaries(session), turnStore.uncoveredTurns(session)])
+        const depths = new Map<number, { count: number; tokens: number }>()
+        let tiers = Summary.emptyTierCounts
+        for (const s of summaries) {
+          const at = depths.get(s.depth) ?? { count: 0, tokens: 0 }
+          depths.set(s.depth, { count: at.count + 1, tokens: at.tokens + ActiveContext.summaryTokens(estimator, s) })
+          if (s.tier !== undefined) tiers = Summary.incrementTier(tiers, s.tier)
+        }
+        return {
+          sessionId: session,
+          turns: info.turnCount,
+          uncoveredTurns: uncovered.length,
+          summaries: summaries.length,
+          depths: [...depths].sort(([a], [b]) => a - b).map(([depth, at]) => ({ depth, ...at })),
+          tiers,
+          roots: summaries.filter((s) => s.parentId === undefined).map((s) => ({
+            id: s.id,
+            depth: s.depth,
+            ...(s.tier === undefined ? {} : { tier: s.tier }),
+            ...(s.tokenEstimate === undefined ? {} : { tokenEstimate: s.tokenEstimate }),
+            descendantCount: s.descendantCount ?? 0,
+            ...(s.timeRangeStart === undefined ? {} : { timeRangeStart: s.timeRangeStart }),
+            ...(s.timeRangeEnd === undefined ? {} : { timeRangeEnd: s.timeRangeEnd }),
+            preview: s.content.length > PREVIEW_CHARS ? `${s.content.slice(0, PREVIEW_CHARS - 1)}…` : s.content
+          }))
+        }
+      }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e))))
+  }
+}))

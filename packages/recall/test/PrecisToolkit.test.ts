@@ -9,8 +9,9 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryStore, SqliteMemoryStore } from "@precis/compaction"
 import { TokenEstimator } from "@precis/core"
+import { type SearchIndex, Store } from "@precis/store"
+import { SqliteStore } from "@precis/store-sqlite"
 import { Fixtures } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -28,7 +29,7 @@ const turns = [
 
 /** A store holding two leaves under one condensed summary, and one uncovered turn. */
 const seeded = Effect.gen(function*() {
-  const store = yield* MemoryStore.MemoryStore
+  const store = yield* Store.all
   yield* store.appendTurns("s", turns)
   const leaf = (ids: Array<string>, content: string) =>
     store.insertLeaf({ sessionId: "s", content, tier: "normal", tokenEstimate: 8, turnIds: ids })
@@ -44,7 +45,7 @@ const seeded = Effect.gen(function*() {
   return { first, second, root }
 })
 
-const StoreLive = SqliteMemoryStore.layer({ filename: ":memory:" }).pipe(Layer.orDie)
+const StoreLive = SqliteStore.layer({ filename: ":memory:" }).pipe(Layer.orDie)
 const ToolsLive = PrecisToolkit.layer.pipe(Layer.provideMerge(StoreLive))
 
 const finish: Response.PartEncoded = {
@@ -95,7 +96,7 @@ describe("PrecisToolkit through @effect/ai", () => {
       ])
       const [outline, hits, children, source] = results.map((r) => r.result) as [
         typeof PrecisToolkit.Outline.Type,
-        ReadonlyArray<MemoryStore.SearchHit>,
+        ReadonlyArray<SearchIndex.SearchHit>,
         typeof PrecisToolkit.Expansion.Type,
         typeof PrecisToolkit.Expansion.Type
       ]

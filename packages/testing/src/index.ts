@@ -1,5 +1,7 @@
 /**
  * @precis/testing: deterministic test services for precis and for code that uses it.
+ * The store's behavioural suite, which needs `@effect/vitest`, is the module
+ * `@precis/testing/StoreSuite`.
  *
  * @since 0.1.0
  */
@@ -10,3 +12,5 @@ export * as Arbitraries from "./Arbitraries.js"
 export * as Fixtures from "./Fixtures.js"
 /** @since 0.1.0 */
 export * as ScriptedProvider from "./ScriptedProvider.js"
+/** @since 0.1.0 */
+export * as StoreInvariants from "./StoreInvariants.js"

@@ -10,9 +10,10 @@
  *
  * @since 0.3.0
  */
-import { ActiveContext, CompactionManager, CompactionOptions, type Condenser, Expansion, MemoryStore } from "@precis/compaction"
+import { ActiveContext, CompactionManager, CompactionOptions, type Condenser, Expansion } from "@precis/compaction"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
+import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -214,7 +215,7 @@ export const assemble = (
     ExtractiveProvider.layer(),
     {},
     Effect.gen(function*() {
-      const store = yield* MemoryStore.MemoryStore
+      const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       yield* store.appendTurns(sessionId, turns)
       yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))

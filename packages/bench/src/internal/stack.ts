@@ -2,8 +2,10 @@
  * The compaction stack over a SQLite file in a fresh temp directory, with a
  * given provider: what the compaction, agent-loop and throughput sections run.
  */
-import { CompactionManager, type CompactionOptions, MemoryStore, SqliteMemoryStore } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { type Provider, Provider as ProviderModule, Summarizer } from "@precis/core"
+import { Store, type StoreError } from "@precis/store"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
@@ -13,14 +15,14 @@ import * as path from "node:path"
 /** A fresh temporary directory. */
 export const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "precis-bench-"))
 
-/** MemoryStore (SQLite at `filename`) and CompactionManager over the Summarizer and `provider`. */
+/** The store (SQLite at `filename`) and CompactionManager over the Summarizer and `provider`. */
 export const layer = (
   filename: string,
   provider: Layer.Layer<ProviderModule.Provider>,
   options: CompactionOptions.Options = {}
-): Layer.Layer<CompactionManager.CompactionManager | MemoryStore.MemoryStore, MemoryStore.StoreError> =>
+): Layer.Layer<CompactionManager.CompactionManager | Store.Store, StoreError.StoreError> =>
   CompactionManager.layer(options).pipe(
-    Layer.provideMerge(SqliteMemoryStore.layer({ filename })),
+    Layer.provideMerge(SqliteStore.layer({ filename })),
     Layer.provide(Summarizer.layer()),
     Layer.provide(provider)
   )
@@ -32,7 +34,7 @@ const asLayer = (provider: Layer.Layer<ProviderModule.Provider> | Provider.Servi
 export const runWithStack = <A, E>(
   provider: Layer.Layer<ProviderModule.Provider> | Provider.Service,
   options: CompactionOptions.Options,
-  program: Effect.Effect<A, E, CompactionManager.CompactionManager | MemoryStore.MemoryStore>
+  program: Effect.Effect<A, E, CompactionManager.CompactionManager | Store.Store>
 ): Promise<A> => {
   const dir = tempDir()
   return Effect.runPromise(

@@ -8,9 +8,10 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, type CompactionOptions, type MemoryStore } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
+import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -37,7 +38,7 @@ export type Failure =
   | CompactionOptions.InvalidOptionsError
   | CompactionManager.ProviderUnavailableError
   | Importer.ImportError
-  | MemoryStore.StoreError
+  | StoreError.StoreError
 
 /** The `compact` command. */
 export const command = Command.make(

@@ -9,8 +9,9 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { ActiveContext, Condenser, Expansion, type MemoryStore } from "@precis/compaction"
+import { ActiveContext, Condenser, Expansion } from "@precis/compaction"
 import { TokenEstimator } from "@precis/core"
+import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -22,7 +23,7 @@ import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 
 /** What `context` fails with: each is printed as one line. */
-export type Failure = CliError | MemoryStore.StoreError
+export type Failure = CliError | StoreError.StoreError
 
 /** The `context` command. */
 export const command = Command.make(

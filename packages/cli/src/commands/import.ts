@@ -7,8 +7,8 @@
  */
 import * as Command from "@effect/cli/Command"
 import { type CliError, inStore } from "../internal/errors.js"
-import type { MemoryStore } from "@precis/compaction"
 import type { Importer } from "@precis/importers"
+import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -20,7 +20,7 @@ import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 
 /** What `import` fails with: each is printed as one line. */
-export type Failure = CliError | Importer.ImportError | MemoryStore.StoreError
+export type Failure = CliError | Importer.ImportError | StoreError.StoreError
 
 /** The `import` command. */
 export const command = Command.make(

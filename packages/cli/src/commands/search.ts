@@ -6,7 +6,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import { MemoryStore } from "@precis/compaction"
+import { SearchIndex, type StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -17,7 +17,7 @@ import { printJson, withVerbosity } from "../internal/output.js"
 import * as Session from "../internal/session.js"
 
 /** What `search` fails with: each is printed as one line. */
-export type Failure = CliError | MemoryStore.StoreError
+export type Failure = CliError | StoreError.StoreError
 
 /** The query: plain words, all of which must match. */
 const query = Args.text({ name: "QUERY" }).pipe(
@@ -28,7 +28,7 @@ const query = Args.text({ name: "QUERY" }).pipe(
  * One hit as a line: `turn t12 (seq 12, leaf 3f2a…) in s: …the «flaky» test…`
  * or `summary 3f2a… (depth 0) in s: …`.
  */
-export const hitLine = (hit: MemoryStore.SearchHit): string => {
+export const hitLine = (hit: SearchIndex.SearchHit): string => {
   const where = hit.kind === "turn"
     ? `seq ${hit.seq}${hit.leafId === undefined ? ", not summarized" : `, leaf ${hit.leafId}`}`
     : `depth ${hit.depth}`
@@ -43,9 +43,9 @@ export const command = Command.make(
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
       yield* Effect.gen(function*() {
-        const store = yield* MemoryStore.MemoryStore
+        const index = yield* SearchIndex.SearchIndex
         const session = Option.getOrUndefined(args.session)
-        const hits = yield* store.search(session, args.query, { limit: Option.getOrElse(args.limit, () => Opt.defaultLimit) })
+        const hits = yield* index.search(session, args.query, { limit: Option.getOrElse(args.limit, () => Opt.defaultLimit) })
         if (args.json) return yield* printJson({ query: args.query, session: session ?? null, hits })
         yield* Console.log(hits.length === 0 ? `no match for ${JSON.stringify(args.query)}` : hits.map(hitLine).join("\n"))
       }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))

@@ -6,7 +6,7 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { MemoryStore } from "@precis/compaction"
+import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -18,7 +18,7 @@ import * as Session from "../internal/session.js"
 import * as Viewer from "../internal/viewer.js"
 
 /** What `serve` fails with: each is printed as one line. */
-export type Failure = CliError | MemoryStore.StoreError
+export type Failure = CliError | StoreError.StoreError
 
 /** The `serve` command. */
 export const command = Command.make(

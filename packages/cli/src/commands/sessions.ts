@@ -5,8 +5,8 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { MemoryStore } from "@precis/compaction"
 import { Transcript } from "@precis/core"
+import { type StoreError, TurnStore } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { type CliError, inStore } from "../internal/errors.js"
@@ -16,7 +16,7 @@ import { printJson, withVerbosity } from "../internal/output.js"
 import * as Session from "../internal/session.js"
 
 /** What `sessions` fails with: each is printed as one line. */
-export type Failure = CliError | MemoryStore.StoreError
+export type Failure = CliError | StoreError.StoreError
 
 /** One session of `precis sessions --json`; `null` stands for a missing timestamp. */
 export interface SessionRow {
@@ -29,9 +29,9 @@ export interface SessionRow {
 }
 
 /** The row of a session: the time range comes from its first and last turns only. */
-const row = (session: MemoryStore.SessionInfo) =>
+const row = (session: TurnStore.SessionInfo) =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* TurnStore.TurnStore
     const last = session.turnCount - 1
     const [first, final, uncovered] = yield* Effect.all([
       store.turns(session.id, { from: 0, to: 0 }),
@@ -65,7 +65,7 @@ export const command = Command.make(
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
       yield* Effect.gen(function*() {
-        const store = yield* MemoryStore.MemoryStore
+        const store = yield* TurnStore.TurnStore
         const rows = yield* Effect.forEach(yield* store.sessions, row)
         if (args.json) return yield* printJson({ db: args.db, sessions: rows })
         yield* Console.log(rows.length === 0 ? `${args.db} holds no session yet (import a file first)` : rows.map(line).join("\n"))

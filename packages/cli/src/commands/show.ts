@@ -4,7 +4,7 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { MemoryStore } from "@precis/compaction"
+import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Diagram from "../internal/diagram.js"
@@ -16,7 +16,7 @@ import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 
 /** What `show` fails with: each is printed as one line. */
-export type Failure = CliError | MemoryStore.StoreError
+export type Failure = CliError | StoreError.StoreError
 
 /** The `show` command. */
 export const command = Command.make(

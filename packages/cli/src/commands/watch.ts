@@ -9,8 +9,9 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, type CompactionOptions, type MemoryStore, SleepMode } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions, SleepMode } from "@precis/compaction"
 import type { Importer } from "@precis/importers"
+import type { StoreError } from "@precis/store"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -32,7 +33,7 @@ export type Failure =
   | CompactionOptions.InvalidOptionsError
   | SleepMode.InvalidSleepOptionsError
   | Importer.ImportError
-  | MemoryStore.StoreError
+  | StoreError.StoreError
 
 /** One event as a JSON object (`--json`: one per line). */
 export const eventJson = (event: Follow.FollowEvent | SleepMode.Event): Record<string, unknown> => {

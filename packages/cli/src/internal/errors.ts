@@ -4,7 +4,7 @@
  * @internal
  */
 import * as ValidationError from "@effect/cli/ValidationError"
-import { MemoryStore } from "@precis/compaction"
+import { StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Data from "effect/Data"
@@ -47,14 +47,14 @@ export const isValidationError = (cause: Cause.Cause<unknown>): boolean =>
   Cause.failureOption(cause).pipe((o) => o._tag === "Some" && ValidationError.isValidationError(o.value))
 
 /**
- * `self` with its store failures naming the store file: `precis.db: MemoryStore.sessions: …`
+ * `self` with its store failures naming the store file: `precis.db: TurnStore.sessions: …`
  * (a `StoreError` of a file store already starts with its file name).
  */
 export const inStore = (db: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
   Effect.mapError(
     self,
     (error): E | CliError =>
-      error instanceof MemoryStore.StoreError
+      error instanceof StoreError.StoreError
         ? new CliError({ reason: error.filename === undefined ? `${db}: ${error.message}` : error.message })
         : error
   )

@@ -6,9 +6,10 @@
  * last complete line (a partial last line waits for its line break), parses
  * them with the file's `Importer.LineParser` and appends their turns and the
  * new offset in one transaction, so an interruption (Ctrl-C) leaves either
- * both or neither. The offset lives in the store (`MemoryStore.FollowedFile`)
- * with a hash of the file's first bytes: a file shorter than its offset was
- * truncated, one whose first bytes changed was replaced; either is read again
+ * both or neither. The offset lives in the store's database, in the CLI's own
+ * table (`followedFiles.ts`), with a hash of the file's first bytes: a file
+ * shorter than its offset was truncated, one whose first bytes changed was
+ * replaced; either is read again
  * from the start (turns already stored are skipped by `appendTurns`). After a
  * restart, the lines before the offset are parsed again (nothing written) to
  * rebuild the parser's state, so ids come out as a whole-file import's.
@@ -17,8 +18,9 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { MemoryStore } from "@precis/compaction"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { Importer } from "@precis/importers"
+import { SearchIndex, type StoreError, TurnStore } from "@precis/store"
 import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -27,6 +29,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
 import { CliError } from "./errors.js"
+import * as FollowedFiles from "./followedFiles.js"
 import * as Render from "./render.js"
 
 /** What following does, file by file. */
@@ -87,13 +90,28 @@ export const checkPaths = (paths: ReadonlyArray<string>, session: Option.Option<
 
 /**
  * A follower: `poll` reads what every followed file gained since the last
- * poll; `sessions` are the sessions the followed files go to.
+ * poll (returning the turns added); `sessions` are the sessions the followed
+ * files go to.
  */
-export const make = (options: FollowOptions) =>
+export interface Follower {
+  readonly poll: Effect.Effect<number, StoreError.StoreError>
+  readonly sessions: Effect.Effect<ReadonlyArray<string>>
+}
+
+/** A {@link Follower} of `options.paths`, over the store in context. */
+export const make = (
+  options: FollowOptions
+): Effect.Effect<
+  Follower,
+  StoreError.StoreError,
+  FileSystem.FileSystem | Path.Path | TurnStore.TurnStore | SearchIndex.SearchIndex | SqlClient.SqlClient
+> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* TurnStore.TurnStore
+    const index = yield* SearchIndex.SearchIndex
+    const followed = yield* FollowedFiles.make
     const states = new Map<string, State>()
     const failed = new Set<string>()
     const sessions = new Set<string>()
@@ -158,7 +176,7 @@ export const make = (options: FollowOptions) =>
       })
 
     // The state of a file recorded in the store, its parser brought up to the recorded offset.
-    const resume = (file: string, size: number, row: MemoryStore.FollowedFile) =>
+    const resume = (file: string, size: number, row: FollowedFiles.FollowedFile) =>
       Effect.gen(function*() {
         const parser = Importer.lineParser(row.format as Importer.ConcreteFormat, file)
         if (parser === undefined || size < row.byteOffset) return Option.none<State>()
@@ -171,7 +189,7 @@ export const make = (options: FollowOptions) =>
 
     const load = (file: string, size: number) =>
       Effect.gen(function*() {
-        const row = yield* store.followedFile(file)
+        const row = yield* followed.get(file)
         if (Option.isSome(row)) {
           const resumed = yield* resume(file, size, row.value)
           if (Option.isSome(resumed)) return resumed
@@ -225,7 +243,7 @@ export const make = (options: FollowOptions) =>
                 store.appendTurns(Importer.sessionId(prefix, conversation), conversation.turns),
                 (added) => ({ session: Importer.sessionId(prefix, conversation), turns: conversation.turns.length, added })
               ))
-            yield* store.saveFollowedFile({
+            yield* followed.save({
               path: file,
               sessionId: prefix,
               format: state.parser.format,
@@ -234,7 +252,7 @@ export const make = (options: FollowOptions) =>
               headHash: head
             })
             // Indexed for search with them (a read-only `precis search` cannot index them).
-            yield* store.indexSearch
+            yield* index.indexSearch
             return results
           })
         ).pipe(

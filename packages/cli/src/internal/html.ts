@@ -6,9 +6,9 @@
  *
  * @internal
  */
-import type { MemoryStore } from "@precis/compaction"
 import type { SummaryRecord } from "@precis/core"
 import { Transcript } from "@precis/core"
+import type { SearchIndex, TurnStore } from "@precis/store"
 import { preview, timeRange } from "./render.js"
 
 /** Text as HTML text or attribute value: `&`, `<`, `>`, `"` and `'` become entities. */
@@ -69,7 +69,7 @@ export const page = (
 <script nonce="${escape(options.nonce)}">${SCRIPT}</script></body></html>`
 
 /** The home page: the sessions with their sizes. */
-export const sessionsBody = (sessions: ReadonlyArray<MemoryStore.SessionInfo>): string =>
+export const sessionsBody = (sessions: ReadonlyArray<TurnStore.SessionInfo>): string =>
   sessions.length === 0
     ? "<p>This store holds no session yet: import a file first (<code>precis import FILE</code>).</p>"
     : `<h1>Sessions</h1><ul class="sessions">${
@@ -106,15 +106,15 @@ export const dagTree = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): 
 }
 
 /** A turn as an `<article>` anchored by its id. */
-export const turnArticle = (t: MemoryStore.StoredTurn): string =>
+export const turnArticle = (t: TurnStore.StoredTurn): string =>
   `<article id="${escape(turnAnchor(t.id))}"><div class="meta">#${t.seq} · ${escape(Transcript.shortTimestamp(t.timestamp))} · ` +
   `<strong>${escape(t.role)}</strong> · ${escape(t.id)}</div><pre>${escape(t.content)}</pre></article>`
 
 /** A session's page: its sizes, the tree, and the turns no leaf covers yet. */
 export const sessionBody = (
-  info: MemoryStore.SessionInfo,
+  info: TurnStore.SessionInfo,
   summaries: ReadonlyArray<SummaryRecord.SummaryRecord>,
-  uncovered: ReadonlyArray<MemoryStore.StoredTurn>
+  uncovered: ReadonlyArray<TurnStore.StoredTurn>
 ): string =>
   `<h1>Session ${escape(info.id)}</h1>
 <p class="meta">${info.turnCount} turns (${uncovered.length} not summarized) · ${summaries.length} summaries</p>` +
@@ -135,7 +135,7 @@ export const MAX_TURNS = 500
 export const summaryBody = (
   s: SummaryRecord.SummaryRecord,
   children: ReadonlyArray<SummaryRecord.SummaryRecord>,
-  turns: ReadonlyArray<MemoryStore.StoredTurn>
+  turns: ReadonlyArray<TurnStore.StoredTurn>
 ): string => {
   const shown = turns.slice(0, MAX_TURNS)
   return `<p class="meta"><a href="${escape(sessionHref(s.sessionId ?? ""))}">session ${escape(s.sessionId ?? "?")}</a>` +
@@ -156,13 +156,13 @@ export const snippetHtml = (snippet: string): string =>
   escape(snippet).replaceAll("«", "<mark>").replaceAll("»", "</mark>")
 
 /** Where a hit leads: a summary's page, a turn on its leaf's page (or its session's, while uncovered). */
-export const hitHref = (hit: MemoryStore.SearchHit): string =>
+export const hitHref = (hit: SearchIndex.SearchHit): string =>
   hit.kind === "summary"
     ? summaryHref(hit.id)
     : `${hit.leafId === undefined ? sessionHref(hit.sessionId) : summaryHref(hit.leafId)}#${turnAnchor(hit.id)}`
 
 /** The search page: the hits, best first. */
-export const searchBody = (query: string, hits: ReadonlyArray<MemoryStore.SearchHit>): string =>
+export const searchBody = (query: string, hits: ReadonlyArray<SearchIndex.SearchHit>): string =>
   query.trim().length === 0
     ? "<p>Type words to find in the search box.</p>"
     : `<h1>Search: ${escape(query)}</h1>` + (hits.length === 0

@@ -5,10 +5,13 @@
  * @internal
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { type MemoryStore, PgMemoryStore, SqliteMemoryStore } from "@precis/compaction"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { type Provider, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
+import type { Store, StoreError } from "@precis/store"
+import { PgStore } from "@precis/store-pg"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import type * as Duration from "effect/Duration"
@@ -61,17 +64,20 @@ export const summarizer = (name: ProviderName, timeout: Option.Option<Duration.D
     })
   ).pipe(Layer.provide(provider(name)))
 
+/** A store with its `SqlClient`, for the CLI's own tables (`followedFiles.ts`). */
+export type StoreLayer = Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError>
+
 /**
  * The store named by `db`, for the commands that write (created and migrated
  * when needed): a PostgreSQL database for a `postgres://` URL, else a SQLite file.
  */
-export const store = (db: string): Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError> =>
-  PgMemoryStore.isUrl(db)
-    ? PgMemoryStore.layer({ url: Redacted.make(db) })
-    : SqliteMemoryStore.layer({ filename: db })
+export const store = (db: string): StoreLayer =>
+  PgStore.isUrl(db)
+    ? PgStore.layer({ url: Redacted.make(db) })
+    : SqliteStore.layer({ filename: db })
 
 /** The store named by `db`, read-only (never migrated): for the commands that never write. */
-export const readStore = (db: string): Layer.Layer<MemoryStore.MemoryStore, MemoryStore.StoreError> =>
-  PgMemoryStore.isUrl(db)
-    ? PgMemoryStore.layer({ url: Redacted.make(db), readonly: true })
-    : SqliteMemoryStore.layer({ filename: db, readonly: true })
+export const readStore = (db: string): StoreLayer =>
+  PgStore.isUrl(db)
+    ? PgStore.layer({ url: Redacted.make(db), readonly: true })
+    : SqliteStore.layer({ filename: db, readonly: true })

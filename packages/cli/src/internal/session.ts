@@ -6,9 +6,10 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { MemoryStore, PgMemoryStore } from "@precis/compaction"
 import type { SummaryRecord } from "@precis/core"
 import { Importer } from "@precis/importers"
+import { DagStore, SearchIndex, type StoreError, TurnStore } from "@precis/store"
+import { PgStore } from "@precis/store-pg"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "./errors.js"
@@ -34,7 +35,7 @@ const otherStores = (db: string) =>
 export const requireStore = (db: string) =>
   Effect.gen(function*() {
     // A PostgreSQL database is checked when the store opens it.
-    if (PgMemoryStore.isUrl(db) || (yield* exists(db))) return
+    if (PgStore.isUrl(db) || (yield* exists(db))) return
     const { dir, stores } = yield* otherStores(db)
     const where = dir === "." ? "here" : `in ${dir}`
     return yield* new CliError({
@@ -52,7 +53,7 @@ export const requireStore = (db: string) =>
  */
 export const resolve = (db: string, explicit: Option.Option<string>) =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* TurnStore.TurnStore
     const ids = (yield* store.sessions).map((s) => s.id)
     const list = ids.length === 0 ? "none" : ids.join(", ")
     if (Option.isSome(explicit)) {
@@ -85,7 +86,8 @@ export interface Imported {
  */
 export const importConversations = (imported: Importer.Imported, prefix: string) =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* TurnStore.TurnStore
+    const index = yield* SearchIndex.SearchIndex
     const appendAll = Effect.forEach(imported.conversations, (conversation) => {
       const session = Importer.sessionId(prefix, conversation)
       return store.appendTurns(session, conversation.turns).pipe(
@@ -106,7 +108,7 @@ export const importConversations = (imported: Importer.Imported, prefix: string)
       )
     })
     // Indexed for search in the same transaction: a read-only `precis search` cannot index them later.
-    return yield* timed("stored turns")(store.withTransaction(Effect.zipLeft(appendAll, store.indexSearch)))
+    return yield* timed("stored turns")(store.withTransaction(Effect.zipLeft(appendAll, index.indexSearch)))
   })
 
 /** The totals of several imports. */
@@ -136,14 +138,15 @@ export const importedLine = (
 /** The DAG of a session: the header line and the tree. */
 export const dagLines = (sessionId: string): Effect.Effect<
   { readonly lines: ReadonlyArray<string>; readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord> },
-  MemoryStore.StoreError,
-  MemoryStore.MemoryStore
+  StoreError.StoreError,
+  TurnStore.TurnStore | DagStore.DagStore
 > =>
   Effect.gen(function*() {
-    const store = yield* MemoryStore.MemoryStore
+    const store = yield* TurnStore.TurnStore
+    const dag = yield* DagStore.DagStore
     // The turn count comes from the session list, so the turns themselves are never loaded.
     const [summaries, sessions, uncovered] = yield* Effect.all([
-      store.summaries(sessionId),
+      dag.summaries(sessionId),
       store.sessions,
       store.uncoveredTurns(sessionId)
     ])

@@ -1,6 +1,6 @@
 /**
  * The local viewer of `precis serve`: a read-only web app over the
- * `MemoryStore` in context, on `@effect/platform`'s HTTP router. Routes:
+ * store in context, on `@effect/platform`'s HTTP router. Routes:
  * `GET /` (the sessions), `GET /session/:id` (its DAG as a collapsible tree),
  * `GET /summary/:id` (a summary's text, children and source turns),
  * `GET /search?q=&session=` (full-text search); anything else is a 404 page,
@@ -15,7 +15,7 @@ import type { ServeError } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { MemoryStore } from "@precis/compaction"
+import { DagStore, SearchIndex, type Store, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -56,26 +56,27 @@ const firstValue = (value: string | ReadonlyArray<string> | undefined): string |
   typeof value === "string" ? value : value?.[0]
 
 const sessions = Effect.gen(function*() {
-  const store = yield* MemoryStore.MemoryStore
+  const store = yield* TurnStore.TurnStore
   return yield* respond(200, "Sessions", Html.sessionsBody(yield* store.sessions))
 })
 
 const session = Effect.gen(function*() {
-  const store = yield* MemoryStore.MemoryStore
+  const store = yield* TurnStore.TurnStore
+  const dag = yield* DagStore.DagStore
   const id = yield* param("id")
   const info = (yield* store.sessions).find((s) => s.id === id)
   if (info === undefined) return yield* notFound(`No session ${JSON.stringify(id)} in this store.`)
-  const [summaries, uncovered] = yield* Effect.all([store.summaries(id), store.uncoveredTurns(id)])
+  const [summaries, uncovered] = yield* Effect.all([dag.summaries(id), store.uncoveredTurns(id)])
   return yield* respond(200, `Session ${id}`, Html.sessionBody(info, summaries, uncovered), { session: id })
 })
 
 const summary = Effect.gen(function*() {
-  const store = yield* MemoryStore.MemoryStore
+  const dag = yield* DagStore.DagStore
   const id = yield* param("id")
-  const found = yield* store.summary(id)
+  const found = yield* dag.summary(id)
   if (Option.isNone(found)) return yield* notFound(`No summary ${JSON.stringify(id)} in this store.`)
   const s = found.value
-  const [children, turns] = yield* Effect.all([store.children(id), store.sourceTurns(id)])
+  const [children, turns] = yield* Effect.all([dag.children(id), dag.sourceTurns(id)])
   return yield* respond(
     200,
     `Summary ${id.slice(0, 8)}`,
@@ -85,12 +86,12 @@ const summary = Effect.gen(function*() {
 })
 
 const search = Effect.gen(function*() {
-  const store = yield* MemoryStore.MemoryStore
+  const index = yield* SearchIndex.SearchIndex
   const params = yield* HttpServerRequest.ParsedSearchParams
   const query = firstValue(params["q"]) ?? ""
   const sessionId = firstValue(params["session"])
   const scope = sessionId === undefined || sessionId.length === 0 ? undefined : sessionId
-  const hits = yield* store.search(scope, query, { limit: SEARCH_LIMIT })
+  const hits = yield* index.search(scope, query, { limit: SEARCH_LIMIT })
   return yield* respond(200, `Search ${query}`, Html.searchBody(query, hits), {
     query,
     ...(scope === undefined ? {} : { session: scope })
@@ -128,7 +129,7 @@ export interface ListenOptions {
  */
 export const listen = (
   options: ListenOptions
-): Effect.Effect<string, ServeError, Scope.Scope | MemoryStore.MemoryStore> =>
+): Effect.Effect<string, ServeError, Scope.Scope | Store.Store> =>
   Effect.gen(function*() {
     const server = yield* Layer.build(NodeHttpServer.layer(() => createServer(), options))
     yield* HttpServer.serveEffect(app).pipe(Effect.provide(server))

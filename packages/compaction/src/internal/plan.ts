@@ -244,34 +244,3 @@ export const status = <A extends TurnLike>(
     shouldCompact: active.tokens > limit && (evictableTurns > 0 || condensable)
   }
 }
-
-/**
- * The earliest start and latest end of some time ranges; missing or empty
- * ends are ignored. Instants are compared when both parse, text otherwise.
- */
-export const span = (
-  ranges: Iterable<{ readonly start: string | null | undefined; readonly end: string | null | undefined }>
-): { readonly start: string | undefined; readonly end: string | undefined } => {
-  // The instants of the current start and end are kept, so each timestamp is parsed once.
-  let start: string | undefined
-  let startAt = NaN
-  let end: string | undefined
-  let endAt = NaN
-  for (const range of ranges) {
-    if (range.start != null && range.start.length > 0) {
-      const at = Date.parse(range.start)
-      if (start === undefined || (Number.isNaN(at) || Number.isNaN(startAt) ? range.start < start : at < startAt)) {
-        start = range.start
-        startAt = at
-      }
-    }
-    if (range.end != null && range.end.length > 0) {
-      const at = Date.parse(range.end)
-      if (end === undefined || (Number.isNaN(at) || Number.isNaN(endAt) ? end < range.end : endAt < at)) {
-        end = range.end
-        endAt = at
-      }
-    }
-  }
-  return { start, end }
-}

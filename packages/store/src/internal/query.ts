@@ -1,0 +1,70 @@
+/**
+ * Helpers the query modules share: decoding rows with Schemas (checked in
+ * place when they can be), the current time as stored, and the reads of turns
+ * both `TurnStore` and `DagStore` make.
+ *
+ * @internal
+ */
+import { SqlError } from "@effect/sql/SqlError"
+import * as DateTime from "effect/DateTime"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { TurnRow } from "../Tables.js"
+import type { Env } from "./dialect.js"
+import * as Rows from "./rows.js"
+
+/** @internal */
+export const isSqlError = (u: unknown): u is SqlError => u instanceof SqlError
+
+/**
+ * Decodes the rows of a query with `schema`, as `SqlSchema.findAll` does.
+ * With `check`, for many rows: `check` takes the rows in place when they pass
+ * it, and the full decode runs only when one does not, for its `ParseError`.
+ *
+ * @internal
+ */
+export const decodeAll = <A, I>(
+  schema: Schema.Schema<A, I>,
+  check: (rows: ReadonlyArray<unknown>) => ReadonlyArray<A> | undefined = () => undefined
+) => {
+  const decode = Schema.decodeUnknown(Schema.Array(schema))
+  return <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+    Effect.flatMap(query, (rows) => {
+      const checked = check(rows)
+      return checked === undefined ? decode(rows) : Effect.succeed(checked)
+    })
+}
+
+/**
+ * Decodes rows with a schema without transformations: they are checked in place.
+ *
+ * @internal
+ */
+export const checkAll = <A>(schema: Schema.Schema<A, A>) => decodeAll(schema, Rows.checkRows(schema))
+
+/**
+ * The current time as the store writes it (ISO-8601).
+ *
+ * @internal
+ */
+export const now = Effect.map(DateTime.now, DateTime.formatIso)
+
+const turnRows = decodeAll(TurnRow, Rows.checkTurnRows)
+
+/**
+ * The reads of turns over `env`: the columns of a turn (`t`), the stored
+ * turns of a query selecting them, and the `seq` from which a session's turns
+ * are uncovered.
+ *
+ * @internal
+ */
+export const turnReads = ({ sql }: Env) => ({
+  columns: sql`t.id, t.session_id, t.seq, t.role, t.content, t.timestamp, t.metadata`,
+  select: (query: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+    Effect.map(turnRows(query), (rows) => rows.map(Rows.toStoredTurn)),
+  // Leaves cover a prefix of the session's turns, in order (insertLeaf enforces
+  // it): the uncovered turns are those from the seq after the newest leaf on.
+  frontier: (sessionId: string) =>
+    sql`(SELECT coalesce((SELECT last_seq + 1 FROM summaries WHERE session_id = ${sessionId} AND depth = 0
+      ORDER BY first_seq DESC LIMIT 1), 0))`
+})

@@ -1,0 +1,254 @@
+/**
+ * Checkers of the store's invariants, for tests: {@link violations} reads the
+ * tables of a SQL store directly (not through the port) and returns every
+ * violation it finds, as text; {@link contextViolations} checks a context
+ * shown to a model against the store.
+ *
+ * @example
+ * ```ts
+ * import { StoreInvariants } from "@precis/testing"
+ * // after a compaction, over the store's SqlClient:
+ * const problems = StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8 })
+ * // Effect<Array<string>, unknown, SqlClient>: [] when the store is consistent
+ * ```
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { ConversationTurn, TokenEstimator } from "@precis/core"
+import { DagStore, type StoreError, Tables, TurnStore } from "@precis/store"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/**
+ * What a store is expected to hold beyond its structural invariants.
+ *
+ * @since 0.1.0
+ */
+export interface Expectations {
+  /** The fresh tail of every run: the newest `freshTailTurns` turns of each session are uncovered. */
+  readonly freshTailTurns?: number
+  /** Bounds of every condensed summary's fan-in. */
+  readonly minFanIn?: number
+  readonly maxFanIn?: number
+  /** Parentless summaries per depth stay below `minFanIn` (true after a completed compaction). */
+  readonly condensedFully?: boolean
+}
+
+// Tiers are read as text, so that an unknown one is reported rather than failing the read.
+const SummaryRow = Schema.Struct({ ...Tables.SummaryRow.fields, tier: Schema.String })
+type TurnRow = Tables.TurnRow
+
+const isToolResult = (turn: TurnRow) => ConversationTurn.isToolResult({ role: turn.role, metadata: turn.metadata ?? undefined })
+
+const minMax = (values: ReadonlyArray<string | null>) => {
+  const present = values.filter((v): v is string => v !== null && v.length > 0).map((v) => Date.parse(v))
+  return present.length === 0
+    ? { min: null, max: null }
+    : { min: Math.min(...present), max: Math.max(...present) }
+}
+
+const instantOf = (value: string | null) => (value === null ? null : Date.parse(value))
+
+/**
+ * Every violated invariant of the store, as a readable line; empty when it is
+ * consistent: turns numbered 0..n-1 per session; source rows well formed and
+ * pointing at what exists; each turn covered at most once, covered turns a
+ * prefix of their session; each summary's text, tier, token estimate
+ * (`TokenEstimator.approximate`), descendant count, parent and time range as
+ * its sources imply; plus the {@link Expectations}.
+ *
+ * @since 0.1.0
+ */
+export const violations = (expect: Expectations = {}): Effect.Effect<Array<string>, unknown, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const read = <A, I>(schema: Schema.Schema<A, I>, rows: ReadonlyArray<unknown>) =>
+      Schema.decodeUnknown(Schema.Array(schema))(rows)
+    const turns = yield* read(Tables.TurnRow, yield* sql`SELECT * FROM turns ORDER BY session_id, seq`)
+    const summaries = yield* read(SummaryRow, yield* sql`SELECT * FROM summaries`)
+    const sources = yield* read(
+      Tables.SourceRow,
+      yield* sql`SELECT * FROM summary_sources ORDER BY summary_id, position`
+    )
+    const out: Array<string> = []
+    const turnKey = (session: string, id: string) => `${session}\u0000${id}`
+    const turnByKey = new Map(turns.map((t) => [turnKey(t.session_id, t.id), t]))
+    const byId = new Map(summaries.map((s) => [s.id, s]))
+    const sourcesOf = new Map<string, Array<Tables.SourceRow>>()
+    for (const row of sources) sourcesOf.set(row.summary_id, [...(sourcesOf.get(row.summary_id) ?? []), row])
+
+    // Turns: seqs 0..n-1 per session.
+    const perSession = new Map<string, Array<TurnRow>>()
+    for (const t of turns) perSession.set(t.session_id, [...(perSession.get(t.session_id) ?? []), t])
+    for (const [session, list] of perSession) {
+      list.forEach((t, i) => {
+        if (t.seq !== i) out.push(`session ${session}: turn ${t.id} has seq ${t.seq}, expected ${i}`)
+      })
+    }
+
+    // Sources: well-formed, dangling-free.
+    const coverCount = new Map<string, number>()
+    for (const row of sources) {
+      const owner = byId.get(row.summary_id)
+      if (owner === undefined) {
+        out.push(`source row of missing summary ${row.summary_id}`)
+        continue
+      }
+      if ((row.turn_id === null) === (row.child_summary_id === null)) {
+        out.push(`summary ${row.summary_id} position ${row.position}: exactly one of turn_id/child_summary_id must be set`)
+      }
+      if (row.turn_id !== null) {
+        const key = turnKey(owner.session_id, row.turn_id)
+        if (!turnByKey.has(key)) out.push(`summary ${owner.id} links missing turn ${row.turn_id}`)
+        coverCount.set(key, (coverCount.get(key) ?? 0) + 1)
+      }
+      if (row.child_summary_id !== null) {
+        const child = byId.get(row.child_summary_id)
+        if (child === undefined) out.push(`summary ${owner.id} links missing child ${row.child_summary_id}`)
+        else if (child.parent_id !== owner.id) {
+          out.push(`child ${child.id} of ${owner.id} has parent_id ${child.parent_id}`)
+        }
+      }
+    }
+    for (const [key, count] of coverCount) {
+      if (count > 1) out.push(`turn ${key.replace("\u0000", "/")} covered ${count} times`)
+    }
+
+    // Coverage is a prefix of each session, and the fresh tail is uncovered.
+    for (const [session, list] of perSession) {
+      const covered = list.map((t) => coverCount.has(turnKey(session, t.id)))
+      const firstUncovered = covered.indexOf(false)
+      if (firstUncovered >= 0 && covered.slice(firstUncovered).some(Boolean)) {
+        out.push(`session ${session}: covered turns are not a prefix`)
+      }
+      if (expect.freshTailTurns !== undefined) {
+        const tail = list.slice(Math.max(0, list.length - expect.freshTailTurns))
+        if (tail.some((t) => coverCount.has(turnKey(session, t.id)))) {
+          out.push(`session ${session}: a fresh-tail turn is covered`)
+        }
+        const coveredCount = firstUncovered < 0 ? list.length : firstUncovered
+        if (expect.freshTailTurns > 0 && coveredCount > 0 && coveredCount < list.length && isToolResult(list[coveredCount]!)) {
+          out.push(`session ${session}: tool result ${list[coveredCount]!.id} is separated from its call by the tail boundary`)
+        }
+      }
+    }
+
+    const estimator = TokenEstimator.approximate
+    const descendants = (id: string): number =>
+      (sourcesOf.get(id) ?? []).reduce(
+        (n, row) => (row.child_summary_id === null ? n : n + 1 + descendants(row.child_summary_id)),
+        0
+      )
+
+    for (const s of summaries) {
+      const rows = sourcesOf.get(s.id) ?? []
+      const label = `summary ${s.id} (depth ${s.depth})`
+      rows.forEach((row, i) => {
+        if (row.position !== i) out.push(`${label}: positions are not 0..n-1`)
+      })
+      if (s.content.length === 0) out.push(`${label}: empty content`)
+      if (!["normal", "aggressive", "fallback"].includes(s.tier)) out.push(`${label}: unknown tier ${s.tier}`)
+      if (s.token_estimate !== estimator.estimate(s.content)) out.push(`${label}: token_estimate ${s.token_estimate}`)
+      if (s.descendant_count !== descendants(s.id)) {
+        out.push(`${label}: descendant_count ${s.descendant_count}, expected ${descendants(s.id)}`)
+      }
+      if (s.parent_id !== null) {
+        const parent = byId.get(s.parent_id)
+        if (parent === undefined) out.push(`${label}: parent ${s.parent_id} is missing`)
+        else {
+          if (parent.depth !== s.depth + 1) out.push(`${label}: parent has depth ${parent.depth}`)
+          if (parent.session_id !== s.session_id) out.push(`${label}: parent in another session`)
+          if (!(sourcesOf.get(parent.id) ?? []).some((row) => row.child_summary_id === s.id)) {
+            out.push(`${label}: parent ${parent.id} does not link it`)
+          }
+        }
+      }
+      let expected: { readonly min: number | null; readonly max: number | null }
+      if (s.depth === 0) {
+        if (rows.length === 0 || rows.some((row) => row.turn_id === null)) out.push(`${label}: a leaf must link turns only`)
+        const linked = rows.flatMap((row) => {
+          const t = row.turn_id === null ? undefined : turnByKey.get(turnKey(s.session_id, row.turn_id))
+          return t === undefined ? [] : [t]
+        })
+        linked.forEach((t, i) => {
+          if (i > 0 && t.seq !== linked[i - 1]!.seq + 1) out.push(`${label}: its turns are not consecutive`)
+        })
+        expected = minMax(linked.map((t) => t.timestamp))
+      } else {
+        if (rows.length === 0 || rows.some((row) => row.child_summary_id === null)) {
+          out.push(`${label}: a condensed summary must link summaries only`)
+        }
+        if (expect.minFanIn !== undefined && rows.length < expect.minFanIn) out.push(`${label}: fan-in ${rows.length}`)
+        if (expect.maxFanIn !== undefined && rows.length > expect.maxFanIn) out.push(`${label}: fan-in ${rows.length}`)
+        const kids = rows.flatMap((row) => {
+          const c = row.child_summary_id === null ? undefined : byId.get(row.child_summary_id)
+          return c === undefined ? [] : [c]
+        })
+        if (kids.some((c) => c.depth !== s.depth - 1)) out.push(`${label}: a child has the wrong depth`)
+        expected = {
+          min: minMax(kids.map((c) => c.time_range_start)).min,
+          max: minMax(kids.map((c) => c.time_range_end)).max
+        }
+      }
+      if (instantOf(s.time_range_start) !== expected.min || instantOf(s.time_range_end) !== expected.max) {
+        out.push(`${label}: time range ${s.time_range_start}..${s.time_range_end} does not span its sources`)
+      }
+    }
+
+    if (expect.condensedFully === true && expect.minFanIn !== undefined) {
+      const parentless = new Map<string, number>()
+      for (const s of summaries) {
+        if (s.parent_id === null) {
+          const key = `${s.session_id} depth ${s.depth}`
+          parentless.set(key, (parentless.get(key) ?? 0) + 1)
+        }
+      }
+      for (const [key, n] of parentless) {
+        if (n >= expect.minFanIn) out.push(`${key}: ${n} parentless summaries left uncondensed`)
+      }
+    }
+    return out
+  })
+
+/**
+ * Every violated invariant of a context shown to a model (summaries, then
+ * turns): each summary is one of the session's, the turns are the session's,
+ * and the turns covered by what is shown (a summary's source turns, or a turn
+ * itself) come in conversation order, none twice. With `complete`, every turn
+ * of the session is covered (nothing was dropped).
+ *
+ * @since 0.1.0
+ */
+export const contextViolations = (
+  sessionId: string,
+  context: {
+    readonly summaries: ReadonlyArray<{ readonly id: string }>
+    readonly turns: ReadonlyArray<{ readonly id?: string | undefined }>
+  },
+  expect: { readonly complete?: boolean } = {}
+): Effect.Effect<Array<string>, StoreError.StoreError, TurnStore.TurnStore | DagStore.DagStore> =>
+  Effect.gen(function*() {
+    const turnStore = yield* TurnStore.TurnStore
+    const dag = yield* DagStore.DagStore
+    const all = yield* turnStore.turns(sessionId)
+    const seqOf = new Map(all.map((t) => [t.id, t.seq]))
+    const out: Array<string> = []
+    const shown: Array<number> = []
+    for (const summary of context.summaries) {
+      const source = yield* dag.sourceTurns(summary.id)
+      if (source.length === 0) out.push(`summary ${summary.id} covers no turn of the store`)
+      shown.push(...source.map((t) => t.seq))
+    }
+    for (const turn of context.turns) {
+      const seq = turn.id === undefined ? undefined : seqOf.get(turn.id)
+      if (seq === undefined) out.push(`turn ${turn.id ?? "(no id)"} is not in session ${sessionId}`)
+      else shown.push(seq)
+    }
+    shown.forEach((seq, i) => {
+      if (i > 0 && seq <= shown[i - 1]!) out.push(`turn seq ${seq} shown after seq ${shown[i - 1]} (out of order or twice)`)
+    })
+    if (expect.complete === true && shown.length !== all.length) {
+      out.push(`${shown.length} of the session's ${all.length} turns are shown`)
+    }
+    return out
+  })
