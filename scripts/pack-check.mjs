@@ -55,6 +55,10 @@ const project = path.join(work, "project")
 fs.mkdirSync(tarballs)
 fs.mkdirSync(project)
 
+// The store drivers and the SQL drivers under them, and the packages that may depend on them.
+const storeDrivers = ["@precis/store-sqlite", "@precis/store-pg", "@effect/sql-sqlite-node", "@effect/sql-pg"]
+const driverUsers = ["@precis/store-sqlite", "@precis/store-pg", "@precis/cli"]
+
 step(`packing into ${tarballs}`)
 const tarballOf = {}
 for (const { dir, manifest } of publicPackages) {
@@ -71,6 +75,12 @@ for (const { dir, manifest } of publicPackages) {
   const specs = { ...packed.dependencies, ...packed.peerDependencies }
   const unresolved = Object.entries(specs).filter(([, spec]) => spec.startsWith("workspace:"))
   check(unresolved.length === 0, `${manifest.name}: the packed manifest keeps ${JSON.stringify(unresolved)}`)
+  // A port apart from its drivers: only a driver (and the CLI, which offers both) installs one.
+  const drivers = Object.keys(packed.dependencies ?? {}).filter((name) => storeDrivers.includes(name))
+  check(
+    drivers.length === 0 || driverUsers.includes(manifest.name),
+    `${manifest.name}: depends on the store driver(s) ${drivers.join(", ")}`
+  )
 }
 
 // The TypeScript and Node type versions of the workspace, so the consumer checks with the same compiler.
@@ -120,8 +130,11 @@ write(
 )
 write(
   "consumer.ts",
-  `import { ConversationTurn, Summarizer } from "@precis/core"
+  `import { CompactionManager } from "@precis/compaction"
+import { ConversationTurn, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
+import { TurnStore } from "@precis/store"
+import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { entries } from "./entries.js"
@@ -147,7 +160,22 @@ const summary = await program.pipe(
 )
 if (summary.text.trim().length === 0) throw new Error("the summary is empty")
 if (!["normal", "aggressive", "fallback"].includes(summary.tier)) throw new Error(\`unexpected tier \${summary.tier}\`)
-console.log(JSON.stringify({ tier: summary.tier, text: summary.text }))
+
+// The engine over the store port, its SQLite driver in memory.
+const stats = await Effect.gen(function*() {
+  const store = yield* TurnStore.TurnStore
+  yield* store.appendTurns("s", Array.from({ length: 8 }, (_, i) =>
+    ConversationTurn.make({ role: i % 2 === 0 ? "user" : "assistant", content: \`step \${i}: edited src/file\${i}.ts\` })))
+  return yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 2, leafChunkTokens: 20 })
+}).pipe(
+  Effect.provide(CompactionManager.layer().pipe(
+    Layer.provideMerge(SqliteStore.layer({ filename: ":memory:" })),
+    Layer.provide(Summarizer.layer().pipe(Layer.provide(ExtractiveProvider.layer())))
+  )),
+  Effect.runPromise
+)
+if (stats.leafSummariesCreated === 0) throw new Error("the compaction created no leaf")
+console.log(JSON.stringify({ tier: summary.tier, text: summary.text, leaves: stats.leafSummariesCreated }))
 `
 )
 write(
