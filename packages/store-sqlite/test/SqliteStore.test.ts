@@ -8,7 +8,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { DagStore, Store, TurnStore } from "@precis/store"
 import { Fixtures } from "@precis/testing"
-import { leafOf, sqlite, storeSuite } from "@precis/testing/StoreSuite"
+import { sqlite, storeSuite } from "@precis/testing/StoreSuite"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -30,7 +30,7 @@ describe("SqliteStore", () => {
       const filename = path.join(dir, "store.db")
       const write = Effect.gen(function*() {
         yield* (yield* TurnStore.TurnStore).appendTurns("file", Fixtures.conversation(4))
-        return yield* (yield* DagStore.DagStore).insertLeaf(leafOf("file", ["t0", "t1"]))
+        return yield* (yield* DagStore.DagStore).insertLeaf(Fixtures.leaf("file", ["t0", "t1"]))
       })
       const leaf = yield* write.pipe(Effect.provide(SqliteStore.layer({ filename })))
       const [turns, summaries, mode] = yield* Effect.gen(function*() {

@@ -1,9 +1,10 @@
 /**
- * Small builders for turns and summary records in tests.
+ * Small builders for turns, summary records and leaves to insert in tests.
  *
  * @since 0.1.0
  */
 import { ConversationTurn, SummaryRecord } from "@precis/core"
+import type { DagStore } from "@precis/store"
 
 /**
  * A turn with a role, content and optional extra fields.
@@ -50,3 +51,17 @@ export const conversation = (
 export const summary = (
   fields: Partial<ConstructorParameters<typeof SummaryRecord.SummaryRecord>[0]> & { readonly content: string }
 ): SummaryRecord.SummaryRecord => SummaryRecord.make({ id: "s", depth: 0, ...fields })
+
+/**
+ * A leaf to insert (`DagStore.insertLeaf`) over `turnIds`: tier `normal`, a
+ * token estimate of 1.
+ *
+ * @since 0.1.0
+ */
+export const leaf = (sessionId: string, turnIds: ReadonlyArray<string>, content = "leaf"): DagStore.NewLeaf => ({
+  sessionId,
+  content,
+  tier: "normal",
+  tokenEstimate: 1,
+  turnIds
+})

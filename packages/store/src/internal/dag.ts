@@ -45,16 +45,11 @@ interface Draft {
 
 const conflict = (operation: string, reason: string) => Effect.fail(new StoreError({ operation, reason }))
 
-/**
- * `DagStore` over `env`.
- *
- * @internal
- */
-export const make = (env: Env): Service => {
+// The reads of summaries (each with its sources, aggregated in order) and of
+// the turns below them.
+const reads = (env: Env) => {
   const { dialect, error, sql } = env
-  const { transaction } = dialect
-  const reads = turnReads(env)
-
+  const turns = turnReads(env)
   const summaryColumns = sql`s.id, s.session_id, s.depth, s.content, s.tier, s.token_estimate, s.parent_id,
     s.time_range_start, s.time_range_end, s.descendant_count, s.created_at, s.first_seq, s.last_seq,
     (SELECT ${sql.literal(dialect.jsonArray("ss.turn_id", "ss.position"))} FROM summary_sources ss
@@ -68,21 +63,12 @@ export const make = (env: Env): Service => {
       (rows) => rows.map(Rows.toRecord)
     )
 
-  // A summary's sources in order, with one fixed statement text whatever their
-  // number (prepared once and reused): the ids go in as one JSON array.
-  const insertSources = (summaryId: string, column: Draft["sources"]["column"], ids: ReadonlyArray<string>) =>
-    sql.unsafe(
-      `INSERT INTO summary_sources (summary_id, position, ${column})
-        SELECT CAST(${dialect.param(1)} AS TEXT), j.key, j.value FROM ${dialect.jsonElements(dialect.param(2))} j`,
-      [summaryId, JSON.stringify(ids)]
-    )
+  const depthClause = (depth: number | undefined) => (depth === undefined ? [] : [sql`s.depth = ${depth}`])
 
   const summary: Service["summary"] = (id) =>
     Effect.map(selectSummaries(sql.and([sql`s.id = ${id}`])), (rows) => Option.fromNullable(rows[0])).pipe(
       Effect.mapError(error("DagStore.summary"))
     )
-
-  const depthClause = (depth: number | undefined) => (depth === undefined ? [] : [sql`s.depth = ${depth}`])
 
   const summaries: Service["summaries"] = (sessionId, options = {}) =>
     selectSummaries(sql.and([sql`s.session_id = ${sessionId}`, ...depthClause(options.depth)])).pipe(
@@ -98,14 +84,14 @@ export const make = (env: Env): Service => {
     selectSummaries(sql.and([sql`s.parent_id = ${summaryId}`])).pipe(Effect.mapError(error("DagStore.children")))
 
   const sourceTurns: Service["sourceTurns"] = (summaryId) =>
-    reads.select(
+    turns.select(
       sql`WITH RECURSIVE below(id) AS (
           SELECT ${summaryId}
           UNION ALL
           SELECT ss.child_summary_id FROM summary_sources ss JOIN below b ON ss.summary_id = b.id
           WHERE ss.child_summary_id IS NOT NULL
         )
-        SELECT ${reads.columns} FROM turns t
+        SELECT ${turns.columns} FROM turns t
         WHERE t.session_id = (SELECT session_id FROM summaries WHERE id = ${summaryId}) AND t.id IN (
           SELECT ss.turn_id FROM summary_sources ss JOIN below b ON ss.summary_id = b.id WHERE ss.turn_id IS NOT NULL
         )
@@ -121,113 +107,127 @@ export const make = (env: Env): Service => {
       (rows) => Option.map(Option.fromNullable(rows[0]), Rows.toRecord)
     ).pipe(Effect.mapError(error("DagStore.latestLeaf")))
 
-  // The one writer of summaries: checks the sources (`draft`), then inserts the
-  // row, its source links and, for a condensed summary, its children's
-  // `parent_id`, all in one transaction.
-  const insertSummary = (operation: string, draft: Effect.Effect<Draft, StoreError | SqlError | ParseError>) =>
-    Effect.gen(function*() {
-      const { row: partial, sources } = yield* draft
-      const row: SummaryRow = { ...partial, id: randomUUID(), created_at: yield* now }
-      yield* sql`INSERT INTO summaries ${sql.insert(row)}`
-      yield* insertSources(row.id, sources.column, sources.ids)
-      const condensed = sources.column === "child_summary_id"
-      if (condensed) yield* sql`UPDATE summaries SET parent_id = ${row.id} WHERE ${sql.in("id", sources.ids)}`
-      return Rows.toRecord({
-        ...row,
-        turn_ids: condensed ? [] : sources.ids,
-        child_ids: condensed ? sources.ids : []
-      })
-    }).pipe(transaction, Effect.mapError((cause) => StoreError.fromCause(cause, operation)))
+  return { summary, summaries, parentless, children, sourceTurns, latestLeaf }
+}
 
-  const leafDraft = (leaf: NewLeaf) =>
-    Effect.gen(function*() {
-      const operation = "DagStore.insertLeaf"
-      if (leaf.turnIds.length === 0) return yield* conflict(operation, "a leaf needs at least one turn")
-      const found = yield* frontierRows(sql`SELECT t.id, t.seq, t.timestamp FROM turns t
-        WHERE t.session_id = ${leaf.sessionId} AND t.seq >= ${reads.frontier(leaf.sessionId)}
-        ORDER BY t.seq LIMIT ${leaf.turnIds.length}`)
-      if (found.length !== leaf.turnIds.length || found.some((row, i) => row.id !== leaf.turnIds[i])) {
-        return yield* conflict(
-          operation,
-          `the turns must be the next ${leaf.turnIds.length} uncovered turns of session ${leaf.sessionId}, in order`
-        )
-      }
-      const times = SummaryRecord.timeRange(found.map((row) => ({ start: row.timestamp, end: row.timestamp })))
-      return {
-        row: {
-          session_id: leaf.sessionId,
-          depth: 0,
-          content: leaf.content,
-          tier: leaf.tier,
-          token_estimate: leaf.tokenEstimate,
-          parent_id: null,
-          time_range_start: times.start ?? null,
-          time_range_end: times.end ?? null,
-          descendant_count: 0,
-          first_seq: found[0]!.seq,
-          last_seq: found[found.length - 1]!.seq
-        },
-        sources: { column: "turn_id", ids: leaf.turnIds }
-      } satisfies Draft
+// The one writer of summaries: checks the sources (`draft`), then inserts the
+// row, its source links (one fixed statement text whatever their number: the
+// ids go in as one JSON array) and, for a condensed summary, its children's
+// `parent_id`, all in one transaction.
+const insertSummary = (
+  { dialect, sql }: Env,
+  operation: string,
+  draft: Effect.Effect<Draft, StoreError | SqlError | ParseError>
+) =>
+  Effect.gen(function*() {
+    const { row: partial, sources } = yield* draft
+    const row: SummaryRow = { ...partial, id: randomUUID(), created_at: yield* now }
+    yield* sql`INSERT INTO summaries ${sql.insert(row)}`
+    yield* sql.unsafe(
+      `INSERT INTO summary_sources (summary_id, position, ${sources.column})
+        SELECT CAST(${dialect.param(1)} AS TEXT), j.key, j.value FROM ${dialect.jsonElements(dialect.param(2))} j`,
+      [row.id, JSON.stringify(sources.ids)]
+    )
+    const condensed = sources.column === "child_summary_id"
+    if (condensed) yield* sql`UPDATE summaries SET parent_id = ${row.id} WHERE ${sql.in("id", sources.ids)}`
+    return Rows.toRecord({
+      ...row,
+      turn_ids: condensed ? [] : sources.ids,
+      child_ids: condensed ? sources.ids : []
     })
+  }).pipe(dialect.transaction, Effect.mapError((cause) => StoreError.fromCause(cause, operation)))
 
-  const condensedDraft = (node: NewCondensed) =>
-    Effect.gen(function*() {
-      const operation = "DagStore.insertCondensed"
-      if (node.childIds.length === 0) return yield* conflict(operation, "a summary needs at least one child")
-      if (new Set(node.childIds).size !== node.childIds.length) return yield* conflict(operation, "a child appears twice")
-      const rows = yield* childRows(sql`SELECT id, depth, parent_id, time_range_start, time_range_end, descendant_count,
-        first_seq, last_seq FROM summaries WHERE session_id = ${node.sessionId} AND ${sql.in("id", node.childIds)}`)
-      if (rows.length !== node.childIds.length) {
-        return yield* conflict(operation, `unknown child in session ${node.sessionId}`)
-      }
-      if (rows.some((row) => row.parent_id !== null)) return yield* conflict(operation, "a child already has a parent")
-      const depth = rows[0]!.depth
-      if (rows.some((row) => row.depth !== depth)) return yield* conflict(operation, "children of different depths")
-      const times = SummaryRecord.timeRange(rows.map((row) => ({ start: row.time_range_start, end: row.time_range_end })))
-      return {
-        row: {
-          session_id: node.sessionId,
-          depth: depth + 1,
-          content: node.content,
-          tier: node.tier,
-          token_estimate: node.tokenEstimate,
-          parent_id: null,
-          time_range_start: times.start ?? null,
-          time_range_end: times.end ?? null,
-          descendant_count: rows.reduce((n, row) => n + 1 + row.descendant_count, 0),
-          first_seq: Math.min(...rows.map((row) => row.first_seq)),
-          last_seq: Math.max(...rows.map((row) => row.last_seq))
-        },
-        sources: { column: "child_summary_id", ids: node.childIds }
-      } satisfies Draft
-    })
+// A leaf's row once its turns are checked: the next uncovered turns, in order.
+const leafDraft = (env: Env, leaf: NewLeaf) =>
+  Effect.gen(function*() {
+    const operation = "DagStore.insertLeaf"
+    if (leaf.turnIds.length === 0) return yield* conflict(operation, "a leaf needs at least one turn")
+    const found = yield* frontierRows(env.sql`SELECT t.id, t.seq, t.timestamp FROM turns t
+      WHERE t.session_id = ${leaf.sessionId} AND t.seq >= ${turnReads(env).frontier(leaf.sessionId)}
+      ORDER BY t.seq LIMIT ${leaf.turnIds.length}`)
+    if (found.length !== leaf.turnIds.length || found.some((row, i) => row.id !== leaf.turnIds[i])) {
+      return yield* conflict(
+        operation,
+        `the turns must be the next ${leaf.turnIds.length} uncovered turns of session ${leaf.sessionId}, in order`
+      )
+    }
+    const times = SummaryRecord.timeRange(found.map((row) => ({ start: row.timestamp, end: row.timestamp })))
+    return {
+      row: {
+        session_id: leaf.sessionId,
+        depth: 0,
+        content: leaf.content,
+        tier: leaf.tier,
+        token_estimate: leaf.tokenEstimate,
+        parent_id: null,
+        time_range_start: times.start ?? null,
+        time_range_end: times.end ?? null,
+        descendant_count: 0,
+        first_seq: found[0]!.seq,
+        last_seq: found[found.length - 1]!.seq
+      },
+      sources: { column: "turn_id", ids: leaf.turnIds }
+    } satisfies Draft
+  })
 
-  const insertLeaf: Service["insertLeaf"] = (leaf) => insertSummary("DagStore.insertLeaf", leafDraft(leaf))
+// A condensed summary's row once its children are checked: parentless
+// summaries of the session, of one depth, none twice.
+const condensedDraft = ({ sql }: Env, node: NewCondensed) =>
+  Effect.gen(function*() {
+    const operation = "DagStore.insertCondensed"
+    if (node.childIds.length === 0) return yield* conflict(operation, "a summary needs at least one child")
+    if (new Set(node.childIds).size !== node.childIds.length) return yield* conflict(operation, "a child appears twice")
+    const rows = yield* childRows(sql`SELECT id, depth, parent_id, time_range_start, time_range_end, descendant_count,
+      first_seq, last_seq FROM summaries WHERE session_id = ${node.sessionId} AND ${sql.in("id", node.childIds)}`)
+    if (rows.length !== node.childIds.length) {
+      return yield* conflict(operation, `unknown child in session ${node.sessionId}`)
+    }
+    if (rows.some((row) => row.parent_id !== null)) return yield* conflict(operation, "a child already has a parent")
+    const depth = rows[0]!.depth
+    if (rows.some((row) => row.depth !== depth)) return yield* conflict(operation, "children of different depths")
+    const times = SummaryRecord.timeRange(rows.map((row) => ({ start: row.time_range_start, end: row.time_range_end })))
+    return {
+      row: {
+        session_id: node.sessionId,
+        depth: depth + 1,
+        content: node.content,
+        tier: node.tier,
+        token_estimate: node.tokenEstimate,
+        parent_id: null,
+        time_range_start: times.start ?? null,
+        time_range_end: times.end ?? null,
+        descendant_count: rows.reduce((n, row) => n + 1 + row.descendant_count, 0),
+        first_seq: Math.min(...rows.map((row) => row.first_seq)),
+        last_seq: Math.max(...rows.map((row) => row.last_seq))
+      },
+      sources: { column: "child_summary_id", ids: node.childIds }
+    } satisfies Draft
+  })
 
-  const insertCondensed: Service["insertCondensed"] = (node) =>
-    insertSummary("DagStore.insertCondensed", condensedDraft(node))
+/**
+ * `DagStore` over `env`.
+ *
+ * @internal
+ */
+export const make = (env: Env): Service => {
+  const { dialect, error, sql } = env
+  const read = reads(env)
 
   const rewriteSummary: Service["rewriteSummary"] = (id, text) =>
     Effect.gen(function*() {
       yield* sql`UPDATE summaries SET content = ${text.content}, tier = ${text.tier},
         token_estimate = ${text.tokenEstimate} WHERE id = ${id}`
-      const found = yield* summary(id)
+      const found = yield* read.summary(id)
       return yield* Option.match(found, {
         onNone: () => conflict("DagStore.rewriteSummary", `no summary ${id}`),
         onSome: Effect.succeed
       })
-    }).pipe(transaction, Effect.mapError(error("DagStore.rewriteSummary")))
+    }).pipe(dialect.transaction, Effect.mapError(error("DagStore.rewriteSummary")))
 
   return {
-    summary,
-    summaries,
-    parentless,
-    children,
-    sourceTurns,
-    latestLeaf,
-    insertLeaf,
-    insertCondensed,
+    ...read,
+    insertLeaf: (leaf) => insertSummary(env, "DagStore.insertLeaf", leafDraft(env, leaf)),
+    insertCondensed: (node) => insertSummary(env, "DagStore.insertCondensed", condensedDraft(env, node)),
     rewriteSummary
   }
 }

@@ -37,6 +37,107 @@ const sessionStateRows = decodeAll(Schema.Struct({
 
 const TURN_COLUMNS = ["id", "session_id", "seq", "role", "content", "timestamp", "metadata"]
 
+// Multi-row inserts with a fixed SQL text per batch size: the statement is
+// prepared once and reused, and no per-row template is compiled.
+const insertRows = (
+  { dialect, sql }: Env,
+  table: string,
+  columns: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<unknown>>
+) =>
+  Effect.forEach(
+    batches(rows),
+    (batch) => {
+      const tuples = batch.map((_, row) =>
+        `(${columns.map((_, column) => dialect.param(row * columns.length + column + 1)).join(", ")})`
+      )
+      const text = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}`
+      return sql.unsafe(text, batch.flat())
+    },
+    { discard: true }
+  )
+
+// The turns of the session with one of `ids` (none in a new session), to
+// skip identical repeats and refuse conflicting ones. The ids go in as one
+// JSON array: one statement text whatever their number.
+const sameIds = ({ dialect, sql }: Env, sessionId: string, ids: ReadonlyArray<string>) =>
+  sameIdRows(sql.unsafe(
+    `SELECT t.id, t.role, t.content FROM turns t JOIN ${dialect.jsonElements(dialect.param(1))} j
+      ON t.id = j.value WHERE t.session_id = ${dialect.param(2)}`,
+    [JSON.stringify(ids), sessionId]
+  ))
+
+// The turns of `incoming` to add, with their ids and seqs from `next` on;
+// fails on a turn whose id is known with another role or content.
+const toAdd = (
+  sessionId: string,
+  incoming: ReadonlyArray<ConversationTurn.ConversationTurn>,
+  known: Map<string, { readonly role: string; readonly content: string }>,
+  next: number
+) =>
+  Effect.suspend(() => {
+    const added: Array<StoredTurn> = []
+    for (const turn of incoming) {
+      const id = turn.id ?? randomUUID()
+      const prior = known.get(id)
+      if (prior !== undefined) {
+        if (prior.role === turn.role && prior.content === turn.content) continue
+        return Effect.fail(
+          new TurnConflictError({ sessionId, turnId: id, field: prior.role === turn.role ? "content" : "role" })
+        )
+      }
+      known.set(id, turn)
+      added.push(new StoredTurn({ ...turn, id, sessionId, seq: next + added.length }, true))
+    }
+    return Effect.succeed(added)
+  })
+
+// The rows of `turns` to insert, metadata as JSON text.
+const rowsOf = (sessionId: string, added: ReadonlyArray<StoredTurn>) =>
+  Effect.try({
+    try: () =>
+      added.map((t) => [
+        t.id,
+        sessionId,
+        t.seq,
+        t.role,
+        t.content,
+        t.timestamp ?? null,
+        t.metadata === undefined ? null : JSON.stringify(t.metadata)
+      ]),
+    catch: (cause) => StoreError.invalidInput("TurnStore.appendTurns", "metadata is not JSON", cause)
+  })
+
+const appendTurns = (env: Env): Service["appendTurns"] => {
+  const { dialect, error, sql } = env
+  return (sessionId, input) =>
+    Effect.suspend(() => {
+      const incoming = Array.from(input)
+      if (incoming.length === 0) return Effect.succeed([])
+      return Effect.gen(function*() {
+        const createdAt = yield* now
+        yield* sql`INSERT INTO sessions (id, created_at) VALUES (${sessionId}, ${createdAt}) ON CONFLICT (id) DO NOTHING`
+        const last = yield* nextSeqRows(sql`SELECT coalesce(max(seq) + 1, 0) AS next
+          FROM turns WHERE session_id = ${sessionId}`)
+        const next = last[0]?.next ?? 0
+        const ids = incoming.flatMap((t) => (t.id === undefined ? [] : [t.id]))
+        const existing = next === 0 || ids.length === 0 ? [] : yield* sameIds(env, sessionId, ids)
+        const added = yield* toAdd(sessionId, incoming, new Map(existing.map((row) => [row.id, row])), next)
+        yield* insertRows(env, "turns", TURN_COLUMNS, yield* rowsOf(sessionId, added))
+        if (added.length > 0) {
+          // Queues the session for the workers (or moves its stamp), with its turns.
+          yield* sql`INSERT INTO session_work (session_id, stamp, claims) VALUES (${sessionId}, 1, 0)
+            ON CONFLICT (session_id) DO UPDATE SET stamp = session_work.stamp + 1`
+        }
+        return added
+      }).pipe(dialect.transaction)
+    }).pipe(
+      Effect.mapError((failure) =>
+        failure._tag === "TurnConflictError" ? failure : error("TurnStore.appendTurns")(failure)
+      )
+    )
+}
+
 /**
  * `TurnStore` over `env`.
  *
@@ -44,104 +145,10 @@ const TURN_COLUMNS = ["id", "session_id", "seq", "role", "content", "timestamp",
  */
 export const make = (env: Env): Service => {
   const { dialect, error, sql } = env
-  const { transaction } = dialect
   const reads = turnReads(env)
 
-  // Multi-row inserts with a fixed SQL text per batch size: the statement is
-  // prepared once and reused, and no per-row template is compiled.
-  const insertRows = (table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
-    Effect.forEach(
-      batches(rows),
-      (batch) => {
-        const tuples = batch.map((_, row) =>
-          `(${columns.map((_, column) => dialect.param(row * columns.length + column + 1)).join(", ")})`
-        )
-        const text = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}`
-        return sql.unsafe(text, batch.flat())
-      },
-      { discard: true }
-    )
-
-  const ensureSession = (sessionId: string) =>
-    Effect.flatMap(now, (createdAt) =>
-      sql`INSERT INTO sessions (id, created_at) VALUES (${sessionId}, ${createdAt}) ON CONFLICT (id) DO NOTHING`)
-
-  // The turns of the session with one of `ids` (none in a new session), to
-  // skip identical repeats and refuse conflicting ones. The ids go in as one
-  // JSON array: one statement text whatever their number.
-  const sameIds = (sessionId: string, ids: ReadonlyArray<string>) =>
-    sameIdRows(sql.unsafe(
-      `SELECT t.id, t.role, t.content FROM turns t JOIN ${dialect.jsonElements(dialect.param(1))} j
-        ON t.id = j.value WHERE t.session_id = ${dialect.param(2)}`,
-      [JSON.stringify(ids), sessionId]
-    ))
-
-  // The turns of `incoming` to add, with their ids and seqs from `next` on;
-  // fails on a turn whose id is known with another role or content.
-  const toAdd = (
-    sessionId: string,
-    incoming: ReadonlyArray<ConversationTurn.ConversationTurn>,
-    known: Map<string, { readonly role: string; readonly content: string }>,
-    next: number
-  ) =>
-    Effect.suspend(() => {
-      const added: Array<StoredTurn> = []
-      for (const turn of incoming) {
-        const id = turn.id ?? randomUUID()
-        const prior = known.get(id)
-        if (prior !== undefined) {
-          if (prior.role === turn.role && prior.content === turn.content) continue
-          return Effect.fail(
-            new TurnConflictError({ sessionId, turnId: id, field: prior.role === turn.role ? "content" : "role" })
-          )
-        }
-        known.set(id, turn)
-        added.push(new StoredTurn({ ...turn, id, sessionId, seq: next + added.length }, true))
-      }
-      return Effect.succeed(added)
-    })
-
-  const appendTurns: Service["appendTurns"] = (sessionId, input) =>
-    Effect.suspend(() => {
-      const incoming = Array.from(input)
-      if (incoming.length === 0) return Effect.succeed([])
-      return Effect.gen(function*() {
-        yield* ensureSession(sessionId)
-        const last = yield* nextSeqRows(sql`SELECT coalesce(max(seq) + 1, 0) AS next
-          FROM turns WHERE session_id = ${sessionId}`)
-        const next = last[0]?.next ?? 0
-        const ids = incoming.flatMap((t) => (t.id === undefined ? [] : [t.id]))
-        const existing = next === 0 || ids.length === 0 ? [] : yield* sameIds(sessionId, ids)
-        const added = yield* toAdd(sessionId, incoming, new Map(existing.map((row) => [row.id, row])), next)
-        const rows = yield* Effect.try({
-          try: () =>
-            added.map((t) => [
-              t.id,
-              sessionId,
-              t.seq,
-              t.role,
-              t.content,
-              t.timestamp ?? null,
-              t.metadata === undefined ? null : JSON.stringify(t.metadata)
-            ]),
-          catch: (cause) => StoreError.invalidInput("TurnStore.appendTurns", "metadata is not JSON", cause)
-        })
-        yield* insertRows("turns", TURN_COLUMNS, rows)
-        if (added.length > 0) {
-          // Queues the session for the workers (or moves its stamp), with its turns.
-          yield* sql`INSERT INTO session_work (session_id, stamp, claims) VALUES (${sessionId}, 1, 0)
-            ON CONFLICT (session_id) DO UPDATE SET stamp = session_work.stamp + 1`
-        }
-        return added
-      }).pipe(transaction)
-    }).pipe(
-      Effect.mapError((failure) =>
-        failure._tag === "TurnConflictError" ? failure : error("TurnStore.appendTurns")(failure)
-      )
-    )
-
   const withTransaction: Service["withTransaction"] = (self) =>
-    transaction(self).pipe(
+    dialect.transaction(self).pipe(
       Effect.catchIf(isSqlError, (failure) => Effect.fail(error("TurnStore.withTransaction")(failure)))
     )
 
@@ -198,5 +205,13 @@ export const make = (env: Env): Service => {
           WHERE session_state.last_seq <= excluded.last_seq`
     ).pipe(Effect.asVoid, Effect.mapError(error("TurnStore.saveSessionState")))
 
-  return { appendTurns, withTransaction, turns, uncoveredTurns, sessions, sessionState, saveSessionState }
+  return {
+    appendTurns: appendTurns(env),
+    withTransaction,
+    turns,
+    uncoveredTurns,
+    sessions,
+    sessionState,
+    saveSessionState
+  }
 }
