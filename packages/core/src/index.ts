@@ -11,6 +11,8 @@ export * as FactCheck from "./FactCheck.js"
 /** @since 0.3.0 */
 export * as Material from "./Material.js"
 /** @since 0.1.0 */
+export * as OptionSchema from "./OptionSchema.js"
+/** @since 0.1.0 */
 export * as Prompt from "./Prompt.js"
 /** @since 0.1.0 */
 export * as Provider from "./Provider.js"
