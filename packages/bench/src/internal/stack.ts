@@ -18,7 +18,10 @@ export const layer = (
   filename: string,
   provider: Layer.Layer<ProviderModule.Provider>,
   options: CompactionOptions.Options = {}
-): Layer.Layer<CompactionManager.CompactionManager | MemoryStore.MemoryStore, MemoryStore.StoreError> =>
+): Layer.Layer<
+  CompactionManager.CompactionManager | MemoryStore.MemoryStore,
+  MemoryStore.StoreError | CompactionOptions.InvalidOptionsError
+> =>
   CompactionManager.layer(options).pipe(
     Layer.provideMerge(SqliteMemoryStore.layer({ filename })),
     Layer.provide(Summarizer.layer()),
