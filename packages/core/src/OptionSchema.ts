@@ -325,6 +325,29 @@ const fieldsOf = (schema: { readonly fields: Schema.Struct.Fields } | { readonly
 const valueOf = (field: Schema.Struct.Field): Schema.Schema.Any =>
   Schema.isSchema(field) ? field : (field as unknown as { readonly from: Schema.Schema.Any }).from
 
+/**
+ * The Schema of one field's value (what an `optional` or `optionalWith`
+ * wraps), to read that option alone: from a flag, say.
+ *
+ * @example
+ * ```ts
+ * import { OptionSchema, Summarizer } from "@precis/core"
+ * const timeout = OptionSchema.fieldOf(Summarizer.Options, "timeout") // Schema<Duration, DurationInput>
+ * ```
+ * @since 0.1.0
+ */
+export const fieldOf = <
+  S extends Struct<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>,
+  K extends keyof Schema.Schema.Type<S> & keyof Schema.Schema.Encoded<S> & string
+>(
+  schema: S,
+  name: K
+): Schema.Schema<NonNullable<Schema.Schema.Type<S>[K]>, NonNullable<Schema.Schema.Encoded<S>[K]>> =>
+  valueOf(fieldsOf(schema)[name]!) as unknown as Schema.Schema<
+    NonNullable<Schema.Schema.Type<S>[K]>,
+    NonNullable<Schema.Schema.Encoded<S>[K]>
+  >
+
 const OPTIONS = { errors: "all", onExcessProperty: "ignore" } as const
 
 /**
