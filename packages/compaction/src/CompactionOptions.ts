@@ -6,7 +6,6 @@
  */
 import { OptionSchema, Summarizer } from "@precis/core"
 import type * as Config from "effect/Config"
-import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -202,14 +201,7 @@ export const fromBudget = (budget: number): {
  *
  * @since 0.1.0
  */
-export class InvalidOptionsError extends Data.TaggedError("InvalidOptionsError")<{
-  readonly problems: ReadonlyArray<OptionSchema.Problem>
-}> {
-  /** @since 0.1.0 */
-  override get message(): string {
-    return `invalid compaction options: ${OptionSchema.describeProblems(this.problems)}`
-  }
-}
+export class InvalidOptionsError extends OptionSchema.InvalidOptions("InvalidOptionsError", "compaction") {}
 
 const decodeOptions = OptionSchema.decode(Options, (problems) => problems)
 

@@ -132,14 +132,7 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {
  *
  * @since 0.3.0
  */
-export class InvalidSleepOptionsError extends Data.TaggedError("InvalidSleepOptionsError")<{
-  readonly problems: ReadonlyArray<OptionSchema.Problem>
-}> {
-  /** @since 0.3.0 */
-  override get message(): string {
-    return `invalid sleep mode options: ${OptionSchema.describeProblems(this.problems)}`
-  }
-}
+export class InvalidSleepOptionsError extends OptionSchema.InvalidOptions("InvalidSleepOptionsError", "sleep mode") {}
 
 /**
  * Applies the defaults to `options` and checks them against {@link Options}.

@@ -28,8 +28,10 @@
  * ```
  * @since 0.1.0
  */
+import type * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
+import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -80,6 +82,41 @@ export const describeProblems = (
   problems: ReadonlyArray<Problem>,
   nameOf?: (option: string) => string
 ): string => problems.map((problem) => describeProblem(problem, nameOf)).join("; ")
+
+/**
+ * The class of an options module's typed error: `tag` is its `_tag`, and its
+ * message names what the options are of (`invalid Summarizer options:
+ * maxTokens must be an integer >= 1 (got 0)`), followed by every problem.
+ *
+ * @example
+ * ```ts
+ * import { OptionSchema } from "@precis/core"
+ * class InvalidWidgetOptionsError extends OptionSchema.InvalidOptions("InvalidWidgetOptionsError", "widget") {}
+ * new InvalidWidgetOptionsError({ problems: [{ option: "size", message: "must be an integer >= 1 (got 0)" }] }).message
+ * // "invalid widget options: size must be an integer >= 1 (got 0)"
+ * ```
+ * @since 0.1.0
+ */
+export const InvalidOptions = <const Tag extends string>(
+  tag: Tag,
+  subject: string
+): new(args: { readonly problems: ReadonlyArray<Problem> }) => InvalidOptionsError<Tag> =>
+  class extends Data.TaggedError(tag)<{ readonly problems: ReadonlyArray<Problem> }> {
+    override get message(): string {
+      return `invalid ${subject} options: ${describeProblems(this.problems)}`
+    }
+  }
+
+/**
+ * What an {@link InvalidOptions} class makes: a yieldable error tagged `Tag`
+ * with every problem found.
+ *
+ * @since 0.1.0
+ */
+export interface InvalidOptionsError<Tag extends string> extends Cause.YieldableError {
+  readonly _tag: Tag
+  readonly problems: ReadonlyArray<Problem>
+}
 
 // ---------------------------------------------------------------------------
 // Fields

@@ -19,7 +19,6 @@ import * as Cause from "effect/Cause"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -142,14 +141,10 @@ export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {}
  *
  * @since 0.1.0
  */
-export class InvalidSummarizerOptionsError extends Data.TaggedError("InvalidSummarizerOptionsError")<{
-  readonly problems: ReadonlyArray<OptionSchema.Problem>
-}> {
-  /** @since 0.1.0 */
-  override get message(): string {
-    return `invalid Summarizer options: ${OptionSchema.describeProblems(this.problems)}`
-  }
-}
+export class InvalidSummarizerOptionsError extends OptionSchema.InvalidOptions(
+  "InvalidSummarizerOptionsError",
+  "Summarizer"
+) {}
 
 /**
  * Applies the defaults to `options` and checks them against {@link Options}.

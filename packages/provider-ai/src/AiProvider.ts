@@ -45,7 +45,6 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import { OptionSchema, Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
@@ -95,14 +94,10 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {
  *
  * @since 0.1.0
  */
-export class InvalidAiProviderOptionsError extends Data.TaggedError("InvalidAiProviderOptionsError")<{
-  readonly problems: ReadonlyArray<OptionSchema.Problem>
-}> {
-  /** @since 0.1.0 */
-  override get message(): string {
-    return `invalid AI provider options: ${OptionSchema.describeProblems(this.problems)}`
-  }
-}
+export class InvalidAiProviderOptionsError extends OptionSchema.InvalidOptions(
+  "InvalidAiProviderOptionsError",
+  "AI provider"
+) {}
 
 const decodeOptions = OptionSchema.decode(Options, (problems) => new InvalidAiProviderOptionsError({ problems }))
 

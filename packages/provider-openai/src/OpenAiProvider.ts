@@ -28,7 +28,6 @@ import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -137,14 +136,10 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {}
  *
  * @since 0.1.0
  */
-export class InvalidOpenAiOptionsError extends Data.TaggedError("InvalidOpenAiOptionsError")<{
-  readonly problems: ReadonlyArray<OptionSchema.Problem>
-}> {
-  /** @since 0.1.0 */
-  override get message(): string {
-    return `invalid OpenAI provider options: ${OptionSchema.describeProblems(this.problems)}`
-  }
-}
+export class InvalidOpenAiOptionsError extends OptionSchema.InvalidOptions(
+  "InvalidOpenAiOptionsError",
+  "OpenAI provider"
+) {}
 
 /**
  * Applies the defaults to `options` and checks them against {@link Options}.
