@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { OptionSchema, Summarizer } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -201,7 +201,7 @@ export const fromBudget = (budget: number): {
  *
  * @since 0.1.0
  */
-export class InvalidOptionsError extends OptionSchema.InvalidOptions("InvalidOptionsError", "compaction") {}
+export class InvalidOptionsError extends OptionError.InvalidOptions("InvalidOptionsError", "compaction") {}
 
 const decodeOptions = OptionSchema.decode(Options, (problems) => problems)
 
@@ -263,4 +263,4 @@ export const prefix = "PRECIS_COMPACTION_"
  *
  * @since 0.1.0
  */
-export const config: Config.Config<Options> = OptionSchema.config(prefix, Options)
+export const config: Config.Config<Options> = OptionConfig.config(prefix, Options)

@@ -29,7 +29,7 @@
  *
  * @since 0.3.0
  */
-import { OptionSchema } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema } from "@precis/core"
 import * as Clock from "effect/Clock"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -132,7 +132,7 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {
  *
  * @since 0.3.0
  */
-export class InvalidSleepOptionsError extends OptionSchema.InvalidOptions("InvalidSleepOptionsError", "sleep mode") {}
+export class InvalidSleepOptionsError extends OptionError.InvalidOptions("InvalidSleepOptionsError", "sleep mode") {}
 
 /**
  * Applies the defaults to `options` and checks them against {@link Options}.
@@ -421,7 +421,7 @@ export const layer = (
  *
  * @since 0.3.0
  */
-export const config: Config.Config<Options> = OptionSchema.config("PRECIS_SLEEP_", Configurable)
+export const config: Config.Config<Options> = OptionConfig.config("PRECIS_SLEEP_", Configurable)
 
 /**
  * The Sleep Mode layer with its options read from {@link config} (or the given

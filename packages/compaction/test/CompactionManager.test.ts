@@ -1,7 +1,7 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import {
   ConversationTurn,
-  OptionSchema,
+  OptionError,
   type Provider,
   ProviderError,
   Summarizer,
@@ -567,7 +567,7 @@ describe("options", () => {
       { option: "maxFanIn", message: "must be an integer >= minFanIn (got 3 < 5)", other: "minFanIn" }
     ])
     const flag = (option: string) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-    expect([...error.problems, ...inverted.problems].map((problem) => OptionSchema.describeProblem(problem, flag))).toEqual([
+    expect([...error.problems, ...inverted.problems].map((problem) => OptionError.describeProblem(problem, flag))).toEqual([
       "--fresh-tail-turns must be an integer >= 0 (got 1.5)",
       "--threshold must be a number in (0, 1] (got 2)",
       "--concurrency must be an integer >= 1 (got 0)",

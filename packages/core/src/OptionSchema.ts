@@ -1,126 +1,35 @@
 /**
  * Options as Schemas. An options type of precis is a `Schema.Struct` whose
- * fields carry their bounds and defaults; this module holds what they are made
- * of and what is derived from them:
- *
- * - **fields** ({@link int}, {@link number}, {@link boolean}, {@link duration},
- *   {@link nonEmptyString}, {@link url}, {@link literal}): each fails with a
- *   message saying what it must be and what it got
- *   (`must be an integer >= 1 (got -3)`), and knows how to read itself from
- *   text ({@link text}: `"30"`, `"yes"`, `"2 minutes"`);
- * - **problems** ({@link problemsOf}, {@link decode}): a failed decoding as one
- *   {@link Problem} per option, for the typed error of the options' module;
- * - **`Config`** ({@link config}): each field read from its own variable, the
- *   prefix followed by the field's name in capitals (`PRECIS_COMPACTION_` and
- *   `leafChunkTokens` give `PRECIS_COMPACTION_LEAF_CHUNK_TOKENS`), checked with
- *   the same Schema.
- *
- * So the library, its `Config` and the CLI agree on names, bounds and defaults.
+ * fields carry their bounds and defaults: this module holds the fields they
+ * are made of ({@link int}, {@link number}, {@link boolean}, {@link duration},
+ * {@link nonEmptyString}, {@link url}, {@link literal}), each failing with a
+ * message saying what it must be and what it got
+ * (`must be an integer >= 1 (got -3)`) and knowing how to read itself from
+ * text ({@link text}: `"30"`, `"yes"`, `"2 minutes"`), and {@link decode},
+ * which applies the defaults and turns a failure into one problem per option
+ * (`OptionError`). `OptionConfig` reads the same Schema from `Config`, so the
+ * library, its variables and the CLI agree on names, bounds and defaults.
  *
  * @example
  * ```ts
- * import { OptionSchema } from "@precis/core"
+ * import { OptionError, OptionSchema } from "@precis/core"
  * import { Schema } from "effect"
  * const Options = Schema.Struct({
  *   batchSize: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => 20 })
  * })
- * const config = OptionSchema.config("PRECIS_SLEEP_", Options) // reads PRECIS_SLEEP_BATCH_SIZE
+ * class InvalidBatchOptionsError extends OptionError.InvalidOptions("InvalidBatchOptionsError", "batch") {}
+ * const decodeOptions = OptionSchema.decode(Options, (problems) => new InvalidBatchOptionsError({ problems }))
+ * decodeOptions({ batchSize: 0 }) // Left: batchSize must be an integer >= 1 (got 0)
  * ```
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
-import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
-
-/**
- * One option that makes no sense: `message` says what it must be
- * (`must be an integer >= 2 (got 1)`), without the option's name. `option` is
- * the option's name, dotted when nested (`retry.maxAttempts`); when the
- * message refers to another option of the same options, `other` names it.
- *
- * @since 0.1.0
- */
-export interface Problem {
-  readonly option: string
-  readonly message: string
-  readonly other?: string | undefined
-}
-
-/**
- * A problem as text, its option (and the option it refers to, if any) named
- * by `nameOf`: `maxFanIn must be an integer >= minFanIn (got 8 < 9)` by
- * default; a CLI passes its flag names instead.
- *
- * @example
- * ```ts
- * import { OptionSchema } from "@precis/core"
- * OptionSchema.describeProblem({ option: "maxTokens", message: "must be an integer >= 1 (got 0)" })
- * // "maxTokens must be an integer >= 1 (got 0)"
- * ```
- * @since 0.1.0
- */
-export const describeProblem = (problem: Problem, nameOf: (option: string) => string = (option) => option): string =>
-  `${nameOf(problem.option)} ${messageOf(problem, nameOf)}`
-
-// The message, the option it refers to named by `nameOf`.
-const messageOf = (problem: Problem, nameOf: (option: string) => string): string =>
-  problem.other === undefined ? problem.message : problem.message.split(problem.other).join(nameOf(problem.other))
-
-/**
- * Problems as one line, `; ` between them (see {@link describeProblem}).
- *
- * @since 0.1.0
- */
-export const describeProblems = (
-  problems: ReadonlyArray<Problem>,
-  nameOf?: (option: string) => string
-): string => problems.map((problem) => describeProblem(problem, nameOf)).join("; ")
-
-/**
- * The class of an options module's typed error: `tag` is its `_tag`, and its
- * message names what the options are of (`invalid Summarizer options:
- * maxTokens must be an integer >= 1 (got 0)`), followed by every problem.
- *
- * @example
- * ```ts
- * import { OptionSchema } from "@precis/core"
- * class InvalidWidgetOptionsError extends OptionSchema.InvalidOptions("InvalidWidgetOptionsError", "widget") {}
- * new InvalidWidgetOptionsError({ problems: [{ option: "size", message: "must be an integer >= 1 (got 0)" }] }).message
- * // "invalid widget options: size must be an integer >= 1 (got 0)"
- * ```
- * @since 0.1.0
- */
-export const InvalidOptions = <const Tag extends string>(
-  tag: Tag,
-  subject: string
-): new(args: { readonly problems: ReadonlyArray<Problem> }) => InvalidOptionsError<Tag> =>
-  class extends Data.TaggedError(tag)<{ readonly problems: ReadonlyArray<Problem> }> {
-    override get message(): string {
-      return `invalid ${subject} options: ${describeProblems(this.problems)}`
-    }
-  }
-
-/**
- * What an {@link InvalidOptions} class makes: a yieldable error tagged `Tag`
- * with every problem found.
- *
- * @since 0.1.0
- */
-export interface InvalidOptionsError<Tag extends string> extends Cause.YieldableError {
-  readonly _tag: Tag
-  readonly problems: ReadonlyArray<Problem>
-}
-
-// ---------------------------------------------------------------------------
-// Fields
-// ---------------------------------------------------------------------------
+import { fieldsOf, OPTIONS, valueOf } from "./internal/optionFields.js"
+import { type Problem, problemsOf } from "./OptionError.js"
 
 // How a field is read from text (a variable, a flag): the value handed to the field's Schema.
 const TextAnnotationId: unique symbol = Symbol.for("@precis/core/OptionSchema/Text")
@@ -314,37 +223,6 @@ export const text = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schema<A, 
       )
   })
 
-// ---------------------------------------------------------------------------
-// Problems
-// ---------------------------------------------------------------------------
-
-/**
- * A failed decoding as problems, one per option (the first issue of each),
- * each named by its path (`retry.maxAttempts`; a nested struct's problems are
- * its fields'). `options` are the names that
- * a message may refer to (the other options of the same struct): the first
- * one a message mentions becomes the problem's `other`.
- *
- * @since 0.1.0
- */
-export const problemsOf = (
-  error: ParseResult.ParseError,
-  options: ReadonlyArray<string> = []
-): ReadonlyArray<Problem> => {
-  const seen = new Set<string>()
-  const problems: Array<Problem> = []
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const option = issue.path.map(String).join(".")
-    // A nested struct fails as a whole after its field did: the field's problem says it.
-    if (seen.has(option) || [...seen].some((known) => known.startsWith(`${option}.`))) continue
-    seen.add(option)
-    const message = issue._tag === "Missing" ? "is missing" : issue.message
-    const other = options.find((name) => name !== option && new RegExp(`\\b${name}\\b`).test(message))
-    problems.push(other === undefined ? { option, message } : { option, message, other })
-  }
-  return problems
-}
-
 /**
  * A Schema of options: a struct, or a struct with rules across its fields
  * (`Schema.filter`).
@@ -354,13 +232,6 @@ export const problemsOf = (
 export type Struct<A, I> =
   & Schema.Schema<A, I>
   & ({ readonly fields: Schema.Struct.Fields } | { readonly from: { readonly fields: Schema.Struct.Fields } })
-
-const fieldsOf = (schema: { readonly fields: Schema.Struct.Fields } | { readonly from: unknown }) =>
-  "fields" in schema ? schema.fields : (schema.from as { readonly fields: Schema.Struct.Fields }).fields
-
-// The Schema of a field's value: the field itself, or what an `optional`/`optionalWith` wraps.
-const valueOf = (field: Schema.Struct.Field): Schema.Schema.Any =>
-  Schema.isSchema(field) ? field : (field as unknown as { readonly from: Schema.Schema.Any }).from
 
 /**
  * The Schema of one field's value (what an `optional` or `optionalWith`
@@ -385,18 +256,16 @@ export const fieldOf = <
     NonNullable<Schema.Schema.Encoded<S>[K]>
   >
 
-const OPTIONS = { errors: "all", onExcessProperty: "ignore" } as const
-
 /**
  * Decodes options with `schema` (every problem found, properties it does not
  * know ignored), failing with `onProblems` of the problems.
  *
  * @example
  * ```ts
- * import { OptionSchema } from "@precis/core"
+ * import { OptionError, OptionSchema } from "@precis/core"
  * import { Schema } from "effect"
  * const Options = Schema.Struct({ maxTokens: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => 4096 }) })
- * const decode = OptionSchema.decode(Options, (problems) => OptionSchema.describeProblems(problems))
+ * const decode = OptionSchema.decode(Options, (problems) => OptionError.describeProblems(problems))
  * decode({ maxTokens: 0 }) // Left("maxTokens must be an integer >= 1 (got 0)")
  * ```
  * @since 0.1.0
@@ -408,90 +277,3 @@ export const decode = <A, I, E>(schema: Struct<A, I>, onProblems: (problems: Rea
     Either.mapLeft(decodeEither(input), (error) => onProblems(problemsOf(error, names)))
 }
 
-// ---------------------------------------------------------------------------
-// Config
-// ---------------------------------------------------------------------------
-
-/**
- * The variable of an option: `prefix` followed by its name in capitals, words
- * split at capitals and dots (`leafChunkTokens` -> `LEAF_CHUNK_TOKENS`,
- * `retry.maxAttempts` -> `RETRY_MAX_ATTEMPTS`).
- *
- * @since 0.1.0
- */
-export const variable = (prefix: string, option: string): string =>
-  `${prefix}${option.replace(/\./g, "_").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`
-
-// Each field that reads from text, by its (dotted) name; a nested struct's fields too.
-const textFields = (fields: Schema.Struct.Fields, path = ""): Array<[string, Schema.Schema<unknown, string>]> =>
-  Object.entries(fields).flatMap(([name, field]): Array<[string, Schema.Schema<unknown, string>]> => {
-    const value = valueOf(field)
-    if ("fields" in value) return textFields((value as unknown as Schema.Struct<Schema.Struct.Fields>).fields, `${path}${name}.`)
-    const fromText = text(value as Schema.Schema<unknown, unknown>)
-    return fromText === undefined ? [] : [[`${path}${name}`, fromText]]
-  })
-
-const setPath = (target: Record<string, unknown>, path: ReadonlyArray<string>, value: unknown): void => {
-  const [head, ...rest] = path
-  if (rest.length === 0) {
-    target[head!] = value
-    return
-  }
-  const inner = (target[head!] ??= {}) as Record<string, unknown>
-  setPath(inner, rest, value)
-}
-
-/**
- * The options of `schema` read from `Config`: each field that reads from text
- * (see {@link text}) from its {@link variable} under `prefix`, nested structs'
- * fields too (`PRECIS_OPENAI_RETRY_MAX_ATTEMPTS`). Only the variables that are
- * set give a value (the Schema's defaults apply when the options are
- * decoded), and the options they give are checked with `schema`: a problem is
- * an `InvalidData` error at its variable (a missing required option, a
- * `MissingData` one), its message saying what it must be
- * (`PRECIS_COMPACTION_THRESHOLD: must be a number in (0, 1] (got 5)`).
- *
- * @since 0.1.0
- */
-export const config = <A, I>(prefix: string, schema: Struct<A, I>): Config.Config<I> => {
-  const fields = textFields(fieldsOf(schema))
-  const names = Object.keys(fieldsOf(schema))
-  const read = fields.map(([option, fromText]) => {
-    const name = variable(prefix, option)
-    const decodeText = Schema.decodeEither(fromText)
-    return Config.string(name).pipe(
-      Config.mapOrFail((value) =>
-        Either.mapLeft(decodeText(value), (error) =>
-          ConfigError.InvalidData([], problemsOf(error)[0]?.message ?? ParseResult.TreeFormatter.formatErrorSync(error)))
-      ),
-      Config.option,
-      Config.map((value) => [option, value] as const)
-    )
-  })
-  const decodeEither = Schema.decodeUnknownEither(schema, OPTIONS)
-  return Config.all(read).pipe(
-    Config.map((values) => {
-      const options: Record<string, unknown> = {}
-      for (const [option, value] of values) {
-        if (Option.isSome(value)) setPath(options, option.split("."), value.value)
-      }
-      return options as I
-    }),
-    Config.mapOrFail((options) =>
-      Either.match(decodeEither(options), {
-        onLeft: (error) =>
-          Either.left(
-            problemsOf(error, names)
-              .map((problem): ConfigError.ConfigError => {
-                const at = [variable(prefix, problem.option)]
-                return problem.message === "is missing"
-                  ? ConfigError.MissingData(at, `${at[0]} is missing`)
-                  : ConfigError.InvalidData(at, messageOf(problem, (option) => variable(prefix, option)))
-              })
-              .reduce(ConfigError.And)
-          ),
-        onRight: () => Either.right(options)
-      })
-    )
-  )
-}

@@ -31,6 +31,8 @@ import * as Schema from "effect/Schema"
 import type { ConversationTurn } from "./ConversationTurn.js"
 import * as FactCheck from "./FactCheck.js"
 import * as Material from "./Material.js"
+import * as OptionConfig from "./OptionConfig.js"
+import * as OptionError from "./OptionError.js"
 import * as OptionSchema from "./OptionSchema.js"
 import * as Prompt from "./Prompt.js"
 import { type ChatRequest, Provider, type SummaryTask } from "./Provider.js"
@@ -141,7 +143,7 @@ export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {}
  *
  * @since 0.1.0
  */
-export class InvalidSummarizerOptionsError extends OptionSchema.InvalidOptions(
+export class InvalidSummarizerOptionsError extends OptionError.InvalidOptions(
   "InvalidSummarizerOptionsError",
   "Summarizer"
 ) {}
@@ -151,7 +153,7 @@ export class InvalidSummarizerOptionsError extends OptionSchema.InvalidOptions(
  *
  * @example
  * ```ts
- * import { Summarizer } from "@precis/core"
+ * import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
  * Summarizer.decodeOptions({ timeout: "abc", maxTokens: 0 })
  * // Left(InvalidSummarizerOptionsError): timeout must be a positive finite duration such as "30 seconds"
  * // (got "abc"); maxTokens must be an integer >= 1 (got 0)
@@ -412,7 +414,7 @@ export function layer(options?: Options): Layer.Layer<Summarizer, InvalidSummari
  *
  * @since 0.1.0
  */
-export const config: Config.Config<Options> = OptionSchema.config("PRECIS_SUMMARIZER_", Options)
+export const config: Config.Config<Options> = OptionConfig.config("PRECIS_SUMMARIZER_", Options)
 
 /**
  * The Summarizer layer with its options read from {@link config} (or the given `Config`).

@@ -4,11 +4,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as OptionConfig from "../src/OptionConfig.js"
+import * as OptionError from "../src/OptionError.js"
 import * as OptionSchema from "../src/OptionSchema.js"
 
 const messageOf = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string | undefined =>
   Either.match(Schema.decodeUnknownEither(schema)(input), {
-    onLeft: (error) => OptionSchema.problemsOf(error)[0]?.message,
+    onLeft: (error) => OptionError.problemsOf(error)[0]?.message,
     onRight: () => undefined
   })
 
@@ -60,7 +62,7 @@ describe("OptionSchema fields", () => {
     assert.deepStrictEqual(read(OptionSchema.duration(), "30"), Either.right(Duration.seconds(30)))
     assert.deepStrictEqual(read(OptionSchema.duration(), "500 millis"), Either.right(Duration.millis(500)))
     const bad = <A, I>(schema: Schema.Schema<A, I>, text: string) =>
-      Either.match(read(schema, text), { onLeft: (e) => OptionSchema.problemsOf(e)[0]?.message, onRight: () => undefined })
+      Either.match(read(schema, text), { onLeft: (e) => OptionError.problemsOf(e)[0]?.message, onRight: () => undefined })
     assert.strictEqual(bad(OptionSchema.int({ min: 1 }), "-3"), "must be an integer >= 1 (got -3)")
     assert.strictEqual(bad(OptionSchema.int({ min: 1 }), "12abc"), `must be an integer >= 1 (got "12abc")`)
     assert.strictEqual(bad(OptionSchema.boolean, "maybe"), `must be true or false (got "maybe")`)
@@ -81,7 +83,7 @@ const Options = Schema.Struct({
   )
 )
 
-describe("OptionSchema problems", () => {
+describe("OptionSchema.decode and OptionError", () => {
   const decode = OptionSchema.decode(Options, (problems) => problems)
 
   it("decode: the defaults applied, unknown properties ignored", () => {
@@ -112,22 +114,22 @@ describe("OptionSchema problems", () => {
 
   it("describeProblem names the option and the one it refers to", () => {
     const problem = { option: "maxFanIn", message: "must be an integer >= minFanIn (got 3 < 5)", other: "minFanIn" }
-    assert.strictEqual(OptionSchema.describeProblem(problem), "maxFanIn must be an integer >= minFanIn (got 3 < 5)")
+    assert.strictEqual(OptionError.describeProblem(problem), "maxFanIn must be an integer >= minFanIn (got 3 < 5)")
     const flag = (option: string) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-    assert.strictEqual(OptionSchema.describeProblem(problem, flag), "--max-fan-in must be an integer >= --min-fan-in (got 3 < 5)")
+    assert.strictEqual(OptionError.describeProblem(problem, flag), "--max-fan-in must be an integer >= --min-fan-in (got 3 < 5)")
   })
 })
 
-describe("OptionSchema.config", () => {
+describe("OptionConfig.config", () => {
   const read = (entries: Record<string, string>) =>
     Effect.either(
-      Effect.withConfigProvider(OptionSchema.config("PRECIS_T_", Options), ConfigProvider.fromMap(new Map(Object.entries(entries))))
+      Effect.withConfigProvider(OptionConfig.config("PRECIS_T_", Options), ConfigProvider.fromMap(new Map(Object.entries(entries))))
     )
 
   it("variable: the prefix and the name in capitals", () => {
-    assert.strictEqual(OptionSchema.variable("PRECIS_COMPACTION_", "leafChunkTokens"), "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS")
-    assert.strictEqual(OptionSchema.variable("PRECIS_OPENAI_", "retry.maxAttempts"), "PRECIS_OPENAI_RETRY_MAX_ATTEMPTS")
-    assert.strictEqual(OptionSchema.variable("PRECIS_SUMMARIZER_", "maxTokens"), "PRECIS_SUMMARIZER_MAX_TOKENS")
+    assert.strictEqual(OptionConfig.variable("PRECIS_COMPACTION_", "leafChunkTokens"), "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS")
+    assert.strictEqual(OptionConfig.variable("PRECIS_OPENAI_", "retry.maxAttempts"), "PRECIS_OPENAI_RETRY_MAX_ATTEMPTS")
+    assert.strictEqual(OptionConfig.variable("PRECIS_SUMMARIZER_", "maxTokens"), "PRECIS_SUMMARIZER_MAX_TOKENS")
   })
 
   it.effect("reads each field that reads from text from its variable, nested ones too; only those set", () =>

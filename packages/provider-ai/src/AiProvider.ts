@@ -43,7 +43,7 @@
 import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
-import { OptionSchema, Provider, ProviderError } from "@precis/core"
+import { OptionError, OptionSchema, Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
@@ -94,7 +94,7 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {
  *
  * @since 0.1.0
  */
-export class InvalidAiProviderOptionsError extends OptionSchema.InvalidOptions(
+export class InvalidAiProviderOptionsError extends OptionError.InvalidOptions(
   "InvalidAiProviderOptionsError",
   "AI provider"
 ) {}

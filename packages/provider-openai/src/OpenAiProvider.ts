@@ -23,7 +23,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { OptionSchema, Provider, ProviderError } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -136,7 +136,7 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {}
  *
  * @since 0.1.0
  */
-export class InvalidOpenAiOptionsError extends OptionSchema.InvalidOptions(
+export class InvalidOpenAiOptionsError extends OptionError.InvalidOptions(
   "InvalidOpenAiOptionsError",
   "OpenAI provider"
 ) {}
@@ -383,7 +383,7 @@ export const layer = (
  * @since 0.1.0
  */
 export const config: Config.Config<Options> = Config.all([
-  OptionSchema.config("PRECIS_OPENAI_", Options),
+  OptionConfig.config("PRECIS_OPENAI_", Options),
   Config.redacted("PRECIS_OPENAI_API_KEY").pipe(
     Config.orElse(() => Config.redacted("OPENAI_API_KEY")),
     Config.option

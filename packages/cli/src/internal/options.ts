@@ -13,7 +13,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import { CompactionOptions, SleepMode } from "@precis/compaction"
-import { OptionSchema, Summarizer } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -90,7 +90,7 @@ const flag = <A, I>(name: string, pseudoName: string, schema: Schema.Schema<A, I
     Options.mapEffect((text): Effect.Effect<A, ValidationError.ValidationError> =>
       Either.mapLeft(decode(text), (error) =>
         ValidationError.invalidValue(
-          HelpDoc.p(OptionSchema.describeProblems(OptionSchema.problemsOf(error), () => `--${name}`))
+          HelpDoc.p(OptionError.describeProblems(OptionError.problemsOf(error), () => `--${name}`))
         ))
     ),
     Options.optional,
@@ -111,7 +111,7 @@ const compactionFlag = (
     name,
     "N",
     OptionSchema.fieldOf(CompactionOptions.Options, option),
-    `${description} (default: ${OptionSchema.variable(CompactionOptions.prefix, option)}, else ${
+    `${description} (default: ${OptionConfig.variable(CompactionOptions.prefix, option)}, else ${
       option === "budget" ? "none" : CompactionOptions.defaults[option]
     })`
   )
@@ -190,14 +190,14 @@ export const compactionOptions = (flags: {
     }
     // A problem left is a rule across options: each is named as it was given, by its flag or its
     // variable (an option left to its default, by the flag that sets it, if any).
-    const variable = (option: string) => OptionSchema.variable(CompactionOptions.prefix, option)
+    const variable = (option: string) => OptionConfig.variable(CompactionOptions.prefix, option)
     const flagOf = (option: string) => Object.values(compactionFlags).find(([known]) => known === option)?.[1]
     const nameOf = (option: string) =>
       given.find(([known]) => known === option)?.[2] ??
         (option in fromVariables ? variable(option) : flagOf(option) ?? variable(option))
     return yield* Effect.mapError(
       Effect.as(CompactionOptions.resolveOptions(options), options),
-      (error) => new CliError({ reason: OptionSchema.describeProblems(error.problems, nameOf) })
+      (error) => new CliError({ reason: OptionError.describeProblems(error.problems, nameOf) })
     )
   })
 
@@ -300,7 +300,7 @@ const sleepOption = <K extends "idleThreshold" | "checkInterval" | "minUnprocess
     name,
     option === "idleThreshold" || option === "checkInterval" ? "DURATION" : "N",
     OptionSchema.fieldOf(SleepMode.Options, option),
-    `${description} (default: ${OptionSchema.variable("PRECIS_SLEEP_", option)}, else ${
+    `${description} (default: ${OptionConfig.variable("PRECIS_SLEEP_", option)}, else ${
       typeof SleepMode.defaults[option] === "number" ? SleepMode.defaults[option] : Duration.format(SleepMode.defaults[option])
     })`
   )

@@ -12,7 +12,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { OptionSchema } from "@precis/core"
+import { OptionError, OptionSchema } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { ParseError } from "effect/ParseResult"
@@ -43,7 +43,7 @@ const decodeLimit = Schema.decodeUnknownEither(OptionSchema.int({ min: 0 }))
 // any SQL (SQLite would fail on NaN with "datatype mismatch").
 const limitOf = (options: SearchOptions): Either.Either<number, StoreError> =>
   Either.mapLeft(decodeLimit(options.limit ?? 20), (error) =>
-    new StoreError({ operation: "search", reason: `limit ${OptionSchema.problemsOf(error)[0]?.message}` }))
+    new StoreError({ operation: "search", reason: `limit ${OptionError.problemsOf(error)[0]?.message}` }))
 
 /** Marks around the matched words of a hit's snippet. */
 export const highlight = { open: "«", close: "»", ellipsis: "…" } as const
