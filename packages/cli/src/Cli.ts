@@ -25,8 +25,11 @@
  * name without `.jsonl`/`.json`/`.traj`; for the other commands, the session
  * `default` if the store has it, else the store's only session.
  *
- * `compact` derives the defaults of `--leaf-chunk-tokens` and `--fresh-tail`
- * from `--budget N` (else `PRECIS_BUDGET`, else 32000 tokens): see `--help`.
+ * The compaction flags of `compact` and `watch` are the library's options
+ * (`CompactionOptions`), read with its Schema; every option a flag does not
+ * give comes from its `PRECIS_COMPACTION_*` variable, else the library's
+ * default, so `precis compact` writes the DAG `CompactionManager.compact`
+ * writes. A bad flag or variable is one line and exit code 1.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
  * code 1; those about a store name its file. With `OTEL_EXPORTER_OTLP_ENDPOINT` set, the
@@ -44,8 +47,9 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
 import type { CompactionManager, CompactionOptions, SleepMode } from "@precis/compaction"
-import type { Provider } from "@precis/core"
+import type { Provider, Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
+import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
@@ -110,7 +114,10 @@ export type ProviderName = Layers.ProviderName
  */
 export const providerLayer: (
   name: ProviderName
-) => Layer.Layer<Provider.Provider, CliError | ConfigError.ConfigError> = Layers.provider
+) => Layer.Layer<
+  Provider.Provider,
+  CliError | ConfigError.ConfigError | OpenAiProvider.InvalidOpenAiOptionsError
+> = Layers.provider
 
 /**
  * Everything a command can fail with; {@link main} prints each as one line.
@@ -125,6 +132,8 @@ export type Failure =
   | CompactionOptions.InvalidOptionsError
   | CompactionManager.ProviderUnavailableError
   | SleepMode.InvalidSleepOptionsError
+  | Summarizer.InvalidSummarizerOptionsError
+  | OpenAiProvider.InvalidOpenAiOptionsError
 
 const app = { name: "precis", version }
 

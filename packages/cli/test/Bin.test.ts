@@ -82,6 +82,20 @@ describe("bin/precis.js", () => {
     assert.isFalse(fs.existsSync(path.join(dir, "precis.db")))
   }, SPAWN_TIMEOUT)
 
+  it("a PRECIS_COMPACTION_* variable out of its bounds exits 1 with one line naming it, and writes nothing", async () => {
+    const file = write(dir, "env.jsonl", sessionJsonl(6))
+    for (
+      const [name, value, message] of [
+        ["PRECIS_COMPACTION_THRESHOLD", "5", "must be a number in \\(0, 1\\] \\(got 5\\)"],
+        ["PRECIS_COMPACTION_LEAF_TARGET_TOKENS", "-3", "must be an integer >= 1 \\(got -3\\)"]
+      ] as const
+    ) {
+      const result = await precis(["compact", file, "--db", "env.db"], { [name]: value })
+      assertUserError(result, new RegExp(`^precis: configuration error: ${name}: ${message}$`))
+    }
+    assert.isFalse(fs.existsSync(path.join(dir, "env.db")))
+  }, SPAWN_TIMEOUT)
+
   it("compact FILE writes the default store in the working directory, progress as plain lines", async () => {
     const file = write(dir, "work.jsonl", sessionJsonl(30))
     const result = await precis(["compact", file, "--leaf-chunk-tokens", "200", "--fresh-tail", "4"])
@@ -136,9 +150,9 @@ describe("bin/precis.js", () => {
   }, SPAWN_TIMEOUT)
 
   const demo = path.join(repoRoot, "examples", "coding-session.jsonl")
-  it.skipIf(!fs.existsSync(demo))("the README demo makes several leaves and a condensed node with the defaults", async () => {
-    // As `pnpm demo` runs it: no compaction flag, the defaults derived from the default --budget.
-    const result = await precis(["compact", demo, "--db", "demo.db", "--json"])
+  it.skipIf(!fs.existsSync(demo))("the README demo makes several leaves and a condensed node", async () => {
+    // As `pnpm demo` runs it: leaves of 2000 tokens (the library's default of 20,000 makes one of the example).
+    const result = await precis(["compact", demo, "--db", "demo.db", "--json", "--leaf-chunk-tokens", "2000"])
     assert.strictEqual(result.code, 0, result.stderr)
     assert.strictEqual(result.stderr, "")
     const stats = JSON.parse(result.stdout)

@@ -32,7 +32,8 @@ beforeAll(async () => {
     JSON.stringify({ role: "assistant", content: "<b onmouseover=alert(3)>bold</b>" })
   ].join("\n") + "\n")
   for (const file of [example, hostile]) {
-    const result = await Effect.runPromise(runCli(["compact", file, "--db", db, "--json"]))
+    // Leaves of 2000 tokens, as `pnpm demo` makes them: a DAG with condensed nodes to expand.
+    const result = await Effect.runPromise(runCli(["compact", file, "--db", db, "--json", "--leaf-chunk-tokens", "2000"]))
     assert.strictEqual(result.code, 0, result.stderr)
   }
 })

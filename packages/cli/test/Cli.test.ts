@@ -1,7 +1,16 @@
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { CompactionManager, CompactionOptions } from "@precis/compaction"
+import { Summarizer } from "@precis/core"
+import { Importer } from "@precis/importers"
+import { ExtractiveProvider } from "@precis/provider-extractive"
+import { TurnStore } from "@precis/store"
 import { StoreInvariants } from "@precis/testing"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -9,11 +18,13 @@ import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
 import { stripAnsi } from "../src/internal/console.js"
-import { budgetDefaults } from "../src/internal/options.js"
+import { compactionOptions } from "../src/internal/options.js"
 import { assertOneLineFailure, repoRoot, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 const run = (args: ReadonlyArray<string>, options?: Parameters<typeof runCli>[1]) =>
   Effect.runPromise(runCli(args, options))
@@ -541,39 +552,117 @@ describe("compaction flags and their PRECIS_COMPACTION_* variables", () => {
       assert.deepStrictEqual(flagWins, byFlag)
     }))
 
-  it.live("--budget (or PRECIS_BUDGET) sets the defaults of --leaf-chunk-tokens and --fresh-tail", () =>
+  it.live("without flags or variables the CLI writes the DAG the library writes with its defaults", () =>
     Effect.gen(function*() {
-      // A budget of 2400 gives the smallest leaf chunk (500 tokens) and fresh tail (4 turns).
-      const byBudget = yield* compactJson("budget", ["--budget", "2400"])
-      const explicit = yield* compactJson("budget-explicit", ["--leaf-chunk-tokens", "500", "--fresh-tail", "4"])
-      const defaults = yield* compactJson("budget-default", [])
-      assert.strictEqual(byBudget.turnsCompacted, 36)
-      assert.isAbove(byBudget.leafSummariesCreated, defaults.leafSummariesCreated)
-      assert.deepStrictEqual(byBudget, explicit)
-      assert.deepStrictEqual(yield* compactJson("budget-env", [], { PRECIS_BUDGET: "2400" }), explicit)
-      // A flag or a PRECIS_COMPACTION_* variable wins over the budget.
-      const flagWins = yield* compactJson("budget-flag", ["--budget", "2400", "--fresh-tail", "6"])
-      assert.strictEqual(flagWins.turnsCompacted, 34)
-      const variableWins = yield* compactJson("budget-var", ["--budget", "2400"], { PRECIS_COMPACTION_FRESH_TAIL_TURNS: "6" })
-      assert.strictEqual(variableWins.turnsCompacted, 34)
+      // 60 turns of ~200 tokens: more than one leaf of 2000 tokens, one of the library's 20,000.
+      const big = write(dir, "defaults.jsonl", sessionJsonl(60).split("\n").map((line) => {
+        if (line.length === 0) return line
+        const turn = JSON.parse(line)
+        return JSON.stringify({ ...turn, content: `${turn.content} ${"and then src/app.ts was read again ".repeat(20)}` })
+      }).join("\n"))
+      const db = path.join(dir, "defaults.db")
+      const cli = yield* runCli(["compact", big, "--db", db, "--json"])
+      assert.strictEqual(cli.code, 0, cli.stderr)
+      const library = yield* Effect.gen(function*() {
+        const store = yield* TurnStore.TurnStore
+        const manager = yield* CompactionManager.CompactionManager
+        const imported = yield* Importer.importFile(big)
+        yield* store.appendTurns("defaults", Importer.allTurns(imported))
+        return yield* manager.compact("defaults")
+      }).pipe(
+        Effect.provide(CompactionManager.layer().pipe(
+          Layer.provideMerge(storeLayer()),
+          Layer.provide(Summarizer.layer()),
+          Layer.provide(ExtractiveProvider.layer())
+        )),
+        Effect.provide(NodeFileSystem.layer)
+      )
+      const stats = JSON.parse(cli.stdout)
+      assert.deepStrictEqual(
+        [stats.leafSummariesCreated, stats.condensedSummariesCreated, stats.turnsCompacted],
+        [library.leafSummariesCreated, library.condensedSummariesCreated, library.turnsCompacted]
+      )
+      assert.strictEqual(stats.turnsCompacted, 60 - CompactionOptions.defaults.freshTailTurns)
     }))
 
-  it("budgetDefaults: a sixteenth of the budget per leaf and a turn per 2000 tokens of tail, clamped", () => {
-    assert.deepStrictEqual(budgetDefaults(32_000), { leafChunkTokens: 2_000, freshTailTurns: 16 })
-    assert.deepStrictEqual(budgetDefaults(8_000), { leafChunkTokens: 500, freshTailTurns: 4 })
-    assert.deepStrictEqual(budgetDefaults(1), { leafChunkTokens: 500, freshTailTurns: 4 })
-    assert.deepStrictEqual(budgetDefaults(1_000_000), { leafChunkTokens: 20_000, freshTailTurns: 16 })
-    assert.deepStrictEqual(budgetDefaults(20_000), { leafChunkTokens: 1_250, freshTailTurns: 10 })
-  })
-
-  it.live("a bad variable value exits 1 naming the variable", () =>
+  it.live("--budget and PRECIS_COMPACTION_BUDGET are the library's budget: they bound the fresh tail in tokens", () =>
     Effect.gen(function*() {
-      const result = yield* runCli(["compact", file, "--db", path.join(dir, "bad-env.db")], {
-        env: { PRECIS_COMPACTION_MIN_FAN_IN: "1" }
+      // A budget of 2400 bounds the tail at 1000 tokens (tailTokensFor), fewer than 16 turns of this session.
+      const byFlag = yield* compactJson("budget", ["--budget", "2400"])
+      const byVariable = yield* compactJson("budget-env", [], { PRECIS_COMPACTION_BUDGET: "2400" })
+      const none = yield* compactJson("budget-none", [])
+      assert.deepStrictEqual(byVariable, byFlag)
+      assert.isAbove(byFlag.turnsCompacted, none.turnsCompacted)
+      // PRECIS_BUDGET is not a variable of precis: one budget variable.
+      assert.deepStrictEqual(yield* compactJson("budget-old", [], { PRECIS_BUDGET: "2400" }), none)
+    }))
+
+  it.effect("compactionOptions reads all 13 PRECIS_COMPACTION_* variables, a flag winning over its variable", () =>
+    Effect.gen(function*() {
+      // A value for each of the 13 options, as a shell would set them.
+      const env = (
+        "FRESH_TAIL_TURNS=3 FRESH_TAIL_TOKENS=900 BUDGET=8000 LOW_WATER=0.4 LEAF_CHUNK_TOKENS=700 MAX_TURNS=50 " +
+        "MIN_FAN_IN=3 MAX_FAN_IN=5 THRESHOLD=0.6 CONCURRENCY=2 LEAF_TARGET_TOKENS=300 CONDENSE_TARGET_TOKENS=400 " +
+        "ALSO_LINE=false"
+      ).split(" ").map((setting) => {
+        const [name, value] = setting.split("=")
+        return [`${CompactionOptions.prefix}${name}`, value!] as const
       })
-      assert.strictEqual(result.code, 1)
-      expect(result.stderr).toContain("PRECIS_COMPACTION_MIN_FAN_IN")
-      assert.isFalse(fs.existsSync(path.join(dir, "bad-env.db")))
+      const none = Option.none<number>()
+      const flags = {
+        budget: none,
+        freshTail: Option.some(6),
+        leafChunkTokens: none,
+        minFanIn: none,
+        maxFanIn: none,
+        concurrency: none,
+        noAlsoLine: false
+      }
+      const [options, library] = yield* Effect.all([compactionOptions(flags), CompactionOptions.config]).pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(env)))
+      )
+      assert.strictEqual(Object.keys(options).length, 13)
+      assert.deepStrictEqual(options, { ...library, freshTailTurns: 6 })
+      assert.strictEqual(options.threshold, 0.6)
+      assert.strictEqual(options.alsoLine, false)
+    }))
+
+  it.live("PRECIS_COMPACTION_MAX_TURNS reaches the compaction", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* compactJson("max-turns", [], { PRECIS_COMPACTION_MAX_TURNS: "5" })).turnsCompacted, 5)
+    }))
+
+  it.live("every PRECIS_COMPACTION_* variable out of its bounds exits 1 with one line naming it, writing nothing", () =>
+    Effect.gen(function*() {
+      const bad: ReadonlyArray<readonly [string, string, string]> = [
+        ["PRECIS_COMPACTION_THRESHOLD", "5", "must be a number in (0, 1] (got 5)"],
+        ["PRECIS_COMPACTION_LEAF_TARGET_TOKENS", "-3", "must be an integer >= 1 (got -3)"],
+        ["PRECIS_COMPACTION_FRESH_TAIL_TURNS", "-1", "must be an integer >= 0 (got -1)"],
+        ["PRECIS_COMPACTION_FRESH_TAIL_TOKENS", "1.5", "must be an integer >= 0 (got 1.5)"],
+        ["PRECIS_COMPACTION_BUDGET", "0", "must be an integer >= 1 (got 0)"],
+        ["PRECIS_COMPACTION_LOW_WATER", "2", "must be a number in (0, 1] (got 2)"],
+        ["PRECIS_COMPACTION_LEAF_CHUNK_TOKENS", "lots", `must be an integer >= 1 (got "lots")`],
+        ["PRECIS_COMPACTION_MAX_TURNS", "0", "must be an integer >= 1 (got 0)"],
+        ["PRECIS_COMPACTION_MIN_FAN_IN", "1", "must be an integer >= 2 (got 1)"],
+        ["PRECIS_COMPACTION_MAX_FAN_IN", "3", "must be an integer >= PRECIS_COMPACTION_MIN_FAN_IN (got 3 < 4)"],
+        ["PRECIS_COMPACTION_CONCURRENCY", "0", "must be an integer >= 1 (got 0)"],
+        ["PRECIS_COMPACTION_CONDENSE_TARGET_TOKENS", "NaN", `must be an integer >= 1 (got "NaN")`],
+        ["PRECIS_COMPACTION_ALSO_LINE", "perhaps", `must be true or false (got "perhaps")`]
+      ]
+      const db = path.join(dir, "bad-env.db")
+      for (const [name, value, message] of bad) {
+        const result = yield* runCli(["compact", file, "--db", db], { env: { [name]: value } })
+        assertOneLineFailure(result, new RegExp(`^precis: configuration error: ${name}: ${escape(message)}$`))
+      }
+      assert.isFalse(fs.existsSync(db))
+    }))
+
+  it.live("a rule broken across a flag and a variable names both", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["compact", file, "--db", path.join(dir, "across.db"), "--max-fan-in", "3"], {
+        env: { PRECIS_COMPACTION_MIN_FAN_IN: "5" }
+      })
+      assertOneLineFailure(result, /^precis: --max-fan-in must be an integer >= PRECIS_COMPACTION_MIN_FAN_IN \(got 3 < 5\)$/)
     }))
 })
 
@@ -813,10 +902,12 @@ describe("--provider openai", () => {
 
   it.live("a --timeout that is not a duration is refused, naming the option", () =>
     Effect.gen(function*() {
-      for (const bad of ["soon", "0", "-3"]) {
+      for (const bad of ["soon", "0", "-3", "-1 seconds"]) {
         const result = yield* runCli(["summarize", file, "--timeout", bad])
-        assert.strictEqual(result.code, 1)
-        expect(result.stderr).toContain("--timeout must be a duration")
+        assertOneLineFailure(
+          result,
+          new RegExp(`^precis: --timeout must be a positive finite duration such as "30 seconds" \\(got .*\\)$`)
+        )
       }
     }))
 })
@@ -915,7 +1006,7 @@ describe("help", () => {
     Effect.gen(function*() {
       assertOneLineFailure(
         yield* runCli(["compact", "--fresh-tail", "abc"]),
-        /^precis: --fresh-tail must be an integer >= 0$/
+        /^precis: --fresh-tail must be an integer >= 0 \(got "abc"\)$/
       )
       assertOneLineFailure(yield* runCli(["import"]), /^precis: /)
     }))

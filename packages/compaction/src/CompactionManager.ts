@@ -395,6 +395,8 @@ export type Stores = TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQue
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: CompactionOptions.Options = {}) {
+  // Options that make no sense fail the build; each call's overrides are checked again with them.
+  yield* CompactionOptions.resolveOptions(options)
   const turnStore = yield* TurnStore.TurnStore
   const dag = yield* DagStore.DagStore
   const queue = yield* WorkQueue.WorkQueue
@@ -773,6 +775,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
           problems: [{ option: "stateShare", message: `must be a number >= 0 and < 1 (got ${share})` }]
         })
       }
+      yield* Condenser.decodeOptions(given)
       yield* resolve({ ...compaction, budget: given.budget }, given.budget)
       const active = yield* context(sessionId)
       // The state folds the uncovered turns just read, not a second read of them.
@@ -801,9 +804,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
 })
 
 /**
- * The manager layer; `options` are the defaults of every call (checked with
- * `CompactionOptions.resolveOptions` on each call, which fails with an
- * `InvalidOptionsError` when they make no sense).
+ * The manager layer; `options` are the defaults of every call, checked when
+ * the layer is built (an `InvalidOptionsError` when they make no sense; each
+ * call's overrides are checked with them, on the call). Without options it
+ * cannot fail.
  *
  * @example
  * ```ts
@@ -814,14 +818,19 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
  * const Live = CompactionManager.layer({ freshTailTurns: 8 }).pipe(
  *   Layer.provide(SqliteStore.layer({ filename: "precis.db" })),
  *   Layer.provide(Summarizer.layer())
- * ) // Layer<CompactionManager, StoreError, Provider>
+ * ) // Layer<CompactionManager, InvalidOptionsError | StoreError, Provider>
  * ```
  * @since 0.1.0
  */
-export const layer = (
+export function layer(): Layer.Layer<CompactionManager, never, Stores | Summarizer.Summarizer>
+export function layer(
   options?: CompactionOptions.Options
-): Layer.Layer<CompactionManager, never, Stores | Summarizer.Summarizer> =>
-  Layer.effect(CompactionManager, make(options))
+): Layer.Layer<CompactionManager, CompactionOptions.InvalidOptionsError, Stores | Summarizer.Summarizer>
+export function layer(
+  options?: CompactionOptions.Options
+): Layer.Layer<CompactionManager, CompactionOptions.InvalidOptionsError, Stores | Summarizer.Summarizer> {
+  return Layer.effect(CompactionManager, make(options))
+}
 
 /**
  * The manager layer with its options read from `CompactionOptions.config` (or the given `Config`).
@@ -830,5 +839,8 @@ export const layer = (
  */
 export const layerConfig = (
   options: Config.Config<CompactionOptions.Options> = CompactionOptions.config
-): Layer.Layer<CompactionManager, ConfigError.ConfigError, Stores | Summarizer.Summarizer> =>
-  Layer.effect(CompactionManager, Effect.flatMap(options, make))
+): Layer.Layer<
+  CompactionManager,
+  ConfigError.ConfigError | CompactionOptions.InvalidOptionsError,
+  Stores | Summarizer.Summarizer
+> => Layer.effect(CompactionManager, Effect.flatMap(options, make))

@@ -1,94 +1,16 @@
 /**
- * The options of a compaction: their defaults, their validation and how they
- * are read from `Config`.
+ * The options of a compaction as a Schema: their names, bounds and defaults,
+ * and from them their validation and the variables they are read from.
  *
  * @since 0.1.0
  */
-import { Summarizer } from "@precis/core"
-import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
-import * as Data from "effect/Data"
+import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
+import type * as Config from "effect/Config"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { ProgressEvent } from "./CompactionManager.js"
-
-/**
- * @since 0.1.0
- */
-export interface Options {
-  /** Newest uncovered turns never summarized. Default 16. */
-  readonly freshTailTurns?: number | undefined
-  /**
-   * The fresh tail's most tokens: the tail is the newest `freshTailTurns`
-   * turns, fewer when they hold more (a tool pair stays whole). Default
-   * {@link tailTokensFor} of `budget` when a budget is given, else unbounded.
-   */
-  readonly freshTailTokens?: number | undefined
-  /**
-   * The context budget (tokens) the session is assembled against. When given,
-   * it sets the default `freshTailTokens`, and a compaction brings the active
-   * context down to `lowWater * budget`, not just under the threshold.
-   */
-  readonly budget?: number | undefined
-  /** Fraction of `budget` a compaction aims to leave in the active context. Default 0.5. */
-  readonly lowWater?: number | undefined
-  /** Largest chunk of turns per leaf, in estimated tokens. Default 20,000. */
-  readonly leafChunkTokens?: number | undefined
-  /**
-   * Most turns one compaction summarizes (the oldest evictable ones; a tool
-   * call and its results stay together, see the engine's notes), so a run in
-   * idle time stays short. Default unbounded.
-   */
-  readonly maxTurns?: number | undefined
-  /** Fewest parentless siblings condensed together. Default 4. */
-  readonly minFanIn?: number | undefined
-  /** Most parentless siblings condensed together. Default 8. */
-  readonly maxFanIn?: number | undefined
-  /** Fraction of the budget the active context must exceed to compact. Default 0.75. */
-  readonly threshold?: number | undefined
-  /** Condensation calls of one depth running at once. Default 4. */
-  readonly concurrency?: number | undefined
-  /** `targetTokens` of leaf summaries. Default 1200. */
-  readonly leafTargetTokens?: number | undefined
-  /** `targetTokens` of condensed summaries. Default 2000. */
-  readonly condenseTargetTokens?: number | undefined
-  /**
-   * Whether a summary that dropped must-survive keys of its material (its
-   * fact check, `Summary.dropped`) gets the most important of them appended as
-   * one `Also: a; b; c` line, when that fits within its target tokens. Default true.
-   *
-   * @since 0.3.0
-   */
-  readonly alsoLine?: boolean | undefined
-  /** Called after each step of a compaction (a progress bar, say). */
-  readonly onProgress?: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
-}
-
-/**
- * Options with every default applied, validated.
- *
- * @since 0.1.0
- */
-export interface ResolvedOptions {
-  readonly freshTailTurns: number
-  /** `undefined`: no token bound. */
-  readonly freshTailTokens: number | undefined
-  readonly budget: number | undefined
-  readonly lowWater: number
-  readonly leafChunkTokens: number
-  /** `undefined`: unbounded. */
-  readonly maxTurns: number | undefined
-  readonly minFanIn: number
-  readonly maxFanIn: number
-  readonly threshold: number
-  readonly concurrency: number
-  readonly leafTargetTokens: number
-  readonly condenseTargetTokens: number
-  /** @since 0.3.0 */
-  readonly alsoLine: boolean
-  readonly onProgress: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
-}
 
 /**
  * The defaults of {@link Options}.
@@ -107,6 +29,112 @@ export const defaults = {
   condenseTargetTokens: Summarizer.defaults.condenseTargetTokens,
   alsoLine: true
 } as const
+
+/**
+ * A context budget, in tokens: an integer >= 1.
+ *
+ * @since 0.1.0
+ */
+export const Budget: Schema.Schema<number> = OptionSchema.int({ min: 1 })
+
+const tokens = OptionSchema.int({ min: 1 })
+const share = OptionSchema.number({ min: 0, max: 1, exclusiveMin: true })
+
+/**
+ * The options of a compaction, their bounds and defaults: the one source of
+ * their names, of what {@link resolveOptions} checks and of the variables
+ * {@link config} reads.
+ *
+ * | option | bounds | default |
+ * |---|---|---|
+ * | `freshTailTurns` | integer >= 0 | 16 |
+ * | `freshTailTokens` | integer >= 0 | {@link tailTokensFor} of `budget` with a budget, else unbounded |
+ * | `budget` | integer >= 1 | none |
+ * | `lowWater` | (0, 1] | 0.5 |
+ * | `leafChunkTokens` | integer >= 1 | 20,000 |
+ * | `maxTurns` | integer >= 1 | unbounded |
+ * | `minFanIn` | integer >= 2 | 4 |
+ * | `maxFanIn` | integer >= 2 and >= `minFanIn` | 8 |
+ * | `threshold` | (0, 1] | 0.75 |
+ * | `concurrency` | integer >= 1 | 4 |
+ * | `leafTargetTokens` | integer >= 1 | 1200 |
+ * | `condenseTargetTokens` | integer >= 1 | 2000 |
+ * | `alsoLine` | boolean | true |
+ *
+ * @since 0.1.0
+ */
+export const Options = Schema.Struct({
+  /** Newest uncovered turns never summarized. */
+  freshTailTurns: Schema.optionalWith(OptionSchema.int({ min: 0 }), { default: () => defaults.freshTailTurns }),
+  /**
+   * The fresh tail's most tokens: the tail is the newest `freshTailTurns`
+   * turns, fewer when they hold more (a tool pair stays whole). Default
+   * {@link tailTokensFor} of `budget` when a budget is given, else unbounded.
+   */
+  freshTailTokens: Schema.optional(OptionSchema.int({ min: 0 })),
+  /**
+   * The context budget (tokens) the session is assembled against. When given,
+   * it sets the default `freshTailTokens`, and a compaction brings the active
+   * context down to `lowWater * budget`, not just under the threshold.
+   */
+  budget: Schema.optional(Budget),
+  /** Fraction of `budget` a compaction aims to leave in the active context. */
+  lowWater: Schema.optionalWith(share, { default: () => defaults.lowWater }),
+  /** Largest chunk of turns per leaf, in estimated tokens. */
+  leafChunkTokens: Schema.optionalWith(tokens, { default: () => defaults.leafChunkTokens }),
+  /**
+   * Most turns one compaction summarizes (the oldest evictable ones; a tool
+   * call and its results stay together, see the engine's notes), so a run in
+   * idle time stays short. Default unbounded.
+   */
+  maxTurns: Schema.optional(OptionSchema.int({ min: 1 })),
+  /** Fewest parentless siblings condensed together. */
+  minFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.minFanIn }),
+  /** Most parentless siblings condensed together: at least `minFanIn`. */
+  maxFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.maxFanIn }),
+  /** Fraction of the budget the active context must exceed to compact. */
+  threshold: Schema.optionalWith(share, { default: () => defaults.threshold }),
+  /** Condensation calls of one depth running at once. */
+  concurrency: Schema.optionalWith(tokens, { default: () => defaults.concurrency }),
+  /** `targetTokens` of leaf summaries. */
+  leafTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.leafTargetTokens }),
+  /** `targetTokens` of condensed summaries. */
+  condenseTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.condenseTargetTokens }),
+  /**
+   * Whether a summary that dropped must-survive keys of its material (its
+   * fact check, `Summary.dropped`) gets the most important of them appended as
+   * one `Also: a; b; c` line, when that fits within its target tokens.
+   */
+  alsoLine: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.alsoLine })
+}).pipe(
+  Schema.filter((options) =>
+    options.maxFanIn >= options.minFanIn || {
+      path: ["maxFanIn"],
+      message: `must be an integer >= minFanIn (got ${options.maxFanIn} < ${options.minFanIn})`
+    }
+  )
+)
+
+/**
+ * The options as given: any of {@link Options}'s fields, and `onProgress`.
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Schema.Schema.Encoded<typeof Options> {
+  /** Called after each step of a compaction (a progress bar, say). */
+  readonly onProgress?: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * Options with every default applied, validated.
+ *
+ * @since 0.1.0
+ */
+export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {
+  /** `undefined`: no token bound. */
+  readonly freshTailTokens: number | undefined
+  readonly onProgress: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
+}
 
 /**
  * The default token bound of the fresh tail (and of the part of the context
@@ -167,70 +195,22 @@ export const fromBudget = (budget: number): {
 })
 
 /**
- * What a problem is about: an option, the budget given to `shouldCompact`/`status`,
- * or `CompactionManager.assemble`'s `stateShare`.
- *
- * @since 0.1.0
- */
-export type Subject = keyof Options | "budget" | "stateShare"
-
-/**
- * One value that makes no sense. `message` says what it must be, without the
- * subject's name (`must be an integer >= 2 (got 1)`); when it refers to another
- * option, `other` names that option (as the message spells it).
- *
- * @since 0.1.0
- */
-export interface OptionProblem {
-  readonly option: Subject
-  readonly message: string
-  readonly other?: keyof Options | undefined
-}
-
-/**
- * A problem as text, its subject (and the option it refers to, if any) named by
- * `nameOf`: `maxFanIn must be an integer >= minFanIn (got 8 < 9)` by default; a
- * CLI passes its flag names instead.
- *
- * @since 0.1.0
- */
-export const describeProblem = (
-  problem: OptionProblem,
-  nameOf: (option: Subject) => string = (option) => option
-): string => {
-  const message = problem.other === undefined
-    ? problem.message
-    : problem.message.split(problem.other).join(nameOf(problem.other))
-  return `${nameOf(problem.option)} ${message}`
-}
-
-/**
  * Options (or a budget) that make no sense, such as `minFanIn < 2`: every
- * problem found, one per option.
+ * problem found, one per option (or `budget`, or `CompactionManager.assemble`'s
+ * `stateShare`).
  *
  * @since 0.1.0
  */
-export class InvalidOptionsError extends Data.TaggedError("InvalidOptionsError")<{
-  readonly problems: ReadonlyArray<OptionProblem>
-}> {
-  /** @since 0.1.0 */
-  override get message(): string {
-    return `invalid compaction options: ${this.problems.map((problem) => describeProblem(problem)).join("; ")}`
-  }
-}
+export class InvalidOptionsError extends OptionError.InvalidOptions("InvalidOptionsError", "compaction") {}
 
-const isInt = (n: number, min: number) => Number.isSafeInteger(n) && n >= min
+const decodeOptions = OptionSchema.decode(Options, (problems) => problems)
 
-const integerProblem = (option: keyof Options, value: number, min: number): Array<OptionProblem> =>
-  isInt(value, min) ? [] : [{ option, message: `must be an integer >= ${min} (got ${value})` }]
+const decodeBudget = OptionSchema.decode(Schema.Struct({ budget: Budget }), (problems) => problems)
 
 /**
- * Applies the defaults to `options` and checks them: `freshTailTurns >= 0`,
- * `leafChunkTokens`, `concurrency` and the targets `>= 1`, `minFanIn >= 2`,
- * `maxFanIn >= minFanIn` (all integers), `0 < threshold <= 1`,
- * `0 < lowWater <= 1`, `freshTailTokens >= 0` and `maxTurns >= 1` (integers, when given); and, when
- * given (as the `budget` argument or option), that the budget is a positive
- * number. Fails with every problem found.
+ * Applies the defaults to `options` and checks them against {@link Options};
+ * and, when given, checks the `budget` argument (a `shouldCompact`/`status`
+ * budget: an integer >= 1). Fails with every problem found.
  *
  * @example
  * ```ts
@@ -246,115 +226,41 @@ export const resolveOptions = (
   options: Options = {},
   budget?: number
 ): Either.Either<ResolvedOptions, InvalidOptionsError> => {
-  const isBudget = (value: number) => Number.isFinite(value) && value > 0
-  const resolved: ResolvedOptions = {
-    freshTailTurns: options.freshTailTurns ?? defaults.freshTailTurns,
+  const decoded = decodeOptions(options)
+  const budgetProblems = budget === undefined ? [] : Option.getOrElse(Either.getLeft(decodeBudget({ budget })), () => [])
+  if (Either.isLeft(decoded) || budgetProblems.length > 0) {
+    const problems = Either.isLeft(decoded) ? decoded.left : []
+    // A budget bad both as the option and as the argument is one problem.
+    const more = problems.some((problem) => problem.option === "budget") ? [] : budgetProblems
+    return Either.left(new InvalidOptionsError({ problems: [...problems, ...more] }))
+  }
+  const resolved = decoded.right
+  return Either.right({
+    ...resolved,
     // Only a budget given as an option bounds the tail by default: `status`'s budget argument does not.
-    freshTailTokens: options.freshTailTokens ??
-      (options.budget !== undefined && isBudget(options.budget) ? tailTokensFor(options.budget) : undefined),
-    budget: options.budget,
-    lowWater: options.lowWater ?? defaults.lowWater,
-    leafChunkTokens: options.leafChunkTokens ?? defaults.leafChunkTokens,
-    maxTurns: options.maxTurns,
-    minFanIn: options.minFanIn ?? defaults.minFanIn,
-    maxFanIn: options.maxFanIn ?? defaults.maxFanIn,
-    threshold: options.threshold ?? defaults.threshold,
-    concurrency: options.concurrency ?? defaults.concurrency,
-    leafTargetTokens: options.leafTargetTokens ?? defaults.leafTargetTokens,
-    condenseTargetTokens: options.condenseTargetTokens ?? defaults.condenseTargetTokens,
-    alsoLine: options.alsoLine ?? defaults.alsoLine,
+    freshTailTokens: resolved.freshTailTokens ??
+      (resolved.budget === undefined ? undefined : tailTokensFor(resolved.budget)),
     onProgress: options.onProgress
-  }
-  const problems: Array<OptionProblem> = [
-    ...integerProblem("freshTailTurns", resolved.freshTailTurns, 0),
-    ...integerProblem("leafChunkTokens", resolved.leafChunkTokens, 1),
-    ...integerProblem("concurrency", resolved.concurrency, 1),
-    ...integerProblem("leafTargetTokens", resolved.leafTargetTokens, 1),
-    ...integerProblem("condenseTargetTokens", resolved.condenseTargetTokens, 1),
-    ...integerProblem("minFanIn", resolved.minFanIn, 2)
-  ]
-  if (!isInt(resolved.maxFanIn, resolved.minFanIn)) {
-    problems.push({
-      option: "maxFanIn",
-      message: `must be an integer >= minFanIn (got ${resolved.maxFanIn} < ${resolved.minFanIn})`,
-      other: "minFanIn"
-    })
-  }
-  if (!(resolved.threshold > 0 && resolved.threshold <= 1)) {
-    problems.push({ option: "threshold", message: `must be in (0, 1] (got ${resolved.threshold})` })
-  }
-  if (resolved.freshTailTokens !== undefined) {
-    problems.push(...integerProblem("freshTailTokens", resolved.freshTailTokens, 0))
-  }
-  if (resolved.maxTurns !== undefined) {
-    problems.push(...integerProblem("maxTurns", resolved.maxTurns, 1))
-  }
-  if (!(resolved.lowWater > 0 && resolved.lowWater <= 1)) {
-    problems.push({ option: "lowWater", message: `must be in (0, 1] (got ${resolved.lowWater})` })
-  }
-  const badBudget = [budget, options.budget].find((value) => value !== undefined && !isBudget(value))
-  if (badBudget !== undefined) {
-    problems.push({ option: "budget", message: `must be a positive number (got ${badBudget})` })
-  }
-  return problems.length === 0 ? Either.right(resolved) : Either.left(new InvalidOptionsError({ problems }))
+  })
 }
 
-// The environment variable of each option that `config` reads.
-const variables = {
-  freshTailTurns: "PRECIS_COMPACTION_FRESH_TAIL_TURNS",
-  freshTailTokens: "PRECIS_COMPACTION_FRESH_TAIL_TOKENS",
-  budget: "PRECIS_COMPACTION_BUDGET",
-  lowWater: "PRECIS_COMPACTION_LOW_WATER",
-  leafChunkTokens: "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS",
-  maxTurns: "PRECIS_COMPACTION_MAX_TURNS",
-  minFanIn: "PRECIS_COMPACTION_MIN_FAN_IN",
-  maxFanIn: "PRECIS_COMPACTION_MAX_FAN_IN",
-  threshold: "PRECIS_COMPACTION_THRESHOLD",
-  concurrency: "PRECIS_COMPACTION_CONCURRENCY",
-  leafTargetTokens: "PRECIS_COMPACTION_LEAF_TARGET_TOKENS",
-  condenseTargetTokens: "PRECIS_COMPACTION_CONDENSE_TARGET_TOKENS",
-  alsoLine: "PRECIS_COMPACTION_ALSO_LINE"
-} as const
-
-// Where `config` reports a problem: the variable of its option.
-const pathOf = (option: Subject): Array<string> =>
-  option === "onProgress" || option === "stateShare" ? ["PRECIS_COMPACTION"] : [variables[option]]
-
-const intConfig = (option: Exclude<keyof typeof defaults, "threshold" | "lowWater" | "alsoLine">) =>
-  Config.integer(variables[option]).pipe(Config.withDefault(defaults[option]))
-
-const optionalConfig = (config: Config.Config<number>) =>
-  Config.option(config).pipe(Config.map(Option.getOrUndefined))
-
 /**
- * {@link Options} read from `Config` and validated with {@link resolveOptions}:
- * `PRECIS_COMPACTION_FRESH_TAIL_TURNS`, `..._FRESH_TAIL_TOKENS` and `..._BUDGET`
- * (both unset by default), `..._LOW_WATER`, `..._LEAF_CHUNK_TOKENS`, `..._MAX_TURNS` (unset by default), `..._MIN_FAN_IN`,
- * `..._MAX_FAN_IN`, `..._THRESHOLD`, `..._CONCURRENCY`, `..._LEAF_TARGET_TOKENS`,
- * `..._CONDENSE_TARGET_TOKENS`, `..._ALSO_LINE` (`true`/`false`), each with its default. Each problem is an
- * `InvalidData` error at its variable's path.
+ * The prefix of the variables {@link config} reads.
  *
  * @since 0.1.0
  */
-export const config: Config.Config<Options> = Config.all({
-  freshTailTurns: intConfig("freshTailTurns"),
-  freshTailTokens: optionalConfig(Config.integer(variables.freshTailTokens)),
-  budget: optionalConfig(Config.number(variables.budget)),
-  lowWater: Config.number(variables.lowWater).pipe(Config.withDefault(defaults.lowWater)),
-  leafChunkTokens: intConfig("leafChunkTokens"),
-  maxTurns: optionalConfig(Config.integer(variables.maxTurns)),
-  minFanIn: intConfig("minFanIn"),
-  maxFanIn: intConfig("maxFanIn"),
-  threshold: Config.number(variables.threshold).pipe(Config.withDefault(defaults.threshold)),
-  concurrency: intConfig("concurrency"),
-  leafTargetTokens: intConfig("leafTargetTokens"),
-  condenseTargetTokens: intConfig("condenseTargetTokens"),
-  alsoLine: Config.boolean(variables.alsoLine).pipe(Config.withDefault(defaults.alsoLine))
-}).pipe(
-  Config.mapOrFail((options) =>
-    Either.mapLeft(resolveOptions(options), (error) =>
-      error.problems
-        .map((problem) => ConfigError.InvalidData(pathOf(problem.option), describeProblem(problem)))
-        .reduce(ConfigError.And))
-  )
-)
+export const prefix = "PRECIS_COMPACTION_"
+
+/**
+ * {@link Options} read from `Config`, each option from its variable
+ * (`PRECIS_COMPACTION_` and its name in capitals), all unset by default:
+ * `PRECIS_COMPACTION_FRESH_TAIL_TURNS`, `..._FRESH_TAIL_TOKENS`, `..._BUDGET`,
+ * `..._LOW_WATER`, `..._LEAF_CHUNK_TOKENS`, `..._MAX_TURNS`, `..._MIN_FAN_IN`,
+ * `..._MAX_FAN_IN`, `..._THRESHOLD`, `..._CONCURRENCY`, `..._LEAF_TARGET_TOKENS`,
+ * `..._CONDENSE_TARGET_TOKENS`, `..._ALSO_LINE` (`true`/`false`). Each is
+ * checked against {@link Options}; a problem is an `InvalidData` error at its
+ * variable (`PRECIS_COMPACTION_THRESHOLD: must be a number in (0, 1] (got 5)`).
+ *
+ * @since 0.1.0
+ */
+export const config: Config.Config<Options> = OptionConfig.config(prefix, Options)

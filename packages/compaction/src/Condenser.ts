@@ -27,8 +27,10 @@
  *
  * @since 0.1.0
  */
-import { type ConversationTurn, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
+import { type ConversationTurn, OptionSchema, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Forget from "./internal/forget.js"
@@ -334,19 +336,53 @@ export const defaults = {
   summarizeKeepRecentTurns: 6
 } as const
 
+const count = Schema.optional(OptionSchema.int({ min: 0 }))
+const weight = Schema.optional(OptionSchema.number())
+
 /**
- * The standard pipeline's settings: a budget, and the stages' options
- * (`protectTokens` defaults to `CompactionOptions.tailTokensFor(budget)`, a
- * quarter of the budget clamped to 1,000..32,000).
+ * The standard pipeline's settings: a budget (tokens, an integer >= 1), and
+ * the stages' options (`protectTokens` defaults to
+ * `CompactionOptions.tailTokensFor(budget)`, a quarter of the budget clamped
+ * to 1,000..32,000): token and turn counts are integers >= 0 (a summary's
+ * `targetTokens` >= 1), the forget stage's weights finite numbers (its
+ * `decay` >= 0). {@link fit} and {@link condense} check them.
  *
  * @since 0.1.0
  */
-export interface Options {
-  readonly budget: number
-  readonly mask?: Partial<MaskOptions> | undefined
-  readonly forget?: Omit<ForgetOptions, "maxTokens"> | undefined
-  readonly summarize?: Omit<SummarizeOptions, "maxTokens"> | undefined
-}
+export const Options = Schema.Struct({
+  budget: CompactionOptions.Budget,
+  mask: Schema.optional(Schema.Struct({ protectTokens: count, minTokens: count })),
+  forget: Schema.optional(Schema.Struct({
+    minScore: weight,
+    decay: Schema.optional(OptionSchema.number({ min: 0 })),
+    toolBonus: weight,
+    outcomeBonus: weight,
+    keepRecentTurns: count
+  })),
+  summarize: Schema.optional(Schema.Struct({
+    keepRecentTurns: count,
+    targetTokens: Schema.optional(OptionSchema.int({ min: 1 }))
+  }))
+})
+
+/**
+ * @since 0.1.0
+ */
+export interface Options extends Schema.Schema.Type<typeof Options> {}
+
+/**
+ * Checks `options` against {@link Options}: a budget of 0, `NaN` or 1.5
+ * tokens (or a stage option out of its bounds) is an `InvalidOptionsError`
+ * naming it.
+ *
+ * @since 0.1.0
+ */
+export const decodeOptions: (
+  options: Options
+) => Either.Either<Options, CompactionOptions.InvalidOptionsError> = OptionSchema.decode(
+  Options,
+  (problems) => new CompactionOptions.InvalidOptionsError({ problems })
+)
 
 const maskOf = (options: Options): Stage =>
   mask({
@@ -369,7 +405,8 @@ export const stages = <R>(options: Options, summarizeStage: Stage<R>): ReadonlyA
 
 /**
  * Fits a context into `budget` without a model: mask, forget, window. What
- * `precis context --budget` prints.
+ * `precis context --budget` prints. Options out of their bounds (see
+ * {@link Options}) fail with an `InvalidOptionsError` before any stage runs.
  *
  * @example
  * ```ts
@@ -381,11 +418,16 @@ export const stages = <R>(options: Options, summarizeStage: Stage<R>): ReadonlyA
  * ```
  * @since 0.1.0
  */
-export const fit = (context: Context, options: Options): Effect.Effect<Condensed> => pipeline(fitStages(options))(context)
+export const fit = (
+  context: Context,
+  options: Options
+): Effect.Effect<Condensed, CompactionOptions.InvalidOptionsError> =>
+  Effect.flatMap(decodeOptions(options), (checked) => pipeline(fitStages(checked))(context))
 
 /**
  * The stages of {@link fit}: mask, forget, window (to run with more after
- * them, such as `Expansion.stage`).
+ * them, such as `Expansion.stage`), over options already checked
+ * ({@link decodeOptions}).
  *
  * @since 0.3.0
  */
@@ -399,17 +441,19 @@ export const fitStages = (options: Options): ReadonlyArray<Stage> => [
  * The stateless pipeline over a plain list of turns (no store): mask,
  * summarize with the `Summarizer`, forget, window. Summarizing comes before
  * forgetting here: without a store, a forgotten turn is gone for good, while
- * a summarized one is still told. What `precis condense` prints.
+ * a summarized one is still told. What `precis condense` prints. Options are
+ * checked as {@link fit} checks them.
  *
  * @since 0.1.0
  */
 export const condense = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
   options: Options
-): Effect.Effect<Condensed, never, Summarizer.Summarizer> =>
-  pipeline<Summarizer.Summarizer>([
-    maskOf(options),
-    summarize({ ...options.summarize, maxTokens: options.budget }),
-    forget({ ...options.forget, maxTokens: options.budget }),
-    window({ maxTokens: options.budget })
-  ])({ summaries: [], turns })
+): Effect.Effect<Condensed, CompactionOptions.InvalidOptionsError, Summarizer.Summarizer> =>
+  Effect.flatMap(decodeOptions(options), (checked) =>
+    pipeline<Summarizer.Summarizer>([
+      maskOf(checked),
+      summarize({ ...checked.summarize, maxTokens: checked.budget }),
+      forget({ ...checked.forget, maxTokens: checked.budget }),
+      window({ maxTokens: checked.budget })
+    ])({ summaries: [], turns }))

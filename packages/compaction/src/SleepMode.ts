@@ -23,20 +23,22 @@
  * - **Options** come from {@link layer}'s argument or from `Config`
  *   ({@link config}: `PRECIS_SLEEP_ENABLED`, `PRECIS_SLEEP_IDLE_THRESHOLD`,
  *   `PRECIS_SLEEP_CHECK_INTERVAL`, `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS`,
- *   `PRECIS_SLEEP_BATCH_SIZE`). Every timing runs on the Effect `Clock`, so
- *   `TestClock` drives it.
+ *   `PRECIS_SLEEP_BATCH_SIZE`, `PRECIS_SLEEP_SOFT_MARK`,
+ *   `PRECIS_SLEEP_MAX_BACKOFF`), checked when the layer is built. Every
+ *   timing runs on the Effect `Clock`, so `TestClock` drives it.
  *
  * @since 0.3.0
  */
+import { OptionConfig, OptionError, OptionSchema } from "@precis/core"
 import { SearchIndex, type StoreError, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
-import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
+import type * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -44,43 +46,14 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { CompactionManager, type CompactionStats } from "./CompactionManager.js"
-import type * as CompactionOptions from "./CompactionOptions.js"
+import * as CompactionOptions from "./CompactionOptions.js"
 
 /**
- * @since 0.3.0
- */
-export interface Options {
-  /** Whether the worker runs at all; when false the service only keeps its (zero) stats. Default true. */
-  readonly enabled?: boolean | undefined
-  /** How long without activity before a cycle may start. Default 5 minutes. */
-  readonly idleThreshold?: Duration.DurationInput | undefined
-  /** How often the worker wakes to check. Default 1 minute. */
-  readonly checkInterval?: Duration.DurationInput | undefined
-  /** Fewest evictable turns that make a session due. Default 5. */
-  readonly minUnprocessedTurns?: number | undefined
-  /** Most turns summarized per session per cycle (the compaction's `maxTurns`). Default 20. */
-  readonly batchSize?: number | undefined
-  /**
-   * The context budget (tokens) of the sessions: when given, a session whose
-   * active context is over `softMark * budget` is due too. (Compactions get it
-   * only through `compaction`, as their `budget` option.)
-   */
-  readonly budget?: number | undefined
-  /** Fraction of `budget` past which a session is due. Default 0.5. */
-  readonly softMark?: number | undefined
-  /** Longest wait between checks after failed cycles. Default 30 minutes. */
-  readonly maxBackoff?: Duration.DurationInput | undefined
-  /** The sessions to look at. Default every session of the store. */
-  readonly sessions?: Effect.Effect<ReadonlyArray<string>, StoreError.StoreError> | undefined
-  /** Overrides of the manager's options for idle-time compactions (`maxTurns` is `batchSize`). */
-  readonly compaction?: CompactionOptions.Options | undefined
-}
-
-/**
- * The defaults of {@link Options} (the seed's).
+ * The defaults of {@link Options}.
  *
  * @since 0.3.0
  */
@@ -94,20 +67,84 @@ export const defaults = {
   maxBackoff: Duration.minutes(30)
 } as const
 
+// The options read from `Config` (all but the budget, which is the compaction's).
+const Configurable = Schema.Struct({
+  /** Whether the worker runs at all; when false the service only keeps its (zero) stats. */
+  enabled: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.enabled }),
+  /** How long without activity before a cycle may start. */
+  idleThreshold: Schema.optionalWith(OptionSchema.duration(), { default: () => defaults.idleThreshold }),
+  /** How often the worker wakes to check. */
+  checkInterval: Schema.optionalWith(OptionSchema.duration({ positive: true }), {
+    default: () => defaults.checkInterval
+  }),
+  /** Fewest evictable turns that make a session due. */
+  minUnprocessedTurns: Schema.optionalWith(OptionSchema.int({ min: 1 }), {
+    default: () => defaults.minUnprocessedTurns
+  }),
+  /** Most turns summarized per session per cycle (the compaction's `maxTurns`). */
+  batchSize: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => defaults.batchSize }),
+  /** Fraction of `budget` past which a session is due. */
+  softMark: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1, exclusiveMin: true }), {
+    default: () => defaults.softMark
+  }),
+  /** Longest wait between checks after failed cycles. */
+  maxBackoff: Schema.optionalWith(OptionSchema.duration({ positive: true }), { default: () => defaults.maxBackoff })
+})
+
 /**
- * Options that make no sense (a zero check interval, a batch size of 0, ...):
- * one message per problem.
+ * Sleep Mode's options, their bounds and defaults:
+ *
+ * | option | bounds | default |
+ * |---|---|---|
+ * | `enabled` | boolean | true |
+ * | `idleThreshold` | finite duration | 5 minutes |
+ * | `checkInterval` | positive finite duration | 1 minute |
+ * | `minUnprocessedTurns` | integer >= 1 | 5 |
+ * | `batchSize` | integer >= 1 | 20 |
+ * | `budget` | integer >= 1 | none |
+ * | `softMark` | (0, 1] | 0.5 |
+ * | `maxBackoff` | positive finite duration | 30 minutes |
+ *
+ * With a `budget` (tokens), a session whose active context is over
+ * `softMark * budget` is due too. (Compactions get it only through
+ * `compaction`, as their `budget` option.)
  *
  * @since 0.3.0
  */
-export class InvalidSleepOptionsError extends Data.TaggedError("InvalidSleepOptionsError")<{
-  readonly problems: ReadonlyArray<string>
-}> {
-  /** @since 0.3.0 */
-  override get message(): string {
-    return `invalid sleep mode options: ${this.problems.join("; ")}`
-  }
+export const Options = Schema.Struct({ ...Configurable.fields, budget: Schema.optional(CompactionOptions.Budget) })
+
+/**
+ * The options as given: any of {@link Options}'s fields, the sessions to look
+ * at and the compaction options of idle-time compactions.
+ *
+ * @since 0.3.0
+ */
+export interface Options extends Schema.Schema.Encoded<typeof Options> {
+  /** The sessions to look at. Default every session of the store. */
+  readonly sessions?: Effect.Effect<ReadonlyArray<string>, StoreError.StoreError> | undefined
+  /** Overrides of the manager's options for idle-time compactions (`maxTurns` is `batchSize`). */
+  readonly compaction?: CompactionOptions.Options | undefined
 }
+
+/**
+ * Options that make no sense (a zero check interval, a batch size of 0, ...):
+ * one problem per option.
+ *
+ * @since 0.3.0
+ */
+export class InvalidSleepOptionsError extends OptionError.InvalidOptions("InvalidSleepOptionsError", "sleep mode") {}
+
+/**
+ * Applies the defaults to `options` and checks them against {@link Options}.
+ *
+ * @since 0.1.0
+ */
+export const decodeOptions: (
+  options: Options
+) => Either.Either<Schema.Schema.Type<typeof Options>, InvalidSleepOptionsError> = OptionSchema.decode(
+  Options,
+  (problems) => new InvalidSleepOptionsError({ problems })
+)
 
 /**
  * What the worker has done since the layer was built.
@@ -190,50 +227,6 @@ export interface Service {
  */
 export class SleepMode extends Context.Tag("@precis/compaction/SleepMode")<SleepMode, Service>() {}
 
-interface Resolved {
-  readonly enabled: boolean
-  readonly idleThreshold: Duration.Duration
-  readonly checkInterval: Duration.Duration
-  readonly minUnprocessedTurns: number
-  readonly batchSize: number
-  readonly budget: number | undefined
-  readonly softMark: number
-  readonly maxBackoff: Duration.Duration
-}
-
-const resolve = (options: Options): Either.Either<Resolved, InvalidSleepOptionsError> => {
-  const resolved: Resolved = {
-    enabled: options.enabled ?? defaults.enabled,
-    idleThreshold: Duration.decode(options.idleThreshold ?? defaults.idleThreshold),
-    checkInterval: Duration.decode(options.checkInterval ?? defaults.checkInterval),
-    minUnprocessedTurns: options.minUnprocessedTurns ?? defaults.minUnprocessedTurns,
-    batchSize: options.batchSize ?? defaults.batchSize,
-    budget: options.budget,
-    softMark: options.softMark ?? defaults.softMark,
-    maxBackoff: Duration.decode(options.maxBackoff ?? defaults.maxBackoff)
-  }
-  const problems: Array<string> = []
-  const positive = (name: string, d: Duration.Duration) => {
-    if (!Duration.isFinite(d) || Duration.toMillis(d) <= 0) problems.push(`${name} must be a positive finite duration`)
-  }
-  positive("checkInterval", resolved.checkInterval)
-  positive("maxBackoff", resolved.maxBackoff)
-  if (!Duration.isFinite(resolved.idleThreshold)) problems.push("idleThreshold must be finite")
-  if (!(Number.isSafeInteger(resolved.minUnprocessedTurns) && resolved.minUnprocessedTurns >= 1)) {
-    problems.push(`minUnprocessedTurns must be an integer >= 1 (got ${resolved.minUnprocessedTurns})`)
-  }
-  if (!(Number.isSafeInteger(resolved.batchSize) && resolved.batchSize >= 1)) {
-    problems.push(`batchSize must be an integer >= 1 (got ${resolved.batchSize})`)
-  }
-  if (!(resolved.softMark > 0 && resolved.softMark <= 1)) {
-    problems.push(`softMark must be in (0, 1] (got ${resolved.softMark})`)
-  }
-  if (resolved.budget !== undefined && !(Number.isFinite(resolved.budget) && resolved.budget > 0)) {
-    problems.push(`budget must be a positive number (got ${resolved.budget})`)
-  }
-  return problems.length === 0 ? Either.right(resolved) : Either.left(new InvalidSleepOptionsError({ problems }))
-}
-
 const emptyStats: Stats = {
   cyclesCompleted: 0,
   cyclesInterrupted: 0,
@@ -256,7 +249,7 @@ class CycleError extends Data.TaggedError("CycleError")<{
  * @since 0.3.0
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
-  const opts = yield* resolve(options)
+  const opts = yield* decodeOptions(options)
   const manager = yield* CompactionManager
   const turnStore = yield* TurnStore.TurnStore
   const index = yield* SearchIndex.SearchIndex
@@ -416,39 +409,20 @@ export const layer = (
 ): Layer.Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | TurnStore.TurnStore | SearchIndex.SearchIndex> =>
   Layer.scoped(SleepMode, make(options))
 
-const variables = {
-  enabled: "PRECIS_SLEEP_ENABLED",
-  idleThreshold: "PRECIS_SLEEP_IDLE_THRESHOLD",
-  checkInterval: "PRECIS_SLEEP_CHECK_INTERVAL",
-  minUnprocessedTurns: "PRECIS_SLEEP_MIN_UNPROCESSED_TURNS",
-  batchSize: "PRECIS_SLEEP_BATCH_SIZE"
-} as const
-
 /**
- * {@link Options} read from `Config`, each with its default:
- * `PRECIS_SLEEP_ENABLED` (a boolean), `PRECIS_SLEEP_IDLE_THRESHOLD` and
- * `PRECIS_SLEEP_CHECK_INTERVAL` (durations such as `5 minutes`),
- * `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS` and `PRECIS_SLEEP_BATCH_SIZE`
- * (integers). Values that make no sense are an `InvalidData` error.
+ * {@link Options} read from `Config`, each from its variable (`PRECIS_SLEEP_`
+ * and the option's name in capitals), unset by default:
+ * `PRECIS_SLEEP_ENABLED` (a boolean), `PRECIS_SLEEP_IDLE_THRESHOLD`,
+ * `PRECIS_SLEEP_CHECK_INTERVAL` and `PRECIS_SLEEP_MAX_BACKOFF` (seconds, or
+ * durations such as `5 minutes`), `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS` and
+ * `PRECIS_SLEEP_BATCH_SIZE` (integers), `PRECIS_SLEEP_SOFT_MARK` (a number).
+ * Each is checked against {@link Options}, a bad one an `InvalidData` error at
+ * its variable. The budget is not read here: it is the compaction's
+ * (`PRECIS_COMPACTION_BUDGET`), given in the overrides of {@link layerConfig}.
  *
  * @since 0.3.0
  */
-export const config: Config.Config<Options> = Config.all({
-  enabled: Config.boolean(variables.enabled).pipe(Config.withDefault(defaults.enabled)),
-  idleThreshold: Config.duration(variables.idleThreshold).pipe(Config.withDefault(defaults.idleThreshold)),
-  checkInterval: Config.duration(variables.checkInterval).pipe(Config.withDefault(defaults.checkInterval)),
-  minUnprocessedTurns: Config.integer(variables.minUnprocessedTurns).pipe(
-    Config.withDefault(defaults.minUnprocessedTurns)
-  ),
-  batchSize: Config.integer(variables.batchSize).pipe(Config.withDefault(defaults.batchSize))
-}).pipe(
-  Config.mapOrFail((options) =>
-    Either.mapLeft(
-      Either.map(resolve(options), () => options),
-      (error) => ConfigError.InvalidData(["PRECIS_SLEEP"], error.problems.join("; "))
-    )
-  )
-)
+export const config: Config.Config<Options> = OptionConfig.config("PRECIS_SLEEP_", Configurable)
 
 /**
  * The Sleep Mode layer with its options read from {@link config} (or the given

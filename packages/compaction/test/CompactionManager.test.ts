@@ -1,5 +1,13 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ConversationTurn, type Provider, ProviderError, Summarizer, TokenEstimator, Transcript } from "@precis/core"
+import {
+  ConversationTurn,
+  OptionError,
+  type Provider,
+  ProviderError,
+  Summarizer,
+  TokenEstimator,
+  Transcript
+} from "@precis/core"
 import { Store } from "@precis/store"
 import { Fixtures, ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Cause from "effect/Cause"
@@ -201,7 +209,7 @@ describe("CompactionManager", () => {
       expect((yield* cm.status("trigger", 100)).activeTokens).toBe(context.tokens)
 
       const invalid = yield* Effect.flip(cm.shouldCompact("trigger", 0))
-      expect(invalid.message).toBe("invalid compaction options: budget must be a positive number (got 0)")
+      expect(invalid.message).toBe("invalid compaction options: budget must be an integer >= 1 (got 0)")
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("an agent loop compacts rarely, never twice in a row, and stops when the session stops growing", () =>
@@ -487,12 +495,44 @@ describe("options", () => {
       "invalid compaction options: maxFanIn must be an integer >= minFanIn (got 8 < 9)"
     )
     expect(reason({ freshTailTurns: -1, threshold: 0 })).toBe(
-      "invalid compaction options: freshTailTurns must be an integer >= 0 (got -1); threshold must be in (0, 1] (got 0)"
+      "invalid compaction options: freshTailTurns must be an integer >= 0 (got -1); " +
+        "threshold must be a number in (0, 1] (got 0)"
     )
     expect(reason({ leafChunkTokens: 0.5 })).toContain("leafChunkTokens must be an integer >= 1")
     expect(Either.getOrThrow(CompactionOptions.resolveOptions({ onProgress: undefined }))).toMatchObject(
       CompactionOptions.defaults
     )
+  })
+
+  it("every option refuses what is out of its bounds, naming it", () => {
+    const cases: ReadonlyArray<readonly [CompactionOptions.Options, string]> = [
+      [{ freshTailTurns: 1.5 }, "freshTailTurns must be an integer >= 0 (got 1.5)"],
+      [{ freshTailTokens: -1 }, "freshTailTokens must be an integer >= 0 (got -1)"],
+      [{ budget: 0 }, "budget must be an integer >= 1 (got 0)"],
+      [{ budget: Number.NaN }, "budget must be an integer >= 1 (got NaN)"],
+      [{ lowWater: 0 }, "lowWater must be a number in (0, 1] (got 0)"],
+      [{ leafChunkTokens: Number.POSITIVE_INFINITY }, "leafChunkTokens must be an integer >= 1 (got Infinity)"],
+      [{ maxTurns: 0 }, "maxTurns must be an integer >= 1 (got 0)"],
+      [{ minFanIn: 1 }, "minFanIn must be an integer >= 2 (got 1)"],
+      [{ maxFanIn: 1 }, "maxFanIn must be an integer >= 2 (got 1)"],
+      [{ threshold: 5 }, "threshold must be a number in (0, 1] (got 5)"],
+      [{ concurrency: 0 }, "concurrency must be an integer >= 1 (got 0)"],
+      [{ leafTargetTokens: -3 }, "leafTargetTokens must be an integer >= 1 (got -3)"],
+      [{ condenseTargetTokens: 0 }, "condenseTargetTokens must be an integer >= 1 (got 0)"],
+      [{ alsoLine: "yes" as unknown as boolean }, `alsoLine must be true or false (got "yes")`]
+    ]
+    for (const [options, message] of cases) {
+      const result = CompactionOptions.resolveOptions(options)
+      if (Either.isRight(result)) return assert.fail(`accepted ${JSON.stringify(options)}`)
+      expect(result.left.message).toBe(`invalid compaction options: ${message}`)
+    }
+  })
+
+  it("a budget given bounds the fresh tail at a quarter of it; the status budget does not", () => {
+    const withBudget = Either.getOrThrow(CompactionOptions.resolveOptions({ budget: 32_000 }))
+    assert.strictEqual(withBudget.freshTailTokens, 8_000)
+    assert.strictEqual(Either.getOrThrow(CompactionOptions.resolveOptions({}, 32_000)).freshTailTokens, undefined)
+    assert.strictEqual(Either.getOrThrow(CompactionOptions.resolveOptions({ budget: 32_000, freshTailTokens: 5 })).freshTailTokens, 5)
   })
 
   it("fromBudget: a sixteenth of the budget per leaf and a turn per 2000 tokens of tail, within their bounds, valid", () => {
@@ -516,18 +556,22 @@ describe("options", () => {
     ).pipe(Option.getOrThrow)
     expect(error.problems).toEqual([
       { option: "freshTailTurns", message: "must be an integer >= 0 (got 1.5)" },
+      { option: "threshold", message: "must be a number in (0, 1] (got 2)" },
       { option: "concurrency", message: "must be an integer >= 1 (got 0)" },
-      { option: "maxFanIn", message: "must be an integer >= minFanIn (got 3 < 5)", other: "minFanIn" },
-      { option: "threshold", message: "must be in (0, 1] (got 2)" },
-      { option: "budget", message: "must be a positive number (got -1)" }
+      { option: "budget", message: "must be an integer >= 1 (got -1)" }
     ])
-    const flag = (option: CompactionOptions.Subject) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-    expect(error.problems.map((problem) => CompactionOptions.describeProblem(problem, flag))).toEqual([
+    // A rule across options is checked once each option is within its own bounds.
+    const inverted = Either.getLeft(CompactionOptions.resolveOptions({ minFanIn: 5, maxFanIn: 3 })).pipe(Option.getOrThrow)
+    expect(inverted.problems).toEqual([
+      { option: "maxFanIn", message: "must be an integer >= minFanIn (got 3 < 5)", other: "minFanIn" }
+    ])
+    const flag = (option: string) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+    expect([...error.problems, ...inverted.problems].map((problem) => OptionError.describeProblem(problem, flag))).toEqual([
       "--fresh-tail-turns must be an integer >= 0 (got 1.5)",
+      "--threshold must be a number in (0, 1] (got 2)",
       "--concurrency must be an integer >= 1 (got 0)",
-      "--max-fan-in must be an integer >= --min-fan-in (got 3 < 5)",
-      "--threshold must be in (0, 1] (got 2)",
-      "--budget must be a positive number (got -1)"
+      "--budget must be an integer >= 1 (got -1)",
+      "--max-fan-in must be an integer >= --min-fan-in (got 3 < 5)"
     ])
   })
 
@@ -562,8 +606,84 @@ describe("options", () => {
       expect(stats.leafSummariesCreated).toBe(3)
       const bad = yield* Effect.exit(withEnv({ PRECIS_COMPACTION_MIN_FAN_IN: "9" }))
       assert(Exit.isFailure(bad))
-      expect(String(bad.cause)).toContain("maxFanIn must be an integer >= minFanIn (got 8 < 9)")
-      expect(String(bad.cause)).toContain("PRECIS_COMPACTION_MAX_FAN_IN")
+      expect(String(bad.cause)).toContain(
+        `Invalid data at PRECIS_COMPACTION_MAX_FAN_IN: "must be an integer >= PRECIS_COMPACTION_MIN_FAN_IN (got 8 < 9)"`
+      )
+    }))
+
+  it.effect("a layer with options that make no sense fails when it is built, before any call", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Layer.build(managerLayer(undefined, { minFanIn: 1, threshold: 5 })).pipe(Effect.scoped))
+      if (Exit.isSuccess(exit)) return assert.fail("built")
+      assert.isFalse(Cause.isDie(exit.cause))
+      const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+      assert(error._tag === "InvalidOptionsError")
+      expect(error.problems.map((problem) => problem.option)).toEqual(["minFanIn", "threshold"])
+      assert.isTrue(Exit.isSuccess(yield* Effect.exit(Layer.build(managerLayer(undefined, { minFanIn: 3 })).pipe(Effect.scoped))))
+    }))
+
+  const every = {
+    PRECIS_COMPACTION_FRESH_TAIL_TURNS: "3",
+    PRECIS_COMPACTION_FRESH_TAIL_TOKENS: "900",
+    PRECIS_COMPACTION_BUDGET: "8000",
+    PRECIS_COMPACTION_LOW_WATER: "0.4",
+    PRECIS_COMPACTION_LEAF_CHUNK_TOKENS: "700",
+    PRECIS_COMPACTION_MAX_TURNS: "50",
+    PRECIS_COMPACTION_MIN_FAN_IN: "3",
+    PRECIS_COMPACTION_MAX_FAN_IN: "5",
+    PRECIS_COMPACTION_THRESHOLD: "0.6",
+    PRECIS_COMPACTION_CONCURRENCY: "2",
+    PRECIS_COMPACTION_LEAF_TARGET_TOKENS: "300",
+    PRECIS_COMPACTION_CONDENSE_TARGET_TOKENS: "400",
+    PRECIS_COMPACTION_ALSO_LINE: "false"
+  }
+  const readConfig = (env: Record<string, string>) =>
+    Effect.either(
+      Effect.withConfigProvider(CompactionOptions.config, ConfigProvider.fromMap(new Map(Object.entries(env))))
+    )
+
+  it.effect("config honours all 13 PRECIS_COMPACTION_* variables, and only those set", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* readConfig(every), Either.right({
+        freshTailTurns: 3,
+        freshTailTokens: 900,
+        budget: 8000,
+        lowWater: 0.4,
+        leafChunkTokens: 700,
+        maxTurns: 50,
+        minFanIn: 3,
+        maxFanIn: 5,
+        threshold: 0.6,
+        concurrency: 2,
+        leafTargetTokens: 300,
+        condenseTargetTokens: 400,
+        alsoLine: false
+      }))
+      assert.deepStrictEqual(yield* readConfig({}), Either.right({}))
+    }))
+
+  it.effect("config refuses each variable out of its bounds, naming it", () =>
+    Effect.gen(function*() {
+      const bad: Record<keyof typeof every, string> = {
+        PRECIS_COMPACTION_FRESH_TAIL_TURNS: "-1",
+        PRECIS_COMPACTION_FRESH_TAIL_TOKENS: "1.5",
+        PRECIS_COMPACTION_BUDGET: "0",
+        PRECIS_COMPACTION_LOW_WATER: "0",
+        PRECIS_COMPACTION_LEAF_CHUNK_TOKENS: "many",
+        PRECIS_COMPACTION_MAX_TURNS: "0",
+        PRECIS_COMPACTION_MIN_FAN_IN: "1",
+        PRECIS_COMPACTION_MAX_FAN_IN: "1",
+        PRECIS_COMPACTION_THRESHOLD: "5",
+        PRECIS_COMPACTION_CONCURRENCY: "0",
+        PRECIS_COMPACTION_LEAF_TARGET_TOKENS: "-3",
+        PRECIS_COMPACTION_CONDENSE_TARGET_TOKENS: "NaN",
+        PRECIS_COMPACTION_ALSO_LINE: "perhaps"
+      }
+      for (const [name, value] of Object.entries(bad)) {
+        const read = yield* readConfig({ [name]: value })
+        if (Either.isRight(read)) return assert.fail(`${name}=${value} accepted`)
+        expect(String(read.left)).toMatch(new RegExp(`^\\(Invalid data at ${name}: "must be `))
+      }
     }))
 })
 

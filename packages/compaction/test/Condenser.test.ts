@@ -7,6 +7,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
+import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as Condenser from "../src/Condenser.js"
 import * as Forget from "../src/internal/forget.js"
 import { managerLayer, requestCount, shortReply } from "./helpers.js"
@@ -45,13 +46,39 @@ const session = [
 ]
 
 describe("Condenser", () => {
-  it("stages never fail: `never` in the error channel", () => {
+  it("stages never fail: `never` in the error channel; the entry points fail only on bad options", () => {
     expectTypeOf<Effect.Effect.Error<ReturnType<Condenser.Stage["run"]>>>().toEqualTypeOf<never>()
     expectTypeOf<Effect.Effect.Error<ReturnType<Condenser.Stage<Summarizer.Summarizer>["run"]>>>()
       .toEqualTypeOf<never>()
-    expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.fit>>>().toEqualTypeOf<never>()
-    expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.condense>>>().toEqualTypeOf<never>()
+    expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.fit>>>()
+      .toEqualTypeOf<CompactionOptions.InvalidOptionsError>()
+    expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.condense>>>()
+      .toEqualTypeOf<CompactionOptions.InvalidOptionsError>()
   })
+
+  it.effect("fit and condense refuse a budget that is not a positive integer, and stage options out of bounds", () =>
+    Effect.gen(function*() {
+      for (const budget of [0, -5, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+        const fitted = yield* Effect.flip(Condenser.fit({ summaries: [], turns: session }, { budget }))
+        assert.strictEqual(fitted._tag, "InvalidOptionsError")
+        assert.deepStrictEqual(fitted.problems.map((p) => p.option), ["budget"])
+        expect(fitted.message).toContain(`budget must be an integer >= 1 (got ${budget})`)
+        const condensed = yield* Effect.flip(Condenser.condense(session, { budget }))
+        assert.strictEqual(condensed._tag, "InvalidOptionsError")
+      }
+      const stages = yield* Effect.flip(Condenser.fit({ summaries: [], turns: session }, {
+        budget: 100,
+        mask: { protectTokens: -1 },
+        forget: { decay: -0.1, minScore: Number.NaN },
+        summarize: { targetTokens: 0 }
+      }))
+      assert.deepStrictEqual(stages.problems.map((p) => p.option), [
+        "mask.protectTokens",
+        "forget.minScore",
+        "forget.decay",
+        "summarize.targetTokens"
+      ])
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.alwaysReply("x"))))))
 
   it.effect("mask: an old tool result becomes one line naming tool, command, size, exit, first error and turn", () =>
     Effect.gen(function*() {

@@ -2,6 +2,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { ConversationTurn, type Provider, ProviderError } from "@precis/core"
 import { Store } from "@precis/store"
 import { ScriptedProvider, StoreInvariants } from "@precis/testing"
+import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -10,6 +11,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
@@ -298,9 +300,11 @@ describe("SleepMode", () => {
           new Map([
             ["PRECIS_SLEEP_ENABLED", "false"],
             ["PRECIS_SLEEP_IDLE_THRESHOLD", "2 minutes"],
-            ["PRECIS_SLEEP_CHECK_INTERVAL", "10 seconds"],
+            ["PRECIS_SLEEP_CHECK_INTERVAL", "10"],
             ["PRECIS_SLEEP_MIN_UNPROCESSED_TURNS", "3"],
-            ["PRECIS_SLEEP_BATCH_SIZE", "7"]
+            ["PRECIS_SLEEP_BATCH_SIZE", "7"],
+            ["PRECIS_SLEEP_SOFT_MARK", "0.65"],
+            ["PRECIS_SLEEP_MAX_BACKOFF", "1 hour"]
           ])
         ))
       )
@@ -309,19 +313,44 @@ describe("SleepMode", () => {
       expect(Duration.toMillis(Duration.decode(read.checkInterval!))).toBe(10_000)
       expect(read.minUnprocessedTurns).toBe(3)
       expect(read.batchSize).toBe(7)
-      const defaults = yield* SleepMode.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
-      expect(defaults.batchSize).toBe(20)
-      expect(Duration.toMinutes(Duration.decode(defaults.idleThreshold!))).toBe(5)
-      const bad = yield* Effect.either(
-        SleepMode.config.pipe(
-          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PRECIS_SLEEP_BATCH_SIZE", "0"]])))
+      expect(read.softMark).toBe(0.65)
+      expect(Duration.toMinutes(Duration.decode(read.maxBackoff!))).toBe(60)
+      // Only the variables set give a value: the defaults apply when the layer is built.
+      expect(yield* SleepMode.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).toEqual({})
+      const bad: ReadonlyArray<readonly [string, string]> = [
+        ["PRECIS_SLEEP_ENABLED", "sometimes"],
+        ["PRECIS_SLEEP_IDLE_THRESHOLD", "abc"],
+        ["PRECIS_SLEEP_CHECK_INTERVAL", "0 seconds"],
+        ["PRECIS_SLEEP_MIN_UNPROCESSED_TURNS", "0"],
+        ["PRECIS_SLEEP_BATCH_SIZE", "0"],
+        ["PRECIS_SLEEP_SOFT_MARK", "2"],
+        ["PRECIS_SLEEP_MAX_BACKOFF", "-1 minutes"]
+      ]
+      for (const [name, value] of bad) {
+        const refused = yield* Effect.either(
+          SleepMode.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([[name, value]]))))
         )
-      )
-      assert(Either.isLeft(bad))
-      expect(String(bad.left)).toContain("batchSize must be an integer >= 1")
+        assert(Either.isLeft(refused), `${name}=${value} accepted`)
+        expect(String(refused.left)).toContain(`Invalid data at ${name}: "must be`)
+      }
       const refused = yield* Effect.either(Layer.build(sleepLayer({ checkInterval: 0, softMark: 2 })))
       assert(Either.isLeft(refused))
       assert(refused.left._tag === "InvalidSleepOptionsError")
-      expect(refused.left.problems).toHaveLength(2)
+      expect(refused.left.problems.map((problem) => problem.option)).toEqual(["checkInterval", "softMark"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a bad duration string fails the build with InvalidSleepOptionsError, not a defect", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        Layer.build(sleepLayer({ idleThreshold: "abc" as Duration.DurationInput, budget: 0 }))
+      )
+      assert(Exit.isFailure(exit))
+      assert.isFalse(Cause.isDie(exit.cause))
+      const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+      assert(error._tag === "InvalidSleepOptionsError")
+      expect(error.message).toBe(
+        `invalid sleep mode options: idleThreshold must be a finite duration such as "30 seconds" (got "abc"); ` +
+          "budget must be an integer >= 1 (got 0)"
+      )
     }).pipe(Effect.scoped))
 })

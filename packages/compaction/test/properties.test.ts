@@ -55,7 +55,8 @@ const testClock: Clock = { finish: runPumped, pass: TestClock.adjust("61 seconds
 const realClock: Clock = { finish: identity, pass: Effect.sleep("1 millis") }
 
 type Manager = Layer.Layer<
-  CompactionManager.CompactionManager | Store.Store | SqlClient.SqlClient | ScriptedProvider.ScriptedProvider
+  CompactionManager.CompactionManager | Store.Store | SqlClient.SqlClient | ScriptedProvider.ScriptedProvider,
+  CompactionOptions.InvalidOptionsError | Summarizer.InvalidSummarizerOptionsError
 >
 
 /** Starts a compaction and interrupts it once the provider has received `calls` more requests (if it gets there). */

@@ -12,22 +12,54 @@
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+/**
+ * The mark every provider error carries, whatever its class.
+ *
+ * @since 0.1.0
+ */
+export const TypeId = "~@precis/core/ProviderError"
+
+/**
+ * @since 0.1.0
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * Whether a value is a provider error (any of the classes below).
+ *
+ * @example
+ * ```ts
+ * import { ProviderError } from "@precis/core"
+ * ProviderError.isProviderError(new ProviderError.BadResponseError({ provider: "openai", detail: "not JSON" })) // true
+ * ProviderError.isProviderError(new Error("boom")) // false
+ * ```
+ * @since 0.1.0
+ */
+export const isProviderError = (u: unknown): u is ProviderError => Predicate.hasProperty(u, TypeId)
 
 /**
  * The connection failed or broke before a response arrived.
  *
  * @since 0.1.0
  */
-export class TransportError extends Data.TaggedError("TransportError")<{
-  readonly provider: string
-  readonly reason: string
+export class TransportError extends Schema.TaggedError<TransportError>(
+  "@precis/core/ProviderError/TransportError"
+)("TransportError", {
+  provider: Schema.String,
+  reason: Schema.String,
   /** The system error code when there is one (`ECONNREFUSED`, `ENOTFOUND`, ...). */
-  readonly code?: string | undefined
-}> {
+  code: Schema.optional(Schema.String)
+}) {
+  /** @since 0.1.0 */
+  readonly [TypeId]: TypeId = TypeId
+
+  /** @since 0.1.0 */
   override get message(): string {
     return `${this.provider}: could not reach the model server (${this.reason})`
   }
@@ -38,10 +70,16 @@ export class TransportError extends Data.TaggedError("TransportError")<{
  *
  * @since 0.1.0
  */
-export class TimeoutError extends Data.TaggedError("TimeoutError")<{
-  readonly provider: string
-  readonly timeout: Duration.Duration
-}> {
+export class TimeoutError extends Schema.TaggedError<TimeoutError>(
+  "@precis/core/ProviderError/TimeoutError"
+)("TimeoutError", {
+  provider: Schema.String,
+  timeout: Schema.Duration
+}) {
+  /** @since 0.1.0 */
+  readonly [TypeId]: TypeId = TypeId
+
+  /** @since 0.1.0 */
   override get message(): string {
     return `${this.provider}: no response within ${Duration.format(this.timeout)}`
   }
@@ -52,10 +90,16 @@ export class TimeoutError extends Data.TaggedError("TimeoutError")<{
  *
  * @since 0.1.0
  */
-export class RateLimitedError extends Data.TaggedError("RateLimitedError")<{
-  readonly provider: string
-  readonly retryAfter?: Duration.Duration | undefined
-}> {
+export class RateLimitedError extends Schema.TaggedError<RateLimitedError>(
+  "@precis/core/ProviderError/RateLimitedError"
+)("RateLimitedError", {
+  provider: Schema.String,
+  retryAfter: Schema.optional(Schema.Duration)
+}) {
+  /** @since 0.1.0 */
+  readonly [TypeId]: TypeId = TypeId
+
+  /** @since 0.1.0 */
   override get message(): string {
     const wait = this.retryAfter === undefined ? "" : `; retry after ${Duration.format(this.retryAfter)}`
     return `${this.provider}: rate limited by the model server${wait}`
@@ -67,11 +111,17 @@ export class RateLimitedError extends Data.TaggedError("RateLimitedError")<{
  *
  * @since 0.1.0
  */
-export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
-  readonly provider: string
-  readonly status: number
-  readonly detail?: string | undefined
-}> {
+export class UnauthorizedError extends Schema.TaggedError<UnauthorizedError>(
+  "@precis/core/ProviderError/UnauthorizedError"
+)("UnauthorizedError", {
+  provider: Schema.String,
+  status: Schema.Number,
+  detail: Schema.optional(Schema.String)
+}) {
+  /** @since 0.1.0 */
+  readonly [TypeId]: TypeId = TypeId
+
+  /** @since 0.1.0 */
   override get message(): string {
     const detail = this.detail === undefined ? "" : `: ${this.detail}`
     return `${this.provider}: the server refused the credentials (HTTP ${this.status})${detail}; check the API key`
@@ -84,11 +134,17 @@ export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
  *
  * @since 0.1.0
  */
-export class BadRequestError extends Data.TaggedError("BadRequestError")<{
-  readonly provider: string
-  readonly status?: number | undefined
-  readonly detail: string
-}> {
+export class BadRequestError extends Schema.TaggedError<BadRequestError>(
+  "@precis/core/ProviderError/BadRequestError"
+)("BadRequestError", {
+  provider: Schema.String,
+  status: Schema.optional(Schema.Number),
+  detail: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [TypeId]: TypeId = TypeId
+
+  /** @since 0.1.0 */
   override get message(): string {
     const status = this.status === undefined ? "" : ` (HTTP ${this.status})`
     return `${this.provider}: the request was rejected${status}: ${this.detail}`
@@ -100,11 +156,17 @@ export class BadRequestError extends Data.TaggedError("BadRequestError")<{
  *
  * @since 0.1.0
  */
-export class ServerError extends Data.TaggedError("ServerError")<{
-  readonly provider: string
-  readonly status: number
-  readonly detail?: string | undefined
-}> {
+export class ServerError extends Schema.TaggedError<ServerError>(
+  "@precis/core/ProviderError/ServerError"
+)("ServerError", {
+  provider: Schema.String,
+  status: Schema.Number,
+  detail: Schema.optional(Schema.String)
+}) {
+  /** @since 0.1.0 */
+  readonly [TypeId]: TypeId = TypeId
+
+  /** @since 0.1.0 */
   override get message(): string {
     const detail = this.detail === undefined ? "" : `: ${this.detail}`
     return `${this.provider}: server error (HTTP ${this.status})${detail}`
@@ -116,10 +178,16 @@ export class ServerError extends Data.TaggedError("ServerError")<{
  *
  * @since 0.1.0
  */
-export class BadResponseError extends Data.TaggedError("BadResponseError")<{
-  readonly provider: string
-  readonly detail: string
-}> {
+export class BadResponseError extends Schema.TaggedError<BadResponseError>(
+  "@precis/core/ProviderError/BadResponseError"
+)("BadResponseError", {
+  provider: Schema.String,
+  detail: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly [TypeId]: TypeId = TypeId
+
+  /** @since 0.1.0 */
   override get message(): string {
     return `${this.provider}: unreadable response from the model server: ${this.detail}`
   }
@@ -138,6 +206,30 @@ export type ProviderError =
   | BadRequestError
   | ServerError
   | BadResponseError
+
+/**
+ * The Schema of every provider error, to decode one that was serialized
+ * (sent by a worker, stored in a log).
+ *
+ * @since 0.1.0
+ */
+export const ProviderError: Schema.Union<[
+  typeof TransportError,
+  typeof TimeoutError,
+  typeof RateLimitedError,
+  typeof UnauthorizedError,
+  typeof BadRequestError,
+  typeof ServerError,
+  typeof BadResponseError
+]> = Schema.Union(
+  TransportError,
+  TimeoutError,
+  RateLimitedError,
+  UnauthorizedError,
+  BadRequestError,
+  ServerError,
+  BadResponseError
+)
 
 // Codes of connections that will not succeed on a retry: nobody listens there, or
 // the host does not exist, or the URL cannot be used at all.

@@ -16,19 +16,24 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Config from "effect/Config"
+import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import type { ConversationTurn } from "./ConversationTurn.js"
 import * as FactCheck from "./FactCheck.js"
 import * as Material from "./Material.js"
+import * as OptionConfig from "./OptionConfig.js"
+import * as OptionError from "./OptionError.js"
+import * as OptionSchema from "./OptionSchema.js"
 import * as Prompt from "./Prompt.js"
 import { type ChatRequest, Provider, type SummaryTask } from "./Provider.js"
 import { isPermanent, type ProviderError } from "./ProviderError.js"
@@ -84,21 +89,8 @@ export interface Service {
 export class Summarizer extends Context.Tag("@precis/core/Summarizer")<Summarizer, Service>() {}
 
 /**
- * @since 0.1.0
- */
-export interface Options {
-  /** Deadline of each LLM tier. Default 120 seconds. */
-  readonly timeout?: Duration.DurationInput | undefined
-  /** Temperature of the normal tier. Default 0.2. */
-  readonly normalTemperature?: number | undefined
-  /** Temperature of the aggressive tier. Default 0.1. */
-  readonly aggressiveTemperature?: number | undefined
-  /** Token cap of each LLM reply. Default 4096. */
-  readonly maxTokens?: number | undefined
-}
-
-/**
- * The defaults of {@link Options}.
+ * The defaults of {@link Options}, and the `targetTokens` of
+ * `summarizeTurns` (1200) and `summarizeSummaries` (2000).
  *
  * @since 0.1.0
  */
@@ -110,6 +102,70 @@ export const defaults = {
   leafTargetTokens: 1200,
   condenseTargetTokens: 2000
 } as const
+
+/**
+ * The Summarizer's options, their bounds and defaults: `timeout` (the
+ * deadline of each LLM tier, a positive finite duration such as
+ * `"30 seconds"`; default 120 seconds), `normalTemperature` (default 0.2) and
+ * `aggressiveTemperature` (default 0.1), each in [0, 2], and `maxTokens` (the
+ * token cap of each LLM reply, an integer >= 1; default 4096).
+ *
+ * @since 0.1.0
+ */
+export const Options = Schema.Struct({
+  timeout: Schema.optionalWith(OptionSchema.duration({ positive: true }), { default: () => defaults.timeout }),
+  normalTemperature: Schema.optionalWith(OptionSchema.number({ min: 0, max: 2 }), {
+    default: () => defaults.normalTemperature
+  }),
+  aggressiveTemperature: Schema.optionalWith(OptionSchema.number({ min: 0, max: 2 }), {
+    default: () => defaults.aggressiveTemperature
+  }),
+  maxTokens: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => defaults.maxTokens })
+})
+
+/**
+ * The options as given (each may be left out): what {@link layer} takes.
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Schema.Schema.Encoded<typeof Options> {}
+
+/**
+ * The options with every default applied.
+ *
+ * @since 0.1.0
+ */
+export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {}
+
+/**
+ * Options that make no sense (`maxTokens: 0`, `timeout: "abc"`): every
+ * problem found, one per option.
+ *
+ * @since 0.1.0
+ */
+export class InvalidSummarizerOptionsError extends OptionError.InvalidOptions(
+  "InvalidSummarizerOptionsError",
+  "Summarizer"
+) {}
+
+/**
+ * Applies the defaults to `options` and checks them against {@link Options}.
+ *
+ * @example
+ * ```ts
+ * import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
+ * Summarizer.decodeOptions({ timeout: "abc", maxTokens: 0 })
+ * // Left(InvalidSummarizerOptionsError): timeout must be a positive finite duration such as "30 seconds"
+ * // (got "abc"); maxTokens must be an integer >= 1 (got 0)
+ * ```
+ * @since 0.1.0
+ */
+export const decodeOptions: (
+  options: Options
+) => Either.Either<ResolvedOptions, InvalidSummarizerOptionsError> = OptionSchema.decode(
+  Options,
+  (problems) => new InvalidSummarizerOptionsError({ problems })
+)
 
 /**
  * A counter of Summarizer calls, tagged with `tier` when incremented.
@@ -159,18 +215,17 @@ const traced = <A>(name: string, effect: Effect.Effect<A>): Effect.Effect<A> =>
 
 /**
  * Builds a Summarizer from the `Provider` in context (and the `TokenEstimator`,
- * which defaults to the approximation). Each build has its own tier counts.
+ * which defaults to the approximation), after checking `options` (an
+ * {@link InvalidSummarizerOptionsError} when they make no sense). Each build
+ * has its own tier counts.
  *
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const { aggressiveTemperature, maxTokens, normalTemperature, timeout } = yield* decodeOptions(options)
   const provider = yield* Provider
   const estimator = yield* TokenEstimator
   const counts = yield* Ref.make<TierCounts>(emptyTierCounts)
-  const timeout = Duration.decode(options.timeout ?? defaults.timeout)
-  const normalTemperature = options.normalTemperature ?? defaults.normalTemperature
-  const aggressiveTemperature = options.aggressiveTemperature ?? defaults.aggressiveTemperature
-  const maxTokens = options.maxTokens ?? defaults.maxTokens
 
   // One LLM call under the tier deadline. Defects (a provider that throws) become
   // failures here, because `orElse` would let them through; interruption from
@@ -328,42 +383,38 @@ export const fallbackText = (
 ): string => `${estimator.truncate(material, Math.max(1, targetTokens)).trimEnd()}\n${Prompt.truncationMarker}`
 
 /**
- * The Summarizer layer; it needs only a `Provider`.
+ * The Summarizer layer; it needs only a `Provider`. Its options are checked
+ * when the layer is built: options that make no sense (`timeout: "abc"`,
+ * `maxTokens: 0`, a temperature outside [0, 2]) fail the build with an
+ * {@link InvalidSummarizerOptionsError}, never later and never as a defect.
+ * Without options it cannot fail.
  *
  * @example
  * ```ts
- * import { Effect, Layer } from "effect"
  * import { Summarizer } from "@precis/core"
- * const SummarizerLive = Summarizer.layer({ timeout: "30 seconds" }) // Layer<Summarizer, never, Provider>
+ * const Default = Summarizer.layer() // Layer<Summarizer, never, Provider>
+ * const Faster = Summarizer.layer({ timeout: "30 seconds" }) // Layer<Summarizer, InvalidSummarizerOptionsError, Provider>
  * ```
  * @since 0.1.0
  */
-export const layer = (options?: Options): Layer.Layer<Summarizer, never, Provider> =>
-  Layer.effect(Summarizer, make(options))
+export function layer(): Layer.Layer<Summarizer, never, Provider>
+export function layer(options?: Options): Layer.Layer<Summarizer, InvalidSummarizerOptionsError, Provider>
+export function layer(options?: Options): Layer.Layer<Summarizer, InvalidSummarizerOptionsError, Provider> {
+  return Layer.effect(Summarizer, make(options))
+}
 
 /**
- * {@link Options} read from `Config`: `PRECIS_SUMMARIZER_TIMEOUT` (a duration
- * such as `30 seconds`), `PRECIS_SUMMARIZER_MAX_TOKENS`,
+ * {@link Options} read from `Config`, each from its variable
+ * (`PRECIS_SUMMARIZER_` and the option's name in capitals):
+ * `PRECIS_SUMMARIZER_TIMEOUT` (seconds, or a duration such as `30 seconds`),
  * `PRECIS_SUMMARIZER_NORMAL_TEMPERATURE`, `PRECIS_SUMMARIZER_AGGRESSIVE_TEMPERATURE`,
- * each with its default.
+ * `PRECIS_SUMMARIZER_MAX_TOKENS`. Only the variables set give a value (the
+ * defaults apply to the others when the layer is built); each is checked
+ * against {@link Options}, a bad one an `InvalidData` error at its variable.
  *
  * @since 0.1.0
  */
-export const config: Config.Config<Required<Options>> = Config.all({
-  timeout: Config.duration("PRECIS_SUMMARIZER_TIMEOUT").pipe(Config.withDefault(defaults.timeout)),
-  maxTokens: Config.integer("PRECIS_SUMMARIZER_MAX_TOKENS").pipe(
-    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
-    Config.withDefault(defaults.maxTokens)
-  ),
-  normalTemperature: Config.number("PRECIS_SUMMARIZER_NORMAL_TEMPERATURE").pipe(
-    Config.validate({ message: "must be between 0 and 2", validation: (t) => t >= 0 && t <= 2 }),
-    Config.withDefault(defaults.normalTemperature)
-  ),
-  aggressiveTemperature: Config.number("PRECIS_SUMMARIZER_AGGRESSIVE_TEMPERATURE").pipe(
-    Config.validate({ message: "must be between 0 and 2", validation: (t) => t >= 0 && t <= 2 }),
-    Config.withDefault(defaults.aggressiveTemperature)
-  )
-})
+export const config: Config.Config<Options> = OptionConfig.config("PRECIS_SUMMARIZER_", Options)
 
 /**
  * The Summarizer layer with its options read from {@link config} (or the given `Config`).
@@ -372,5 +423,5 @@ export const config: Config.Config<Required<Options>> = Config.all({
  */
 export const layerConfig = (
   options: Config.Config<Options> = config
-): Layer.Layer<Summarizer, ConfigError.ConfigError, Provider> =>
+): Layer.Layer<Summarizer, ConfigError.ConfigError | InvalidSummarizerOptionsError, Provider> =>
   Layer.effect(Summarizer, Effect.flatMap(options, make))

@@ -11,6 +11,12 @@ export * as FactCheck from "./FactCheck.js"
 /** @since 0.3.0 */
 export * as Material from "./Material.js"
 /** @since 0.1.0 */
+export * as OptionConfig from "./OptionConfig.js"
+/** @since 0.1.0 */
+export * as OptionError from "./OptionError.js"
+/** @since 0.1.0 */
+export * as OptionSchema from "./OptionSchema.js"
+/** @since 0.1.0 */
 export * as Prompt from "./Prompt.js"
 /** @since 0.1.0 */
 export * as Provider from "./Provider.js"

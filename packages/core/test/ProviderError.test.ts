@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
+import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as ProviderError from "../src/ProviderError.js"
 
 describe("ProviderError.retryAfter", () => {
@@ -138,5 +140,57 @@ describe("ProviderError.isPermanent", () => {
     assert.isFalse(ProviderError.isPermanent(new ProviderError.ServerError({ provider, status: 503 })))
     assert.isFalse(ProviderError.isPermanent(new ProviderError.BadRequestError({ provider, status: 400, detail: "context too long" })))
     assert.isFalse(ProviderError.isPermanent(new ProviderError.BadResponseError({ provider, detail: "not JSON" })))
+  })
+})
+
+describe("ProviderError as Schema.TaggedError", () => {
+  const provider = "openai"
+  const every: ReadonlyArray<ProviderError.ProviderError> = [
+    new ProviderError.TransportError({ provider, reason: "refused", code: "ECONNREFUSED" }),
+    new ProviderError.TimeoutError({ provider, timeout: Duration.seconds(30) }),
+    new ProviderError.RateLimitedError({ provider, retryAfter: Duration.millis(1500) }),
+    new ProviderError.RateLimitedError({ provider }),
+    new ProviderError.UnauthorizedError({ provider, status: 401, detail: "bad key" }),
+    new ProviderError.BadRequestError({ provider, detail: "refused before sending" }),
+    new ProviderError.ServerError({ provider, status: 503 }),
+    new ProviderError.BadResponseError({ provider, detail: "not JSON" })
+  ]
+
+  it("every class carries the TypeId and passes the guard; other values do not", () => {
+    for (const error of every) {
+      assert.strictEqual(error[ProviderError.TypeId], ProviderError.TypeId, error._tag)
+      assert.isTrue(ProviderError.isProviderError(error), error._tag)
+    }
+    assert.isFalse(ProviderError.isProviderError(new Error("boom")))
+    assert.isFalse(ProviderError.isProviderError({ _tag: "TransportError", provider, reason: "forged" }))
+    assert.isFalse(ProviderError.isProviderError(undefined))
+  })
+
+  it("encodes to JSON and decodes back to an equal error with the same message", () => {
+    const encode = Schema.encodeSync(ProviderError.ProviderError)
+    const decode = Schema.decodeUnknownSync(ProviderError.ProviderError)
+    for (const error of every) {
+      const decoded = decode(JSON.parse(JSON.stringify(encode(error))))
+      assert.isTrue(Equal.equals(decoded, error), error._tag)
+      assert.strictEqual(decoded.message, error.message)
+      assert.isTrue(ProviderError.isProviderError(decoded))
+    }
+  })
+
+  it("refuses a field of the wrong type at construction", () => {
+    assert.throws(() => new ProviderError.ServerError({ provider, status: "503" as unknown as number }))
+  })
+
+  it("messages are unchanged: readable, one line", () => {
+    assert.deepStrictEqual(every.map((error) => error.message), [
+      "openai: could not reach the model server (refused)",
+      "openai: no response within 30s",
+      "openai: rate limited by the model server; retry after 1s 500ms",
+      "openai: rate limited by the model server",
+      "openai: the server refused the credentials (HTTP 401): bad key; check the API key",
+      "openai: the request was rejected: refused before sending",
+      "openai: server error (HTTP 503)",
+      "openai: unreadable response from the model server: not JSON"
+    ])
   })
 })

@@ -43,12 +43,12 @@
 import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
-import { Provider, ProviderError } from "@precis/core"
+import { OptionError, OptionSchema, Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { fromAiError } from "./internal/errors.js"
 
 /**
@@ -66,16 +66,40 @@ export type Transformer = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effe
 export type Configure = (request: Provider.ChatRequest) => Transformer
 
 /**
+ * The provider's options that are data, their bounds and defaults: `name`
+ * (in errors and spans; not empty, default `ai`) and `timeout` (a deadline
+ * for each call, failing with `TimeoutError`: a positive finite duration;
+ * default none, the Summarizer has its own).
+ *
  * @since 0.1.0
  */
-export interface Options {
-  /** The provider name in errors and spans. Default `ai`. */
-  readonly name?: string | undefined
+export const Options = Schema.Struct({
+  name: Schema.optionalWith(OptionSchema.nonEmptyString, { default: () => "ai" }),
+  timeout: Schema.optional(OptionSchema.duration({ positive: true }))
+})
+
+/**
+ * The options as given: any of {@link Options}'s fields, and `configure`.
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Schema.Schema.Encoded<typeof Options> {
   /** Applies the request's temperature and token cap to the model call; see the module docs. */
   readonly configure?: Configure | undefined
-  /** A deadline for each call, failing with `TimeoutError`. Default: none (the Summarizer has its own). */
-  readonly timeout?: Duration.DurationInput | undefined
 }
+
+/**
+ * Options that make no sense (an empty name, a timeout of `"abc"`): every
+ * problem found, one per option.
+ *
+ * @since 0.1.0
+ */
+export class InvalidAiProviderOptionsError extends OptionError.InvalidOptions(
+  "InvalidAiProviderOptionsError",
+  "AI provider"
+) {}
+
+const decodeOptions = OptionSchema.decode(Options, (problems) => new InvalidAiProviderOptionsError({ problems }))
 
 /**
  * A {@link Configure} from a provider's `withConfigOverride` and the overrides for a request.
@@ -130,15 +154,15 @@ const toPrompt = (messages: Provider.ChatRequest["messages"]): ReadonlyArray<Pro
   messages.map((message): Prompt.MessageEncoded => ({ role: message.role, content: message.content }))
 
 /**
- * Builds the provider from the `LanguageModel` in context.
+ * Builds the provider from the `LanguageModel` in context, after checking its
+ * options (an {@link InvalidAiProviderOptionsError} when they make no sense).
  *
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const { name, timeout } = yield* decodeOptions(options)
   const model = yield* LanguageModel.LanguageModel
-  const name = options.name ?? "ai"
   const configure = options.configure ?? (() => identity)
-  const timeout = options.timeout === undefined ? undefined : Duration.decode(options.timeout)
 
   const chat = (request: Provider.ChatRequest): Effect.Effect<Provider.ChatResponse, ProviderError.ProviderError> => {
     const call = model.generateText({ prompt: toPrompt(request.messages) }).pipe(
@@ -170,7 +194,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 })
 
 /**
- * The provider as a layer over the `LanguageModel` in context.
+ * The provider as a layer over the `LanguageModel` in context. Its options
+ * are checked when the layer is built; without options it cannot fail.
  *
  * @example
  * ```ts
@@ -189,5 +214,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
  * ```
  * @since 0.1.0
  */
-export const layer = (options?: Options): Layer.Layer<Provider.Provider, never, LanguageModel.LanguageModel> =>
-  Layer.effect(Provider.Provider, make(options))
+export function layer(): Layer.Layer<Provider.Provider, never, LanguageModel.LanguageModel>
+export function layer(
+  options?: Options
+): Layer.Layer<Provider.Provider, InvalidAiProviderOptionsError, LanguageModel.LanguageModel>
+export function layer(
+  options?: Options
+): Layer.Layer<Provider.Provider, InvalidAiProviderOptionsError, LanguageModel.LanguageModel> {
+  return Layer.effect(Provider.Provider, make(options))
+}

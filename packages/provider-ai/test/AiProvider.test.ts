@@ -9,6 +9,7 @@ import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import { assert, describe, it } from "@effect/vitest"
 import { Provider, Summarizer } from "@precis/core"
 import { Fixtures } from "@precis/testing"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -123,6 +124,25 @@ describe("AiProvider", () => {
       yield* TestClock.adjust("30 seconds")
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error._tag, "TimeoutError")
+    }))
+
+  it.effect("options that make no sense fail the build with a typed error naming them, never a defect", () =>
+    Effect.gen(function*() {
+      const { model } = yield* scriptedModel(() => Effect.succeed([{ type: "text", text: "ok" }, finish({})]))
+      const exit = yield* Effect.exit(
+        Layer.build(AiProvider.layer({ name: "", timeout: "abc" as Duration.DurationInput })).pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model),
+          Effect.scoped
+        )
+      )
+      if (Exit.isSuccess(exit)) return assert.fail("built")
+      assert.isFalse(Cause.isDie(exit.cause))
+      const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+      assert.strictEqual(
+        error.message,
+        `invalid AI provider options: name must be a non-empty string (got ""); ` +
+          `timeout must be a positive finite duration such as "30 seconds" (got "abc")`
+      )
     }))
 
   it.effect("the Summarizer runs over it", () =>

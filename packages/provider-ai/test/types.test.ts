@@ -10,9 +10,10 @@ import * as AiTokenEstimator from "../src/AiTokenEstimator.js"
 
 // Checked by `tsc -b` (and `vitest --typecheck`).
 describe("provider-ai types", () => {
-  it("AiProvider.layer cannot fail and needs only a LanguageModel", () => {
-    expectTypeOf(AiProvider.layer).returns.toEqualTypeOf<
-      Layer.Layer<Provider.Provider, never, LanguageModel.LanguageModel>
+  it("AiProvider.layer needs only a LanguageModel, and fails only on options that make no sense", () => {
+    expectTypeOf(AiProvider.layer()).toEqualTypeOf<Layer.Layer<Provider.Provider, never, LanguageModel.LanguageModel>>()
+    expectTypeOf(AiProvider.layer({ timeout: "30 seconds" })).toEqualTypeOf<
+      Layer.Layer<Provider.Provider, AiProvider.InvalidAiProviderOptionsError, LanguageModel.LanguageModel>
     >()
   })
 

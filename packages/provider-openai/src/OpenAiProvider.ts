@@ -23,7 +23,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Provider, ProviderError } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -35,71 +35,9 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import * as Stream from "effect/Stream"
+import * as Schema from "effect/Schema"
 import { decodeChatCompletion, replyText } from "./internal/completion.js"
-
-/**
- * The retry policy for transient failures (transport errors, 408, 429, 5xx).
- * Waits grow exponentially from `initialDelay` with jitter, each capped at
- * `maxDelay`; a `Retry-After` longer than the computed wait is honoured, and
- * one longer than `maxDelay` ends the retries (the `RateLimitedError` then
- * carries it). No new attempt starts once `maxElapsed` has passed since the
- * first failure, so a call lasts at most about
- * `maxElapsed + maxDelay + timeout`.
- *
- * @since 0.1.0
- */
-export interface RetryOptions {
-  /** Attempts in all, the first included. Default 4; 1 disables retries. */
-  readonly maxAttempts?: number | undefined
-  /** The first wait. Default 500 milliseconds. */
-  readonly initialDelay?: Duration.DurationInput | undefined
-  /** The longest single wait. Default 20 seconds. */
-  readonly maxDelay?: Duration.DurationInput | undefined
-  /** No retry starts after this much time since the first failure. Default 60 seconds. */
-  readonly maxElapsed?: Duration.DurationInput | undefined
-}
-
-/**
- * @since 0.1.0
- */
-export interface Options {
-  /** The model name sent in each request, e.g. `gpt-4o-mini` or `llama3.1:8b`. */
-  readonly model: string
-  /** The API root, without `/chat/completions`. Default `https://api.openai.com/v1`. */
-  readonly baseUrl?: string | undefined
-  /** Sent as `Authorization: Bearer …` when set; local servers usually need none. */
-  readonly apiKey?: Redacted.Redacted | undefined
-  /**
-   * The name of the token cap in the request body. Default `max_tokens`;
-   * OpenAI's reasoning models (o1, o3, gpt-5, ...) require `max_completion_tokens`.
-   */
-  readonly tokenParameter?: "max_tokens" | "max_completion_tokens" | undefined
-  /** The deadline of one HTTP attempt; it fails with `TimeoutError` and is not retried. Default 120 seconds. */
-  readonly timeout?: Duration.DurationInput | undefined
-  /** See {@link RetryOptions}. */
-  readonly retry?: RetryOptions | undefined
-  /** Extra request headers, e.g. OpenRouter's `HTTP-Referer` and `X-Title`. */
-  readonly headers?: Readonly<Record<string, string>> | undefined
-  /** The provider name in errors, logs and spans. Default `openai`. */
-  readonly name?: string | undefined
-  /**
-   * The most bytes read of one response body; a longer body is a
-   * `BadResponseError` and is not read further. Default
-   * {@link responseLimit} of the request's `maxTokens` (1 MiB plus 32 bytes a token).
-   */
-  readonly maxResponseBytes?: number | undefined
-}
-
-/**
- * The default cap on a response body for a request of `maxTokens`: 1 MiB for
- * the envelope plus 32 bytes a token (a token is about 4 characters; JSON
- * escaping can make one character 6 bytes). A reply larger than that cannot be
- * the summary that was asked for.
- *
- * @since 0.2.0
- */
-export const responseLimit = (maxTokens: number): number => 1024 * 1024 + 32 * Math.max(0, maxTokens)
+import { readBody, transportCode, transportReason } from "./internal/http.js"
 
 /**
  * The defaults of {@link Options} and {@link RetryOptions}.
@@ -118,6 +56,112 @@ export const defaults = {
     maxElapsed: Duration.seconds(60)
   }
 } as const
+
+/**
+ * The retry policy for transient failures (transport errors, 408, 429, 5xx).
+ * Waits grow exponentially from `initialDelay` with jitter, each capped at
+ * `maxDelay`; a `Retry-After` longer than the computed wait is honoured, and
+ * one longer than `maxDelay` ends the retries (the `RateLimitedError` then
+ * carries it). No new attempt starts once `maxElapsed` has passed since the
+ * first failure, so a call lasts at most about
+ * `maxElapsed + maxDelay + timeout`.
+ *
+ * @since 0.1.0
+ */
+export const RetryOptions = Schema.Struct({
+  /** Attempts in all, the first included: an integer >= 1. Default 4; 1 disables retries. */
+  maxAttempts: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => defaults.retry.maxAttempts }),
+  /** The first wait. Default 500 milliseconds. */
+  initialDelay: Schema.optionalWith(OptionSchema.duration(), { default: () => defaults.retry.initialDelay }),
+  /** The longest single wait. Default 20 seconds. */
+  maxDelay: Schema.optionalWith(OptionSchema.duration(), { default: () => defaults.retry.maxDelay }),
+  /** No retry starts after this much time since the first failure. Default 60 seconds. */
+  maxElapsed: Schema.optionalWith(OptionSchema.duration({ infinite: true }), {
+    default: () => defaults.retry.maxElapsed
+  })
+})
+
+/**
+ * The retry options as given (each may be left out).
+ *
+ * @since 0.1.0
+ */
+export interface RetryOptions extends Schema.Schema.Encoded<typeof RetryOptions> {}
+
+/**
+ * The provider's options, their bounds and defaults.
+ *
+ * @since 0.1.0
+ */
+export const Options = Schema.Struct({
+  /** The model name sent in each request, e.g. `gpt-4o-mini` or `llama3.1:8b`: not empty. */
+  model: OptionSchema.nonEmptyString,
+  /** The API root, without `/chat/completions`: an http(s) URL. Default `https://api.openai.com/v1`. */
+  baseUrl: Schema.optionalWith(OptionSchema.url, { default: () => defaults.baseUrl }),
+  /** Sent as `Authorization: Bearer …` when set (and not empty); local servers usually need none. */
+  apiKey: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
+  /**
+   * The name of the token cap in the request body. Default `max_tokens`;
+   * OpenAI's reasoning models (o1, o3, gpt-5, ...) require `max_completion_tokens`.
+   */
+  tokenParameter: Schema.optionalWith(OptionSchema.literal("max_tokens", "max_completion_tokens"), {
+    default: () => defaults.tokenParameter
+  }),
+  /** The deadline of one HTTP attempt; it fails with `TimeoutError` and is not retried. Default 120 seconds. */
+  timeout: Schema.optionalWith(OptionSchema.duration({ positive: true }), { default: () => defaults.timeout }),
+  /** See {@link RetryOptions}. */
+  retry: Schema.optionalWith(RetryOptions, { default: () => defaults.retry }),
+  /** Extra request headers, e.g. OpenRouter's `HTTP-Referer` and `X-Title`. */
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  /** The provider name in errors, logs and spans: not empty. Default `openai`. */
+  name: Schema.optionalWith(OptionSchema.nonEmptyString, { default: () => defaults.name }),
+  /**
+   * The most bytes read of one response body (an integer >= 1); a longer body
+   * is a `BadResponseError` and is not read further. Default
+   * {@link responseLimit} of the request's `maxTokens` (1 MiB plus 32 bytes a token).
+   */
+  maxResponseBytes: Schema.optional(OptionSchema.int({ min: 1 }))
+})
+
+/**
+ * The options as given: `model`, and any of the others.
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Schema.Schema.Encoded<typeof Options> {}
+
+/**
+ * Options that make no sense (an empty model, `maxResponseBytes: -1`, a
+ * timeout of `"abc"`): every problem found, one per option.
+ *
+ * @since 0.1.0
+ */
+export class InvalidOpenAiOptionsError extends OptionError.InvalidOptions(
+  "InvalidOpenAiOptionsError",
+  "OpenAI provider"
+) {}
+
+/**
+ * Applies the defaults to `options` and checks them against {@link Options}.
+ *
+ * @since 0.1.0
+ */
+export const decodeOptions: (
+  options: Options
+) => Either.Either<Schema.Schema.Type<typeof Options>, InvalidOpenAiOptionsError> = OptionSchema.decode(
+  Options,
+  (problems) => new InvalidOpenAiOptionsError({ problems })
+)
+
+/**
+ * The default cap on a response body for a request of `maxTokens`: 1 MiB for
+ * the envelope plus 32 bytes a token (a token is about 4 characters; JSON
+ * escaping can make one character 6 bytes). A reply larger than that cannot be
+ * the summary that was asked for.
+ *
+ * @since 0.2.0
+ */
+export const responseLimit = (maxTokens: number): number => 1024 * 1024 + 32 * Math.max(0, maxTokens)
 
 /**
  * Whether a failure is worth another attempt: transport errors (but a refused
@@ -172,21 +216,20 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
 const MAX_ERROR_BODY = 64 * 1024
 
 /**
- * Builds the provider from the `HttpClient` in context.
+ * Builds the provider from the `HttpClient` in context, after checking its
+ * options (an {@link InvalidOpenAiOptionsError} when they make no sense).
  *
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(options: Options) {
-  const name = options.name ?? defaults.name
-  const model = options.model
-  const timeout = Duration.decode(options.timeout ?? defaults.timeout)
-  const tokenParameter = options.tokenParameter ?? defaults.tokenParameter
+export const make = Effect.fnUntraced(function*(input: Options) {
+  const options = yield* decodeOptions(input)
+  const { model, name, timeout, tokenParameter } = options
   const schedule = retrySchedule(options.retry)
   // An empty key is no key: local servers are configured with `PRECIS_OPENAI_API_KEY=`.
   const apiKey = options.apiKey !== undefined && Redacted.value(options.apiKey).length > 0
     ? options.apiKey
     : undefined
-  const baseUrl = (options.baseUrl ?? defaults.baseUrl).replace(/\/+$/, "")
+  const baseUrl = options.baseUrl.replace(/\/+$/, "")
   const url = `${baseUrl}/chat/completions`
   const client = (yield* HttpClient.HttpClient).pipe(
     HttpClient.mapRequest((request) =>
@@ -219,37 +262,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const redact = (text: string): string =>
     secret === undefined || !text.includes(secret) ? text : text.split(secret).join("[redacted]")
 
-  // The body, read up to `limit` bytes: a larger one stops the read (and the connection).
-  const readBody = (response: HttpClientResponse.HttpClientResponse, limit: number) =>
-    response.stream.pipe(
-      Stream.runFoldEffect({ chunks: [] as Array<Uint8Array>, size: 0 }, (read, chunk) => {
-        const size = read.size + chunk.length
-        if (size > limit) {
-          return Effect.fail(
-            new ProviderError.BadResponseError({
-              provider: name,
-              detail: `the response is larger than ${limit} bytes, more than a reply of the tokens asked for`
-            })
-          )
-        }
-        read.chunks.push(chunk)
-        return Effect.succeed({ chunks: read.chunks, size })
-      }),
-      Effect.map(({ chunks, size }) => {
-        const bytes = new Uint8Array(size)
-        let offset = 0
-        for (const chunk of chunks) {
-          bytes.set(chunk, offset)
-          offset += chunk.length
-        }
-        return new TextDecoder().decode(bytes)
-      })
-    )
-
   const attempt = (body: HttpBody.HttpBody, limit: number) =>
     Effect.gen(function*() {
       const response = yield* client.execute(HttpClientRequest.post(url, { body }))
-      const text = yield* readBody(response, limit)
+      const text = yield* readBody(name, response, limit)
       if (response.status < 200 || response.status >= 300) {
         const now = yield* Clock.currentTimeMillis
         return yield* Effect.fail(fromStatus(response, text, now))
@@ -322,37 +338,13 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   return Provider.Provider.of({ name, chat })
 })
 
-const errorCode = (cause: unknown): string | undefined => {
-  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 3; depth++) {
-    if ("code" in current && typeof current.code === "string") return current.code
-    current = "cause" in current ? current.cause : undefined
-  }
-  return undefined
-}
-
-// The system error code of a failed connection; an unusable URL counts as one that will never connect.
-const transportCode = (error: HttpClientError.HttpClientError): string | undefined =>
-  error._tag === "ResponseError"
-    ? undefined
-    : error.reason === "InvalidUrl"
-    ? "ERR_INVALID_URL"
-    : error.reason === "Transport"
-    ? errorCode(error.cause)
-    : undefined
-
-// Names what failed and where, never the request headers (they carry the key).
-const transportReason = (error: HttpClientError.HttpClientError, baseUrl: string): string => {
-  if (error._tag === "ResponseError") return `the response body could not be read (HTTP ${error.response.status})`
-  if (error.reason !== "Transport") return `the request could not be built (${error.reason}); check the base URL ${baseUrl}`
-  const code = errorCode(error.cause)
-  return `${code ?? error.description ?? "the connection failed"}; is the server at ${baseUrl} running?`
-}
-
 const parseDetail = (error: ParseResult.ParseError): string =>
   ProviderError.excerpt(ParseResult.TreeFormatter.formatErrorSync(error))
 
 /**
- * The provider as a layer; it needs an `HttpClient`.
+ * The provider as a layer; it needs an `HttpClient`. Its options are checked
+ * when the layer is built: options that make no sense fail the build with an
+ * {@link InvalidOpenAiOptionsError}.
  *
  * @example
  * ```ts
@@ -369,31 +361,36 @@ const parseDetail = (error: ParseResult.ParseError): string =>
  * ```
  * @since 0.1.0
  */
-export const layer = (options: Options): Layer.Layer<Provider.Provider, never, HttpClient.HttpClient> =>
+export const layer = (
+  options: Options
+): Layer.Layer<Provider.Provider, InvalidOpenAiOptionsError, HttpClient.HttpClient> =>
   Layer.effect(Provider.Provider, make(options))
 
 /**
- * {@link Options} read from `Config`:
+ * {@link Options} read from `Config`, each from its variable (`PRECIS_OPENAI_`
+ * and the option's name in capitals), only those set:
+ * - `PRECIS_OPENAI_MODEL` (required);
  * - `PRECIS_OPENAI_BASE_URL` (default `https://api.openai.com/v1`);
  * - `PRECIS_OPENAI_API_KEY`, else `OPENAI_API_KEY` (optional; local servers need none;
  *   `PRECIS_OPENAI_API_KEY=` set but empty sends no key even when `OPENAI_API_KEY` is set);
- * - `PRECIS_OPENAI_MODEL` (required).
+ * - `PRECIS_OPENAI_TOKEN_PARAMETER`, `PRECIS_OPENAI_TIMEOUT`, `PRECIS_OPENAI_NAME`,
+ *   `PRECIS_OPENAI_MAX_RESPONSE_BYTES`, and `PRECIS_OPENAI_RETRY_MAX_ATTEMPTS`,
+ *   `..._RETRY_INITIAL_DELAY`, `..._RETRY_MAX_DELAY`, `..._RETRY_MAX_ELAPSED`.
  *
- * Extend it with `Config.map` to set the other options.
+ * Each is checked against {@link Options}, a bad one an `InvalidData` error
+ * at its variable. Extend it with `Config.map` to set the headers.
  *
  * @since 0.1.0
  */
-export const config: Config.Config<Options> = Config.all({
-  baseUrl: Config.string("PRECIS_OPENAI_BASE_URL").pipe(Config.withDefault(defaults.baseUrl)),
-  apiKey: Config.redacted("PRECIS_OPENAI_API_KEY").pipe(
+export const config: Config.Config<Options> = Config.all([
+  OptionConfig.config("PRECIS_OPENAI_", Options),
+  Config.redacted("PRECIS_OPENAI_API_KEY").pipe(
     Config.orElse(() => Config.redacted("OPENAI_API_KEY")),
-    Config.option,
-    Config.map(Option.getOrUndefined)
-  ),
-  model: Config.nonEmptyString("PRECIS_OPENAI_MODEL").pipe(
-    Config.withDescription("the model name, e.g. gpt-4o-mini; set PRECIS_OPENAI_MODEL")
+    Config.option
   )
-})
+]).pipe(
+  Config.map(([options, apiKey]) => Option.isSome(apiKey) ? { ...options, apiKey: apiKey.value } : options)
+)
 
 /**
  * The provider layer with its options read from {@link config} (or the given `Config`).
@@ -410,5 +407,5 @@ export const config: Config.Config<Options> = Config.all({
  */
 export const layerConfig = (
   options: Config.Config<Options> = config
-): Layer.Layer<Provider.Provider, ConfigError.ConfigError, HttpClient.HttpClient> =>
+): Layer.Layer<Provider.Provider, ConfigError.ConfigError | InvalidOpenAiOptionsError, HttpClient.HttpClient> =>
   Layer.effect(Provider.Provider, Effect.flatMap(options, make))

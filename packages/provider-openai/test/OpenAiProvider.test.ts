@@ -1,9 +1,11 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { assert, describe, it } from "@effect/vitest"
 import { Provider, ProviderError } from "@precis/core"
+import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -426,7 +428,8 @@ describe("OpenAiProvider.layerConfig", () => {
         ))
       )
       assert.strictEqual(both.apiKey === undefined ? undefined : Redacted.value(both.apiKey), "precis-key")
-      assert.strictEqual(both.baseUrl, "https://api.openai.com/v1")
+      assert.strictEqual(both.baseUrl, undefined)
+      assert.strictEqual(Either.getOrThrow(OpenAiProvider.decodeOptions(both)).baseUrl, "https://api.openai.com/v1")
       const keyless = yield* OpenAiProvider.config.pipe(
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["PRECIS_OPENAI_MODEL", "m"]])))
       )
@@ -452,5 +455,91 @@ describe("OpenAiProvider.layerConfig", () => {
       const text = String(exit.cause)
       assert.include(text, "PRECIS_OPENAI_MODEL")
       assert.notInclude(text, KEY)
+    }))
+})
+
+describe("OpenAiProvider options", () => {
+  it("refuses each option out of its bounds with a typed error naming it", () => {
+    const cases: ReadonlyArray<readonly [OpenAiProvider.Options, string]> = [
+      [{ model: "" }, `model must be a non-empty string (got "")`],
+      [{ model: "m", baseUrl: "localhost:11434/v1" }, `baseUrl must be an http(s) URL (got "localhost:11434/v1")`],
+      [{ model: "m", maxResponseBytes: -1 }, "maxResponseBytes must be an integer >= 1 (got -1)"],
+      [{ model: "m", retry: { maxAttempts: -1 } }, "retry.maxAttempts must be an integer >= 1 (got -1)"],
+      [{ model: "m", retry: { maxAttempts: 0 } }, "retry.maxAttempts must be an integer >= 1 (got 0)"],
+      [{ model: "m", retry: { initialDelay: -5 } }, "retry.initialDelay must be a finite duration"],
+      [{ model: "m", timeout: "abc" as Duration.DurationInput }, `timeout must be a positive finite duration such as "30 seconds" (got "abc")`],
+      [{ model: "m", name: " " }, `name must be a non-empty string (got " ")`],
+      [
+        { model: "m", tokenParameter: "max_output_tokens" as "max_tokens" },
+        `tokenParameter must be one of max_tokens, max_completion_tokens (got "max_output_tokens")`
+      ]
+    ]
+    for (const [options, message] of cases) {
+      const result = OpenAiProvider.decodeOptions(options)
+      if (Either.isRight(result)) return assert.fail(`accepted ${JSON.stringify(options)}`)
+      assert.strictEqual(result.left._tag, "InvalidOpenAiOptionsError")
+      assert.include(result.left.message, `invalid OpenAI provider options: ${message}`)
+    }
+  })
+
+  it.effect("a layer with bad options fails when built, with the typed error, never a defect", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        Layer.build(OpenAiProvider.layer({ model: "", timeout: "abc" as Duration.DurationInput, apiKey: Redacted.make(KEY) }))
+          .pipe(Effect.provide(Loopback.layer), Effect.scoped)
+      )
+      if (Exit.isSuccess(exit)) return assert.fail("built")
+      const failure = Cause.failureOption(exit.cause)
+      assert.isTrue(Option.isSome(failure) && failure.value._tag === "InvalidOpenAiOptionsError", String(exit.cause))
+      assert.notInclude(String(exit.cause), KEY)
+    }))
+
+  const read = (env: Record<string, string>) =>
+    Effect.either(OpenAiProvider.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+
+  it.effect("config reads every option from its PRECIS_OPENAI_* variable, the retry ones too", () =>
+    Effect.gen(function*() {
+      const options = Either.getOrThrow(yield* read({
+        PRECIS_OPENAI_MODEL: "m",
+        PRECIS_OPENAI_BASE_URL: "http://localhost:11434/v1",
+        PRECIS_OPENAI_TOKEN_PARAMETER: "max_completion_tokens",
+        PRECIS_OPENAI_TIMEOUT: "30",
+        PRECIS_OPENAI_NAME: "ollama",
+        PRECIS_OPENAI_MAX_RESPONSE_BYTES: "4096",
+        PRECIS_OPENAI_RETRY_MAX_ATTEMPTS: "2",
+        PRECIS_OPENAI_RETRY_INITIAL_DELAY: "1 second",
+        PRECIS_OPENAI_RETRY_MAX_DELAY: "5 seconds",
+        PRECIS_OPENAI_RETRY_MAX_ELAPSED: "1 minute"
+      }))
+      assert.deepStrictEqual(options, {
+        model: "m",
+        baseUrl: "http://localhost:11434/v1",
+        tokenParameter: "max_completion_tokens",
+        timeout: Duration.seconds(30),
+        name: "ollama",
+        maxResponseBytes: 4096,
+        retry: {
+          maxAttempts: 2,
+          initialDelay: Duration.seconds(1),
+          maxDelay: Duration.seconds(5),
+          maxElapsed: Duration.minutes(1)
+        }
+      })
+    }))
+
+  it.effect("config refuses a bad variable, naming it", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        ["PRECIS_OPENAI_MODEL", " "],
+        ["PRECIS_OPENAI_BASE_URL", "api.openai.com"],
+        ["PRECIS_OPENAI_MAX_RESPONSE_BYTES", "-1"],
+        ["PRECIS_OPENAI_RETRY_MAX_ATTEMPTS", "-1"],
+        ["PRECIS_OPENAI_TIMEOUT", "abc"]
+      ]
+      for (const [name, value] of cases) {
+        const result = yield* read({ PRECIS_OPENAI_MODEL: "m", [name]: value })
+        if (Either.isRight(result)) return assert.fail(`${name}=${value} accepted`)
+        assert.include(String(result.left), `Invalid data at ${name}: "must be`)
+      }
     }))
 })

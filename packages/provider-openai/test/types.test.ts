@@ -8,12 +8,16 @@ import * as OpenAiProvider from "../src/OpenAiProvider.js"
 
 // Checked by `tsc -b` (and `vitest --typecheck`): the layers fail only where they should.
 describe("OpenAiProvider types", () => {
-  it("layer cannot fail and needs only an HttpClient", () => {
+  it("layer fails only on options that make no sense, and needs only an HttpClient", () => {
     expectTypeOf(OpenAiProvider.layer).returns.toEqualTypeOf<
-      Layer.Layer<Provider.Provider, never, HttpClient.HttpClient>
+      Layer.Layer<Provider.Provider, OpenAiProvider.InvalidOpenAiOptionsError, HttpClient.HttpClient>
     >()
     expectTypeOf(OpenAiProvider.layerConfig).returns.toEqualTypeOf<
-      Layer.Layer<Provider.Provider, ConfigError.ConfigError, HttpClient.HttpClient>
+      Layer.Layer<
+        Provider.Provider,
+        ConfigError.ConfigError | OpenAiProvider.InvalidOpenAiOptionsError,
+        HttpClient.HttpClient
+      >
     >()
   })
 
@@ -22,7 +26,7 @@ describe("OpenAiProvider types", () => {
       Effect.Effect<Provider.ChatResponse, ProviderError.ProviderError>
     >()
     expectTypeOf(OpenAiProvider.make).returns.toEqualTypeOf<
-      Effect.Effect<Provider.Service, never, HttpClient.HttpClient>
+      Effect.Effect<Provider.Service, OpenAiProvider.InvalidOpenAiOptionsError, HttpClient.HttpClient>
     >()
   })
 })

@@ -61,6 +61,19 @@ describe("SearchIndex.search (SQLite)", () => {
         assert.deepStrictEqual(yield* store.search("nobody", "migration"), [])
       }))
 
+    it.effect("a limit that is not a count of hits is a StoreError saying so, not an SQL error", () =>
+      Effect.gen(function*() {
+        const store = yield* Store.all
+        for (const limit of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+          const error = yield* Effect.flip(store.search("a", "migration", { limit }))
+          assert.strictEqual(error._tag, "StoreError")
+          assert.strictEqual(error.reason, `limit must be an integer >= 0 (got ${limit})`)
+        }
+        // Even a query without terms, which runs no SQL.
+        assert.strictEqual((yield* Effect.flip(store.search("a", "*", { limit: -1 })))._tag, "StoreError")
+        assert.deepStrictEqual(yield* store.search("a", "migration", { limit: 0 }), [])
+      }))
+
     it.effect("odd input is text, never FTS5 syntax: quotes, *, -, NEAR, operators, unicode", () =>
       Effect.gen(function*() {
         const store = yield* Store.all

@@ -1,7 +1,10 @@
 import { ConversationTurn, Material, Provider, ProviderError, Summarizer, Summary, TokenEstimator } from "@precis/core"
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FastCheck from "effect/FastCheck"
@@ -554,6 +557,95 @@ describe("Summarizer.layerConfig", () => {
     }))
 })
 
+describe("Summarizer options", () => {
+  // A string the type allows only through a cast: what a JavaScript caller or a JSON file can give.
+  const abc = "abc" as Duration.DurationInput
+  const build = (options: Summarizer.Options) =>
+    Layer.build(Summarizer.layer(options).pipe(Layer.provide(ScriptedProvider.alwaysReply("x")))).pipe(
+      Effect.scoped,
+      Effect.exit
+    )
+
+  it("decodeOptions applies the defaults", () => {
+    assert.deepStrictEqual(Summarizer.decodeOptions({}), Either.right({
+      timeout: Summarizer.defaults.timeout,
+      normalTemperature: 0.2,
+      aggressiveTemperature: 0.1,
+      maxTokens: 4096
+    }))
+    const given = Summarizer.decodeOptions({ timeout: 30_000, maxTokens: 1, normalTemperature: 2, aggressiveTemperature: 0 })
+    assert.deepStrictEqual(Either.map(given, (o) => Duration.toMillis(o.timeout)), Either.right(30_000))
+  })
+
+  it("refuses each out-of-bounds value with a typed error naming the option", () => {
+    const cases: ReadonlyArray<readonly [Summarizer.Options, string]> = [
+      [{ timeout: abc }, `timeout must be a positive finite duration such as "30 seconds" (got "abc")`],
+      [{ timeout: "-1 seconds" }, "timeout must be a positive finite duration"],
+      [{ timeout: 0 }, "timeout must be a positive finite duration"],
+      [{ timeout: Duration.infinity }, "timeout must be a positive finite duration"],
+      [{ maxTokens: 0 }, "maxTokens must be an integer >= 1 (got 0)"],
+      [{ maxTokens: 1.5 }, "maxTokens must be an integer >= 1 (got 1.5)"],
+      [{ maxTokens: Number.NaN }, "maxTokens must be an integer >= 1 (got NaN)"],
+      [{ normalTemperature: -0.1 }, "normalTemperature must be a number in [0, 2] (got -0.1)"],
+      [{ aggressiveTemperature: 2.5 }, "aggressiveTemperature must be a number in [0, 2] (got 2.5)"],
+      [{ aggressiveTemperature: Number.NaN }, "aggressiveTemperature must be a number in [0, 2] (got NaN)"]
+    ]
+    for (const [options, message] of cases) {
+      const result = Summarizer.decodeOptions(options)
+      if (Either.isRight(result)) return assert.fail(`accepted ${JSON.stringify(options)}`)
+      assert.instanceOf(result.left, Summarizer.InvalidSummarizerOptionsError)
+      assert.strictEqual(result.left.problems.length, 1)
+      expect(result.left.message).toContain(`invalid Summarizer options: ${message}`)
+    }
+    const all = Summarizer.decodeOptions({ maxTokens: -1, normalTemperature: 9 })
+    assert.deepStrictEqual(
+      Either.mapLeft(all, (error) => error.problems.map((p) => p.option)),
+      Either.left(["normalTemperature", "maxTokens"])
+    )
+  })
+
+  it.effect("a bad option fails the layer's build with the typed error, not a defect", () =>
+    Effect.gen(function*() {
+      for (const options of [{ timeout: abc }, { maxTokens: 0 }, { normalTemperature: 3 }]) {
+        const exit = yield* build(options)
+        if (Exit.isSuccess(exit)) return assert.fail(`built with ${JSON.stringify(options)}`)
+        assert.isFalse(Cause.isDie(exit.cause), Cause.pretty(exit.cause))
+        const failure = Cause.failureOption(exit.cause)
+        assert.isTrue(Option.isSome(failure) && failure.value._tag === "InvalidSummarizerOptionsError")
+      }
+      assert.isTrue(Exit.isSuccess(yield* build({ timeout: "30 seconds", maxTokens: 512 })))
+    }))
+
+  it.effect("Config: every variable is refused when invalid, naming it", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        ["PRECIS_SUMMARIZER_TIMEOUT", "abc"],
+        ["PRECIS_SUMMARIZER_TIMEOUT", "0 seconds"],
+        ["PRECIS_SUMMARIZER_MAX_TOKENS", "0"],
+        ["PRECIS_SUMMARIZER_MAX_TOKENS", "1.5"],
+        ["PRECIS_SUMMARIZER_NORMAL_TEMPERATURE", "3"],
+        ["PRECIS_SUMMARIZER_AGGRESSIVE_TEMPERATURE", "-1"],
+        ["PRECIS_SUMMARIZER_AGGRESSIVE_TEMPERATURE", "cold"]
+      ]
+      for (const [name, value] of cases) {
+        const read = yield* Effect.either(
+          Effect.withConfigProvider(Summarizer.config, ConfigProvider.fromMap(new Map([[name, value]])))
+        )
+        if (Either.isRight(read)) return assert.fail(`${name}=${value} accepted`)
+        expect(String(read.left)).toMatch(new RegExp(`Invalid data at ${name}: "must be`))
+      }
+    }))
+
+  it.effect("Config: only the variables set give a value; a bare number of seconds is a timeout", () =>
+    Effect.gen(function*() {
+      const read = (entries: ReadonlyArray<readonly [string, string]>) =>
+        Effect.withConfigProvider(Summarizer.config, ConfigProvider.fromMap(new Map(entries)))
+      assert.deepStrictEqual(yield* read([]), {})
+      const timeout = (yield* read([["PRECIS_SUMMARIZER_TIMEOUT", "30"]])).timeout
+      assert.deepStrictEqual(timeout, Duration.seconds(30))
+    }))
+})
+
 // The tiers a behaviour sequence must end in, by the rules of DESIGN.md.
 const expectedTier = (outcomes: ReadonlyArray<ScriptedProvider.Outcome>, inputTokens: number): Summary.Tier => {
   const replyOf = (o: ScriptedProvider.Outcome | undefined): string | undefined =>
@@ -692,5 +784,8 @@ describe("Summarizer types", () => {
     expectTypeOf<Effect.Effect.Error<ReturnType<S["summarizeSummaries"]>>>().toEqualTypeOf<never>()
     expectTypeOf<Effect.Effect.Context<ReturnType<S["summarizeSummaries"]>>>().toEqualTypeOf<never>()
     expectTypeOf(Summarizer.layer()).toEqualTypeOf<Layer.Layer<Summarizer.Summarizer, never, Provider.Provider>>()
+    expectTypeOf(Summarizer.layer({ timeout: "30 seconds" })).toEqualTypeOf<
+      Layer.Layer<Summarizer.Summarizer, Summarizer.InvalidSummarizerOptionsError, Provider.Provider>
+    >()
   })
 })

@@ -1,8 +1,9 @@
 /**
  * Section `fidelity`: how many probe facts of a session an agent continuing it
  * would still find, in precis's assembled context at a 16k-token budget
- * (offline extractive provider; compacted and assembled as `precis compact
- * --budget 16000` and `precis context --budget 16000` do, with and without
+ * (offline extractive provider; compacted as `precis compact
+ * --leaf-chunk-tokens 1000 --fresh-tail 8` does, assembled as
+ * `precis context --budget 16000` does, with and without
  * the expansion from the DAG), in precis's
  * summaries alone at the size of Claude Code's own compaction, in head and
  * tail truncations of the transcript at those sizes, and in that reference
@@ -189,7 +190,7 @@ const sessionId = "fidelity"
  * precis's assembled context of `turns` at {@link budget} and its summaries,
  * rendered: the turns appended to a fresh SQLite store, compacted with the
  * offline extractive provider and `CompactionOptions.fromBudget(budget)` (what
- * `precis compact --budget 16000` does), then assembled read-only
+ * `precis compact --leaf-chunk-tokens 1000 --fresh-tail 8` does for 16000), then assembled read-only
  * (`CompactionManager.assemble` with `compact: false`: mask, forget, window and
  * the expansion, as `precis context --budget 16000` does), and once more
  * without the expansion (whose top summaries are the summaries measured

@@ -20,7 +20,10 @@ export const layer = (
   filename: string,
   provider: Layer.Layer<ProviderModule.Provider>,
   options: CompactionOptions.Options = {}
-): Layer.Layer<CompactionManager.CompactionManager | Store.Store, StoreError.StoreError> =>
+): Layer.Layer<
+  CompactionManager.CompactionManager | Store.Store,
+  StoreError.StoreError | CompactionOptions.InvalidOptionsError
+> =>
   CompactionManager.layer(options).pipe(
     Layer.provideMerge(SqliteStore.layer({ filename })),
     Layer.provide(Summarizer.layer()),

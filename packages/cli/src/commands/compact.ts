@@ -10,6 +10,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import { CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { Summarizer } from "@precis/core"
+import type { OpenAiProvider } from "@precis/provider-openai"
 import type { Importer } from "@precis/importers"
 import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
@@ -36,6 +37,8 @@ export type Failure =
   | CliError
   | ConfigError.ConfigError
   | CompactionOptions.InvalidOptionsError
+  | Summarizer.InvalidSummarizerOptionsError
+  | OpenAiProvider.InvalidOpenAiOptionsError
   | CompactionManager.ProviderUnavailableError
   | Importer.ImportError
   | StoreError.StoreError
@@ -146,7 +149,9 @@ export const command = Command.make(
       "condensed summaries of summaries. Given FILE, import it first (a file of several conversations, such as " +
       "OpenAssistant trees, gives a session per conversation, each compacted in turn). Prints the DAG and the tier " +
       "counts. With --all, compact every session of the store that has work instead, one worker among any number of " +
-      "precis processes over the same store (each session is taken by one at a time). The leaf chunk and the " +
-      "fresh tail default to values derived from --budget (see below)."
+      "precis processes over the same store (each session is taken by one at a time). Each compaction option " +
+      "not given by a flag is read from its PRECIS_COMPACTION_* variable (all thirteen: PRECIS_COMPACTION_THRESHOLD, " +
+      "_LOW_WATER, _MAX_TURNS, _FRESH_TAIL_TOKENS, _LEAF_TARGET_TOKENS, _CONDENSE_TARGET_TOKENS as well), else " +
+      "it is the library's default."
   )
 )

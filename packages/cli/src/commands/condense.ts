@@ -5,9 +5,10 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { Condenser } from "@precis/compaction"
-import { Transcript } from "@precis/core"
+import { type CompactionOptions, Condenser } from "@precis/compaction"
+import { type Summarizer, Transcript } from "@precis/core"
 import { Importer } from "@precis/importers"
+import type { OpenAiProvider } from "@precis/provider-openai"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -20,7 +21,13 @@ import { printJson, timed, withVerbosity } from "../internal/output.js"
 import * as Render from "../internal/render.js"
 
 /** What `condense` fails with: each is printed as one line. */
-export type Failure = CliError | ConfigError.ConfigError | Importer.ImportError
+export type Failure =
+  | CliError
+  | ConfigError.ConfigError
+  | Importer.ImportError
+  | CompactionOptions.InvalidOptionsError
+  | Summarizer.InvalidSummarizerOptionsError
+  | OpenAiProvider.InvalidOpenAiOptionsError
 
 /** The `condense` command. */
 export const command = Command.make(

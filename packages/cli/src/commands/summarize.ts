@@ -6,6 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import { Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
+import type { OpenAiProvider } from "@precis/provider-openai"
 import * as Console from "effect/Console"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,12 @@ import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
 
 /** What `summarize` fails with: each is printed as one line. */
-export type Failure = CliError | ConfigError.ConfigError | Importer.ImportError
+export type Failure =
+  | CliError
+  | ConfigError.ConfigError
+  | Importer.ImportError
+  | Summarizer.InvalidSummarizerOptionsError
+  | OpenAiProvider.InvalidOpenAiOptionsError
 
 /** The `summarize` command. */
 export const command = Command.make(

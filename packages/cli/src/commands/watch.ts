@@ -10,7 +10,9 @@
  */
 import * as Command from "@effect/cli/Command"
 import { CompactionManager, type CompactionOptions, SleepMode } from "@precis/compaction"
+import type { Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
+import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -32,6 +34,8 @@ export type Failure =
   | ConfigError.ConfigError
   | CompactionOptions.InvalidOptionsError
   | SleepMode.InvalidSleepOptionsError
+  | Summarizer.InvalidSummarizerOptionsError
+  | OpenAiProvider.InvalidOpenAiOptionsError
   | Importer.ImportError
   | StoreError.StoreError
 
@@ -143,7 +147,7 @@ export const command = Command.make(
       const sleepMode = (sessions: Effect.Effect<ReadonlyArray<string>>) =>
         SleepMode.layerConfig({
           sessions,
-          budget: Option.getOrUndefined(args.budget),
+          budget: options.budget,
           idleThreshold: Option.getOrUndefined(args.idleThreshold),
           checkInterval: Option.getOrUndefined(args.checkInterval),
           minUnprocessedTurns: Option.getOrUndefined(args.minUnprocessedTurns),

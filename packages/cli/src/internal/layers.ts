@@ -47,9 +47,15 @@ const openAi = Layer.unwrapEffect(
 
 /**
  * The `Provider` layer named by `--provider`. `openai` fails with a
- * {@link CliError} when `PRECIS_OPENAI_MODEL` is not set.
+ * {@link CliError} when `PRECIS_OPENAI_MODEL` is not set, and with a
+ * `ConfigError` naming the `PRECIS_OPENAI_*` variable that makes no sense.
  */
-export const provider = (name: ProviderName): Layer.Layer<Provider.Provider, CliError | ConfigError.ConfigError> =>
+export const provider = (
+  name: ProviderName
+): Layer.Layer<
+  Provider.Provider,
+  CliError | ConfigError.ConfigError | OpenAiProvider.InvalidOpenAiOptionsError
+> =>
   name === "openai" ? openAi : ExtractiveProvider.layer()
 
 /**

@@ -1,19 +1,26 @@
 /**
  * The options and arguments the commands share, with their help texts and
- * defaults. The compaction flags fall back to the `PRECIS_COMPACTION_*`
- * variables the library reads, so a flag and its variable mean the same.
+ * defaults. A flag that sets a library option is read with that option's own
+ * Schema (`OptionSchema.text`), so it has the library's bounds and messages;
+ * the compaction, Sleep Mode and Summarizer settings not given by a flag come
+ * from the library's `Config` (`PRECIS_COMPACTION_*`, `PRECIS_SLEEP_*`,
+ * `PRECIS_SUMMARIZER_*`), checked with the same Schemas.
  *
  * @internal
  */
 import * as Args from "@effect/cli/Args"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
 import { CompactionOptions, SleepMode } from "@precis/compaction"
-import { Summarizer } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
-import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { CliError } from "./errors.js"
 import * as Diagram from "./diagram.js"
 import { type ProviderName, providers } from "./layers.js"
@@ -71,91 +78,69 @@ export const provider = Options.choice("provider", providers).pipe(
   )
 )
 
-const isIntegerText = (text: string): boolean => /^[+-]?\d+$/.test(text.trim())
-
 /**
- * An optional integer flag of at least `min`, parsed from text so that a bad
- * value's message names the flag. With `variable`, a missing flag is read from
- * that environment variable (checked the same way).
+ * An optional flag read with `schema` (a library option's own Schema, read
+ * from text as its variable is), so that a bad value's message names the flag
+ * and says what it must be: `--fresh-tail must be an integer >= 0 (got -1)`.
  */
-const integer = (name: string, min: number, description: string, variable?: string) => {
-  const flag = Options.text(name).pipe(
-    Options.withPseudoName("N"),
-    Options.filterMap(
-      (text) => {
-        const n = isIntegerText(text) ? Number(text) : Number.NaN
-        return Number.isSafeInteger(n) && n >= min ? Option.some(n) : Option.none()
-      },
-      `--${name} must be an integer >= ${min}`
-    )
+const flag = <A, I>(name: string, pseudoName: string, schema: Schema.Schema<A, I>, description: string) => {
+  const decode = Schema.decodeEither(OptionSchema.text(schema)!)
+  return Options.text(name).pipe(
+    Options.withPseudoName(pseudoName),
+    Options.mapEffect((text): Effect.Effect<A, ValidationError.ValidationError> =>
+      Either.mapLeft(decode(text), (error) =>
+        ValidationError.invalidValue(
+          HelpDoc.p(OptionError.describeProblems(OptionError.problemsOf(error), () => `--${name}`))
+        ))
+    ),
+    Options.optional,
+    Options.withDescription(description)
   )
-  const withVariable = variable === undefined ? flag : flag.pipe(
-    Options.withFallbackConfig(
-      Config.integer(variable).pipe(
-        Config.validate({ message: `must be an integer >= ${min}`, validation: (n) => n >= min })
-      )
-    )
-  )
-  return withVariable.pipe(Options.optional, Options.withDescription(description))
 }
 
-/** The context budget, in tokens, when neither `--budget` nor `PRECIS_BUDGET` is given. */
-export const defaultBudget = 32_000
+/** An optional integer flag of at least `min` (of the CLI's own, such as `--limit`). */
+const integer = (name: string, min: number, description: string) =>
+  flag(name, "N", OptionSchema.int({ min }), description)
+
+const compactionFlag = (
+  name: string,
+  option: "budget" | "freshTailTurns" | "leafChunkTokens" | "minFanIn" | "maxFanIn" | "concurrency",
+  description: string
+) =>
+  flag(
+    name,
+    "N",
+    OptionSchema.fieldOf(CompactionOptions.Options, option),
+    `${description} (default: ${OptionConfig.variable(CompactionOptions.prefix, option)}, else ${
+      option === "budget" ? "none" : CompactionOptions.defaults[option]
+    })`
+  )
 
 /**
- * The compaction defaults the CLI derives from a context budget (in tokens),
- * for the options not given by a flag or a `PRECIS_COMPACTION_*` variable:
- * `CompactionOptions.fromBudget`. The default budget (32000) gives 2000 and 16.
+ * The compaction flags, each the library option of the same meaning (and
+ * Schema); the options no flag or variable sets keep the library's defaults
+ * (`CompactionOptions.defaults`), so `precis compact` compacts as
+ * `CompactionManager.compact` does.
  */
-export const budgetDefaults = CompactionOptions.fromBudget
-
-const { minFreshTailTurns, minLeafChunkTokens, tokensPerTailTurn } = CompactionOptions.budgetRule
-
-/** The compaction flags, each falling back to its `PRECIS_COMPACTION_*` variable. */
 export const compaction = {
-  budget: integer(
+  budget: compactionFlag(
     "budget",
-    1,
-    "the tokens the assembled context should fit in, from which the defaults of --leaf-chunk-tokens " +
-      `(budget/16, within ${minLeafChunkTokens} and ${CompactionOptions.defaults.leafChunkTokens}) and --fresh-tail ` +
-      `(budget/${tokensPerTailTurn} turns, within ${minFreshTailTurns} and ${CompactionOptions.defaults.freshTailTurns}) ` +
-      `are derived (default: PRECIS_BUDGET, else ${defaultBudget})`,
-    "PRECIS_BUDGET"
+    "budget",
+    "the tokens the assembled context should fit in: the fresh tail then holds at most a quarter of them " +
+      "(within 1000 and 32000), and a compaction brings the active context down to half of them " +
+      "(PRECIS_COMPACTION_LOW_WATER)"
   ),
-  freshTail: integer(
-    "fresh-tail",
-    0,
-    `newest turns never summarized (default: derived from --budget, ${budgetDefaults(defaultBudget).freshTailTurns} ` +
-      "for the default budget)",
-    "PRECIS_COMPACTION_FRESH_TAIL_TURNS"
-  ),
-  leafChunkTokens: integer(
+  freshTail: compactionFlag("fresh-tail", "freshTailTurns", "newest turns never summarized"),
+  leafChunkTokens: compactionFlag(
     "leaf-chunk-tokens",
-    1,
-    "largest chunk of turns per leaf summary, in tokens (default: derived from --budget, " +
-      `${budgetDefaults(defaultBudget).leafChunkTokens} for the default budget)`,
-    "PRECIS_COMPACTION_LEAF_CHUNK_TOKENS"
+    "leafChunkTokens",
+    "largest chunk of turns per leaf summary, in tokens; to assemble contexts of B tokens later, B/16 keeps " +
+      "several leaves within one"
   ),
-  minFanIn: integer(
-    "min-fan-in",
-    2,
-    `fewest summaries condensed together (default ${CompactionOptions.defaults.minFanIn})`,
-    "PRECIS_COMPACTION_MIN_FAN_IN"
-  ),
-  maxFanIn: integer(
-    "max-fan-in",
-    2,
-    `most summaries condensed together (default ${CompactionOptions.defaults.maxFanIn})`,
-    "PRECIS_COMPACTION_MAX_FAN_IN"
-  ),
-  concurrency: integer(
-    "concurrency",
-    1,
-    `condensation calls at once (default ${CompactionOptions.defaults.concurrency})`,
-    "PRECIS_COMPACTION_CONCURRENCY"
-  ),
+  minFanIn: compactionFlag("min-fan-in", "minFanIn", "fewest summaries condensed together"),
+  maxFanIn: compactionFlag("max-fan-in", "maxFanIn", "most summaries condensed together"),
+  concurrency: compactionFlag("concurrency", "concurrency", "condensation calls at once"),
   noAlsoLine: Options.boolean("no-also-line").pipe(
-    Options.withFallbackConfig(Config.boolean("PRECIS_COMPACTION_ALSO_LINE").pipe(Config.map((on) => !on))),
     Options.withDescription(
       "do not append to a summary the line \"Also: a; b; c\" listing the most important paths, commands, errors, " +
         "issue ids and results it dropped (by default they are appended when they fit its target size; " +
@@ -164,25 +149,22 @@ export const compaction = {
   )
 }
 
-/** The flag of each compaction option, for messages about them. */
-export const compactionFlags: Partial<Record<CompactionOptions.Subject, string>> = {
-  freshTailTurns: "--fresh-tail",
-  leafChunkTokens: "--leaf-chunk-tokens",
-  minFanIn: "--min-fan-in",
-  maxFanIn: "--max-fan-in",
-  concurrency: "--concurrency"
-}
-
-/** Compaction option problems in the CLI's words (`maxFanIn` -> `--max-fan-in`). */
-const optionProblems = (error: CompactionOptions.InvalidOptionsError): string =>
-  error.problems
-    .map((problem) => CompactionOptions.describeProblem(problem, (option) => compactionFlags[option] ?? option))
-    .join("; ")
+/** The compaction option each flag sets, by flag. */
+const compactionFlags = {
+  budget: ["budget", "--budget"],
+  freshTail: ["freshTailTurns", "--fresh-tail"],
+  leafChunkTokens: ["leafChunkTokens", "--leaf-chunk-tokens"],
+  minFanIn: ["minFanIn", "--min-fan-in"],
+  maxFanIn: ["maxFanIn", "--max-fan-in"],
+  concurrency: ["concurrency", "--concurrency"]
+} as const
 
 /**
- * The compaction options of the {@link compaction} flags, checked (a
- * `CliError` naming the flags otherwise). What no flag or variable sets comes
- * from the budget, except the fan-ins and the concurrency.
+ * The compaction options: the `PRECIS_COMPACTION_*` variables (all of them,
+ * read and checked by `CompactionOptions.config`: a bad one is a
+ * `ConfigError` naming it), the {@link compaction} flags over them (a flag
+ * wins), then checked together (a `CliError` naming the flags, or the
+ * variables, a problem is about).
  */
 export const compactionOptions = (flags: {
   readonly budget: Option.Option<number>
@@ -192,23 +174,33 @@ export const compactionOptions = (flags: {
   readonly maxFanIn: Option.Option<number>
   readonly concurrency: Option.Option<number>
   readonly noAlsoLine: boolean
-}): Effect.Effect<CompactionOptions.Options, CliError> => {
-  const derived = budgetDefaults(Option.getOrElse(flags.budget, () => defaultBudget))
-  const options: CompactionOptions.Options = {
-    freshTailTurns: Option.getOrElse(flags.freshTail, () => derived.freshTailTurns),
-    leafChunkTokens: Option.getOrElse(flags.leafChunkTokens, () => derived.leafChunkTokens),
-    minFanIn: Option.getOrUndefined(flags.minFanIn),
-    maxFanIn: Option.getOrUndefined(flags.maxFanIn),
-    concurrency: Option.getOrUndefined(flags.concurrency),
-    alsoLine: !flags.noAlsoLine
-  }
-  return Effect.mapError(
-    Effect.as(CompactionOptions.resolveOptions(options), options),
-    (error) => new CliError({ reason: optionProblems(error) })
-  )
-}
+}): Effect.Effect<CompactionOptions.Options, CliError | ConfigError.ConfigError> =>
+  Effect.gen(function*() {
+    const fromVariables = yield* CompactionOptions.config
+    const given = Object.entries(compactionFlags).flatMap(([key, [option, name]]) =>
+      Option.match(flags[key as keyof typeof compactionFlags], {
+        onNone: () => [],
+        onSome: (value) => [[option, value, name] as const]
+      })
+    )
+    const options: CompactionOptions.Options = {
+      ...fromVariables,
+      ...Object.fromEntries(given.map(([option, value]) => [option, value])),
+      ...(flags.noAlsoLine ? { alsoLine: false } : {})
+    }
+    // A problem left is a rule across options: each is named as it was given, by its flag or its
+    // variable (an option left to its default, by the flag that sets it, if any).
+    const variable = (option: string) => OptionConfig.variable(CompactionOptions.prefix, option)
+    const flagOf = (option: string) => Object.values(compactionFlags).find(([known]) => known === option)?.[1]
+    const nameOf = (option: string) =>
+      given.find(([known]) => known === option)?.[2] ??
+        (option in fromVariables ? variable(option) : flagOf(option) ?? variable(option))
+    return yield* Effect.mapError(
+      Effect.as(CompactionOptions.resolveOptions(options), options),
+      (error) => new CliError({ reason: OptionError.describeProblems(error.problems, nameOf) })
+    )
+  })
 
-/** `--redo-fallbacks`. */
 /**
  * `--all` of `compact`: every session of the store with work, each taken only
  * when no other worker has it, until none has work left.
@@ -228,10 +220,11 @@ export const redoFallbacks = Options.boolean("redo-fallbacks").pipe(
   )
 )
 
-/** `--budget N`: the token budget a context is fitted into. */
-export const budget = integer(
+/** `--budget N` of `context` and `condense`: the token budget a context is fitted into. */
+export const budget = flag(
   "budget",
-  1,
+  "N",
+  CompactionOptions.Budget,
   "fit the context into N tokens with the condenser pipeline (mask, forget, summarize, window) " +
     "(default: none, the whole active context)"
 )
@@ -270,27 +263,13 @@ export const targetTokens = integer(
   `the summary size asked of the aggressive tier and kept by the fallback (default ${Summarizer.defaults.leafTargetTokens})`
 )
 
-/**
- * A duration given as seconds (`30`) or with a unit (`30 seconds`, `2 minutes`,
- * `500 millis`); positive and finite.
- */
-export const parseDuration = (text: string): Option.Option<Duration.Duration> => {
-  const trimmed = text.trim()
-  const decoded = /^\d+(\.\d+)?$/.test(trimmed)
-    ? Option.some(Duration.seconds(Number(trimmed)))
-    : Duration.decodeUnknown(trimmed)
-  return Option.filter(decoded, (d) => Duration.isFinite(d) && Duration.greaterThan(d, Duration.zero))
-}
-
 /** `--timeout DURATION`: the deadline of each model tier; else `PRECIS_SUMMARIZER_TIMEOUT`, else 120 s. */
-export const timeout = Options.text("timeout").pipe(
-  Options.withPseudoName("DURATION"),
-  Options.filterMap(parseDuration, "--timeout must be a duration such as 30, 30 seconds or 2 minutes"),
-  Options.optional,
-  Options.withDescription(
-    `the deadline of each model call tier, in seconds or with a unit such as "2 minutes" ` +
-      `(default: PRECIS_SUMMARIZER_TIMEOUT, else ${Duration.format(Summarizer.defaults.timeout)})`
-  )
+export const timeout = flag(
+  "timeout",
+  "DURATION",
+  OptionSchema.fieldOf(Summarizer.Options, "timeout"),
+  `the deadline of each model call tier, in seconds or with a unit such as "2 minutes" ` +
+    `(default: PRECIS_SUMMARIZER_TIMEOUT, else ${Duration.format(Summarizer.defaults.timeout)})`
 )
 
 /** `--prior FILE`. */
@@ -299,15 +278,6 @@ export const prior = Options.text("prior").pipe(
   Options.optional,
   Options.withDescription("a file holding the previous summary, given to the model as context (default: none)")
 )
-
-/** An optional duration flag (seconds, or with a unit), described with its default. */
-const duration = (name: string, description: string) =>
-  Options.text(name).pipe(
-    Options.withPseudoName("DURATION"),
-    Options.filterMap(parseDuration, `--${name} must be a duration such as 30, 30 seconds or 500 millis`),
-    Options.optional,
-    Options.withDescription(description)
-  )
 
 /** The paths `watch` follows. */
 export const watchPaths = Args.text({ name: "PATH" }).pipe(
@@ -321,34 +291,36 @@ export const watchSession = session("each file's base name without .jsonl; only 
 /** How often `watch` looks at the files, when `--poll-interval` is not given. */
 export const defaultPollInterval = Duration.seconds(1)
 
+const sleepOption = <K extends "idleThreshold" | "checkInterval" | "minUnprocessedTurns" | "batchSize">(
+  name: string,
+  option: K,
+  description: string
+) =>
+  flag(
+    name,
+    option === "idleThreshold" || option === "checkInterval" ? "DURATION" : "N",
+    OptionSchema.fieldOf(SleepMode.Options, option),
+    `${description} (default: ${OptionConfig.variable("PRECIS_SLEEP_", option)}, else ${
+      typeof SleepMode.defaults[option] === "number" ? SleepMode.defaults[option] : Duration.format(SleepMode.defaults[option])
+    })`
+  )
+
 /** The options of `watch`: polling and Sleep Mode's. */
 export const watch = {
-  pollInterval: duration(
+  pollInterval: flag(
     "poll-interval",
+    "DURATION",
+    OptionSchema.duration({ positive: true }),
     `how often the files are checked for new lines (default ${Duration.format(defaultPollInterval)})`
   ),
-  idleThreshold: duration(
-    "idle-threshold",
-    "how long without new lines before compacting in idle time " +
-      `(default: PRECIS_SLEEP_IDLE_THRESHOLD, else ${Duration.format(SleepMode.defaults.idleThreshold)})`
-  ),
-  checkInterval: duration(
-    "check-interval",
-    "how often Sleep Mode checks whether it is idle " +
-      `(default: PRECIS_SLEEP_CHECK_INTERVAL, else ${Duration.format(SleepMode.defaults.checkInterval)})`
-  ),
-  minUnprocessedTurns: integer(
+  idleThreshold: sleepOption("idle-threshold", "idleThreshold", "how long without new lines before compacting in idle time"),
+  checkInterval: sleepOption("check-interval", "checkInterval", "how often Sleep Mode checks whether it is idle"),
+  minUnprocessedTurns: sleepOption(
     "min-unprocessed-turns",
-    1,
-    "fewest turns outside the fresh tail that make a session worth compacting " +
-      `(default: PRECIS_SLEEP_MIN_UNPROCESSED_TURNS, else ${SleepMode.defaults.minUnprocessedTurns})`
+    "minUnprocessedTurns",
+    "fewest turns outside the fresh tail that make a session worth compacting"
   ),
-  batchSize: integer(
-    "batch-size",
-    1,
-    "most turns summarized per session per idle cycle " +
-      `(default: PRECIS_SLEEP_BATCH_SIZE, else ${SleepMode.defaults.batchSize})`
-  )
+  batchSize: sleepOption("batch-size", "batchSize", "most turns summarized per session per idle cycle")
 }
 
 /** `--format` of `show`: the tree as text, or a diagram. */

@@ -12,11 +12,13 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { OptionError, OptionSchema } from "@precis/core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { SearchHit, type Service } from "../SearchIndex.js"
-import type { StoreError } from "../StoreError.js"
+import { SearchHit, type SearchOptions, type Service } from "../SearchIndex.js"
+import { StoreError } from "../StoreError.js"
 import * as Rows from "./rows.js"
 
 /**
@@ -35,6 +37,14 @@ export const matchExpression = (query: string): string | undefined => {
   })
   return terms.length === 0 ? undefined : terms.join(" ")
 }
+
+const decodeLimit = Schema.decodeUnknownEither(OptionSchema.int({ min: 0 }))
+
+// The limit of a search (20 by default). One that is not a count of hits fails here, before
+// any SQL (SQLite would fail on NaN with "datatype mismatch").
+const limitOf = (options: SearchOptions): Either.Either<number, StoreError> =>
+  Either.mapLeft(decodeLimit(options.limit ?? 20), (error) =>
+    new StoreError({ operation: "SearchIndex.search", reason: `limit ${OptionError.problemsOf(error)[0]?.message}` }))
 
 /** Marks around the matched words of a hit's snippet. */
 export const highlight = { open: "«", close: "»", ellipsis: "…" } as const
@@ -89,13 +99,14 @@ export const indexTurns = (
  */
 export const make = (
   sql: SqlClient.SqlClient,
-  error: (cause: SqlError | ParseError) => StoreError,
+  error: (cause: SqlError | ParseError | StoreError) => StoreError,
   catchUp: Effect.Effect<unknown, SqlError | ParseError> = Effect.void
 ): Service["search"] =>
 (sessionId, query, options = {}) => {
+  const limit = limitOf(options)
+  if (Either.isLeft(limit)) return Effect.fail(error(limit.left))
   const match = matchExpression(query)
   if (match === undefined) return Effect.succeed([])
-  const limit = Math.max(0, Math.floor(options.limit ?? 20))
   const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = ?`)
   const sessionParam = sessionId === undefined ? [] : [sessionId]
   return Effect.zipRight(catchUp, sql.unsafe(
@@ -111,7 +122,7 @@ export const make = (
       FROM summaries_fts JOIN summaries s ON s.rowid = summaries_fts.rowid
       WHERE summaries_fts MATCH ? ${inSession("s")}
     ORDER BY rank, kind DESC, id LIMIT ?`,
-    [match, ...sessionParam, match, ...sessionParam, limit]
+    [match, ...sessionParam, match, ...sessionParam, limit.right]
   )).pipe(toHits(sessionId, error))
 }
 
@@ -178,14 +189,15 @@ const headline = `'StartSel=${highlight.open}, StopSel=${highlight.close}, Fragm
  */
 export const makePg = (
   sql: SqlClient.SqlClient,
-  error: (cause: SqlError | ParseError) => StoreError
+  error: (cause: SqlError | ParseError | StoreError) => StoreError
 ): Service["search"] =>
 (sessionId, query, options = {}) => {
+  const limit = limitOf(options)
+  if (Either.isLeft(limit)) return Effect.fail(error(limit.left))
   const terms = tsTerms(query)
   if (terms.length === 0) return Effect.succeed([])
   const match = terms.map((term, i) => `${term.fn}('simple', $${i + 1})`).join(" && ")
   const next = terms.length + 1
-  const limit = Math.max(0, Math.floor(options.limit ?? 20))
   const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = $${next}`)
   const vector = (alias: string) => `to_tsvector('simple', ${alias}.content)`
   return sql.unsafe(
@@ -200,6 +212,6 @@ export const makePg = (
         -ts_rank(${vector("s")}, q.query)::float8, NULL::int, s.depth, NULL
       FROM summaries s, q WHERE ${vector("s")} @@ q.query ${inSession("s")}
     ORDER BY rank, kind DESC, id LIMIT $${sessionId === undefined ? next : next + 1}`,
-    [...terms.map((term) => term.text), ...(sessionId === undefined ? [] : [sessionId]), limit]
+    [...terms.map((term) => term.text), ...(sessionId === undefined ? [] : [sessionId]), limit.right]
   ).pipe(toHits(sessionId, error))
 }
