@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { TOOL_CALL_ID_KEYS } from "./internal/toolKeys.js"
+import { callIdKeys } from "./ToolMetadata.js"
 
 const ROLE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/
 
@@ -111,5 +111,5 @@ export const isToolResult = (turn: {
     const kind = metadata[key]
     if (typeof kind === "string" && TOOL_RESULT_KINDS.has(kind)) return true
   }
-  return TOOL_CALL_ID_KEYS.some((key) => typeof metadata[key] === "string")
+  return callIdKeys.some((key) => typeof metadata[key] === "string")
 }

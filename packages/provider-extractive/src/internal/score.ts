@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Material } from "@precis/core"
+import { OutputDigest } from "@precis/core"
 
 // Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
 const ERROR =
@@ -396,9 +396,9 @@ export const isError = (text: string): boolean => ERROR.test(text)
 /**
  * Whether a text reports a change in the state of the work (a status update, a
  * test result, a commit). A test runner's line for one file that passed is not
- * one: the run's totals are (`Material.isPassedFileLine`).
+ * one: the run's totals are (`OutputDigest.isPassedFileLine`).
  */
-export const isState = (text: string): boolean => STATE.test(text) && !Material.isPassedFileLine(text)
+export const isState = (text: string): boolean => STATE.test(text) && !OutputDigest.isPassedFileLine(text)
 
 /** Whether a line is only syntax (brackets, `end`, `else`, closing tags) or blank. */
 export const isSyntax = (text: string): boolean => {

@@ -210,6 +210,19 @@ export const errorLine = (output: string): string | undefined => {
   return undefined
 }
 
+/**
+ * Why a command failed, from its output: its first error line, else its first
+ * line (with the next when it ends in a colon, which announces it), cut to 120
+ * characters; `undefined` for a blank output.
+ */
+export const failureDetail = (output: string): string | undefined => {
+  // Some tools escape line breaks in the output they report.
+  const lines = output.replace(/\\n/g, "\n").split("\n").map((l) => l.trim()).filter((l) => l.length > 0)
+  const first = lines[0]?.endsWith(":") === true && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]
+  const detail = errorLine(lines.join("\n")) ?? first
+  return detail === undefined ? undefined : clip(detail, 120)
+}
+
 /** Outputs that are no result yet: the command went on in the background. */
 export const isDeferred = (output: string): boolean => /^Command running in background\b/.test(output)
 
