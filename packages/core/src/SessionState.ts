@@ -66,16 +66,24 @@ const MAX_REQUEST = 300
 type Turn = ConversationTurn.ConversationTurn
 
 /**
- * The request a turn makes, if it is a real user request: a `user` turn that
- * is not a tool result, not marked meta or sidechain (`ToolMetadata`), and not
- * harness noise (`OutputDigest.isHarnessNoise`: `<command-name>`,
- * `<local-command-stdout>`, interruption notices, a continuation summary).
- * System-reminder blocks are removed.
+ * The request a turn makes, if it is a real user request: a turn of the user
+ * (`ConversationTurn.isUserRole`) that is not a tool result, not marked meta,
+ * sidechain or demo (`ToolMetadata`), and not harness noise
+ * (`OutputDigest.isHarnessNoise`: `<command-name>`, `<local-command-stdout>`,
+ * interruption notices, a continuation summary), its system-reminder blocks
+ * removed. This is the one rule of "the first user request": the header's task,
+ * the turn compaction never drops, the lines a summary starts from.
  *
+ * @example
+ * ```ts
+ * import { SessionState } from "@precis/core"
+ * SessionState.requestOf({ role: "user", content: "<command-name>/clear</command-name>" }) // undefined
+ * SessionState.requestOf({ role: "user", content: "Fix the login bug" }) // "Fix the login bug"
+ * ```
  * @since 0.3.0
  */
-export const requestOf = (turn: Turn): string | undefined => {
-  if (turn.role.trim().toLowerCase() !== "user" || ConversationTurn.isToolResult(turn)) return undefined
+export const requestOf = (turn: Pick<Turn, "role" | "content" | "metadata">): string | undefined => {
+  if (!ConversationTurn.isUserRole(turn.role) || ConversationTurn.isToolResult(turn)) return undefined
   const meta = ToolMetadata.read(turn.metadata)
   if (meta.meta === true || meta.sidechain === true || meta.isDemo === true) return undefined
   const text = OutputDigest.withoutReminders(turn.content)
