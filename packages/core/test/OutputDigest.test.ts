@@ -27,11 +27,15 @@ describe("OutputDigest: line numbers", () => {
     assert.deepStrictEqual(OutputDigest.numberedRange(["    40→a", "    41→b"]), [40, 41])
   })
 
-  it("strips from one line only the prefixes that need no context", () => {
-    assert.strictEqual(OutputDigest.stripLineNumber("    12→const x = 1"), "const x = 1")
-    assert.strictEqual(OutputDigest.stripLineNumber("… 7\tx"), "… x")
-    assert.strictEqual(OutputDigest.stripLineNumber("src/app.ts:42:  const x = 1"), "src/app.ts: const x = 1")
-    assert.strictEqual(OutputDigest.stripLineNumber("12: an item"), "12: an item")
+  it("strips from one line only the prefixes that need no context: N→, N<tab>, grep's path:N:", () => {
+    expect(OutputDigest.stripLineNumber("    12→  end")).toBe("  end")
+    expect(OutputDigest.stripLineNumber("     7\tdef main():")).toBe("def main():")
+    expect(OutputDigest.stripLineNumber("src/app.ts:42:  const port = 3000")).toBe("src/app.ts: const port = 3000")
+    expect(OutputDigest.stripLineNumber("lib/a/b.ex-17-  # context")).toBe("lib/a/b.ex: # context")
+    expect(OutputDigest.stripLineNumber("  …     18→      msg")).toBe("  …       msg")
+    expect(OutputDigest.stripLineNumber("12:30:00 started")).toBe("12:30:00 started")
+    expect(OutputDigest.stripLineNumber("3 tests, 0 failures")).toBe("3 tests, 0 failures")
+    expect(OutputDigest.stripLineNumber("12: an item")).toBe("12: an item")
   })
 })
 

@@ -7,7 +7,7 @@
  */
 import type { Provider, TokenEstimator } from "@precis/core"
 import { eachKey, keysOf } from "./keys.js"
-import { type Line, parse, type Parsed } from "./material.js"
+import { type Line, parse, type Parsed } from "./segments.js"
 import {
   centrality,
   emphasis,

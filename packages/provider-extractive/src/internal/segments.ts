@@ -1,10 +1,11 @@
 /**
- * Parsing of summarization material (a formatted transcript or rendered
- * summaries) into candidate segments that keep their turn context.
+ * The material of a summary (a formatted transcript or rendered summaries)
+ * split into its lines and their candidate segments, each line with its
+ * turn's context.
  *
  * @internal
  */
-import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
+import { ConversationTurn, OutputDigest, TokenEstimator, Transcript } from "@precis/core"
 import { isSyntax } from "./score.js"
 
 /** One line of the material, with the turn it belongs to. */
@@ -40,26 +41,11 @@ export interface Parsed {
   readonly segments: Array<Segment>
 }
 
-/** Omission markers written by this provider (`[…]`, formerly `[… N lines omitted]`); structure, never content. */
+/** Omission markers written by this provider (`[…]`), formerly `[… N lines omitted]`; structure, never content. */
 export const MARKER = /^\s*\[…(?: \d+ (?:more )?lines? (?:omitted|of output cut))?\]$/
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
 const NON_BLANK = /\S/
-// A listing's line number: Claude Code's `    12→`, `cat -n`'s `    12\t`, grep's
-// `path:12:` (or `path-12-` for context lines), after an optional `… ` a
-// summary left in front of a line. The number is position, not content.
-const LINE_NUMBER = /^((?:\s*… )?)(?:\s*\d+(?:→|\t)|((?:[\w.@+-]*\/)*[\w@+-]*\.\w+)[:-]\d+[:-](?!\d))/
-
-/**
- * `text` without a listing's line-number prefix (`  12→`, `12\t`, grep's
- * `path:12:` keeps the path): such numbers are never facts, and never output.
- */
-export const stripLineNumber = (text: string): string => {
-  const match = LINE_NUMBER.exec(text)
-  if (match === null) return text
-  const rest = text.slice(match[0].length)
-  return match[2] === undefined ? `${match[1]}${rest}` : `${match[1]}${match[2]}: ${rest.trimStart()}`
-}
 
 /**
  * Splits a long line into sentences (short pieces merged into their
@@ -121,7 +107,8 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
         structural = Transcript.parseSummaryHeader(line) !== undefined
       }
     }
-    text = stripLineNumber(text)
+    // A listing's line number is position, not content: never a fact, never output.
+    text = OutputDigest.stripLineNumber(text)
     structural ||= MARKER.test(text)
     // Syntax alone (`}`, `end`, `);`) is never a candidate, nor worth a marker.
     const blank = !NON_BLANK.test(text) || isSyntax(text)
