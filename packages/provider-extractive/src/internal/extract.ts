@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { Provider, TokenEstimator } from "@precis/core"
+import { OutputDigest, type Provider, type TokenEstimator } from "@precis/core"
 import { eachKey, keysOf } from "./keys.js"
 import { type Line, parse, type Parsed } from "./segments.js"
 import {
@@ -88,7 +88,7 @@ export const budget = (
   return Math.max(1, Math.min(target, Math.floor(inputTokens * ratio)))
 }
 
-const MARKER_LINE = "[…]"
+const MARKER_LINE = OutputDigest.omission
 
 const STAMP = /^\[(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(?::\d\d)?\]/
 

@@ -41,8 +41,6 @@ export interface Parsed {
   readonly segments: Array<Segment>
 }
 
-/** Omission markers written by this provider (`[…]`), formerly `[… N lines omitted]`; structure, never content. */
-export const MARKER = /^\s*\[…(?: \d+ (?:more )?lines? (?:omitted|of output cut))?\]$/
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
 const NON_BLANK = /\S/
@@ -70,8 +68,8 @@ const splitLong = (text: string, maxChars: number): ReadonlyArray<string> => {
  * Parses `material` into lines and segments with core's transcript parser:
  * turn lines (`Transcript.parseTurnLine`) open a turn, continuation lines
  * (`Transcript.parseContinuation`) continue it; summary headers
- * (`Transcript.parseSummaryHeader`) and omission markers are structure and
- * yield no candidate.
+ * (`Transcript.parseSummaryHeader`) and omission marks
+ * (`OutputDigest.isOmission`) are structure and yield no candidate.
  */
 export const parse = (material: string, maxSegmentChars: number): Parsed => {
   const raw = material.split("\n")
@@ -109,7 +107,8 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
     }
     // A listing's line number is position, not content: never a fact, never output.
     text = OutputDigest.stripLineNumber(text)
-    structural ||= MARKER.test(text)
+    // An omission mark (this provider's `[…]`, the material's `[… N lines]`) is structure, never content.
+    structural ||= OutputDigest.isOmission(text)
     // Syntax alone (`}`, `end`, `);`) is never a candidate, nor worth a marker.
     const blank = !NON_BLANK.test(text) || isSyntax(text)
     const entry: Line = {
