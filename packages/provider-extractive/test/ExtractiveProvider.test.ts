@@ -1,5 +1,14 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ConversationTurn, Material, Provider, Summarizer, SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
+import {
+  ConversationTurn,
+  Material,
+  Provider,
+  SessionState,
+  Summarizer,
+  SummaryRecord,
+  TokenEstimator,
+  Transcript
+} from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Arbitraries, Fixtures } from "@precis/testing"
 import * as Effect from "effect/Effect"
@@ -264,6 +273,22 @@ describe("extract", () => {
           timestamp: ts(1 + t)
         }))
     ]
+    const out = ExtractiveProvider.extract(leafTask(turns, 400), estimator)
+    expect(out).toContain("make the nightly export resumable")
+  })
+
+  it("takes the first request as the header does: the user's words, not a harness's command echo before them", () => {
+    const request = "Please make the nightly export resumable: when the job dies halfway it should pick up " +
+      "where it stopped instead of starting over, and tell me how you tested it."
+    const turns = [
+      Fixtures.turn("user", "<command-name>/clear</command-name>", { timestamp: ts(0) }),
+      Fixtures.turn("user", request, { timestamp: ts(1) }),
+      ...Array.from({ length: 20 }, (_, t) =>
+        Fixtures.turn("tool", Array.from({ length: 10 }, (_, i) => `${1000 + t * 70 + i * 7}: v${t}_${i}`).join("\n"), {
+          timestamp: ts(2 + t)
+        }))
+    ]
+    assert.strictEqual(SessionState.fold(turns).firstRequest?.text, request)
     const out = ExtractiveProvider.extract(leafTask(turns, 400), estimator)
     expect(out).toContain("make the nightly export resumable")
   })

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { OutputDigest } from "@precis/core"
+import { ConversationTurn, OutputDigest } from "@precis/core"
 
 // Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
 const ERROR =
@@ -373,9 +373,6 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
   return scores
 }
 
-/** Whether a role speaks for the person who asked (`user`, `human`, OpenAssistant's `prompter`). */
-export const isUserRole = (role: string): boolean => role === "user" || role === "human" || role === "prompter"
-
 /** What is known about a segment besides its text. */
 export interface Context {
   /** Whether it reports an error ({@link isError}). */
@@ -464,7 +461,7 @@ export const emphasis = (text: string, context: Context, central: number): numbe
   if (RESOLUTION.test(text)) score += w.resolution
   if (DECISION.test(text)) score += w.decision
   // The user's words: the first line of each turn, and all of the first request.
-  if (isUserRole(context.role) && context.turnHead) score += w.user
+  if (ConversationTurn.isUserRole(context.role) && context.turnHead) score += w.user
   if (context.firstRequest) score += w.firstRequest
   if (!context.hasFacts && trimmed.length < 16) score += w.short
   if (FILLER.test(trimmed)) score += w.filler

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { ConversationTurn, OutputDigest, TokenEstimator, Transcript } from "@precis/core"
+import { ConversationTurn, OutputDigest, SessionState, TokenEstimator, Transcript } from "@precis/core"
 import { isSyntax } from "./score.js"
 
 /** One line of the material, with the turn it belongs to. */
@@ -129,4 +129,19 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
     lines.push(entry)
   }
   return { lines, segments }
+}
+
+/**
+ * The group of the first user request (`SessionState.requestOf` of the turn
+ * read back from its lines: a user's turn that is not harness noise), or -1.
+ */
+export const firstRequestGroup = (lines: ReadonlyArray<Line>): number => {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    if (line.position !== 0 || !ConversationTurn.isUserRole(line.role)) continue
+    const texts = [line.text]
+    for (let j = i + 1; j < lines.length && lines[j]!.group === line.group; j++) texts.push(lines[j]!.text)
+    if (SessionState.requestOf({ role: line.role, content: texts.join("\n") }) !== undefined) return line.group
+  }
+  return -1
 }
