@@ -31,9 +31,8 @@ const NOT_WORD = /[^\p{L}\p{N}_]+/u
 const ACTION =
   /^\s*(?:\[tool_call\b|\$ \S|(?:Read|Edit|Write|MultiEdit|Glob|Grep|Bash|Task|TodoWrite|WebFetch|WebSearch|NotebookEdit|read|wrote|edited|created) \S)/
 const THINKING = /^\s*\[thinking\]/
-// What a harness writes into a user turn: tags (`<task-notification>`,
-// `<command-name>`, `<local-command-stdout>`) and notices of an interruption.
-const INJECTED = /^\s*(?:<\/?[\w-]+>|\[Request interrupted\b)/
+// A line that opens with a tag (`<task-notification>`, `</div>`): markup, not prose.
+const TAG = /^\s*<\/?[\w-]+>/
 
 const FILLER =
   /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
@@ -427,8 +426,12 @@ const isSyntaxUnicode = (text: string): boolean => {
 /** Whether a line of a conversational turn is a tool call rather than prose. */
 export const isAction = (text: string): boolean => ACTION.test(text)
 
-/** Whether a line of a user turn was written by the agent's harness, not the user (`<task-notification>`, `[Request interrupted by user]`). */
-export const isInjected = (text: string): boolean => INJECTED.test(text)
+/**
+ * Whether a line is no one's prose: markup (a line that opens with a tag), or
+ * what a harness writes into a user turn (`OutputDigest.isHarnessNoise`:
+ * `<command-name>`, `[Request interrupted by user]`, a continuation summary).
+ */
+export const isInjected = (text: string): boolean => TAG.test(text) || OutputDigest.isHarnessNoise(text.trimStart())
 
 /** Whether a line is the assistant's hidden reasoning (`[thinking] …`). */
 export const isThinking = (text: string): boolean => THINKING.test(text)
