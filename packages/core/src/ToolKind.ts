@@ -28,25 +28,26 @@ export const Kind = Schema.Literal("read", "write", "edit", "shell", "search", "
 export type Kind = typeof Kind.Type
 
 /**
- * The tool names of each kind, normalized ({@link normalizeName}).
+ * The tool names of each kind, as their agents spell them (Claude Code's
+ * `Read`, SWE-agent's `open`, OpenHands's `execute_bash`, ...); the table
+ * compares them in any case ({@link normalizeName}).
  *
  * @since 0.3.0
  */
 export const names: { readonly [K in Exclude<Kind, "other">]: ReadonlyArray<string> } = {
-  read: ["read", "read_file", "view", "open", "cat", "notebookread"],
-  write: ["write", "write_file", "create", "create_file"],
-  edit: ["edit", "multiedit", "notebookedit", "edit_file", "insert", "str_replace", "apply_patch"],
-  shell: ["bash", "execute_bash", "shell", "run", "run_command", "run_shell_command", "exec", "exec_command", "terminal"],
-  search: ["grep", "glob", "search_dir", "search_file", "find_file", "ls"],
-  todo: ["todowrite"],
-  task: ["task", "agent"],
-  fetch: ["webfetch", "websearch", "fetch"]
+  read: ["Read", "read_file", "view", "open", "cat", "NotebookRead"],
+  write: ["Write", "write_file", "create", "create_file"],
+  edit: ["Edit", "MultiEdit", "NotebookEdit", "edit_file", "insert", "str_replace", "apply_patch"],
+  shell: ["Bash", "execute_bash", "shell", "run", "run_command", "run_shell_command", "exec", "exec_command", "terminal"],
+  search: ["Grep", "Glob", "search_dir", "search_file", "find_file", "ls"],
+  todo: ["TodoWrite"],
+  task: ["Task", "agent"],
+  fetch: ["WebFetch", "WebSearch", "fetch"]
 }
 
 /**
  * File editors that say what they do in their `command` input (SWE-agent's and
- * OpenHands's `str_replace_editor`, Anthropic's `str_replace_based_edit_tool`),
- * normalized.
+ * OpenHands's `str_replace_editor`, Anthropic's `str_replace_based_edit_tool`).
  *
  * @since 0.3.0
  */
@@ -87,9 +88,9 @@ export const commandKeys = ["command", "cmd"] as const
 export const normalizeName = (name: string): string => name.trim().toLowerCase()
 
 const KIND_BY_NAME = new Map<string, Kind>(
-  Object.entries(names).flatMap(([kind, list]) => list.map((name) => [name, kind as Kind] as const))
+  Object.entries(names).flatMap(([kind, list]) => list.map((name) => [normalizeName(name), kind as Kind] as const))
 )
-const EDITORS = new Set(editorNames)
+const EDITORS = new Set(editorNames.map(normalizeName))
 
 /**
  * What a call needs to be classified: the tool's name and its input.
@@ -138,14 +139,11 @@ export const kindOf = (call: Call): Kind => {
 }
 
 /**
- * Whether a name is one of the table's tools (a file editor included), in any case.
+ * Every tool name of the table (a file editor's included), as its agent spells it.
  *
  * @since 0.3.0
  */
-export const isKnownName = (name: string): boolean => {
-  const normalized = normalizeName(name)
-  return KIND_BY_NAME.has(normalized) || EDITORS.has(normalized)
-}
+export const allNames: ReadonlyArray<string> = [...Object.values(names).flat(), ...editorNames]
 
 /**
  * The path a call works on: the first of {@link pathKeys} that holds a

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
-import { centrality, hashOf, isInjected, type NearFacts, nearKey, nearKeyFacts, wordy } from "../src/internal/score.js"
+import { centrality, hashOf, isAction, isInjected, type NearFacts, nearKey, nearKeyFacts, wordy } from "../src/internal/score.js"
 
 // Expected values were produced by the first (iterator-based) implementation:
 // the faster tokenization must give the same keys and scores.
@@ -101,5 +101,23 @@ describe("isInjected", () => {
       ]
     ) expect(isInjected(line), line).toBe(true)
     expect(isInjected("Please continue from where the session stopped.")).toBe(false)
+  })
+})
+
+describe("isAction", () => {
+  it("knows a tool call by the one table of tool names, as the material writes it or an agent typed it", () => {
+    for (
+      const line of [
+        "[tool_call Bash] {\"command\":\"ls\"}",
+        "$ mix test",
+        "Read lib/foo.ex",
+        "Grep \"pattern\" in lib",
+        "find_file \"fields.py\" in src",
+        "create reproduce.py",
+        "open src/marshmallow/fields.py 1474",
+        "wrote lib/foo.ex"
+      ]
+    ) expect(isAction(line), line).toBe(true)
+    for (const line of ["The config lives in src/config.ts", "$", "Bash"]) expect(isAction(line), line).toBe(false)
   })
 })

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { ConversationTurn, OutputDigest } from "@precis/core"
+import { ConversationTurn, OutputDigest, ToolKind, ToolMetadata } from "@precis/core"
 
 // Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
 const ERROR =
@@ -26,10 +26,13 @@ const SYNTAX_WORDS = new Set(
     .split(" ")
 )
 const NOT_WORD = /[^\p{L}\p{N}_]+/u
-// A line that stands for a tool call: the raw `[tool_call Name] {json}` of an
-// import, or a rendered action (`$ mix test`, `Read PATH`, `Edit PATH: …`).
-const ACTION =
-  /^\s*(?:\[tool_call\b|\$ \S|(?:Read|Edit|Write|MultiEdit|Glob|Grep|Bash|Task|TodoWrite|WebFetch|WebSearch|NotebookEdit|read|wrote|edited|created) \S)/
+// A line that stands for a tool call: a rendered action (`$ mix test`, `Read PATH`,
+// `Edit PATH: …`, `Grep "x"`: a tool's name as its agent spells it, `ToolKind.allNames`)
+// or result (`read PATH`, `wrote PATH`); the raw `[tool_call Name] {json}` of an import
+// is `ToolMetadata.isCallLine`.
+const ACTION = new RegExp(
+  `^\\s*(?:\\$ \\S|(?:${[...ToolKind.allNames, "read", "wrote", "edited", "created"].join("|")}) \\S)`
+)
 const THINKING = /^\s*\[thinking\]/
 // A line that opens with a tag (`<task-notification>`, `</div>`): markup, not prose.
 const TAG = /^\s*<\/?[\w-]+>/
@@ -424,7 +427,7 @@ const isSyntaxUnicode = (text: string): boolean => {
 }
 
 /** Whether a line of a conversational turn is a tool call rather than prose. */
-export const isAction = (text: string): boolean => ACTION.test(text)
+export const isAction = (text: string): boolean => ToolMetadata.isCallLine(text) || ACTION.test(text)
 
 /**
  * Whether a line is no one's prose: markup (a line that opens with a tag), or
