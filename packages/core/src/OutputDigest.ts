@@ -143,8 +143,9 @@ export const isPassedFileLine = (line: string): boolean => PASSED_FILE.test(line
 
 const COUNT =
   /\b\d+ (?:tests?|examples?|specs?|passed|passing|failed|failing|failures?|errors?|skipped|pending|todos?|doctests?|properties|suites?|files? changed|insertions?|deletions?)\b/i
-const TROUBLE =
-  /[a-z](?:Error|Exception)\b|\b(?:error|errors|exception|failed|failure|fatal|panic|traceback|denied|not found|undefined|cannot|can't|unable|invalid|refused|timed out|timeout|conflict|rejected|E\d{3,4})\b/i
+// Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
+const ERROR =
+  /(?<![\w./-])(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|invalid|conflict|rejected|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))(?![\w/-]|\.\w)|exit (?:code|status) [1-9]|✗|✘/i
 const OUTCOME = /^\s*(?:\*\*|FAIL|PASS|ok\b|not ok|✓|✗|×|✔|✘|\d+\) |Exit code \d+|\[[\w./-]+ [0-9a-f]{7,}\])/
 // A line that starts with a source location (`lib/foo.ex:57:13: ...`, its line
 // number already stripped): compilers, linters and type checkers report so.
@@ -158,13 +159,15 @@ const LOCATION = /^\s*[\w./-]+\.\w+: ?\d*:?\S/
 export const isCountLine = (line: string): boolean => COUNT.test(line)
 
 /**
- * Whether a line reports trouble: an error or exception name, or a word such
- * as `error`, `failed`, `fatal`, `denied`, `not found`, `cannot`, `invalid`,
- * `timeout`, `conflict`, `rejected`, or a code like `E501`.
+ * Whether a line reports an error: an error or exception name (`TypeError`),
+ * a word such as `error`, `failed`, `fatal`, `denied`, `not found`, `cannot`,
+ * `invalid`, `timeout`, `conflict`, `rejected`, a code (`E501`, `ERR_X`), a
+ * non-zero exit status or a cross mark (`✗`); not such a word inside a path or
+ * file name (`src/errors.test.ts`).
  *
  * @since 0.3.0
  */
-export const isErrorLine = (line: string): boolean => TROUBLE.test(line)
+export const isErrorLine = (line: string): boolean => ERROR.test(line)
 
 /**
  * Whether a line carries a result or an error: a count ({@link isCountLine}),
@@ -175,7 +178,7 @@ export const isErrorLine = (line: string): boolean => TROUBLE.test(line)
  * @since 0.3.0
  */
 export const matters = (line: string): boolean =>
-  COUNT.test(line) || OUTCOME.test(line) || TROUBLE.test(line) || LOCATION.test(line)
+  COUNT.test(line) || OUTCOME.test(line) || ERROR.test(line) || LOCATION.test(line)
 
 // ---------------------------------------------------------------------------
 // What of an output is kept, and the mark of what is not

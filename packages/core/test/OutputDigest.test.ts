@@ -19,6 +19,24 @@ describe("OutputDigest: lines that carry a result", () => {
   })
 })
 
+describe("OutputDigest: lines that report an error", () => {
+  it("one vocabulary for the material and the extractive provider: words of failure, not inside a path", () => {
+    for (
+      const line of [
+        "TypeError: cannot read 'x' of undefined",
+        "CONFLICT (content): Merge conflict in src/a.ts",
+        "Segmentation fault: segfault at 0x0",
+        "Process exited: exit code 2",
+        "npm ERR_INVALID_ARG",
+        " ✗ renders the invoice"
+      ]
+    ) assert.isTrue(OutputDigest.isErrorLine(line), line)
+    for (const line of [" ✓ src/errors.test.ts (3 tests)", "see src/errors/index.ts", "exit code 0"]) {
+      assert.isFalse(OutputDigest.isErrorLine(line), line)
+    }
+  })
+})
+
 describe("OutputDigest: line numbers", () => {
   it("strips a listing's prefixes only when most lines carry one, a grep match's number always", () => {
     assert.deepStrictEqual(OutputDigest.stripLineNumbers(["12:a", "13:b", "15:18:53 [warning]"]), ["a", "b", "15:18:53 [warning]"])

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { OutputDigest } from "@precis/core"
 import * as FastCheck from "effect/FastCheck"
-import { centrality, hashOf, isAction, isInjected, type NearFacts, nearKey, nearKeyFacts, wordy } from "../src/internal/score.js"
+import { centrality, hashOf, isAction, isError, isInjected, type NearFacts, nearKey, nearKeyFacts, wordy } from "../src/internal/score.js"
 
 // Expected values were produced by the first (iterator-based) implementation:
 // the faster tokenization must give the same keys and scores.
@@ -119,5 +120,14 @@ describe("isAction", () => {
       ]
     ) expect(isAction(line), line).toBe(true)
     for (const line of ["The config lives in src/config.ts", "$", "Bash"]) expect(isAction(line), line).toBe(false)
+  })
+})
+
+describe("isError", () => {
+  it("is the material's error rule (OutputDigest.isErrorLine)", () => {
+    for (const line of ["CONFLICT (content): Merge conflict in a.ts", "Error: boom", " ✓ src/errors.test.ts (3 tests)"]) {
+      expect(isError(line), line).toBe(OutputDigest.isErrorLine(line))
+    }
+    expect(isError("CONFLICT (content): Merge conflict in a.ts")).toBe(true)
   })
 })

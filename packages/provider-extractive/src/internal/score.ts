@@ -7,9 +7,6 @@
  */
 import { ConversationTurn, OutputDigest, ToolKind, ToolMetadata } from "@precis/core"
 
-// Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
-const ERROR =
-  /(?<![\w./-])(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))(?![\w/-]|\.\w)|exit (?:code|status) [1-9]|✗|✘/i
 const RESOLUTION =
   /\b(?:fix|fixed|fixes|fixing|resolv\w*|solv\w*|root cause|caused by|works now|now pass\w*|all tests pass\w*|\d+ passed|passing|succeeded|workaround|patched)\b/i
 const DECISION =
@@ -389,8 +386,8 @@ export interface Context {
   readonly alreadySummarized: boolean
 }
 
-/** Whether a text reports an error (such lines survive tool-output shortening). */
-export const isError = (text: string): boolean => ERROR.test(text)
+/** Whether a text reports an error (`OutputDigest.isErrorLine`; such lines survive tool-output shortening). */
+export const isError = (text: string): boolean => OutputDigest.isErrorLine(text)
 
 /**
  * Whether a text reports a change in the state of the work (a status update, a
