@@ -169,6 +169,21 @@ export const isCountLine = (line: string): boolean => COUNT.test(line)
  */
 export const isErrorLine = (line: string): boolean => ERROR.test(line)
 
+// What in a line says a run failed (a compile error, a crash, a failing test file).
+const FAILURE =
+  /\*\* \(\w+(?:\.\w+)*Error\)|== Compilation error|\berror(?:\[E\d+\])?:|\berror TS\d+|\bError:|\bFAILED\b|Traceback \(most recent call last\)|failed due to warnings|^FAIL\b|panicked at/
+
+/**
+ * Whether a line says the run that wrote it failed, as a compiler, a test
+ * runner or a crash writes it (`** (CompileError)`, `error TS2304`, `error:`,
+ * `Error:`, `FAILED`, `FAIL file`, a traceback, `panicked at`): stricter than
+ * {@link isErrorLine}, which also takes a line that only mentions an error.
+ * The session state reads a run as failed by it when no count says otherwise.
+ *
+ * @since 0.3.0
+ */
+export const isFailureLine = (line: string): boolean => FAILURE.test(line)
+
 /**
  * Whether a line carries a result or an error: a count ({@link isCountLine}),
  * an outcome mark (`FAIL`, `PASS`, `ok`, `✓`, `✗`, `Exit code N`, a commit's

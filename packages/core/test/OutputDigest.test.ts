@@ -37,6 +37,23 @@ describe("OutputDigest: lines that report an error", () => {
   })
 })
 
+describe("OutputDigest: lines that say a run failed", () => {
+  it("takes a compiler's, a test runner's or a crash's own words, not a mention of an error", () => {
+    for (
+      const line of [
+        "** (CompileError) lib/a.ex:3: undefined function foo/0",
+        "src/x.ts(1,1): error TS2304: Cannot find name 'y'.",
+        "FAIL src/app.test.ts",
+        "Traceback (most recent call last):",
+        "thread 'main' panicked at src/main.rs:2:5"
+      ]
+    ) assert.isTrue(OutputDigest.isFailureLine(line), line)
+    for (const line of ["0 errors", "handles the error case", "✓ src/errors.test.ts"]) {
+      assert.isFalse(OutputDigest.isFailureLine(line), line)
+    }
+  })
+})
+
 describe("OutputDigest: line numbers", () => {
   it("strips a listing's prefixes only when most lines carry one, a grep match's number always", () => {
     assert.deepStrictEqual(OutputDigest.stripLineNumbers(["12:a", "13:b", "15:18:53 [warning]"]), ["a", "b", "15:18:53 [warning]"])

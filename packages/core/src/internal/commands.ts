@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as OutputDigest from "../OutputDigest.js"
 
 /** What a check command is. */
 export type CheckKind = "test" | "lint" | "build"
@@ -200,13 +201,9 @@ export const countsOf = (output: string): Counts | undefined => {
   return undefined
 }
 
-// What in a line says a run failed when no count does (a compile error, a crash, a failing test file).
-const ERROR_MARK =
-  /\*\* \(\w+(?:\.\w+)*Error\)|== Compilation error|\berror(?:\[E\d+\])?:|\berror TS\d+|\bError:|\bFAILED\b|Traceback \(most recent call last\)|failed due to warnings|^FAIL\b|panicked at/
-
-/** The first line of `output` that reads as an error, if any. */
+/** The first line of `output` that says the run failed (`OutputDigest.isFailureLine`), if any. */
 export const errorLine = (output: string): string | undefined => {
-  for (const line of output.split("\n")) if (ERROR_MARK.test(line)) return clip(line, 160)
+  for (const line of output.split("\n")) if (OutputDigest.isFailureLine(line)) return clip(line, 160)
   return undefined
 }
 
