@@ -15,7 +15,7 @@ const KEY = new RegExp(
     // 1: URLs
     /(\bhttps?:\/\/[^\s<>"'`)\]}]+)/.source,
     // 2: code spans
-    /(`[^`\n]{1,80}`)/.source,
+    "(`[^`\\n]{1,80}`)",
     // 3: paths: segments joined by slashes, optionally rooted
     /((?:~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+\/)+[\w.@+-]*\w)/.source,
     // 4: file names with an extension
