@@ -99,14 +99,8 @@ export const make = (fields: { readonly [K in keyof ToolMetadata]?: ToolMetadata
 
 type Metadata = { readonly [key: string]: unknown } | undefined
 
-// The guard of each key, from its Schema: a value of another type is absent.
-const isString = Schema.is(ToolMetadata.fields.toolCallId.from)
-const isNumber = Schema.is(ToolMetadata.fields.exitCode.from)
-const isBoolean = Schema.is(ToolMetadata.fields.success.from)
-const isStrings = Schema.is(ToolMetadata.fields.toolCallIds.from)
-
-// An empty string says nothing: it counts as absent.
-const text = (value: unknown): string | undefined => (isString(value) && value.length > 0 ? value : undefined)
+// A string that says something (an empty one counts as absent).
+const text = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined)
 
 // A call as agent frameworks write it: `arguments` (or `input`) a JSON string or an object; no name, no call.
 const toolCall = (entry: unknown): ToolCall | undefined => {
@@ -115,19 +109,22 @@ const toolCall = (entry: unknown): ToolCall | undefined => {
   if (name === undefined) return undefined
   const args = entry.arguments ?? entry.input
   const id = text(entry.id)
-  return {
-    ...(id === undefined ? {} : { id }),
-    name,
-    arguments: isString(args) || Predicate.isRecord(args) ? args : ""
-  }
+  const call = { name, arguments: typeof args === "string" || Predicate.isRecord(args) ? args : "" }
+  return id === undefined ? call : { id, ...call }
 }
 
+const isStrings = (value: unknown): value is ReadonlyArray<string> =>
+  Array.isArray(value) && value.every((item) => typeof item === "string")
+
 /**
- * The {@link ToolMetadata} of a turn's metadata, each key decoded on its own:
- * a key of the wrong type (or an empty string) is absent, entries of
- * `toolCalls` without a name are skipped. The spellings agent frameworks use
- * are read too: the call id under any of {@link callIdKeys}, `name` for
- * `toolName`, `input` for a call's `arguments`, `is_error`, `isMeta`.
+ * The {@link ToolMetadata} of a turn's metadata, each key decoded on its own
+ * (its type checked as the Schema gives it): a key of the wrong type (or an
+ * empty string) is absent, entries of `toolCalls` without a name are skipped.
+ * The spellings agent frameworks use are read too: the call id under any of
+ * {@link callIdKeys}, `name` for `toolName`, `input` for a call's
+ * `arguments`, `is_error`, `isMeta`. Runs on every turn the material, the
+ * masks and the session state read, so it checks by hand what the Schema
+ * states.
  *
  * @example
  * ```ts
@@ -139,22 +136,38 @@ const toolCall = (entry: unknown): ToolCall | undefined => {
 export const read = (metadata: Metadata): ToolMetadata => {
   if (metadata === undefined) return {}
   const m = metadata
-  const calls = Array.isArray(m.toolCalls) ? m.toolCalls.flatMap((entry) => toolCall(entry) ?? []) : undefined
-  return make({
-    toolCalls: calls,
-    toolCallId: callIdKeys.map((key) => text(m[key])).find((id) => id !== undefined),
-    toolCallIds: isStrings(m.toolCallIds) ? m.toolCallIds : undefined,
-    toolName: text(m.toolName) ?? text(m.name),
-    isError: m.isError === true || m.is_error === true ? true : undefined,
-    exitCode: isNumber(m.exitCode) ? m.exitCode : undefined,
-    success: isBoolean(m.success) ? m.success : undefined,
-    cwd: text(m.cwd),
-    gitBranch: text(m.gitBranch),
-    action: text(m.action),
-    meta: m.meta === true || m.isMeta === true ? true : undefined,
-    sidechain: m.sidechain === true ? true : undefined,
-    isDemo: m.isDemo === true ? true : undefined
-  })
+  const out: { -readonly [K in keyof ToolMetadata]: ToolMetadata[K] } = {}
+  if (Array.isArray(m.toolCalls)) {
+    const calls: Array<ToolCall> = []
+    for (const entry of m.toolCalls) {
+      const call = toolCall(entry)
+      if (call !== undefined) calls.push(call)
+    }
+    out.toolCalls = calls
+  }
+  for (const key of callIdKeys) {
+    const id = text(m[key])
+    if (id !== undefined) {
+      out.toolCallId = id
+      break
+    }
+  }
+  if (isStrings(m.toolCallIds)) out.toolCallIds = m.toolCallIds
+  const toolName = text(m.toolName) ?? text(m.name)
+  if (toolName !== undefined) out.toolName = toolName
+  if (m.isError === true || m.is_error === true) out.isError = true
+  if (typeof m.exitCode === "number") out.exitCode = m.exitCode
+  if (typeof m.success === "boolean") out.success = m.success
+  const cwd = text(m.cwd)
+  if (cwd !== undefined) out.cwd = cwd
+  const gitBranch = text(m.gitBranch)
+  if (gitBranch !== undefined) out.gitBranch = gitBranch
+  const action = text(m.action)
+  if (action !== undefined) out.action = action
+  if (m.meta === true || m.isMeta === true) out.meta = true
+  if (m.sidechain === true) out.sidechain = true
+  if (m.isDemo === true) out.isDemo = true
+  return out
 }
 
 const CALL_LINE = "[tool_call "

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as ToolMetadata from "../src/ToolMetadata.js"
 
@@ -16,6 +17,20 @@ describe("ToolMetadata", () => {
     )
     assert.deepStrictEqual(ToolMetadata.read(undefined), {})
   })
+
+  it.prop(
+    "read gives what the Schema accepts, whatever the metadata holds",
+    [FastCheck.dictionary(
+      FastCheck.constantFrom(...Object.keys(ToolMetadata.ToolMetadata.fields), "tool_use_id", "name", "is_error", "isMeta", "x"),
+      FastCheck.oneof(
+        FastCheck.anything(),
+        FastCheck.array(FastCheck.record({ id: FastCheck.string(), name: FastCheck.string(), arguments: FastCheck.anything() }))
+      )
+    )],
+    ([metadata]) => {
+      assert.isTrue(Schema.is(ToolMetadata.ToolMetadata)(ToolMetadata.read(metadata)))
+    }
+  )
 
   it("read folds the spellings agent frameworks use into one", () => {
     assert.deepStrictEqual(ToolMetadata.read({ tool_use_id: "t2", name: "Bash", is_error: true, isMeta: true }), {
