@@ -212,12 +212,12 @@ export const omitted = (n: number): string => `[… ${plural(n, "line")}]`
  */
 export const omission = "[…]"
 
-// Also the forms older summaries hold (`[… 3 lines omitted]`, `[… 40 more lines of output cut]`).
+// Also `[… 3 lines omitted]` and `[… 40 more lines of output cut]`, which stored summaries may hold.
 const OMISSION = /^\s*\[…(?: \d+ (?:more )?lines?(?: omitted| of output cut)?)?\]$/
 
 /**
  * Whether a line is an omission mark ({@link omitted}, {@link omission}, and
- * the forms older summaries hold): structure, never content.
+ * the forms stored summaries may hold): structure, never content.
  *
  * @example
  * ```ts
