@@ -10,6 +10,7 @@
 import {
   type ConversationTurn,
   type Provider,
+  SessionState,
   type SummaryRecord,
   TokenEstimator,
   Transcript
@@ -19,7 +20,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as SessionState from "./SessionState.js"
 
 /**
  * The active context of a session: what an agent sends to its model.

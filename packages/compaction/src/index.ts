@@ -19,5 +19,3 @@ export * as Expansion from "./Expansion.js"
 export * as CompactionManager from "./CompactionManager.js"
 /** @since 0.3.0 */
 export * as SleepMode from "./SleepMode.js"
-/** @since 0.3.0 */
-export * as SessionState from "./SessionState.js"

@@ -1,5 +1,5 @@
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
-import { ConversationTurn, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
+import { ConversationTurn, SessionState, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
 import { Store } from "@precis/store"
 import { ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
@@ -145,6 +145,23 @@ describe("Condenser", () => {
       // Under the budget: nothing dropped.
       const fits = yield* Condenser.pipeline([Condenser.forget({ maxTokens: before })])({ summaries: [], turns: chat })
       expect(fits.turns).toEqual(chat)
+    }))
+
+  it.effect("forget and window keep the first real request, as the header names it, not a command echo before it", () =>
+    Effect.gen(function*() {
+      const chat = [
+        turn("user", "<command-name>/clear</command-name>\n<command-message>clear</command-message>", "echo"),
+        turn("user", "Please rename the flag.", "u0"),
+        ...Array.from({ length: 30 }, (_, i) => turn("assistant", `thinking step ${i} ${"x".repeat(200)}`, `s${i}`))
+      ]
+      assert.strictEqual(SessionState.fold(chat).firstRequest?.turnId, "u0")
+      const before = tokensOf({ summaries: [], turns: chat })
+      const forgot = yield* Condenser.pipeline([Condenser.forget({ maxTokens: before - 200 })])({ summaries: [], turns: chat })
+      expect(forgot.turns.map((t) => t.id)).toContain("u0")
+      expect(forgot.turns.map((t) => t.id)).not.toContain("echo")
+      const windowed = yield* Condenser.pipeline([Condenser.window({ maxTokens: 300 })])({ summaries: [], turns: chat })
+      expect(windowed.turns[0]!.id).toBe("u0")
+      expect(windowed.turns.map((t) => t.id)).not.toContain("echo")
     }))
 
   it("forget: the seed's score", () => {

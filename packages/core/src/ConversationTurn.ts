@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { TOOL_CALL_ID_KEYS } from "./internal/toolKeys.js"
+import { callIdKeys } from "./ToolMetadata.js"
 
 const ROLE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/
 
@@ -83,6 +83,23 @@ export const isToolRole = (role: string): boolean => {
   return TOOL_ROLES.has(name) || name.startsWith("tool")
 }
 
+// Roles that speak for the person who asked, as sources name them (lower case).
+const USER_ROLES = new Set(["user", "human", "prompter"])
+
+/**
+ * Whether a role speaks for the person who asked: `user`, `human`, or
+ * OpenAssistant's `prompter`, in any case and ignoring surrounding spaces.
+ *
+ * @example
+ * ```ts
+ * import { ConversationTurn } from "@precis/core"
+ * ConversationTurn.isUserRole("Human") // true
+ * ConversationTurn.isUserRole("assistant") // false
+ * ```
+ * @since 0.3.0
+ */
+export const isUserRole = (role: string): boolean => USER_ROLES.has(role.trim().toLowerCase())
+
 /**
  * Whether a turn is a tool result: its role names tool output
  * ({@link isToolRole}), or its metadata says so: `toolResult: true`,
@@ -111,5 +128,5 @@ export const isToolResult = (turn: {
     const kind = metadata[key]
     if (typeof kind === "string" && TOOL_RESULT_KINDS.has(kind)) return true
   }
-  return TOOL_CALL_ID_KEYS.some((key) => typeof metadata[key] === "string")
+  return callIdKeys.some((key) => typeof metadata[key] === "string")
 }

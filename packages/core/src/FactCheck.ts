@@ -8,9 +8,9 @@
  * @since 0.3.0
  */
 import * as Schema from "effect/Schema"
-import * as TokenEstimator from "./TokenEstimator.js"
 import { containment } from "./internal/containment.js"
-import { isPassedFileLine } from "./Material.js"
+import * as OutputDigest from "./OutputDigest.js"
+import type * as TokenEstimator from "./TokenEstimator.js"
 import * as Transcript from "./Transcript.js"
 
 /**
@@ -86,9 +86,6 @@ const LINE_COMMAND = new RegExp(
 )
 const MAX_COMMAND = 200
 
-// Line-number prefixes of listings: `  264→`, `cat -n`'s `     1\t`, grep's `12:`.
-const LINE_NUMBER = /^\s*\d+(?:→|\t|:(?!\d))/
-
 const EXTENSIONS = "tsx?|jsx?|mjs|cjs|py|rs|go|java|kt|rb|ex|exs|erl|php|cs|c|h|cc|cpp|hpp|swift|json|jsonl|ya?ml|" +
   "toml|md|rst|txt|sh|css|scss|html|vue|svelte|sql|lock|cfg|ini|env|xml|gradle|csv|log|db|proto|graphql"
 
@@ -99,7 +96,7 @@ const KEY = new RegExp(
     // 1: URLs (paths)
     /(\bhttps?:\/\/[^\s<>"'`)\]}]+)/.source,
     // 2: code spans
-    /`([^`\n]{1,200})`/.source,
+    "`([^`\\n]{1,200})`",
     // 3: a command in tool-call JSON
     /"(?:command|cmd)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"/.source,
     // 4: paths: segments joined by slashes, optionally rooted
@@ -137,7 +134,7 @@ const isPath = (candidate: string): boolean => {
 
 // What a line of the material says: a turn's content without its
 // `[time] role:` head, a continuation without its indent; a summary header
-// says nothing. A listing's line-number prefix is cut.
+// says nothing. A listing's line-number prefix is cut (`OutputDigest.stripLineNumber`).
 const contentOf = (line: string): string => {
   // Only a line opening with `[` can be a turn line or a summary header.
   const turn = line.startsWith("[") ? Transcript.parseTurnLine(line) : undefined
@@ -146,8 +143,7 @@ const contentOf = (line: string): string => {
     : line.startsWith("[Summary ") && Transcript.parseSummaryHeader(line) !== undefined
     ? ""
     : Transcript.parseContinuation(line) ?? line
-  const prefix = LINE_NUMBER.exec(text)
-  return prefix === null ? text : text.slice(prefix[0].length)
+  return OutputDigest.stripLineNumber(text)
 }
 
 interface Entry {
@@ -211,7 +207,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
       const command = trimmed.slice(2).trim()
       if (command.length <= MAX_COMMAND) add("command", command)
     } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
-    passedFile = isPassedFileLine(line)
+    passedFile = OutputDigest.isPassedFileLine(line)
     scan(line)
   }
   // The entries are in order of first appearance and the sort is stable, so equal importance keeps that order.

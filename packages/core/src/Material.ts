@@ -14,6 +14,10 @@
  * @since 0.3.0
  */
 import * as Predicate from "effect/Predicate"
+import { clip, plural, splitLines } from "./internal/text.js"
+import * as OutputDigest from "./OutputDigest.js"
+import * as ToolKind from "./ToolKind.js"
+import * as ToolMetadata from "./ToolMetadata.js"
 import * as ToolUse from "./ToolUse.js"
 import * as Transcript from "./Transcript.js"
 
@@ -32,84 +36,16 @@ export interface Turn {
 // ---------------------------------------------------------------------------
 // Small text helpers
 
-const clip = (text: string, max: number): string => text.length <= max ? text : `${text.slice(0, max - 1)}…`
-
 const str = (value: unknown): string | undefined =>
   typeof value === "string" && value.trim().length > 0 ? value.trim() : undefined
 
-const splitLines = (text: string): Array<string> => {
-  const lines = text.split(/\r?\n/)
-  while (lines.length > 0 && lines[lines.length - 1]!.trim().length === 0) lines.pop()
-  while (lines.length > 0 && lines[0]!.trim().length === 0) lines.shift()
-  return lines
-}
-
 const countLines = (text: string): number => splitLines(text).length
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
-
-const omitted = (n: number): string => `[… ${plural(n, "line")}]`
 
 // A command or text on one line: its lines joined by ` ↵ `, clipped (a
 // commit message in a heredoc keeps its subject).
 const oneLine = (text: string, max: number): string =>
   clip(splitLines(text).map((l) => l.trim()).filter((l) => l.length > 0).join(" ↵ "), max)
 
-// ---------------------------------------------------------------------------
-// Line-number prefixes
-
-// Claude Code's Read (`    12→code`), always a line number.
-const ARROW_PREFIX = /^\s*\d+→/
-// `cat -n` (`     12\tcode`) and SWE-agent's viewer (`12:code`): only when most
-// lines carry one, since `15:18:53 [warning]` must not lose its hour.
-const TAB_PREFIX = /^\s*\d+\t/
-const COLON_PREFIX = /^\s*\d+:(?!\d)/
-// A numbered listing with two spaces after the number (`   12  code`).
-const SPACE_PREFIX = /^\s*\d+ {2}/
-// grep -n (`lib/foo.ex:12:code`): the path stays, the number goes.
-const GREP_PREFIX = /^([^\s:]*[./][^\s:]*):\d+:/
-
-/**
- * `lines` with line-number prefixes removed: Claude Code's `12→`, `cat -n`'s
- * `12<TAB>`, a viewer's `12:` and `12  ` (each when most lines carry one),
- * and the number of grep's `path:12:`.
- */
-const stripNumbers = (lines: ReadonlyArray<string>): Array<string> => {
-  let tab = 0
-  let colon = 0
-  let space = 0
-  for (const line of lines) {
-    if (TAB_PREFIX.test(line)) tab++
-    else if (COLON_PREFIX.test(line)) colon++
-    else if (SPACE_PREFIX.test(line)) space++
-  }
-  const half = lines.length / 2
-  return lines.map((line) => {
-    if (ARROW_PREFIX.test(line)) return line.replace(ARROW_PREFIX, "")
-    if (tab > half && TAB_PREFIX.test(line)) return line.replace(TAB_PREFIX, "")
-    if (colon > half && COLON_PREFIX.test(line)) return line.replace(COLON_PREFIX, "")
-    if (space > half && SPACE_PREFIX.test(line)) return line.replace(SPACE_PREFIX, "")
-    return line.replace(GREP_PREFIX, "$1: ")
-  })
-}
-
-// The first and last line numbers of a numbered listing, when it has them.
-const numberedRange = (lines: ReadonlyArray<string>): readonly [number, number] | undefined => {
-  let first: number | undefined
-  let last: number | undefined
-  for (const line of lines) {
-    const number = LINE_NUMBER.exec(line)?.[1]
-    if (number === undefined) continue
-    first ??= Number(number)
-    last = Number(number)
-  }
-  return first === undefined || last === undefined ? undefined : [first, last]
-}
-
-const LINE_NUMBER = /^\s*(\d+)(?:→|\t|:| {2})/
-
-// SWE-agent's prompt trailer after every observation and its viewer's frame.
-const SWE_NOISE = /^\((?:Open file|Current directory): .*\)$|^bash-\$\s*$|^\(\d+ more lines (?:above|below)\)$|^\[File: .*\]$/
 // The viewer's header names the file an edit without a path worked on.
 const SWE_FILE = /^\[File: (\S+) \(\d+ lines total\)\]$/m
 
@@ -147,73 +83,6 @@ const nameList = (names: ReadonlyArray<string>): string =>
   names.length <= MAX_NAMES
     ? names.join(", ")
     : `${names.slice(0, MAX_NAMES).join(", ")} +${names.length - MAX_NAMES} more`
-
-// ---------------------------------------------------------------------------
-// Kinds of tools
-
-type Kind = "read" | "write" | "edit" | "shell" | "search" | "todo" | "task" | "fetch" | "other"
-
-const KIND_BY_NAME: { readonly [name: string]: Kind } = {
-  read: "read",
-  read_file: "read",
-  view: "read",
-  open: "read",
-  notebookread: "read",
-  write: "write",
-  write_file: "write",
-  create: "write",
-  create_file: "write",
-  edit: "edit",
-  multiedit: "edit",
-  notebookedit: "edit",
-  edit_file: "edit",
-  insert: "edit",
-  str_replace: "edit",
-  apply_patch: "edit",
-  bash: "shell",
-  execute_bash: "shell",
-  shell: "shell",
-  run: "shell",
-  run_command: "shell",
-  terminal: "shell",
-  exec: "shell",
-  grep: "search",
-  glob: "search",
-  search_dir: "search",
-  search_file: "search",
-  find_file: "search",
-  ls: "search",
-  todowrite: "todo",
-  task: "task",
-  agent: "task",
-  webfetch: "fetch",
-  websearch: "fetch",
-  fetch: "fetch"
-}
-
-// `str_replace_editor` (SWE-agent, OpenHands) says its kind in `command`.
-const EDITOR_COMMANDS: { readonly [command: string]: Kind } = {
-  view: "read",
-  create: "write",
-  str_replace: "edit",
-  insert: "edit",
-  undo_edit: "edit"
-}
-
-const kindOf = (call: ToolUse.Call): Kind => {
-  const name = call.name.toLowerCase()
-  if (name === "str_replace_editor" || name === "file_editor") {
-    const command = str(call.input.command)
-    return command === undefined ? "edit" : EDITOR_COMMANDS[command] ?? "other"
-  }
-  return KIND_BY_NAME[name] ?? "other"
-}
-
-const pathOf = (call: ToolUse.Call): string | undefined =>
-  str(call.input.file_path) ?? str(call.input.filePath) ?? str(call.input.path) ?? str(call.input.notebook_path) ??
-    str(call.input.filename) ?? str(call.input.file)
-
-const commandOf = (call: ToolUse.Call): string | undefined => str(call.input.command) ?? str(call.input.cmd)
 
 // A shell command that only prints one file (`cat -n lib/foo.ex`): its output is a file body.
 const PRINT_FILE = /^(?:cat|head|tail|nl|bat|less|more)(?:\s+-[\w-]+(?:\s+\d+)?)*\s+([^\s|;&<>]+)\s*$/
@@ -271,19 +140,10 @@ const writeSummary = (call: ToolUse.Call): string => {
   return ` (${plural(countLines(content), "line")}${names.length > 0 ? `; defines: ${nameList(names)}` : ""})`
 }
 
-const TODO_MARKS: { readonly [status: string]: string } = { completed: "[x]", in_progress: "[~]", pending: "[ ]" }
-
-const todoList = (todos: unknown): string => {
-  if (!Array.isArray(todos)) return ""
-  const items: Array<string> = []
-  for (const todo of todos) {
-    if (!Predicate.isRecord(todo)) continue
-    const text = str(todo.content) ?? str(todo.activeForm)
-    if (text === undefined) continue
-    items.push(`${TODO_MARKS[String(todo.status)] ?? "[ ]"} ${clip(text.replace(/\s+/g, " "), 100)}`)
-  }
-  return items.join(" / ")
-}
+const todoList = (input: ToolUse.Call["input"]): string =>
+  (ToolKind.todoItems(input) ?? []).map((item) =>
+    `${ToolKind.todoMark(item.status)} ${clip(item.text.replace(/\s+/g, " "), 100)}`
+  ).join(" / ")
 
 const readRange = (call: ToolUse.Call): string => {
   const offset = call.input.offset ?? call.input.line_number
@@ -311,8 +171,8 @@ const readRange = (call: ToolUse.Call): string => {
  */
 export const action = (call: ToolUse.Call): string => {
   const input = call.input
-  const path = pathOf(call)
-  switch (kindOf(call)) {
+  const path = ToolKind.pathOf(call)
+  switch (ToolKind.kindOf(call)) {
     case "read":
       return `${call.name === "Read" ? "Read" : `Read (${call.name})`} ${path ?? "?"}${readRange(call)}`
     case "write":
@@ -320,7 +180,7 @@ export const action = (call: ToolUse.Call): string => {
     case "edit":
       return `Edit ${path ?? "(open file)"}${editSummary(call)}`
     case "shell": {
-      const command = commandOf(call)
+      const command = ToolKind.commandOf(call)
       const description = str(input.description)
       return `$ ${command === undefined ? `(${call.name})` : oneLine(command, 300)}${
         description === undefined ? "" : `  # ${clip(description, 120)}`
@@ -336,7 +196,7 @@ export const action = (call: ToolUse.Call): string => {
       }${glob === undefined ? "" : ` (${glob})`}`
     }
     case "todo":
-      return `Todo: ${todoList(input.todos)}`
+      return `Todo: ${todoList(input)}`
     case "task": {
       const description = str(input.description) ?? str(input.prompt) ?? ""
       const agent = str(input.subagent_type)
@@ -356,85 +216,6 @@ export const action = (call: ToolUse.Call): string => {
 // ---------------------------------------------------------------------------
 // Tool results: a short form by kind
 
-// A file's mark, then its path (a name with an extension), and no word of failure after it.
-const PASSED_FILE = /^\s*(?:✓|✔|PASS)\s+[\w.@/+-]*\.\w+(?![\s\S]*\b(?:[Ff]ail(?:s|ed|ing|ures?)?|[Ss]kipped)\b)/
-
-/**
- * Whether a line is a test runner's report of one file that passed
- * (`✓ test/a.test.ts (18 tests) 20ms`, `PASS src/a.test.ts`): its count is part
- * of the run's totals, which the runner gives on a line of their own. The
- * material keeps such lines only when the output has no totals; the fact
- * check takes no result from them.
- *
- * @example
- * ```ts
- * import { Material } from "@precis/core"
- * Material.isPassedFileLine(" ✓ test/services/vat.test.ts (21 tests) 73ms") // true
- * Material.isPassedFileLine("      Tests  130 passed (130)") // false
- * Material.isPassedFileLine(" ✓ test/a.test.ts (4 tests | 1 failed)") // false
- * ```
- * @since 0.3.0
- */
-export const isPassedFileLine = (line: string): boolean => PASSED_FILE.test(line)
-
-// Lines that carry a result or an error in tool output.
-const COUNT =
-  /\b\d+ (?:tests?|examples?|specs?|passed|passing|failed|failing|failures?|errors?|skipped|pending|todos?|doctests?|properties|suites?|files? changed|insertions?|deletions?)\b/i
-const TROUBLE =
-  /[a-z](?:Error|Exception)\b|\b(?:error|errors|exception|failed|failure|fatal|panic|traceback|denied|not found|undefined|cannot|can't|unable|invalid|refused|timed out|timeout|conflict|rejected|E\d{3,4})\b/i
-const OUTCOME = /^\s*(?:\*\*|FAIL|PASS|ok\b|not ok|✓|✗|×|✔|✘|\d+\) |Exit code \d+|\[[\w./-]+ [0-9a-f]{7,}\])/
-
-// A line that starts with a source location (`lib/foo.ex:57:13: ...`, its line
-// number already stripped): compilers, linters and type checkers report so.
-const LOCATION = /^\s*[\w./-]+\.\w+: ?\d*:?\S/
-
-const matters = (line: string): boolean =>
-  COUNT.test(line) || OUTCOME.test(line) || TROUBLE.test(line) || LOCATION.test(line)
-
-const MAX_LINE = 240
-const WHOLE_LINES = 12
-const WHOLE_CHARS = 1500
-const HEAD = 2
-const TAIL = 3
-const MAX_MATTERING = 12
-
-// Keeps what matters of a long output: its first and last lines and the lines
-// that carry results or errors, in order, each gap marked with its size. A test
-// runner's line for a file that passed matters only when no line gives totals.
-const select = (lines: ReadonlyArray<string>, head = HEAD, tail = TAIL): Array<string> => {
-  const clipped = lines.map((l) => clip(l.trimEnd(), MAX_LINE))
-  if (clipped.length <= WHOLE_LINES && clipped.reduce((n, l) => n + l.length, 0) <= WHOLE_CHARS) return clipped
-  const keep = new Array<boolean>(clipped.length).fill(false)
-  for (let i = 0; i < Math.min(head, clipped.length); i++) keep[i] = true
-  for (let i = Math.max(0, clipped.length - tail); i < clipped.length; i++) keep[i] = true
-  const totals = clipped.some((line) => COUNT.test(line) && !isPassedFileLine(line))
-  const seen = new Set<string>()
-  let mattering = 0
-  for (let i = 0; i < clipped.length && mattering < MAX_MATTERING; i++) {
-    const line = clipped[i]!
-    const key = line.trim()
-    if (keep[i] || key.length === 0 || seen.has(key) || !matters(line) || (totals && isPassedFileLine(line))) continue
-    seen.add(key)
-    keep[i] = true
-    mattering++
-  }
-  const out: Array<string> = []
-  let gap = 0
-  for (let i = 0; i < clipped.length; i++) {
-    if (keep[i]) {
-      if (gap > 0) out.push(omitted(gap))
-      gap = 0
-      out.push(clipped[i]!)
-    } else gap++
-  }
-  if (gap > 0) out.push(omitted(gap))
-  return out
-}
-
-// The lines of a tool output, without the SWE-agent prompt trailer and Claude Code's error tags.
-const outputLines = (text: string): Array<string> =>
-  splitLines(text.replace(/<\/?tool_use_error>/g, "")).filter((l) => !SWE_NOISE.test(l))
-
 const EXIT_CODE = /(?:^Exit code |exit code )(-?\d+)/
 
 const status = (text: string, isError: boolean): string => {
@@ -444,8 +225,8 @@ const status = (text: string, isError: boolean): string => {
 }
 
 const fileBody = (label: string, path: string, lines: ReadonlyArray<string>): string => {
-  const range = numberedRange(lines)
-  const body = stripNumbers(lines)
+  const range = OutputDigest.numberedRange(lines)
+  const body = OutputDigest.stripLineNumbers(lines)
   const names = definitions(body.join("\n"))
   const span = range !== undefined && range[0] > 1 ? ` lines ${range[0]}-${range[1]}` : ""
   const head = `${label} ${path}${span} (${plural(body.length, "line")})`
@@ -453,7 +234,7 @@ const fileBody = (label: string, path: string, lines: ReadonlyArray<string>): st
 }
 
 const failure = (lines: ReadonlyArray<string>): string => {
-  const kept = select(stripNumbers(lines), 3, 1)
+  const kept = OutputDigest.digest(OutputDigest.stripLineNumbers(lines), 3, 1)
   return kept.length === 0 ? "failed" : `failed: ${kept.join("\n")}`
 }
 
@@ -471,10 +252,10 @@ const looksFailed = (text: string, isError: boolean): boolean =>
  * @since 0.3.0
  */
 export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string): string => {
-  const lines = outputLines(text)
+  const lines = OutputDigest.lines(text)
   const failed = looksFailed(text, answer.isError)
-  const path = pathOf(call) ?? SWE_FILE.exec(text)?.[1] ?? "?"
-  const kind = kindOf(call)
+  const path = ToolKind.pathOf(call) ?? SWE_FILE.exec(text)?.[1] ?? "?"
+  const kind = ToolKind.kindOf(call)
   switch (kind) {
     case "read":
       return failed ? `read ${path} ${failure(lines)}` : fileBody("read", path, lines)
@@ -482,7 +263,7 @@ export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string)
     case "edit": {
       const verb = kind === "write" ? "wrote" : "edited"
       // A refusal says so first; the code an edit echoes may say anything.
-      if (failed || lines.slice(0, 3).some((l) => TROUBLE.test(l))) {
+      if (failed || lines.slice(0, 3).some(OutputDigest.isErrorLine)) {
         return `${verb} ${path} ${failure(lines)}`
       }
       const added = lines.filter((l) => /^\+(?!\+\+)/.test(l)).length
@@ -490,14 +271,14 @@ export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string)
       return added + removed > 0 ? `${verb} ${path} (+${added} -${removed})` : `${verb} ${path}`
     }
     case "shell": {
-      const printed = PRINT_FILE.exec(commandOf(call) ?? "")?.[1]
+      const printed = PRINT_FILE.exec(ToolKind.commandOf(call) ?? "")?.[1]
       if (printed !== undefined && !failed) return fileBody("printed", printed, lines)
-      const kept = select(stripNumbers(lines.filter((l) => !/^Exit code -?\d+$/.test(l))))
+      const kept = OutputDigest.digest(OutputDigest.stripLineNumbers(lines.filter((l) => !/^Exit code -?\d+$/.test(l))))
       return [status(text, failed), ...kept].join("\n")
     }
     case "search": {
-      const stripped = stripNumbers(lines)
-      const kept = select(stripped, 8, 0)
+      const stripped = OutputDigest.stripLineNumbers(lines)
+      const kept = OutputDigest.digest(stripped, 8, 0)
       return [`${plural(stripped.length, "line")}`, ...kept].join("\n")
     }
     case "todo":
@@ -506,7 +287,7 @@ export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string)
     case "fetch":
     case "other": {
       if (failed) return failure(lines)
-      return select(stripNumbers(lines), 20, 3).join("\n")
+      return OutputDigest.digest(OutputDigest.stripLineNumbers(lines), 20, 3).join("\n")
     }
   }
 }
@@ -519,12 +300,12 @@ export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string)
 // `$ command` / `[action] path` detail line), which the action lines replace.
 const prose = (turn: Turn, calls: ReadonlyArray<ToolUse.Call>): string => {
   let text = turn.content
-  for (const call of calls) text = text.replace(`[tool_call ${call.name}] ${call.arguments}`, "")
-  const lines = text.split("\n").filter((l) => !l.startsWith("[tool_call "))
-  const action = turn.metadata?.action
-  if (typeof action === "string" && lines.length > 0) {
+  for (const call of calls) text = text.replace(ToolMetadata.callLine(call.name, call.arguments), "")
+  const lines = text.split("\n").filter((l) => !ToolMetadata.isCallLine(l))
+  const action = ToolMetadata.read(turn.metadata).action
+  if (action !== undefined && lines.length > 0) {
     const last = lines[lines.length - 1]!
-    const command = calls.length === 1 ? commandOf(calls[0]!) : undefined
+    const command = calls.length === 1 ? ToolKind.commandOf(calls[0]!) : undefined
     if (last.startsWith(`[${action}] `)) lines.pop()
     else if (command !== undefined && text.trimEnd().endsWith(`$ ${command}`)) {
       return text.trimEnd().slice(0, -(command.length + 2)).trimEnd()

@@ -1,16 +1,16 @@
 /**
- * The tool structure of turns, as importers record it in `metadata`: the
- * calls an assistant turn makes (`metadata.toolCalls`: `{ id?, name,
- * arguments }`, `arguments` a JSON string or an object) and what a tool-result
- * turn answers (`toolCallId`, `toolName`, `isError`). Read it through this
- * module, never by hand: one reading for the material, the masks and the
- * session state.
+ * The tool structure of turns, as importers record it in `metadata`
+ * (`ToolMetadata`): the calls an assistant turn makes (`toolCalls`, their
+ * arguments parsed) and what a tool-result turn answers (`toolCallId`,
+ * `toolName`, `isError`). Read it through this module, never by hand: one
+ * reading for the material, the masks and the session state.
  *
  * @since 0.3.0
  */
 import * as Predicate from "effect/Predicate"
 import { isToolResult } from "./ConversationTurn.js"
-import { TOOL_CALL_ID_KEYS } from "./internal/toolKeys.js"
+import * as ToolKind from "./ToolKind.js"
+import * as ToolMetadata from "./ToolMetadata.js"
 
 /**
  * One tool call: its id (when the source gives one), the tool's name and its
@@ -43,9 +43,6 @@ type Turn = {
   readonly metadata?: { readonly [key: string]: unknown } | undefined
 }
 
-const nonEmpty = (value: unknown): string | undefined =>
-  typeof value === "string" && value.length > 0 ? value : undefined
-
 const parseInput = (args: unknown): { input: { readonly [key: string]: unknown }; text: string } => {
   if (Predicate.isRecord(args)) return { input: args, text: JSON.stringify(args) }
   if (typeof args !== "string") return { input: {}, text: "" }
@@ -72,19 +69,11 @@ const parseInput = (args: unknown): { input: { readonly [key: string]: unknown }
  * ```
  * @since 0.3.0
  */
-export const calls = (turn: Turn): ReadonlyArray<Call> => {
-  const raw = turn.metadata?.toolCalls
-  if (!Array.isArray(raw)) return []
-  const out: Array<Call> = []
-  for (const entry of raw) {
-    if (!Predicate.isRecord(entry)) continue
-    const name = nonEmpty(entry.name)
-    if (name === undefined) continue
-    const { input, text } = parseInput(entry.arguments ?? entry.input)
-    out.push({ id: nonEmpty(entry.id), name, input, arguments: text })
-  }
-  return out
-}
+export const calls = (turn: Turn): ReadonlyArray<Call> =>
+  (ToolMetadata.read(turn.metadata).toolCalls ?? []).map((call) => {
+    const { input, text } = parseInput(call.arguments)
+    return { id: call.id, name: call.name, input, arguments: text }
+  })
 
 /**
  * What a tool-result turn answers, or `undefined` for a turn that is not a
@@ -96,18 +85,15 @@ export const calls = (turn: Turn): ReadonlyArray<Call> => {
  */
 export const result = (turn: Turn): Result | undefined => {
   if (!isToolResult(turn)) return undefined
-  const m = turn.metadata ?? {}
-  return {
-    callId: TOOL_CALL_ID_KEYS.map((key) => nonEmpty(m[key])).find((id) => id !== undefined),
-    name: nonEmpty(m.toolName) ?? nonEmpty(m.name),
-    isError: m.isError === true || m.is_error === true
-  }
+  const metadata = ToolMetadata.read(turn.metadata)
+  return { callId: metadata.toolCallId, name: metadata.toolName, isError: metadata.isError === true }
 }
 
 /**
  * The call a tool result answers among `candidates` (the calls of the turns
  * before it, nearest first is the caller's order): the one with the result's
- * call id; without ids, the first call of the given name, else the first call.
+ * call id; without ids, the first call of the given name (in any case,
+ * `ToolKind.normalizeName`), else the first call.
  *
  * @since 0.3.0
  */
@@ -117,25 +103,27 @@ export const callFor = (answer: Result, candidates: ReadonlyArray<Call>): Call |
     if (byId !== undefined) return byId
   }
   if (answer.name !== undefined) {
-    const byName = candidates.find((call) => call.name === answer.name)
+    const name = ToolKind.normalizeName(answer.name)
+    const byName = candidates.find((call) => ToolKind.normalizeName(call.name) === name)
     if (byName !== undefined) return byName
   }
   return answer.callId === undefined ? candidates[0] : undefined
 }
 
 // The input keys that say what a call worked on, most telling first.
-const TARGET_KEYS = ["command", "cmd", "file_path", "filePath", "path", "notebook_path", "pattern", "query", "url"]
+const TARGET_KEYS = [...ToolKind.commandKeys, ...ToolKind.pathKeys, "pattern", "query", "url"]
 
 /**
- * What a call worked on: its command, path, pattern, query or URL (the first
- * of these inputs present), or `undefined`.
+ * What a call worked on: its command, path (`ToolKind.commandKeys`,
+ * `ToolKind.pathKeys`), pattern, query or URL (the first of these inputs
+ * present, trimmed), or `undefined`.
  *
  * @since 0.3.0
  */
 export const target = (call: Call): string | undefined => {
   for (const key of TARGET_KEYS) {
-    const value = nonEmpty(call.input[key])
-    if (value !== undefined) return value
+    const value = call.input[key]
+    if (typeof value === "string" && value.trim().length > 0) return value.trim()
   }
   return undefined
 }

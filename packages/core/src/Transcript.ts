@@ -5,7 +5,6 @@
  * @since 0.1.0
  */
 import type { ConversationTurn } from "./ConversationTurn.js"
-import type { SummaryRecord } from "./SummaryRecord.js"
 
 /**
  * The first 19 characters of an ISO-8601 timestamp (`YYYY-MM-DDTHH:MM:SS`), or
@@ -58,6 +57,19 @@ export const formatTurns = (turns: Iterable<Pick<ConversationTurn, "role" | "con
 }
 
 /**
+ * What a rendered summary shows (a `SummaryRecord` fits): its depth, its
+ * content and its time range.
+ *
+ * @since 0.3.0
+ */
+export interface RenderedSummary {
+  readonly depth: number
+  readonly content: string
+  readonly timeRangeStart?: string | undefined
+  readonly timeRangeEnd?: string | undefined
+}
+
+/**
  * The header line of a rendered summary: 1-based index, depth and, when both
  * ends exist, the time range.
  *
@@ -65,7 +77,7 @@ export const formatTurns = (turns: Iterable<Pick<ConversationTurn, "role" | "con
  */
 export const summaryHeader = (
   index: number,
-  summary: Pick<SummaryRecord, "depth" | "timeRangeStart" | "timeRangeEnd">
+  summary: Omit<RenderedSummary, "content">
 ): string => {
   const range = summary.timeRangeStart !== undefined && summary.timeRangeEnd !== undefined
     ? `, ${shortTimestamp(summary.timeRangeStart)} to ${shortTimestamp(summary.timeRangeEnd)}`
@@ -80,7 +92,7 @@ export const summaryHeader = (
  * @since 0.1.0
  */
 export const renderSummaries = (
-  summaries: ReadonlyArray<Pick<SummaryRecord, "depth" | "content" | "timeRangeStart" | "timeRangeEnd">>
+  summaries: ReadonlyArray<RenderedSummary>
 ): string => summaries.map((s, i) => `${summaryHeader(i + 1, s)}\n${s.content}`).join("\n\n")
 
 /**

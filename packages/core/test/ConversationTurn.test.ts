@@ -23,6 +23,13 @@ describe("ConversationTurn.isToolRole", () => {
   })
 })
 
+describe("ConversationTurn.isUserRole", () => {
+  it("recognises the roles that speak for the person who asked, in any case", () => {
+    for (const role of ["user", "User", " human ", "prompter"]) expect(ConversationTurn.isUserRole(role), role).toBe(true)
+    for (const role of ["assistant", "system", "tool", "users"]) expect(ConversationTurn.isUserRole(role), role).toBe(false)
+  })
+})
+
 describe("ConversationTurn.isToolResult", () => {
   it("is true for a tool role whatever the metadata says", () => {
     expect(ConversationTurn.isToolResult(turn("tool"))).toBe(true)

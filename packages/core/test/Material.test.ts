@@ -209,22 +209,6 @@ describe("Material.render: tool results", () => {
     expect(cut).toContain(passed[5]!.trimEnd())
   })
 
-  it("tells a test runner's line for a file that passed from totals and failures", () => {
-    for (const line of [" ✓ test/services/vat.test.ts (21 tests) 73ms", "PASS src/http/index.test.ts (39 tests) 552ms", "✔ lib/a.spec.js"]) {
-      expect(Material.isPassedFileLine(line)).toBe(true)
-    }
-    for (
-      const line of [
-        "      Tests  130 passed (130)",
-        " ✓ test/a.test.ts (4 tests | 1 failed) 187ms",
-        " ❯ test/services/pdf.test.ts (4 tests | 1 failed)",
-        "FAIL src/app.test.ts",
-        "✓ Closed spotter-gqc.1: Closed",
-        "PASS"
-      ]
-    ) expect(Material.isPassedFileLine(line)).toBe(false)
-  })
-
   it("keeps the source locations a linter or type checker reports in a long output", () => {
     const output = [
       "Pre-commit validation failed:",

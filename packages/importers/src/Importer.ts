@@ -2,38 +2,22 @@
  * Transcript importers: read an agent transcript file into core
  * `ConversationTurn`s.
  *
- * Formats:
- * - `precis`: JSONL, `{ role, content, timestamp?, id?, sessionId?, metadata? }` per line;
- * - `openai`: OpenAI chat messages, a JSON array or `{ "messages": [...] }`, with
- *   `tool_calls` / `tool` results kept as turns and metadata;
- * - `claude-code`: Claude Code session JSONL (`type: "user" | "assistant"` lines;
- *   other line types skipped);
- * - `swe-agent`: a SWE-agent `.traj` object, its `history[]`;
- * - `openhands`: an OpenHands event array (state changes and empty
- *   observations skipped, see below);
- * - `oasst`: OpenAssistant message trees, JSONL, one linear conversation per
- *   tree following the rank-0 reply — each tree a {@link Conversation} of its
- *   own, so a session of its own ({@link sessionId});
- * - `auto`: detected from the content (first non-blank character, first line's
- *   or first element's keys), the file name only breaking ties.
+ * The formats are those of one registry ({@link sources}: precis JSONL, OpenAI
+ * chat messages, Claude Code sessions, SWE-agent trajectories, OpenHands event
+ * streams, OpenAssistant trees), each read by a module of its own; `auto`
+ * detects the format from the content (the first element of a JSON array, the
+ * first line or object), the file name only breaking ties. A file of several
+ * conversations (OpenAssistant trees) gives a {@link Conversation} each, so a
+ * session each ({@link sessionId}).
  *
  * Every turn has a stable `id` (the source's own id where it is unique, else
  * `<format>:<index>-<hash>`, the hash over the whole content), so importing a
  * file twice adds nothing to a store that dedupes by id; a repeated id with a
- * different role or content is an error. `metadata.sourceFormat` names the format, and tool calls
- * and results carry `toolCalls` / `toolCallId` / `toolName`. A turn has a
- * `sessionId` only when its source names one (a precis line's `sessionId`, a
- * Claude Code line's `sessionId`, an OpenAssistant tree id); the session the
+ * different role or content is an error. `metadata.sourceFormat` names the
+ * format; tool calls and results carry the keys of `ToolMetadata` (core), and
+ * each call is also a `[tool_call name] arguments` line of its turn's content.
+ * A turn has a `sessionId` only when its source names one; the session the
  * turns are stored in is the store's own parameter.
- *
- * `openai` and `swe-agent` share one reader of OpenAI-style messages (role,
- * content, `tool_calls`, tool results).
- *
- * OpenHands: an event becomes a turn when it is a `message` action (role from
- * its source), another action (role `assistant`; thought, message and main
- * argument, e.g. `$ command`) or an observation (role `tool`) — except
- * `agent_state_changed` and `null` observations and `change_agent_state`
- * actions, which are controller bookkeeping (18 events of a typical run give 10 turns).
  *
  * Bad input fails with an {@link ImportError} `FILE:LINE: reason` and no turns
  * at all. Whatever the format, a role must be a short word
@@ -50,36 +34,58 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as ClaudeCode from "./internal/claudeCode.js"
-import { LineFailure, Sink, type SourceFormat } from "./internal/common.js"
+import { LineFailure, Sink } from "./internal/common.js"
 import * as Detect from "./internal/detect.js"
-import { type LineReader, lineSplitter, readLines } from "./internal/jsonl.js"
-import * as Oasst from "./internal/oasst.js"
-import * as OpenAi from "./internal/openai.js"
-import * as OpenHands from "./internal/openhands.js"
-import * as Precis from "./internal/precis.js"
-import * as SweAgent from "./internal/sweAgent.js"
+import { byName, type Name, registry } from "./internal/formats.js"
+import { lineSplitter, readLines } from "./internal/jsonl.js"
+import * as LineParsers from "./internal/lineParser.js"
+
+/**
+ * A concrete transcript format: the name of a format of the registry.
+ *
+ * @since 0.1.0
+ */
+export type ConcreteFormat = Name
 
 /**
  * A transcript format, or `"auto"` to detect it.
  *
  * @since 0.1.0
  */
-export type Format = SourceFormat | "auto"
+export type Format = ConcreteFormat | "auto"
 
 /**
- * A concrete transcript format (everything but `"auto"`).
+ * A format the importer reads: its name, what its files are (for help and
+ * docs), and whether it is read line by line (JSONL: streamed, and followed as
+ * it grows by {@link lineParser}) or whole (JSON).
+ *
+ * @since 0.3.0
+ */
+export interface Source {
+  readonly name: ConcreteFormat
+  readonly title: string
+  readonly lineBased: boolean
+}
+
+/**
+ * Every format the importer reads, in the order of the registry (the order
+ * of `--format`'s choices and of the docs).
+ *
+ * @example
+ * ```ts
+ * import { Importer } from "@precis/importers"
+ * Importer.sources.map((s) => s.title).join(", ") // "precis JSONL, OpenAI chat JSON, Claude Code JSONL, ..."
+ * ```
+ * @since 0.3.0
+ */
+export const sources: ReadonlyArray<Source> = registry.map(({ lineBased, name, title }) => ({ name, title, lineBased }))
+
+/**
+ * Every accepted value of {@link Format}, `"auto"` first, then {@link sources}' names.
  *
  * @since 0.1.0
  */
-export type ConcreteFormat = SourceFormat
-
-/**
- * Every accepted value of {@link Format}, `"auto"` first.
- *
- * @since 0.1.0
- */
-export const formats: ReadonlyArray<Format> = ["auto", "precis", "openai", "claude-code", "swe-agent", "openhands", "oasst"]
+export const formats: ReadonlyArray<Format> = ["auto", ...sources.map((source) => source.name)]
 
 /**
  * Bad input: the file, the 1-based line, and what is wrong there. Its message
@@ -212,21 +218,9 @@ export const lineOf = (conversation: Conversation, turnId: string): Option.Optio
 export const allTurns = (imported: Imported): ReadonlyArray<ConversationTurn.ConversationTurn> =>
   imported.conversations.flatMap((conversation) => conversation.turns)
 
-const lineReader = (format: ConcreteFormat): LineReader | undefined =>
-  format === "precis"
-    ? Precis.reader()
-    : format === "claude-code"
-    ? ClaudeCode.reader()
-    : format === "oasst"
-    ? Oasst.reader()
-    : undefined
-
 const readWhole = (format: ConcreteFormat, text: string, out: Sink): void => {
-  const reader = lineReader(format)
-  if (reader !== undefined) return readLines(reader, text, out)
-  if (format === "openai") return OpenAi.read(text, out)
-  if (format === "swe-agent") return SweAgent.read(text, out)
-  return OpenHands.read(text, out)
+  const source = byName(format)
+  return source.lineBased ? readLines(source.reader(), text, out) : source.reader(text, out)
 }
 
 const isBlank = (text: string): boolean => /^\uFEFF?\s*$/.test(text)
@@ -300,14 +294,14 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
   yield* Effect.annotateCurrentSpan({ "precis.import.format": format })
   const out = new Sink(format)
   const imported: Imported = { file: path, format, conversations: out.conversations }
-  const reader = lineReader(format)
-  if (reader === undefined) {
+  const source = byName(format)
+  if (!source.lineBased) {
     const text = yield* Effect.mapError(fs.readFileString(path), unreadable)
     if (isBlank(text)) return nothing(path, format)
-    const concrete = format
-    yield* Effect.try({ try: () => readWhole(concrete, text, out), catch: (e) => toImportError(path, e) })
+    yield* Effect.try({ try: () => source.reader(text, out), catch: (e) => toImportError(path, e) })
     return imported
   }
+  const reader = source.reader()
   const lines = lineSplitter((text, line) => reader.push(text, line, out))
   yield* fs.stream(path, { chunkSize: STREAM_CHUNK }).pipe(
     Stream.mapError(unreadable),
@@ -339,7 +333,7 @@ const STREAM_CHUNK = 1024 * 1024
  *
  * @since 0.3.0
  */
-export const lineFormats: ReadonlyArray<ConcreteFormat> = ["precis", "claude-code", "oasst"]
+export const lineFormats: ReadonlyArray<ConcreteFormat> = sources.filter((source) => source.lineBased).map((source) => source.name)
 
 /**
  * An incremental parser of one JSONL file: the file's complete lines are
@@ -372,32 +366,12 @@ export interface LineParser {
  * @since 0.3.0
  */
 export const lineParser = (format: ConcreteFormat, fileName: string): LineParser | undefined => {
-  const reader = lineReader(format)
-  if (reader === undefined) return undefined
-  const out = new Sink(format)
-  const seen = new Map<Conversation, number>()
-  let line = 0
+  const source = byName(format)
+  if (!source.lineBased) return undefined
+  const parser = LineParsers.make(source.reader(), format)
   return {
     format,
-    lineCount: () => line,
-    push: (lines) => {
-      try {
-        for (const raw of lines) reader.push(raw.endsWith("\r") ? raw.slice(0, -1) : raw, ++line, out)
-      } catch (error) {
-        return Either.left(toImportError(fileName, error))
-      }
-      const fresh: Array<Conversation> = []
-      for (const conversation of out.conversations) {
-        const from = seen.get(conversation) ?? 0
-        if (conversation.turns.length === from) continue
-        seen.set(conversation, conversation.turns.length)
-        fresh.push({
-          suffix: conversation.suffix,
-          turns: conversation.turns.slice(from),
-          lines: conversation.lines.slice(from)
-        })
-      }
-      return Either.right(fresh)
-    }
+    lineCount: parser.lineCount,
+    push: (lines) => Either.try({ try: () => parser.push(lines), catch: (error) => toImportError(fileName, error) })
   }
 }

@@ -1,12 +1,13 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
-import type { ConversationTurn } from "@precis/core"
+import { type ConversationTurn, ToolMetadata } from "@precis/core"
 import { Arbitraries } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -716,4 +717,33 @@ describe("lineParser", () => {
     expect(bad.left.message).toMatch(/^live\.jsonl:3: /)
     expect(Importer.lineParser("openai", "x.json")).toBeUndefined()
   })
+})
+
+// ---------------------------------------------------------------------------- the tool metadata of turns
+
+describe("what importers write on a turn", () => {
+  const samples: ReadonlyArray<[Importer.ConcreteFormat, string]> = [
+    ["precis", precisSample],
+    ["openai", JSON.stringify(openAiMessages)],
+    ["claude-code", claudeSample],
+    ["swe-agent", JSON.stringify(sweAgentTraj)],
+    ["openhands", JSON.stringify(openHandsEvents)],
+    ["oasst", jsonl(oasstTree)]
+  ]
+  const isToolMetadata = Schema.is(ToolMetadata.ToolMetadata)
+  for (const [format, text] of samples) {
+    it(`${format}: its tool keys are ToolMetadata, and each call has its [tool_call] line`, () => {
+      for (const turn of ok(text, format)) {
+        const written: unknown = Object.fromEntries(
+          Object.entries(turn.metadata ?? {}).filter(([key]) => key in ToolMetadata.ToolMetadata.fields)
+        )
+        if (!isToolMetadata(written)) return assert.fail(JSON.stringify(written))
+        assert.deepStrictEqual(ToolMetadata.read(turn.metadata), written)
+        const lines = turn.content.split("\n").filter(ToolMetadata.isCallLine)
+        // OpenHands writes the action's own detail line (`$ command`) instead.
+        const calls = format === "openhands" ? [] : written.toolCalls ?? []
+        assert.deepStrictEqual(lines, calls.map((c) => ToolMetadata.callLine(c.name, String(c.arguments))))
+      }
+    })
+  }
 })

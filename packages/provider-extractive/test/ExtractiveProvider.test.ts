@@ -1,5 +1,14 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ConversationTurn, Provider, Summarizer, SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
+import {
+  ConversationTurn,
+  Material,
+  Provider,
+  SessionState,
+  Summarizer,
+  SummaryRecord,
+  TokenEstimator,
+  Transcript
+} from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Arbitraries, Fixtures } from "@precis/testing"
 import * as Effect from "effect/Effect"
@@ -232,6 +241,27 @@ describe("extract", () => {
     expect(out).toMatch(/Port 8080 is taken by the dev proxy\n\[…\]\n\[09:06\] user: Use port 8081 instead\./)
   })
 
+  it("takes the material's own omission marks for structure: a summary never shows both […] and [… N lines]", () => {
+    const output = Array.from({ length: 60 }, (_, i) => (i === 30 ? "Error: port 8080 in use" : `compiling module ${i} of 60`))
+    const args = JSON.stringify({ command: "mix compile" })
+    const turns = [
+      Fixtures.turn("user", "Build the project and tell me what fails.", { timestamp: ts(0) }),
+      Fixtures.turn("assistant", `[tool_call Bash] ${args}`, {
+        timestamp: ts(1),
+        metadata: { toolCalls: [{ id: "c1", name: "Bash", arguments: args }] }
+      }),
+      Fixtures.turn("tool", output.join("\n"), { timestamp: ts(2), metadata: { toolCallId: "c1" } }),
+      ...Array.from({ length: 6 }, (_, i) => Fixtures.turn("assistant", filler(i), { timestamp: ts(3 + i) }))
+    ]
+    const material = Material.render(turns)
+    expect(material).toMatch(/\[… \d+ lines\]/)
+    for (const targetTokens of [40, 80, 400]) {
+      const out = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens }, estimator)
+      expect(out).toContain("Error: port 8080 in use")
+      expect(out).not.toMatch(/\[… \d+ lines?\]/)
+    }
+  })
+
   it("keeps the opening of the first request even when short fact lines compete", () => {
     const request = "Please make the nightly export resumable: when the job dies halfway it should pick up " +
       "where it stopped instead of starting over, and tell me how you tested it."
@@ -243,6 +273,22 @@ describe("extract", () => {
           timestamp: ts(1 + t)
         }))
     ]
+    const out = ExtractiveProvider.extract(leafTask(turns, 400), estimator)
+    expect(out).toContain("make the nightly export resumable")
+  })
+
+  it("takes the first request as the header does: the user's words, not a harness's command echo before them", () => {
+    const request = "Please make the nightly export resumable: when the job dies halfway it should pick up " +
+      "where it stopped instead of starting over, and tell me how you tested it."
+    const turns = [
+      Fixtures.turn("user", "<command-name>/clear</command-name>", { timestamp: ts(0) }),
+      Fixtures.turn("user", request, { timestamp: ts(1) }),
+      ...Array.from({ length: 20 }, (_, t) =>
+        Fixtures.turn("tool", Array.from({ length: 10 }, (_, i) => `${1000 + t * 70 + i * 7}: v${t}_${i}`).join("\n"), {
+          timestamp: ts(2 + t)
+        }))
+    ]
+    assert.strictEqual(SessionState.fold(turns).firstRequest?.text, request)
     const out = ExtractiveProvider.extract(leafTask(turns, 400), estimator)
     expect(out).toContain("make the nightly export resumable")
   })

@@ -3,7 +3,6 @@ import { greedy, initial } from "../src/internal/select.js"
 import { ConversationTurn, type Provider, Transcript, TokenEstimator } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Fixtures } from "@precis/testing"
-import { stripLineNumber } from "../src/internal/material.js"
 import { isState, isSyntax } from "../src/internal/score.js"
 
 const estimator = TokenEstimator.approximate
@@ -34,16 +33,6 @@ const leaf = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>, targetTok
 const body = (line: string): string => line.replace(/^\[[^\]]+\] [^:]+: /, "").replace(/^\s*(?:… )?/, "")
 
 describe("line numbers", () => {
-  it("strips Claude Code's N→, cat -n's N<tab> and grep's path:N: prefixes, nothing else", () => {
-    expect(stripLineNumber("    12→  end")).toBe("  end")
-    expect(stripLineNumber("     7\tdef main():")).toBe("def main():")
-    expect(stripLineNumber("src/app.ts:42:  const port = 3000")).toBe("src/app.ts: const port = 3000")
-    expect(stripLineNumber("lib/a/b.ex-17-  # context")).toBe("lib/a/b.ex: # context")
-    expect(stripLineNumber("  …     18→      msg")).toBe("  …       msg")
-    expect(stripLineNumber("12:30:00 started")).toBe("12:30:00 started")
-    expect(stripLineNumber("3 tests, 0 failures")).toBe("3 tests, 0 failures")
-  })
-
   it("keeps a status update and no numbered line out of a 200-line numbered file read", () => {
     const turns = [
       Fixtures.turn("user", "Implement spotter-x", { timestamp: ts(0) }),

@@ -12,7 +12,7 @@ import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { readConversations } from "../internal/input.js"
+import { formatList, readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
@@ -52,8 +52,8 @@ export const command = Command.make(
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
-    "Read a conversation file (precis JSONL, OpenAI chat JSON, Claude Code JSONL, SWE-agent .traj, OpenHands " +
-      "events, OpenAssistant trees) and append its turns to a session. The whole file is parsed first: a bad line writes nothing. " +
+    `Read a conversation file (${formatList()}) and append its turns to a session. ` +
+      "The whole file is parsed first: a bad line writes nothing. " +
       "Importing the same file again adds nothing. A file of several conversations (OpenAssistant trees) gives a session " +
       "per conversation, named --session (or the file's base name) followed by -TREE-ID."
   )

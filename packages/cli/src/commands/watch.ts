@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import { type CliError, inStore } from "../internal/errors.js"
 import * as Follow from "../internal/follow.js"
+import { formatList } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
@@ -172,7 +173,7 @@ export const command = Command.make(
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
-    "Follow transcript files (JSONL: Claude Code sessions, precis turns) as they grow, e.g. ~/.claude/projects: " +
+    `Follow transcript files read line by line (${formatList(true)}) as they grow, e.g. ~/.claude/projects: ` +
       "import their new lines into a session per file (named after it, or --session for a single file) and " +
       "compact the sessions in idle time (Sleep Mode: PRECIS_SLEEP_ENABLED, the idle and batch settings below, " +
       "the compaction flags). The files are polled; how far each was read is kept in the store, so a restart " +

@@ -40,6 +40,12 @@ export const readConversations = (
     )
   )
 
+/** The formats the commands read, by what their files are (`Importer.sources`), for the help. */
+export const formatList = (lineBased?: boolean): string =>
+  Importer.sources.filter((source) => lineBased === undefined || source.lineBased === lineBased)
+    .map((source) => source.title)
+    .join(", ")
+
 /** The text of a file (the `--prior` summary). */
 export const readText = (path: string) =>
   Effect.zipRight(

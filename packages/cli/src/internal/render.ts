@@ -5,7 +5,7 @@
  */
 import type { Condenser } from "@precis/compaction"
 import type { ConversationTurn, SummaryRecord } from "@precis/core"
-import { Summary, Transcript } from "@precis/core"
+import { OutputDigest, Summary, Transcript } from "@precis/core"
 
 /** A node of `precis show --json`. */
 export interface DagNode {
@@ -37,16 +37,15 @@ export const tierCountsLine = (counts: Summary.TierCounts): string =>
 
 const PREVIEW_CHARS = 60
 
-// Lines that say nothing on their own: blank ones and the omission markers of
-// extractive summaries ("[… 3 lines omitted]").
-const UNINFORMATIVE = /^\s*(\[…[^\]]*\])?\s*$/
+// Lines that say nothing on their own: blank ones and omission marks (`OutputDigest.isOmission`).
+const uninformative = (line: string): boolean => line.trim().length === 0 || OutputDigest.isOmission(line.trimEnd())
 
 /**
  * The first informative line of `content`, without a leading `[timestamp] `
  * (the time range is shown beside it), cut to a short preview.
  */
 export const preview = (content: string): string => {
-  const line = content.split(/\r?\n/).find((l) => !UNINFORMATIVE.test(l)) ?? ""
+  const line = content.split(/\r?\n/).find((l) => !uninformative(l)) ?? ""
   const text = line.trim().replace(/^\[(\d{4}-\d\d-\d\dT[\d:]+|\d\d:\d\d|\?)\]\s*/, "")
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text
 }

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { ConversationTurn, type TokenEstimator, Transcript } from "@precis/core"
+import { ConversationTurn, SessionState, type TokenEstimator, Transcript } from "@precis/core"
 
 /** A run of turns that goes together: a turn and the tool results right after it, `[start, end)`. */
 export interface Unit {
@@ -29,9 +29,9 @@ export const units = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>): 
   return out
 }
 
-/** The index of the first user request (a `user` turn that is not a tool result), or -1. */
+/** The index of the first user request (`SessionState.requestOf`), or -1. */
 export const firstRequest = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>): number =>
-  turns.findIndex((turn) => turn.role.trim().toLowerCase() === "user" && !ConversationTurn.isToolResult(turn))
+  turns.findIndex((turn) => SessionState.requestOf(turn) !== undefined)
 
 /** How a turn is named for drill-down: its id, or its position in the context. */
 export const turnLabel = (turn: ConversationTurn.ConversationTurn, index: number): string =>

@@ -20,7 +20,9 @@
  *
  * @internal
  */
-import { compact, contentText, derivedId, isRecord, joinLines, type Sink, toolCallLine } from "./common.js"
+import { ToolMetadata } from "@precis/core"
+import { compact, contentText, derivedId, isRecord, joinLines, type Sink, type ToolCall } from "./common.js"
+import type { Format } from "./format.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const MESSAGE_SHAPE = "expected \"message\" to be an object with string or array \"content\""
@@ -97,21 +99,25 @@ export const reader = (): LineReader => {
     }
     const timestamp = value.timestamp as string | undefined
     const sessionId = typeof value.sessionId === "string" ? value.sessionId : undefined
-    const base = compact({
-      parentUuid: typeof value.parentUuid === "string" ? value.parentUuid : undefined,
-      sidechain: value.isSidechain === true ? true : undefined,
-      meta: value.isMeta === true ? true : undefined,
-      // Where the agent worked when it wrote the line: the session state reads them.
-      cwd: typeof value.cwd === "string" && value.cwd.length > 0 ? value.cwd : undefined,
-      gitBranch: typeof value.gitBranch === "string" && value.gitBranch.length > 0 ? value.gitBranch : undefined,
-      model: typeof message.model === "string" ? message.model : undefined
-    })
+    const base = {
+      ...compact({
+        parentUuid: typeof value.parentUuid === "string" ? value.parentUuid : undefined,
+        model: typeof message.model === "string" ? message.model : undefined
+      }),
+      ...ToolMetadata.make({
+        sidechain: value.isSidechain === true ? true : undefined,
+        meta: value.isMeta === true ? true : undefined,
+        // Where the agent worked when it wrote the line: the session state reads them.
+        cwd: typeof value.cwd === "string" && value.cwd.length > 0 ? value.cwd : undefined,
+        gitBranch: typeof value.gitBranch === "string" && value.gitBranch.length > 0 ? value.gitBranch : undefined
+      })
+    }
     const pending: Array<Pending> = []
     if (typeof message.content === "string") {
       pending.push({ role: value.type, content: message.content, metadata: base })
     } else if (value.type === "assistant") {
       const texts: Array<string> = []
-      const calls: Array<{ id?: string; name: string; arguments: string }> = []
+      const calls: Array<ToolCall> = []
       for (const block of message.content) {
         if (!isRecord(block)) return badLine(line, "expected content blocks to be objects")
         if (block.type === "tool_use") {
@@ -120,7 +126,7 @@ export const reader = (): LineReader => {
           const args = JSON.stringify(block.input ?? {})
           if (id !== undefined) toolNames.set(id, name)
           calls.push({ ...(id === undefined ? {} : { id }), name, arguments: args })
-          texts.push(toolCallLine(name, args))
+          texts.push(ToolMetadata.callLine(name, args))
         } else {
           const text = blockText(block)
           if (text.length > 0) texts.push(text)
@@ -128,7 +134,7 @@ export const reader = (): LineReader => {
       }
       const content = joinLines("", texts)
       if (content.length > 0) {
-        pending.push({ role: "assistant", content, metadata: calls.length > 0 ? { ...base, toolCalls: calls } : base })
+        pending.push({ role: "assistant", content, metadata: { ...base, ...ToolMetadata.make({ toolCalls: calls.length > 0 ? calls : undefined }) } })
       }
     } else {
       const texts: Array<string> = []
@@ -145,12 +151,14 @@ export const reader = (): LineReader => {
           pending.push({
             role: "tool",
             content: result,
-            metadata: compact({
+            metadata: {
               ...base,
-              toolCallId,
-              toolName: toolCallId === undefined ? undefined : toolNames.get(toolCallId),
-              isError: block.is_error === true ? true : undefined
-            })
+              ...ToolMetadata.make({
+                toolCallId,
+                toolName: toolCallId === undefined ? undefined : toolNames.get(toolCallId),
+                isError: block.is_error === true ? true : undefined
+              })
+            }
           })
         } else {
           const text = blockText(block)
@@ -175,3 +183,25 @@ export const reader = (): LineReader => {
   })
   return { ...base, end: (out) => flushQueued(out) }
 }
+
+// The line types of a Claude Code session file.
+const LINE_TYPES = new Set(["user", "assistant", "summary", "system", "progress", "file-history-snapshot", "queue-operation"])
+
+/**
+ * Claude Code sessions: a line whose `type` is one of its line types (or any
+ * string beside a `sessionId` or a `uuid`).
+ */
+export const format = {
+  name: "claude-code",
+  title: "Claude Code JSONL",
+  lineBased: true,
+  reader,
+  detect: {
+    claims: (probe) =>
+      probe._tag === "Object"
+        ? typeof probe.value.type === "string" &&
+          (LINE_TYPES.has(probe.value.type) || "sessionId" in probe.value || "uuid" in probe.value)
+        : probe._tag === "ObjectText" &&
+          /"type"\s*:\s*"(?:user|assistant|summary|system|progress|file-history-snapshot)"/.test(probe.firstLine)
+  }
+} as const satisfies Format<"claude-code">

@@ -1,16 +1,13 @@
 /**
  * What every importer shares: the failure of one line, the sink that checks
- * and collects turns by conversation, stable ids, and rendering of content
- * parts and tool calls as text.
+ * and collects turns by conversation, stable ids, content parts as text and
+ * OpenAI-style tool calls.
  *
  * @internal
  */
-import { ConversationTurn } from "@precis/core"
+import { ConversationTurn, type ToolMetadata } from "@precis/core"
 import * as Predicate from "effect/Predicate"
 import { createHash } from "node:crypto"
-
-/** The formats an importer reads (everything but `"auto"`). */
-export type SourceFormat = "precis" | "openai" | "claude-code" | "swe-agent" | "openhands" | "oasst"
 
 /** Bad input at a 1-based line of the file; turned into an `ImportError` at the module boundary. */
 export class LineFailure {
@@ -93,7 +90,8 @@ export class Sink {
   private readonly bySuffix = new Map<string | undefined, { readonly conversation: Conversation; readonly ids: Map<string, number> }>()
   private suffix: string | undefined = undefined
 
-  constructor(readonly format: SourceFormat) {}
+  /** `format`: the name of the format read, recorded as `metadata.sourceFormat`. */
+  constructor(readonly format: string) {}
 
   /** The turns added from now on belong to the conversation `suffix` (for files that hold several). */
   startConversation(suffix: string): void {
@@ -165,7 +163,7 @@ export const isRecord: (u: unknown) => u is { [key: string]: unknown } = Predica
  * imported twice gives the same ids; two files rarely collide.
  */
 export const derivedId = (
-  format: SourceFormat,
+  format: string,
   index: number,
   role: string,
   content: string,
@@ -212,19 +210,12 @@ export const contentText = (content: unknown): string | undefined => {
   return parts.join("\n")
 }
 
-/** One tool call as a line of text, e.g. `[tool_call bash] {"command":"ls"}`. */
-export const toolCallLine = (name: string, args: string): string => `[tool_call ${name}] ${args}`
-
 /** `text` followed by the given lines, skipping empty pieces. */
 export const joinLines = (text: string, lines: ReadonlyArray<string>): string =>
   [text, ...lines].filter((s) => s.length > 0).join("\n")
 
-/** A tool call as stored in metadata. */
-export interface ToolCall {
-  readonly id?: string | undefined
-  readonly name: string
-  readonly arguments: string
-}
+/** A tool call as stored in metadata (`ToolMetadata.ToolCall`), its arguments a JSON string. */
+export type ToolCall = ToolMetadata.ToolCall & { readonly arguments: string }
 
 /**
  * OpenAI-style `tool_calls` (`[{ id, type, function: { name, arguments } }]`),

@@ -11,6 +11,7 @@
  * @internal
  */
 import { isRecord, type Sink } from "./common.js"
+import type { Format } from "./format.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const NODE_SHAPE = "expected message nodes with string \"message_id\", \"text\" and \"role\""
@@ -65,3 +66,17 @@ export const reader = (): LineReader => {
     }
   })
 }
+
+/** OpenAssistant trees: a line with a `message_tree_id` or a `prompt` object. */
+export const format = {
+  name: "oasst",
+  title: "OpenAssistant trees",
+  lineBased: true,
+  reader,
+  detect: {
+    claims: (probe) =>
+      probe._tag === "Object"
+        ? "message_tree_id" in probe.value || isRecord(probe.value.prompt)
+        : probe._tag === "ObjectText" && /"message_tree_id"\s*:/.test(probe.firstLine)
+  }
+} as const satisfies Format<"oasst">

@@ -17,6 +17,7 @@
  *
  * @internal
  */
+import { ToolMetadata } from "@precis/core"
 import {
   compact,
   contentText,
@@ -26,8 +27,7 @@ import {
   LineFailure,
   openAiToolCalls,
   type Sink,
-  type ToolCall,
-  toolCallLine
+  type ToolCall
 } from "./common.js"
 import { elementLines } from "./json.js"
 
@@ -89,7 +89,7 @@ export const read = (messages: ReadonlyArray<unknown>, source: Source, out: Sink
       : message.role === "function"
       ? name
       : undefined
-    const body = joinLines(content, (calls ?? []).map((c) => toolCallLine(c.name, c.arguments)))
+    const body = joinLines(content, (calls ?? []).map((c) => ToolMetadata.callLine(c.name, c.arguments)))
     if (message.timestamp !== undefined && typeof message.timestamp !== "string") {
       return fail(index, "\"timestamp\" must be a string when present")
     }
@@ -99,14 +99,11 @@ export const read = (messages: ReadonlyArray<unknown>, source: Source, out: Sink
       content: body,
       id: typeof message.id === "string" ? message.id : derivedId(out.format, index, message.role, body, timestamp),
       timestamp,
-      metadata: compact({
+      metadata: {
         ...source.metadata?.(message),
-        toolCalls: calls,
-        toolCallId,
-        toolCallIds: callIds.length > 1 ? callIds : undefined,
-        toolName,
-        name: toolName === undefined ? name : undefined
-      })
+        ...ToolMetadata.make({ toolCalls: calls, toolCallId, toolCallIds: callIds.length > 1 ? callIds : undefined, toolName }),
+        ...compact({ name: toolName === undefined ? name : undefined })
+      }
     })
   })
 }

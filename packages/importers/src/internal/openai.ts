@@ -5,6 +5,7 @@
  * @internal
  */
 import { isRecord, LineFailure, type Sink } from "./common.js"
+import type { Format } from "./format.js"
 import { parseJson } from "./json.js"
 import * as Messages from "./openAiMessages.js"
 
@@ -24,3 +25,32 @@ export const read = (text: string, out: Sink): void => {
   }
   Messages.read(found.messages, { text, key: found.key, label: (index) => `message ${index + 1}` }, out)
 }
+
+/**
+ * OpenAI chat messages: an array whose first element has a string `role`, or
+ * an object with a `messages` array (its first key, else anywhere: weak).
+ */
+export const format = {
+  name: "openai",
+  title: "OpenAI chat JSON",
+  lineBased: false,
+  reader: read,
+  detect: {
+    claims: (probe) => {
+      switch (probe._tag) {
+        case "Element":
+          return typeof probe.value.role === "string"
+        case "Object":
+          return Array.isArray(probe.value.messages)
+        case "ObjectText":
+          return /^\{\s*"messages"\s*:/.test(probe.text)
+        case "ArrayHead":
+          return false
+      }
+    },
+    suggests: (probe) =>
+      probe._tag === "ArrayHead"
+        ? /"role"\s*:/.test(probe.head)
+        : probe._tag === "ObjectText" && /"messages"\s*:\s*\[/.test(probe.text)
+  }
+} as const satisfies Format<"openai">

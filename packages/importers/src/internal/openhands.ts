@@ -21,7 +21,9 @@
  *
  * @internal
  */
+import { ToolMetadata } from "@precis/core"
 import { compact, contentHash, isRecord, joinLines, LineFailure, type Sink } from "./common.js"
+import type { Format } from "./format.js"
 import { elementLines, parseJson } from "./json.js"
 
 const SKIPPED_OBSERVATIONS = new Set(["agent_state_changed", "null"])
@@ -120,36 +122,41 @@ export const read = (text: string, out: Sink): void => {
         role = event.source === "environment" ? "system" : "assistant"
         content = actionText(event.action, message, args)
       }
-      metadata = compact({
-        eventId,
-        action: event.action,
-        source: event.source,
-        toolCalls: toolName === undefined ? undefined : [
-          {
-            ...(toolCallId === undefined ? {} : { id: toolCallId }),
-            name: toolName,
-            arguments: JSON.stringify(Object.fromEntries(Object.entries(args).filter(([k]) => k !== "thought")))
-          }
-        ]
-      })
+      metadata = {
+        ...compact({ eventId, source: event.source }),
+        ...ToolMetadata.make({
+          action: event.action,
+          toolCalls: toolName === undefined ? undefined : [
+            {
+              ...(toolCallId === undefined ? {} : { id: toolCallId }),
+              name: toolName,
+              arguments: JSON.stringify(Object.fromEntries(Object.entries(args).filter(([k]) => k !== "thought")))
+            }
+          ]
+        })
+      }
     } else {
       const observation = event.observation as string
       if (SKIPPED_OBSERVATIONS.has(observation)) return
       role = "tool"
       content = joinLines(message, [typeof event.content === "string" ? event.content : ""])
       const run = isRecord(event.extras) && isRecord(event.extras.metadata) ? event.extras.metadata : {}
-      metadata = compact({
-        eventId,
-        observation,
-        source: event.source,
-        cause: event.cause === undefined ? undefined : String(event.cause),
-        toolCallId,
-        toolName,
-        success: typeof event.success === "boolean" ? event.success : undefined,
-        // A command's working directory and exit code (`extras.metadata`), when the runtime says them.
-        cwd: typeof run.working_dir === "string" && run.working_dir.length > 0 ? run.working_dir : undefined,
-        exitCode: typeof run.exit_code === "number" && run.exit_code >= 0 ? run.exit_code : undefined
-      })
+      metadata = {
+        ...compact({
+          eventId,
+          observation,
+          source: event.source,
+          cause: event.cause === undefined ? undefined : String(event.cause)
+        }),
+        ...ToolMetadata.make({
+          toolCallId,
+          toolName,
+          success: typeof event.success === "boolean" ? event.success : undefined,
+          // A command's working directory and exit code (`extras.metadata`), when the runtime says them.
+          cwd: typeof run.working_dir === "string" && run.working_dir.length > 0 ? run.working_dir : undefined,
+          exitCode: typeof run.exit_code === "number" && run.exit_code >= 0 ? run.exit_code : undefined
+        })
+      }
     }
     out.add(lineOf(index), {
       role,
@@ -160,3 +167,17 @@ export const read = (text: string, out: Sink): void => {
     })
   })
 }
+
+/** OpenHands events: an array whose first element has a string `action` or `observation`. */
+export const format = {
+  name: "openhands",
+  title: "OpenHands events",
+  lineBased: false,
+  reader: read,
+  detect: {
+    claims: (probe) =>
+      probe._tag === "Element"
+        ? typeof probe.value.action === "string" || typeof probe.value.observation === "string"
+        : probe._tag === "ArrayHead" && /"(?:action|observation)"\s*:/.test(probe.head)
+  }
+} as const satisfies Format<"openhands">

@@ -4,6 +4,7 @@
  * @internal
  */
 import { derivedId, isRecord } from "./common.js"
+import type { Format } from "./format.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const SHAPE = "expected a JSON object with string \"role\" and \"content\""
@@ -30,3 +31,18 @@ export const reader = (): LineReader => {
     index++
   })
 }
+
+/** precis JSONL: a line with a string `role` and a `content` (a shape others may share: weak evidence). */
+export const format = {
+  name: "precis",
+  title: "precis JSONL",
+  lineBased: true,
+  reader,
+  detect: {
+    claims: () => false,
+    suggests: (probe) =>
+      probe._tag === "Object"
+        ? typeof probe.value.role === "string" && "content" in probe.value
+        : probe._tag === "ObjectText" && /^\{\s*"role"\s*:/.test(probe.firstLine)
+  }
+} as const satisfies Format<"precis">

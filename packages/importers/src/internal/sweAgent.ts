@@ -8,20 +8,25 @@
  *
  * @internal
  */
+import { ToolMetadata } from "@precis/core"
 import { compact, isRecord, LineFailure, type Sink } from "./common.js"
+import type { Format } from "./format.js"
 import { parseJson } from "./json.js"
 import * as Messages from "./openAiMessages.js"
 
 // SWE-agent ends each observation with its prompt: `(Current directory: /repo)`.
 const CURRENT_DIRECTORY = /\(Current directory: ([^)\n]+)\)\s*(?:bash-\$\s*)?$/
 
-const metadata = (message: Record<string, unknown>): Record<string, unknown> =>
-  compact({
+const metadata = (message: Record<string, unknown>): Record<string, unknown> => ({
+  ...compact({
     agent: typeof message.agent === "string" ? message.agent : undefined,
+    messageType: typeof message.message_type === "string" ? message.message_type : undefined
+  }),
+  ...ToolMetadata.make({
     cwd: typeof message.content === "string" ? CURRENT_DIRECTORY.exec(message.content)?.[1]?.trim() : undefined,
-    messageType: typeof message.message_type === "string" ? message.message_type : undefined,
     isDemo: message.is_demo === true ? true : undefined
   })
+})
 
 /** Reads a SWE-agent trajectory into `out`, or throws a `LineFailure`. */
 export const read = (text: string, out: Sink): void => {
@@ -31,3 +36,24 @@ export const read = (text: string, out: Sink): void => {
   }
   Messages.read(value.history, { text, key: "history", label: (index) => `history[${index}]`, metadata }, out)
 }
+
+/**
+ * SWE-agent trajectories: an object with a `history` array, or (pretty-printed,
+ * or longer than the sample) one that starts with `environment` or
+ * `trajectory`, or a file named `.traj` / `.traj.json`; a `history` array
+ * anywhere in the sample is weaker evidence.
+ */
+export const format = {
+  name: "swe-agent",
+  title: "SWE-agent .traj",
+  lineBased: false,
+  reader: read,
+  detect: {
+    claims: (probe) =>
+      probe._tag === "Object"
+        ? Array.isArray(probe.value.history)
+        : probe._tag === "ObjectText" &&
+          (/^\{\s*"(?:environment|trajectory)"\s*:/.test(probe.text) || /\.traj(?:\.json)?$/i.test(probe.fileName)),
+    suggests: (probe) => probe._tag === "ObjectText" && /"history"\s*:\s*\[/.test(probe.text)
+  }
+} as const satisfies Format<"swe-agent">

@@ -5,9 +5,9 @@
  *
  * @internal
  */
-import type { Provider, TokenEstimator } from "@precis/core"
+import { ConversationTurn, OutputDigest, type Provider, type TokenEstimator } from "@precis/core"
 import { eachKey, keysOf } from "./keys.js"
-import { type Line, parse, type Parsed } from "./material.js"
+import { firstRequestGroup as requestGroup, type Line, parse, type Parsed } from "./segments.js"
 import {
   centrality,
   emphasis,
@@ -17,7 +17,6 @@ import {
   isInjected,
   isState,
   isThinking,
-  isUserRole,
   MIN_KEY,
   type NearFacts,
   nearKey,
@@ -88,7 +87,7 @@ export const budget = (
   return Math.max(1, Math.min(target, Math.floor(inputTokens * ratio)))
 }
 
-const MARKER_LINE = "[…]"
+const MARKER_LINE = OutputDigest.omission
 
 const STAMP = /^\[(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(?::\d\d)?\]/
 
@@ -285,13 +284,7 @@ export const extractFrom = (
   for (let s = 0; s < segments.length; s++) if (eligible[s] === 1) candidates.push(s)
   if (candidates.length === 0) return empty()
   const central = centrality(candidates.map((s) => segments[s]!.text))
-  let firstRequestGroup = -1
-  for (const line of lines) {
-    if (isUserRole(line.role)) {
-      firstRequestGroup = line.group
-      break
-    }
-  }
+  const firstRequestGroup = requestGroup(lines)
 
   // Facts as coverage keys: a fact counts once, in the first segment chosen
   // that holds it. Facts the prior summary holds are covered already.
@@ -455,7 +448,7 @@ export const extractFrom = (
     const text = segments[s]!.text
     if (stateful[s] === 1) state.push(s)
     else if (line.tool || line.prefix === undefined || isAction(text) || isInjected(text)) continue
-    else if (isUserRole(line.role)) userProse.push(s)
+    else if (ConversationTurn.isUserRole(line.role)) userProse.push(s)
     else otherProse.push(s)
   }
   state.reverse()

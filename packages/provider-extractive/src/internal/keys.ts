@@ -15,7 +15,7 @@ const KEY = new RegExp(
     // 1: URLs
     /(\bhttps?:\/\/[^\s<>"'`)\]}]+)/.source,
     // 2: code spans
-    /(`[^`\n]{1,80}`)/.source,
+    "(`[^`\\n]{1,80}`)",
     // 3: paths: segments joined by slashes, optionally rooted
     /((?:~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+\/)+[\w.@+-]*\w)/.source,
     // 4: file names with an extension
@@ -60,7 +60,8 @@ export interface Keys {
  * digits are everywhere (list items, counts) and are not keys, nor is a number
  * alone on its line (a listing's line number); a code span's key is its
  * content; a `$ command` line's key is the command. Line-number prefixes
- * (`12→`, `12\t`) are for the caller to strip (`material.ts` does).
+ * (`12→`, `12\t`) are for the caller to strip (`segments.ts` does, by
+ * `OutputDigest.stripLineNumber`).
  */
 export const keysOf = (text: string, weightOfNumbers = 1): Keys => {
   const keys: Array<string> = []

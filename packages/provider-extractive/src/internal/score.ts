@@ -5,11 +5,8 @@
  *
  * @internal
  */
-import { Material } from "@precis/core"
+import { ConversationTurn, OutputDigest, ToolKind, ToolMetadata } from "@precis/core"
 
-// Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
-const ERROR =
-  /(?<![\w./-])(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))(?![\w/-]|\.\w)|exit (?:code|status) [1-9]|✗|✘/i
 const RESOLUTION =
   /\b(?:fix|fixed|fixes|fixing|resolv\w*|solv\w*|root cause|caused by|works now|now pass\w*|all tests pass\w*|\d+ passed|passing|succeeded|workaround|patched)\b/i
 const DECISION =
@@ -26,14 +23,16 @@ const SYNTAX_WORDS = new Set(
     .split(" ")
 )
 const NOT_WORD = /[^\p{L}\p{N}_]+/u
-// A line that stands for a tool call: the raw `[tool_call Name] {json}` of an
-// import, or a rendered action (`$ mix test`, `Read PATH`, `Edit PATH: …`).
-const ACTION =
-  /^\s*(?:\[tool_call\b|\$ \S|(?:Read|Edit|Write|MultiEdit|Glob|Grep|Bash|Task|TodoWrite|WebFetch|WebSearch|NotebookEdit|read|wrote|edited|created) \S)/
+// A line that stands for a tool call: a rendered action (`$ mix test`, `Read PATH`,
+// `Edit PATH: …`, `Grep "x"`: a tool's name as its agent spells it, `ToolKind.allNames`)
+// or result (`read PATH`, `wrote PATH`); the raw `[tool_call Name] {json}` of an import
+// is `ToolMetadata.isCallLine`.
+const ACTION = new RegExp(
+  `^\\s*(?:\\$ \\S|(?:${[...ToolKind.allNames, "read", "wrote", "edited", "created"].join("|")}) \\S)`
+)
 const THINKING = /^\s*\[thinking\]/
-// What a harness writes into a user turn: tags (`<task-notification>`,
-// `<command-name>`, `<local-command-stdout>`) and notices of an interruption.
-const INJECTED = /^\s*(?:<\/?[\w-]+>|\[Request interrupted\b)/
+// A line that opens with a tag (`<task-notification>`, `</div>`): markup, not prose.
+const TAG = /^\s*<\/?[\w-]+>/
 
 const FILLER =
   /^(?:ok|okay|sure|thanks|thank you|great|got it|alright|sounds good|let me|let's see|now let's|i will now|i'll now|done|yes|no)\b/i
@@ -373,9 +372,6 @@ export const centrality = (texts: ReadonlyArray<string>): Float64Array => {
   return scores
 }
 
-/** Whether a role speaks for the person who asked (`user`, `human`, OpenAssistant's `prompter`). */
-export const isUserRole = (role: string): boolean => role === "user" || role === "human" || role === "prompter"
-
 /** What is known about a segment besides its text. */
 export interface Context {
   /** Whether it reports an error ({@link isError}). */
@@ -390,15 +386,15 @@ export interface Context {
   readonly alreadySummarized: boolean
 }
 
-/** Whether a text reports an error (such lines survive tool-output shortening). */
-export const isError = (text: string): boolean => ERROR.test(text)
+/** Whether a text reports an error (`OutputDigest.isErrorLine`; such lines survive tool-output shortening). */
+export const isError = (text: string): boolean => OutputDigest.isErrorLine(text)
 
 /**
  * Whether a text reports a change in the state of the work (a status update, a
  * test result, a commit). A test runner's line for one file that passed is not
- * one: the run's totals are (`Material.isPassedFileLine`).
+ * one: the run's totals are (`OutputDigest.isPassedFileLine`).
  */
-export const isState = (text: string): boolean => STATE.test(text) && !Material.isPassedFileLine(text)
+export const isState = (text: string): boolean => STATE.test(text) && !OutputDigest.isPassedFileLine(text)
 
 /** Whether a line is only syntax (brackets, `end`, `else`, closing tags) or blank. */
 export const isSyntax = (text: string): boolean => {
@@ -428,10 +424,14 @@ const isSyntaxUnicode = (text: string): boolean => {
 }
 
 /** Whether a line of a conversational turn is a tool call rather than prose. */
-export const isAction = (text: string): boolean => ACTION.test(text)
+export const isAction = (text: string): boolean => ToolMetadata.isCallLine(text) || ACTION.test(text)
 
-/** Whether a line of a user turn was written by the agent's harness, not the user (`<task-notification>`, `[Request interrupted by user]`). */
-export const isInjected = (text: string): boolean => INJECTED.test(text)
+/**
+ * Whether a line is no one's prose: markup (a line that opens with a tag), or
+ * what a harness writes into a user turn (`OutputDigest.isHarnessNoise`:
+ * `<command-name>`, `[Request interrupted by user]`, a continuation summary).
+ */
+export const isInjected = (text: string): boolean => TAG.test(text) || OutputDigest.isHarnessNoise(text.trimStart())
 
 /** Whether a line is the assistant's hidden reasoning (`[thinking] …`). */
 export const isThinking = (text: string): boolean => THINKING.test(text)
@@ -464,7 +464,7 @@ export const emphasis = (text: string, context: Context, central: number): numbe
   if (RESOLUTION.test(text)) score += w.resolution
   if (DECISION.test(text)) score += w.decision
   // The user's words: the first line of each turn, and all of the first request.
-  if (isUserRole(context.role) && context.turnHead) score += w.user
+  if (ConversationTurn.isUserRole(context.role) && context.turnHead) score += w.user
   if (context.firstRequest) score += w.firstRequest
   if (!context.hasFacts && trimmed.length < 16) score += w.short
   if (FILLER.test(trimmed)) score += w.filler

@@ -1,10 +1,11 @@
 /**
- * Parsing of summarization material (a formatted transcript or rendered
- * summaries) into candidate segments that keep their turn context.
+ * The material of a summary (a formatted transcript or rendered summaries)
+ * split into its lines and their candidate segments, each line with its
+ * turn's context.
  *
  * @internal
  */
-import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
+import { ConversationTurn, OutputDigest, SessionState, TokenEstimator, Transcript } from "@precis/core"
 import { isSyntax } from "./score.js"
 
 /** One line of the material, with the turn it belongs to. */
@@ -40,26 +41,9 @@ export interface Parsed {
   readonly segments: Array<Segment>
 }
 
-/** Omission markers written by this provider (`[…]`, formerly `[… N lines omitted]`); structure, never content. */
-export const MARKER = /^\s*\[…(?: \d+ (?:more )?lines? (?:omitted|of output cut))?\]$/
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=["'`(\[A-Z0-9])/
 const MIN_SENTENCE = 40
 const NON_BLANK = /\S/
-// A listing's line number: Claude Code's `    12→`, `cat -n`'s `    12\t`, grep's
-// `path:12:` (or `path-12-` for context lines), after an optional `… ` a
-// summary left in front of a line. The number is position, not content.
-const LINE_NUMBER = /^((?:\s*… )?)(?:\s*\d+(?:→|\t)|((?:[\w.@+-]*\/)*[\w@+-]*\.\w+)[:-]\d+[:-](?!\d))/
-
-/**
- * `text` without a listing's line-number prefix (`  12→`, `12\t`, grep's
- * `path:12:` keeps the path): such numbers are never facts, and never output.
- */
-export const stripLineNumber = (text: string): string => {
-  const match = LINE_NUMBER.exec(text)
-  if (match === null) return text
-  const rest = text.slice(match[0].length)
-  return match[2] === undefined ? `${match[1]}${rest}` : `${match[1]}${match[2]}: ${rest.trimStart()}`
-}
 
 /**
  * Splits a long line into sentences (short pieces merged into their
@@ -84,8 +68,8 @@ const splitLong = (text: string, maxChars: number): ReadonlyArray<string> => {
  * Parses `material` into lines and segments with core's transcript parser:
  * turn lines (`Transcript.parseTurnLine`) open a turn, continuation lines
  * (`Transcript.parseContinuation`) continue it; summary headers
- * (`Transcript.parseSummaryHeader`) and omission markers are structure and
- * yield no candidate.
+ * (`Transcript.parseSummaryHeader`) and omission marks
+ * (`OutputDigest.isOmission`) are structure and yield no candidate.
  */
 export const parse = (material: string, maxSegmentChars: number): Parsed => {
   const raw = material.split("\n")
@@ -121,8 +105,10 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
         structural = Transcript.parseSummaryHeader(line) !== undefined
       }
     }
-    text = stripLineNumber(text)
-    structural ||= MARKER.test(text)
+    // A listing's line number is position, not content: never a fact, never output.
+    text = OutputDigest.stripLineNumber(text)
+    // An omission mark (this provider's `[…]`, the material's `[… N lines]`) is structure, never content.
+    structural ||= OutputDigest.isOmission(text)
     // Syntax alone (`}`, `end`, `);`) is never a candidate, nor worth a marker.
     const blank = !NON_BLANK.test(text) || isSyntax(text)
     const entry: Line = {
@@ -143,4 +129,19 @@ export const parse = (material: string, maxSegmentChars: number): Parsed => {
     lines.push(entry)
   }
   return { lines, segments }
+}
+
+/**
+ * The group of the first user request (`SessionState.requestOf` of the turn
+ * read back from its lines: a user's turn that is not harness noise), or -1.
+ */
+export const firstRequestGroup = (lines: ReadonlyArray<Line>): number => {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    if (line.position !== 0 || !ConversationTurn.isUserRole(line.role)) continue
+    const texts = [line.text]
+    for (let j = i + 1; j < lines.length && lines[j]!.group === line.group; j++) texts.push(lines[j]!.text)
+    if (SessionState.requestOf({ role: line.role, content: texts.join("\n") }) !== undefined) return line.group
+  }
+  return -1
 }

@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as OutputDigest from "../OutputDigest.js"
 
 /** What a check command is. */
 export type CheckKind = "test" | "lint" | "build"
@@ -200,14 +201,23 @@ export const countsOf = (output: string): Counts | undefined => {
   return undefined
 }
 
-// What in a line says a run failed when no count does (a compile error, a crash, a failing test file).
-const ERROR_MARK =
-  /\*\* \(\w+(?:\.\w+)*Error\)|== Compilation error|\berror(?:\[E\d+\])?:|\berror TS\d+|\bError:|\bFAILED\b|Traceback \(most recent call last\)|failed due to warnings|^FAIL\b|panicked at/
-
-/** The first line of `output` that reads as an error, if any. */
+/** The first line of `output` that says the run failed (`OutputDigest.isFailureLine`), if any. */
 export const errorLine = (output: string): string | undefined => {
-  for (const line of output.split("\n")) if (ERROR_MARK.test(line)) return clip(line, 160)
+  for (const line of output.split("\n")) if (OutputDigest.isFailureLine(line)) return clip(line, 160)
   return undefined
+}
+
+/**
+ * Why a command failed, from its output: its first error line, else its first
+ * line (with the next when it ends in a colon, which announces it), cut to 120
+ * characters; `undefined` for a blank output.
+ */
+export const failureDetail = (output: string): string | undefined => {
+  // Some tools escape line breaks in the output they report.
+  const lines = output.replace(/\\n/g, "\n").split("\n").map((l) => l.trim()).filter((l) => l.length > 0)
+  const first = lines[0]?.endsWith(":") === true && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]
+  const detail = errorLine(lines.join("\n")) ?? first
+  return detail === undefined ? undefined : clip(detail, 120)
 }
 
 /** Outputs that are no result yet: the command went on in the background. */

@@ -1,0 +1,313 @@
+/**
+ * Reading tool output and transcript text, the rules in one place: which
+ * lines of an output are the harness's frame rather than output, a listing's
+ * line-number prefixes, which lines carry a result or an error, what of a long
+ * output is kept ({@link digest}) and the omission marker that stands for
+ * what was left out, and the harness noise of a user turn (command echoes,
+ * reminders, interruption notices).
+ *
+ * The material (`Material`), the session state (`SessionState`), the fact
+ * check (`FactCheck`) and the extractive provider read text through it.
+ *
+ * @since 0.3.0
+ */
+import { clip, plural, splitLines } from "./internal/text.js"
+
+// ---------------------------------------------------------------------------
+// Output lines
+
+// SWE-agent's prompt trailer after every observation and its viewer's frame.
+const SWE_FRAME = /^\((?:Open file|Current directory): .*\)$|^bash-\$\s*$|^\(\d+ more lines (?:above|below)\)$|^\[File: .*\]$/
+
+/**
+ * The lines of a tool output: without blank lines at either end, Claude Code's
+ * `<tool_use_error>` tags, SWE-agent's prompt trailer (`(Open file: ...)`,
+ * `(Current directory: ...)`, `bash-$`) and its viewer's frame (`[File: ...]`,
+ * `(N more lines above)`).
+ *
+ * @since 0.3.0
+ */
+export const lines = (output: string): Array<string> =>
+  splitLines(output.replace(/<\/?tool_use_error>/g, "")).filter((line) => !SWE_FRAME.test(line))
+
+// ---------------------------------------------------------------------------
+// Line-number prefixes
+
+// Claude Code's Read (`    12→code`), always a line number.
+const ARROW_PREFIX = /^\s*\d+→/
+// `cat -n` (`     12\tcode`) and SWE-agent's viewer (`12:code`): only when most
+// lines carry one, since `15:18:53 [warning]` must not lose its hour.
+const TAB_PREFIX = /^\s*\d+\t/
+const COLON_PREFIX = /^\s*\d+:(?!\d)/
+// A numbered listing with two spaces after the number (`   12  code`).
+const SPACE_PREFIX = /^\s*\d+ {2}/
+// grep -n (`lib/foo.ex:12:code`): the path stays, the number goes.
+const GREP_PREFIX = /^([^\s:]*[./][^\s:]*):\d+:/
+const LISTING_NUMBER = /^\s*(\d+)(?:→|\t|:| {2})/
+
+/**
+ * The lines of a listing without their line-number prefixes: Claude Code's
+ * `12→`, `cat -n`'s `12<TAB>`, a viewer's `12:` and `12  ` (each only when
+ * most lines carry one), and the number of grep's `path:12:` (the path stays).
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.stripLineNumbers(["     1→import x", "     2→x()"]) // ["import x", "x()"]
+ * ```
+ * @since 0.3.0
+ */
+export const stripLineNumbers = (listing: ReadonlyArray<string>): Array<string> => {
+  let tab = 0
+  let colon = 0
+  let space = 0
+  for (const line of listing) {
+    if (TAB_PREFIX.test(line)) tab++
+    else if (COLON_PREFIX.test(line)) colon++
+    else if (SPACE_PREFIX.test(line)) space++
+  }
+  const half = listing.length / 2
+  return listing.map((line) => {
+    if (ARROW_PREFIX.test(line)) return line.replace(ARROW_PREFIX, "")
+    if (tab > half && TAB_PREFIX.test(line)) return line.replace(TAB_PREFIX, "")
+    if (colon > half && COLON_PREFIX.test(line)) return line.replace(COLON_PREFIX, "")
+    if (space > half && SPACE_PREFIX.test(line)) return line.replace(SPACE_PREFIX, "")
+    return line.replace(GREP_PREFIX, "$1: ")
+  })
+}
+
+/**
+ * The first and last line numbers of a numbered listing, when its lines have them.
+ *
+ * @since 0.3.0
+ */
+export const numberedRange = (listing: ReadonlyArray<string>): readonly [number, number] | undefined => {
+  let first: number | undefined
+  let last: number | undefined
+  for (const line of listing) {
+    const number = LISTING_NUMBER.exec(line)?.[1]
+    if (number === undefined) continue
+    first ??= Number(number)
+    last = Number(number)
+  }
+  return first === undefined || last === undefined ? undefined : [first, last]
+}
+
+// A line number that needs no context: Claude Code's `    12→`, `cat -n`'s
+// `    12\t`, grep's `path:12:` (or `path-12-` for context lines), after an
+// optional `… ` a summary left in front of a line.
+const LINE_NUMBER = /^((?:\s*… )?)(?:\s*\d+(?:→|\t)|((?:[\w.@+-]*\/)*[\w@+-]*\.\w+)[:-]\d+[:-](?!\d))/
+
+/**
+ * One line without a line-number prefix that needs no context to be told
+ * (`  12→`, `12<TAB>`, grep's `path:12:`, which keeps the path): for a line
+ * read out of its listing, as in the material or a summary.
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.stripLineNumber("src/app.ts:42:  const x = 1") // "src/app.ts: const x = 1"
+ * ```
+ * @since 0.3.0
+ */
+export const stripLineNumber = (line: string): string => {
+  const match = LINE_NUMBER.exec(line)
+  if (match === null) return line
+  const rest = line.slice(match[0].length)
+  return match[2] === undefined ? `${match[1]}${rest}` : `${match[1]}${match[2]}: ${rest.trimStart()}`
+}
+
+// ---------------------------------------------------------------------------
+// Lines that carry a result or an error
+
+// A file's mark, then its path (a name with an extension), and no word of failure after it.
+const PASSED_FILE = /^\s*(?:✓|✔|PASS)\s+[\w.@/+-]*\.\w+(?![\s\S]*\b(?:[Ff]ail(?:s|ed|ing|ures?)?|[Ss]kipped)\b)/
+
+/**
+ * Whether a line is a test runner's report of one file that passed
+ * (`✓ test/a.test.ts (18 tests) 20ms`, `PASS src/a.test.ts`): its count is part
+ * of the run's totals, which the runner gives on a line of their own. The
+ * material keeps such lines only when the output has no totals; the fact
+ * check takes no result from them.
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.isPassedFileLine(" ✓ test/services/vat.test.ts (21 tests) 73ms") // true
+ * OutputDigest.isPassedFileLine("      Tests  130 passed (130)") // false
+ * OutputDigest.isPassedFileLine(" ✓ test/a.test.ts (4 tests | 1 failed)") // false
+ * ```
+ * @since 0.3.0
+ */
+export const isPassedFileLine = (line: string): boolean => PASSED_FILE.test(line)
+
+const COUNT =
+  /\b\d+ (?:tests?|examples?|specs?|passed|passing|failed|failing|failures?|errors?|skipped|pending|todos?|doctests?|properties|suites?|files? changed|insertions?|deletions?)\b/i
+// Words inside a path or file name (`errors.test.ts`, `src/errors/`) are not errors.
+const ERROR =
+  /(?<![\w./-])(?:error|errors|exception|traceback|failed|failing|failure|fatal|panic|cannot|can't|couldn't|unable|denied|refused|segfault|undefined|invalid|conflict|rejected|not found|no such file|timed? ?out|E\d{3,4}|ERR_[A-Z_]+|[A-Z][a-zA-Z]+(?:Error|Exception))(?![\w/-]|\.\w)|exit (?:code|status) [1-9]|✗|✘/i
+const OUTCOME = /^\s*(?:\*\*|FAIL|PASS|ok\b|not ok|✓|✗|×|✔|✘|\d+\) |Exit code \d+|\[[\w./-]+ [0-9a-f]{7,}\])/
+// A line that starts with a source location (`lib/foo.ex:57:13: ...`, its line
+// number already stripped): compilers, linters and type checkers report so.
+const LOCATION = /^\s*[\w./-]+\.\w+: ?\d*:?\S/
+
+/**
+ * Whether a line counts results: `12 tests`, `3 failed`, `2 files changed`.
+ *
+ * @since 0.3.0
+ */
+export const isCountLine = (line: string): boolean => COUNT.test(line)
+
+/**
+ * Whether a line reports an error: an error or exception name (`TypeError`),
+ * a word such as `error`, `failed`, `fatal`, `denied`, `not found`, `cannot`,
+ * `invalid`, `timeout`, `conflict`, `rejected`, a code (`E501`, `ERR_X`), a
+ * non-zero exit status or a cross mark (`✗`); not such a word inside a path or
+ * file name (`src/errors.test.ts`).
+ *
+ * @since 0.3.0
+ */
+export const isErrorLine = (line: string): boolean => ERROR.test(line)
+
+// What in a line says a run failed (a compile error, a crash, a failing test file).
+const FAILURE =
+  /\*\* \(\w+(?:\.\w+)*Error\)|== Compilation error|\berror(?:\[E\d+\])?:|\berror TS\d+|\bError:|\bFAILED\b|Traceback \(most recent call last\)|failed due to warnings|^FAIL\b|panicked at/
+
+/**
+ * Whether a line says the run that wrote it failed, as a compiler, a test
+ * runner or a crash writes it (`** (CompileError)`, `error TS2304`, `error:`,
+ * `Error:`, `FAILED`, `FAIL file`, a traceback, `panicked at`): stricter than
+ * {@link isErrorLine}, which also takes a line that only mentions an error.
+ * The session state reads a run as failed by it when no count says otherwise.
+ *
+ * @since 0.3.0
+ */
+export const isFailureLine = (line: string): boolean => FAILURE.test(line)
+
+/**
+ * Whether a line carries a result or an error: a count ({@link isCountLine}),
+ * an outcome mark (`FAIL`, `PASS`, `ok`, `✓`, `✗`, `Exit code N`, a commit's
+ * `[main 1a2b3c4]`), trouble ({@link isErrorLine}), or a source location as
+ * compilers and linters report them (`lib/foo.ex:57:13: ...`).
+ *
+ * @since 0.3.0
+ */
+export const matters = (line: string): boolean =>
+  COUNT.test(line) || OUTCOME.test(line) || ERROR.test(line) || LOCATION.test(line)
+
+// ---------------------------------------------------------------------------
+// What of an output is kept, and the mark of what is not
+
+/**
+ * The mark of `n` lines left out: `[… N lines]`.
+ *
+ * @since 0.3.0
+ */
+export const omitted = (n: number): string => `[… ${plural(n, "line")}]`
+
+/**
+ * The mark of a gap of unknown size: `[…]`.
+ *
+ * @since 0.3.0
+ */
+export const omission = "[…]"
+
+// Also `[… 3 lines omitted]` and `[… 40 more lines of output cut]`, which stored summaries may hold.
+const OMISSION = /^\s*\[…(?: \d+ (?:more )?lines?(?: omitted| of output cut)?)?\]$/
+
+/**
+ * Whether a line is an omission mark ({@link omitted}, {@link omission}, and
+ * the forms stored summaries may hold): structure, never content.
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.isOmission("[… 40 lines]") // true
+ * OutputDigest.isOmission("[…]") // true
+ * ```
+ * @since 0.3.0
+ */
+export const isOmission = (line: string): boolean => OMISSION.test(line)
+
+const MAX_LINE = 240
+const WHOLE_LINES = 12
+const WHOLE_CHARS = 1500
+const MAX_MATTERING = 12
+
+/**
+ * What matters of an output's lines: all of them when short (at most 12 lines
+ * and 1,500 characters), else the first `head` and last `tail` lines and up to
+ * 12 lines that carry results or errors ({@link matters}), in order, each gap
+ * marked with its size ({@link omitted}). A test runner's line for a file that
+ * passed ({@link isPassedFileLine}) matters only when no line gives totals.
+ * Lines are cut at 240 characters.
+ *
+ * @since 0.3.0
+ */
+export const digest = (output: ReadonlyArray<string>, head = 2, tail = 3): Array<string> => {
+  const clipped = output.map((l) => clip(l.trimEnd(), MAX_LINE))
+  if (clipped.length <= WHOLE_LINES && clipped.reduce((n, l) => n + l.length, 0) <= WHOLE_CHARS) return clipped
+  const keep = new Array<boolean>(clipped.length).fill(false)
+  for (let i = 0; i < Math.min(head, clipped.length); i++) keep[i] = true
+  for (let i = Math.max(0, clipped.length - tail); i < clipped.length; i++) keep[i] = true
+  const totals = clipped.some((line) => COUNT.test(line) && !isPassedFileLine(line))
+  const seen = new Set<string>()
+  let mattering = 0
+  for (let i = 0; i < clipped.length && mattering < MAX_MATTERING; i++) {
+    const line = clipped[i]!
+    const key = line.trim()
+    if (keep[i] || key.length === 0 || seen.has(key) || !matters(line) || (totals && isPassedFileLine(line))) continue
+    seen.add(key)
+    keep[i] = true
+    mattering++
+  }
+  const out: Array<string> = []
+  let gap = 0
+  for (let i = 0; i < clipped.length; i++) {
+    if (keep[i]) {
+      if (gap > 0) out.push(omitted(gap))
+      gap = 0
+      out.push(clipped[i]!)
+    } else gap++
+  }
+  if (gap > 0) out.push(omitted(gap))
+  return out
+}
+
+// ---------------------------------------------------------------------------
+// Harness noise in user turns
+
+const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g
+
+// What a harness writes into a user turn: command echoes and their output,
+// hook and notification tags, interruption notices, a continuation summary.
+const HARNESS_NOISE = [
+  /^<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|task-notification|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr)>/,
+  /^\[Request interrupted by user/,
+  /^This session is being continued from a previous conversation/,
+  /^Caveat: The messages below were generated by the user while running local commands/
+]
+
+/**
+ * A user turn's text without the `<system-reminder>` blocks a harness adds, trimmed.
+ *
+ * @since 0.3.0
+ */
+export const withoutReminders = (text: string): string => text.replace(REMINDER, "").trim()
+
+/**
+ * Whether a user turn's text (without reminders, trimmed) is harness noise
+ * rather than the user's words: a command echo or its output
+ * (`<command-name>`, `<local-command-stdout>`, ...), a hook's or a
+ * notification's tag, an interruption notice (`[Request interrupted by user`),
+ * or the summary a harness continues a session with.
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.isHarnessNoise("<command-name>/compact</command-name>") // true
+ * OutputDigest.isHarnessNoise("Fix the login bug") // false
+ * ```
+ * @since 0.3.0
+ */
+export const isHarnessNoise = (text: string): boolean => HARNESS_NOISE.some((pattern) => pattern.test(text))

@@ -1,0 +1,233 @@
+/**
+ * The session state: what an agent continuing a session must know first,
+ * folded deterministically from the turns' tool structure (read through
+ * `ToolUse`, each call's kind by `ToolKind`) and rendered as a short header
+ * placed first in the assembled context.
+ *
+ * It holds the task (the first and the latest real user requests), the
+ * working directory and branch, the files created / modified / read, the last
+ * result of each test, lint or build command (with its pass/fail counts when
+ * the output states them), the errors still open (a failing check not yet
+ * followed by a pass of the same command), task-tracker and git changes
+ * (`bd update/close`, `gh issue close`, commits, pushes, new branches) and the
+ * assistant's latest plan (its `TodoWrite` list, else the latest numbered
+ * list in its prose). Every entry cites the id of the turn it came from.
+ *
+ * {@link step} is pure, so a stored state (see {@link State}, a Schema) can be
+ * carried forward: folding a prefix, storing it, then stepping the rest gives
+ * the state of the whole.
+ *
+ * @since 0.3.0
+ */
+import * as ConversationTurn from "./ConversationTurn.js"
+import * as Commands from "./internal/commands.js"
+import * as Plans from "./internal/plans.js"
+import * as StateHeader from "./internal/stateHeader.js"
+import { empty, type FileEntry, type State } from "./internal/stateSchema.js"
+import * as StateShell from "./internal/stateShell.js"
+import * as OutputDigest from "./OutputDigest.js"
+import * as TokenEstimator from "./TokenEstimator.js"
+import * as ToolKind from "./ToolKind.js"
+import * as ToolMetadata from "./ToolMetadata.js"
+import * as ToolUse from "./ToolUse.js"
+
+export {
+  /** @since 0.3.0 */
+  CheckResult,
+  /** @since 0.3.0 */
+  empty,
+  /** @since 0.3.0 */
+  Event,
+  /** @since 0.3.0 */
+  FileEntry,
+  /** @since 0.3.0 */
+  IssueStatus,
+  /** @since 0.3.0 */
+  PendingCall,
+  /** @since 0.3.0 */
+  Place,
+  /** @since 0.3.0 */
+  Plan,
+  /** @since 0.3.0 */
+  PlanItem,
+  /** @since 0.3.0 */
+  Request,
+  /** @since 0.3.0 */
+  State,
+  /** @since 0.3.0 */
+  StateFromJson
+} from "./internal/stateSchema.js"
+
+// Bounds that keep a state (and its row) small however long the session.
+const MAX_FILES = 200
+const MAX_PENDING = 64
+const MAX_REQUEST = 300
+
+type Turn = ConversationTurn.ConversationTurn
+
+/**
+ * The request a turn makes, if it is a real user request: a turn of the user
+ * (`ConversationTurn.isUserRole`) that is not a tool result, not marked meta,
+ * sidechain or demo (`ToolMetadata`), and not harness noise
+ * (`OutputDigest.isHarnessNoise`: `<command-name>`, `<local-command-stdout>`,
+ * interruption notices, a continuation summary), its system-reminder blocks
+ * removed. This is the one rule of "the first user request": the header's task,
+ * the turn compaction never drops, the lines a summary starts from.
+ *
+ * @example
+ * ```ts
+ * import { SessionState } from "@precis/core"
+ * SessionState.requestOf({ role: "user", content: "<command-name>/clear</command-name>" }) // undefined
+ * SessionState.requestOf({ role: "user", content: "Fix the login bug" }) // "Fix the login bug"
+ * ```
+ * @since 0.3.0
+ */
+export const requestOf = (turn: Pick<Turn, "role" | "content" | "metadata">): string | undefined => {
+  if (!ConversationTurn.isUserRole(turn.role) || ConversationTurn.isToolResult(turn)) return undefined
+  const meta = ToolMetadata.read(turn.metadata)
+  if (meta.meta === true || meta.sidechain === true || meta.isDemo === true) return undefined
+  const text = OutputDigest.withoutReminders(turn.content)
+  if (text.length === 0 || OutputDigest.isHarnessNoise(text)) return undefined
+  return Commands.clip(text, MAX_REQUEST)
+}
+
+// What a file tool did to a file, judged from the call and its result.
+const fileAction = (call: ToolUse.Call, output: string): { path: string; action: FileEntry["action"] } | undefined => {
+  const path = ToolKind.pathOf(call)
+  if (path === undefined) return undefined
+  switch (ToolKind.kindOf(call)) {
+    case "write":
+      return { path, action: /\b(?:updated|overwr|modified)\b/i.test(output) ? "modified" : "created" }
+    case "edit":
+      return { path, action: "modified" }
+    case "read":
+      return { path, action: "read" }
+    default:
+      return undefined
+  }
+}
+
+const RANK = { read: 0, modified: 1, created: 2 } as const
+
+const touch = (files: ReadonlyArray<FileEntry>, entry: FileEntry): ReadonlyArray<FileEntry> => {
+  const earlier = files.find((f) => f.path === entry.path)
+  const action = earlier !== undefined && RANK[earlier.action] > RANK[entry.action] ? earlier.action : entry.action
+  const rest = files.filter((f) => f.path !== entry.path)
+  const next = [...rest, { ...entry, action }]
+  if (next.length <= MAX_FILES) return next
+  // Over the bound: forget the oldest read first, else the oldest entry.
+  const drop = next.findIndex((f) => f.action === "read")
+  return next.filter((_, i) => i !== (drop === -1 ? 0 : drop))
+}
+
+// A tool result, with the call it answers.
+const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: string): State => {
+  // Nearest first: an answer without ids goes to the latest call of its tool.
+  const waiting = [...state.pending].reverse().flatMap((pending) =>
+    ToolUse.calls({ role: "assistant", metadata: { toolCalls: [pending] } }).map((call) => ({ pending, call }))
+  )
+  const candidates = waiting.map((w) => w.call)
+  const call = ToolUse.callFor(answer, candidates)
+  if (call === undefined) return state
+  const pendingCall = waiting[candidates.indexOf(call)]!.pending
+  const rest = state.pending.filter((p) => p !== pendingCall)
+  const base: State = { ...state, pending: rest }
+  if (ToolKind.kindOf(call) === "shell") {
+    const line = ToolKind.commandOf(call)
+    return line === undefined ? base : StateShell.shellResult(base, line, turn, answer, { call: pendingCall.turnId, result: turnId })
+  }
+  if (answer.isError) return base
+  // A file is cited by the call that wrote or read it.
+  const touched = fileAction(call, turn.content)
+  return touched === undefined ? base : { ...base, files: touch(base.files, { ...touched, turnId: pendingCall.turnId }) }
+}
+
+// An assistant's turn: its calls wait for their results; its plan or todo list.
+const assistantStep = (state: State, turn: Turn, turnId: string): State => {
+  let next = state
+  for (const call of ToolUse.calls(turn)) {
+    if (ToolKind.kindOf(call) === "todo") {
+      const items = Plans.todoPlan(call.input)
+      if (items !== undefined) next = { ...next, todos: { source: "todo", items, turnId } }
+      continue
+    }
+    const pending = { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, arguments: call.arguments, turnId }
+    const all = [...next.pending, pending]
+    next = { ...next, pending: all.length > MAX_PENDING ? all.slice(all.length - MAX_PENDING) : all }
+  }
+  const items = Plans.prosePlan(turn.content)
+  if (items !== undefined) next = { ...next, plan: { source: "prose", items, turnId } }
+  return next
+}
+
+/**
+ * The state after one more turn. Pure and deterministic: the same state and
+ * turn always give the same result. A turn without an id is cited as
+ * `#N` (its 1-based position in the fold).
+ *
+ * @since 0.3.0
+ */
+export const step = (state: State, turn: Turn): State => {
+  const turnId = turn.id ?? `#${state.turnCount + 1}`
+  let next: State = {
+    ...state,
+    turnCount: state.turnCount + 1,
+    firstTurnId: state.firstTurnId ?? turnId,
+    lastTurnId: turnId
+  }
+  const { cwd, gitBranch } = ToolMetadata.read(turn.metadata)
+  if (cwd !== undefined && next.cwd?.value !== cwd) next = { ...next, cwd: { value: cwd, turnId } }
+  if (gitBranch !== undefined && next.branch?.value !== gitBranch) next = { ...next, branch: { value: gitBranch, turnId } }
+  const request = requestOf(turn)
+  if (request !== undefined) {
+    const cited = { text: request, turnId }
+    next = next.firstRequest === undefined ? { ...next, firstRequest: cited } : { ...next, latestRequest: cited }
+  }
+  const answer = ToolUse.result(turn)
+  if (answer !== undefined) return resultStep(next, turn, answer, turnId)
+  if (turn.role.trim().toLowerCase() === "assistant") return assistantStep(next, turn, turnId)
+  return next
+}
+
+/**
+ * The state of `turns`, folded from `from` (default {@link empty}).
+ *
+ * @example
+ * ```ts
+ * import { ConversationTurn, SessionState } from "@precis/core"
+ * const state = SessionState.fold([ConversationTurn.make({ role: "user", content: "Fix the login bug", id: "u1" })])
+ * state.firstRequest // { text: "Fix the login bug", turnId: "u1" }
+ * ```
+ * @since 0.3.0
+ */
+export const fold = (turns: Iterable<Turn>, from: State = empty): State => {
+  let state = from
+  for (const turn of turns) state = step(state, turn)
+  return state
+}
+
+/**
+ * The default cap of {@link render} when no budget gives one.
+ *
+ * @since 0.3.0
+ */
+export const defaultMaxTokens = 2000
+
+/**
+ * The state as a compact text block: a heading line (`Session state (from
+ * turns FIRST … LAST, N turns):`), then short sections (Task, Where, Plan,
+ * Open errors, Last checks, Issues, Git, Files created / modified / read),
+ * each entry citing its turn in brackets; plan items carry the marks of
+ * `ToolKind.todoMarks`. Deterministic, and within `maxTokens` as the
+ * estimator counts (the core approximation by default): the least important
+ * entries go first (files read, git events, passing checks, issues, files
+ * modified and created, the plan, ...; the oldest of each first). `""` for a
+ * state of no turns, or when not even the heading fits.
+ *
+ * @since 0.3.0
+ */
+export const render = (
+  state: State,
+  maxTokens: number = defaultMaxTokens,
+  estimator: TokenEstimator.Service = TokenEstimator.approximate
+): string => state.turnCount === 0 ? "" : StateHeader.render(state, maxTokens, estimator)

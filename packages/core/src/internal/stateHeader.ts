@@ -1,0 +1,148 @@
+/**
+ * The session state as a header of short sections within a token budget: its
+ * entries, each with the section it goes in and the order in which it may be
+ * dropped, kept as far as the budget allows, the least important first to go.
+ *
+ * @internal
+ */
+import type * as TokenEstimator from "../TokenEstimator.js"
+import * as ToolKind from "../ToolKind.js"
+import * as Plans from "./plans.js"
+import type { FileEntry, State } from "./stateSchema.js"
+
+/** One entry: its section, its text, and when it may be dropped (lower first). */
+interface Entry {
+  readonly section: string
+  readonly text: string
+  readonly drop: number
+}
+
+/** The order of the sections in the header: a section's rank, lower first. */
+type SectionRank = (section: string) => number
+
+const assemble = (heading: string, rank: SectionRank, kept: ReadonlyArray<Entry>, dropped: number): string => {
+  const sections = new Map<string, Array<string>>()
+  for (const entry of kept) {
+    const list = sections.get(entry.section)
+    if (list === undefined) sections.set(entry.section, [entry.text])
+    else list.push(entry.text)
+  }
+  const ordered = [...sections.keys()].sort((a, b) => rank(a) - rank(b))
+  const parts = [heading]
+  for (const section of ordered) parts.push(`${section}:`, ...sections.get(section)!)
+  if (dropped > 0) parts.push(`(${dropped} older entries left out)`)
+  return parts.join("\n")
+}
+
+/**
+ * `heading`, then the entries by section (`SECTION:` and its entries, the
+ * sections in `rank` order), dropping the fewest entries (in their drop order,
+ * noted at the end) that keep the text within `maxTokens`; the heading alone
+ * when no entry fits, `""` when not even it fits.
+ */
+const fit = (
+  heading: string,
+  rank: SectionRank,
+  all: ReadonlyArray<Entry>,
+  maxTokens: number,
+  estimator: TokenEstimator.Service
+): string => {
+  const fits = (text: string) => estimator.estimate(text) <= maxTokens
+  const order = all.map((entry, i) => ({ entry, i })).sort((a, b) => a.entry.drop - b.entry.drop || a.i - b.i)
+  const build = (dropCount: number) => {
+    const gone = new Set(order.slice(0, dropCount).map((o) => o.i))
+    return assemble(heading, rank, all.filter((_, i) => !gone.has(i)), dropCount)
+  }
+  if (fits(build(0))) return build(0)
+  // The fewest drops that fit (more drops never make the text longer, but for the note's digits).
+  let lo = 1
+  let hi = all.length
+  if (!fits(build(hi))) return fits(heading) ? heading : ""
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2)
+    if (fits(build(mid))) hi = mid
+    else lo = mid + 1
+  }
+  return build(lo)
+}
+
+const cite = (turnId: string) => ` [${turnId}]`
+
+// The directory a path is shown relative to, when it lies below it.
+const relative = (path: string, cwd: string | undefined): string =>
+  cwd !== undefined && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path
+
+const entries = (state: State): ReadonlyArray<Entry> => {
+  const out: Array<Entry> = []
+  // Drop order: reads, git events, passing checks, issues, modified, created, plan, latest request, errors, place, task.
+  const band = (rank: number, i: number, n: number) => rank * 1000 + i / Math.max(1, n)
+  if (state.firstRequest !== undefined) {
+    out.push({ section: "Task", text: `- first request: ${state.firstRequest.text}${cite(state.firstRequest.turnId)}`, drop: band(10, 0, 1) })
+  }
+  if (state.latestRequest !== undefined) {
+    out.push({ section: "Task", text: `- latest request: ${state.latestRequest.text}${cite(state.latestRequest.turnId)}`, drop: band(7, 0, 1) })
+  }
+  const cwd = state.cwd?.value
+  if (state.cwd !== undefined) out.push({ section: "Where", text: `- directory: ${state.cwd.value}${cite(state.cwd.turnId)}`, drop: band(9, 0, 1) })
+  if (state.branch !== undefined) out.push({ section: "Where", text: `- branch: ${state.branch.value}${cite(state.branch.turnId)}`, drop: band(9, 1, 1) })
+  const plan = state.todos ?? state.plan
+  if (plan !== undefined) {
+    const title = plan.source === "todo" ? `Plan (todo list${cite(plan.turnId)})` : `Plan (from the assistant${cite(plan.turnId)})`
+    plan.items.forEach((item, i) => {
+      const status = plan.source === "prose" ? Plans.trackedStatus(item, state.issues) : item.status
+      out.push({
+        section: title,
+        text: `- ${ToolKind.todoMark(status)} ${item.text}`,
+        // Completed items go before open ones, the last items before the first.
+        drop: band(status === "completed" ? 5 : 6, plan.items.length - i, plan.items.length)
+      })
+    })
+  }
+  const n = state.openErrors.length
+  state.openErrors.forEach((e, i) =>
+    out.push({ section: "Open errors", text: `- ${e.command}: ${e.detail ?? "failed"}${cite(e.turnId)}`, drop: band(8, i, n) })
+  )
+  const checks = state.checks
+  const open = new Set(state.openErrors.map((e) => e.command))
+  checks.forEach((c, i) =>
+    out.push({
+      section: "Last checks",
+      text: `- ${c.command}: ${c.passed ? "passed" : "FAILED"}${c.detail === undefined ? "" : `, ${c.detail}`}${cite(c.turnId)}`,
+      // A failure a later pass covered matters no more than a pass.
+      drop: band(open.has(c.command) ? 8 : 2, i, checks.length)
+    })
+  )
+  const byAction = (action: FileEntry["action"]) => state.files.filter((f) => f.action === action)
+  for (const [action, title, rank] of [["created", "Files created", 4], ["modified", "Files modified", 4], ["read", "Files read", 0]] as const) {
+    const files = byAction(action)
+    files.forEach((f, i) =>
+      out.push({ section: title, text: `- ${relative(f.path, cwd)}${cite(f.turnId)}`, drop: band(rank, i, files.length) + (action === "created" ? 0.5 : 0) })
+    )
+  }
+  state.issues.forEach((issue, i) =>
+    out.push({ section: "Issues", text: `- ${issue.id}: ${issue.status}${cite(issue.turnId)}`, drop: band(3, i, state.issues.length) })
+  )
+  // A failed event not yet redone is an open error.
+  state.events.forEach((e, i) =>
+    out.push(
+      e.failed === true
+        ? { section: "Open errors", text: `- ${e.text} failed: ${e.detail ?? "?"}${cite(e.turnId)}`, drop: band(8, i, state.events.length) }
+        : { section: "Git", text: `- ${e.text}${cite(e.turnId)}`, drop: band(1, i, state.events.length) }
+    )
+  )
+  return out
+}
+
+const SECTIONS = ["Task", "Where", "Open errors", "Last checks", "Issues", "Git", "Files created", "Files modified", "Files read"]
+
+// The plan goes after the task and place, before the errors.
+const sectionRank = (section: string): number => section.startsWith("Plan") ? 1.5 : SECTIONS.indexOf(section)
+
+const heading = (state: State): string =>
+  state.firstTurnId === undefined
+    ? "Session state (no turns yet):"
+    : `Session state (from turns ${state.firstTurnId} … ${state.lastTurnId ?? state.firstTurnId}, ${state.turnCount} turns):`
+
+/** The state as its header within `maxTokens` (see `SessionState.render`). */
+export const render = (state: State, maxTokens: number, estimator: TokenEstimator.Service): string =>
+  fit(heading(state), sectionRank, entries(state), maxTokens, estimator)

@@ -1,0 +1,166 @@
+/**
+ * The session state's Schemas (see `SessionState`, which exports them).
+ *
+ * @internal
+ */
+import * as Schema from "effect/Schema"
+
+const Cited = { turnId: Schema.String }
+
+/**
+ * A user request: its text (trimmed and cut) and its turn.
+ *
+ * @since 0.3.0
+ */
+export const Request = Schema.Struct({ text: Schema.String, ...Cited })
+
+/**
+ * A value (a directory, a branch) and the turn that last said it.
+ *
+ * @since 0.3.0
+ */
+export const Place = Schema.Struct({ value: Schema.String, ...Cited })
+
+/**
+ * A file the session touched, by what it did to it last (created outranks
+ * modified, modified outranks read).
+ *
+ * @since 0.3.0
+ */
+export const FileEntry = Schema.Struct({
+  path: Schema.String,
+  action: Schema.Literal("created", "modified", "read"),
+  ...Cited
+})
+
+/**
+ * The last result of a check command: its kind, family (`mix test`), the
+ * command, whether it passed, and its summary line (counts) or first error
+ * line when its output has one.
+ *
+ * @since 0.3.0
+ */
+export const CheckResult = Schema.Struct({
+  kind: Schema.Literal("test", "lint", "build"),
+  family: Schema.String,
+  command: Schema.String,
+  passed: Schema.Boolean,
+  detail: Schema.optional(Schema.String),
+  ...Cited
+})
+
+/**
+ * An issue's latest status (`bd`, `gh issue`).
+ *
+ * @since 0.3.0
+ */
+export const IssueStatus = Schema.Struct({ id: Schema.String, status: Schema.String, ...Cited })
+
+/**
+ * A git or tracker event: a commit, a push, a new branch, an issue created;
+ * one that failed (a commit a pre-commit hook refused) is an open error until
+ * the same event succeeds.
+ *
+ * @since 0.3.0
+ */
+export const Event = Schema.Struct({
+  text: Schema.String,
+  failed: Schema.optional(Schema.Boolean),
+  /** Why it failed: the output's first error line, else its first line. */
+  detail: Schema.optional(Schema.String),
+  ...Cited
+})
+
+/**
+ * An item of the assistant's plan: its text and status (`pending`,
+ * `in_progress`, `completed`; `pending` for a numbered line of prose).
+ *
+ * @since 0.3.0
+ */
+export const PlanItem = Schema.Struct({ text: Schema.String, status: Schema.String })
+
+/**
+ * The assistant's latest plan: from `TodoWrite` (`todo`) or its prose (`prose`).
+ *
+ * @since 0.3.0
+ */
+export const Plan = Schema.Struct({
+  source: Schema.Literal("todo", "prose"),
+  items: Schema.Array(PlanItem),
+  ...Cited
+})
+
+/**
+ * A tool call waiting for its result (its effect is recorded when the result says how it went).
+ *
+ * @since 0.3.0
+ */
+export const PendingCall = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  name: Schema.String,
+  arguments: Schema.String,
+  ...Cited
+})
+
+/**
+ * The session state, as stored: plain JSON data (`Schema.encode` /
+ * `Schema.parseJson(State)`). `version` changes when the fold does, so a
+ * state stored by another version is folded again from the start.
+ *
+ * @since 0.3.0
+ */
+export const State = Schema.Struct({
+  version: Schema.Literal(2),
+  turnCount: Schema.Int,
+  firstTurnId: Schema.optional(Schema.String),
+  lastTurnId: Schema.optional(Schema.String),
+  firstRequest: Schema.optional(Request),
+  latestRequest: Schema.optional(Request),
+  cwd: Schema.optional(Place),
+  branch: Schema.optional(Place),
+  files: Schema.Array(FileEntry),
+  checks: Schema.Array(CheckResult),
+  openErrors: Schema.Array(CheckResult),
+  issues: Schema.Array(IssueStatus),
+  events: Schema.Array(Event),
+  plan: Schema.optional(Plan),
+  todos: Schema.optional(Plan),
+  pending: Schema.Array(PendingCall)
+})
+
+/**
+ * @since 0.3.0
+ */
+export type State = typeof State.Type
+
+/**
+ * The state as a JSON string (what the store keeps).
+ *
+ * @since 0.3.0
+ */
+export const StateFromJson = Schema.parseJson(State)
+
+/**
+ * The state of no turns.
+ *
+ * @since 0.3.0
+ */
+export const empty: State = {
+  version: 2,
+  turnCount: 0,
+  files: [],
+  checks: [],
+  openErrors: [],
+  issues: [],
+  events: [],
+  pending: []
+}
+
+/** @since 0.3.0 */
+export type FileEntry = typeof FileEntry.Type
+
+/** @since 0.3.0 */
+export type CheckResult = typeof CheckResult.Type
+
+/** @since 0.3.0 */
+export type Event = typeof Event.Type

@@ -1,0 +1,122 @@
+/**
+ * A shell call and its result in the session state: the check it ran and its
+ * result, the tracker and git changes it made.
+ *
+ * @internal
+ */
+import type * as ConversationTurn from "../ConversationTurn.js"
+import * as ToolMetadata from "../ToolMetadata.js"
+import type * as ToolUse from "../ToolUse.js"
+import * as Commands from "./commands.js"
+import type { CheckResult, Event, State } from "./stateSchema.js"
+
+// Bounds that keep a state (and its row) small however long the session.
+const MAX_CHECKS = 40
+const MAX_ISSUES = 60
+const MAX_EVENTS = 30
+
+type Turn = ConversationTurn.ConversationTurn
+
+// `items` with `item` in place of those `same` picks, the oldest dropped over `max`.
+const upsert = <A>(items: ReadonlyArray<A>, same: (a: A) => boolean, item: A, max: number): ReadonlyArray<A> => {
+  const next = [...items.filter((a) => !same(a)), item]
+  return next.length > max ? next.slice(next.length - max) : next
+}
+
+// Whether a shell result says its command failed, by the tool or its exit code.
+const shellFailed = (answer: ToolUse.Result, metadata: ToolMetadata.ToolMetadata): boolean =>
+  answer.isError || (metadata.exitCode !== undefined && metadata.exitCode !== 0)
+
+// Whether a result says its command failed, counts first (a `| tail` hides the exit status).
+const failedRun = (
+  turn: Turn,
+  answer: ToolUse.Result,
+  metadata: ToolMetadata.ToolMetadata,
+  counts: Commands.Counts | undefined
+): boolean => {
+  if (counts !== undefined) return counts.failed > 0
+  if (shellFailed(answer, metadata) || metadata.success === false) return true
+  return Commands.errorLine(turn.content) !== undefined
+}
+
+const recordCheck = (state: State, check: Commands.Check, result: CheckResult): State => {
+  const checks = upsert(state.checks, (c) => c.command === check.command, result, MAX_CHECKS)
+  const openErrors = result.passed
+    ? state.openErrors.filter((e) => !Commands.covers(check, e))
+    : upsert(state.openErrors, (e) => e.command === check.command, result, MAX_CHECKS)
+  return { ...state, checks, openErrors }
+}
+
+/**
+ * The state after a shell call (`line`) and its result: a check and its
+ * result, tracker and git changes. A check cites its result (the output with
+ * the counts), a change the call that made it.
+ */
+export const shellResult = (
+  state: State,
+  line: string,
+  turn: Turn,
+  answer: ToolUse.Result,
+  at: { readonly call: string; readonly result: string }
+): State => {
+  const turnId = at.call
+  const output = turn.content
+  if (Commands.isDeferred(output)) return state
+  const metadata = ToolMetadata.read(turn.metadata)
+  const commands = Commands.simpleCommands(line)
+  const counts = Commands.countsOf(output)
+  const failed = failedRun(turn, answer, metadata, counts)
+  let next = state
+  // The result of a chain belongs to its last check.
+  const check = commands.map(Commands.checkOf).filter((c) => c !== undefined).at(-1)
+  if (check !== undefined) {
+    const detail = counts?.summary ?? (failed ? Commands.errorLine(output) : undefined)
+    next = recordCheck(next, check, {
+      kind: check.kind,
+      family: check.family,
+      command: check.command,
+      passed: !failed,
+      ...(detail === undefined ? {} : { detail }),
+      turnId: at.result
+    })
+  }
+  const refused = shellFailed(answer, metadata)
+  const message = Commands.commitMessage(line)
+  if (message !== undefined && !/nothing to commit/.test(output)) {
+    next = addEvent(next, event(`git commit "${message}"`, refused && output, turnId))
+  }
+  for (const change of commands.flatMap(Commands.changesOf)) {
+    switch (change._tag) {
+      case "Issue":
+        if (!refused) {
+          next = { ...next, issues: upsert(next.issues, (i) => i.id === change.id, { id: change.id, status: change.status, turnId }, MAX_ISSUES) }
+        }
+        break
+      case "Branch":
+        if (!refused) next = { ...next, branch: { value: change.name, turnId } }
+        break
+      case "Git":
+        next = addEvent(next, event(change.text, refused && output, turnId))
+    }
+  }
+  return next
+}
+
+// What an event does, its first two words (`git commit`, `git push`): a success of it settles earlier failures.
+const eventAction = (text: string) => text.split(" ", 2).join(" ")
+
+// An event replaces an earlier one of the same text (a commit retried after a failing hook, the latest push);
+// a success drops the failures of its action (a commit that went through, whatever its message now).
+const addEvent = (state: State, e: Event): State => {
+  const kept = e.failed === true
+    ? state.events
+    : state.events.filter((o) => !(o.failed === true && eventAction(o.text) === eventAction(e.text)))
+  return { ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }
+}
+
+// An event, failed with the output of its command when that is given.
+const event = (text: string, failedWith: string | false, turnId: string): Event => {
+  if (failedWith === false) return { text, turnId }
+  const detail = Commands.failureDetail(failedWith)
+  return detail === undefined ? { text, failed: true, turnId } : { text, failed: true, detail, turnId }
+}

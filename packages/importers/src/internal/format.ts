@@ -1,0 +1,60 @@
+/**
+ * What a transcript format is to the importer: its name, a line for the help
+ * and docs, how its files are told by their content, and how they are read.
+ * Each format's module exports one `format` record; the registry
+ * (`formats.ts`) lists them.
+ *
+ * @internal
+ */
+import type { Sink } from "./common.js"
+import type { LineReader } from "./jsonl.js"
+
+/**
+ * What detection sees of a file's first characters, by how they start:
+ * - `Element`: the first element of a JSON array (parsed whole);
+ * - `ArrayHead`: the start of a JSON array whose first element is not whole in the sample;
+ * - `Object`: the first line of JSONL, or a whole JSON object on one line (parsed);
+ * - `ObjectText`: an object whose first line does not parse (pretty-printed, or
+ *   longer than the sample): the sample, its first line and the file's name.
+ */
+export type Probe =
+  | { readonly _tag: "Element"; readonly value: Record<string, unknown> }
+  | { readonly _tag: "ArrayHead"; readonly head: string }
+  | { readonly _tag: "Object"; readonly value: Record<string, unknown> }
+  | { readonly _tag: "ObjectText"; readonly text: string; readonly firstLine: string; readonly fileName: string }
+
+/**
+ * How a format tells its files: `claims` for what only its files hold (a key
+ * of its own, a first key, a file name), `suggests` for weaker evidence (a key
+ * somewhere in the sample, a shape other formats may share). Detection takes
+ * the first format that claims the probe, else the first that suggests it,
+ * in the registry's order.
+ */
+export interface Detect {
+  readonly claims: (probe: Probe) => boolean
+  readonly suggests?: ((probe: Probe) => boolean) | undefined
+}
+
+interface Common<Name extends string> {
+  /** The name `--format` takes and `metadata.sourceFormat` records. */
+  readonly name: Name
+  /** What its files are, for the help and the docs (`Claude Code JSONL`). */
+  readonly title: string
+  readonly detect: Detect
+}
+
+/**
+ * A format: read line by line (JSONL: streamed, and followed as it grows by
+ * `precis watch`), or whole (JSON).
+ */
+export type Format<Name extends string = string> =
+  | Common<Name> & {
+    readonly lineBased: true
+    /** A fresh reader of one file. */
+    readonly reader: () => LineReader
+  }
+  | Common<Name> & {
+    readonly lineBased: false
+    /** Reads a whole file into `out`, or throws a `LineFailure`. */
+    readonly reader: (text: string, out: Sink) => void
+  }

@@ -1,0 +1,31 @@
+/**
+ * The registry of transcript formats: one record per format, in the order the
+ * help and the docs list them (and detection asks them, sure evidence first).
+ * The `--format` choices, detection, the formats read line by line and the
+ * list in the docs all come from here: a new format is a module with its
+ * `format` record, and a line here.
+ *
+ * @internal
+ */
+import * as ClaudeCode from "./claudeCode.js"
+import * as Oasst from "./oasst.js"
+import * as OpenAi from "./openai.js"
+import * as OpenHands from "./openhands.js"
+import * as Precis from "./precis.js"
+import * as SweAgent from "./sweAgent.js"
+
+/** Every format, in order. */
+export const registry = [
+  Precis.format,
+  OpenAi.format,
+  ClaudeCode.format,
+  SweAgent.format,
+  OpenHands.format,
+  Oasst.format
+] as const
+
+/** The name of a format of the registry. */
+export type Name = typeof registry[number]["name"]
+
+/** The format named `name`. */
+export const byName = (name: Name) => registry.find((format) => format.name === name)!

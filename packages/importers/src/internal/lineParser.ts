@@ -1,0 +1,45 @@
+/**
+ * A JSONL file read as it grows: its lines pushed in batches, each push giving
+ * the turns its lines added, by conversation.
+ *
+ * @internal
+ */
+import type { ConversationTurn } from "@precis/core"
+import { Sink } from "./common.js"
+import type { LineReader } from "./jsonl.js"
+
+/** The turns a push added to one conversation, and their lines. */
+export interface Fresh {
+  readonly suffix: string | undefined
+  readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+  readonly lines: ReadonlyArray<number>
+}
+
+/**
+ * Reads the lines pushed to it with `reader` (a file in `format`): each push
+ * returns the turns its lines added, by conversation (a conversation without
+ * new turns left out), or throws the `LineFailure` of a bad line.
+ */
+export const make = (reader: LineReader, format: string) => {
+  const out = new Sink(format)
+  const seen = new Map<object, number>()
+  let line = 0
+  return {
+    lineCount: () => line,
+    push: (lines: ReadonlyArray<string>): ReadonlyArray<Fresh> => {
+      for (const raw of lines) reader.push(raw.endsWith("\r") ? raw.slice(0, -1) : raw, ++line, out)
+      const fresh: Array<Fresh> = []
+      for (const conversation of out.conversations) {
+        const from = seen.get(conversation) ?? 0
+        if (conversation.turns.length === from) continue
+        seen.set(conversation, conversation.turns.length)
+        fresh.push({
+          suffix: conversation.suffix,
+          turns: conversation.turns.slice(from),
+          lines: conversation.lines.slice(from)
+        })
+      }
+      return fresh
+    }
+  }
+}
