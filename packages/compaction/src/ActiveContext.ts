@@ -176,6 +176,26 @@ export const saveState = (loaded: LoadedState): Effect.Effect<void, StoreError.S
     : Effect.void
 
 /**
+ * The session state carried forward ({@link loadState}) and saved
+ * ({@link saveState}): what a writer does after reading new turns. A failed
+ * save is logged, not failed: it costs the next load a longer fold, nothing
+ * more.
+ *
+ * @since 0.3.0
+ */
+export const refreshState = (
+  sessionId: string,
+  read?: ReadonlyArray<TurnStore.StoredTurn>
+): Effect.Effect<LoadedState, StoreError.StoreError, TurnStore.TurnStore> =>
+  Effect.tap(
+    loadState(sessionId, read),
+    (loaded) =>
+      saveState(loaded).pipe(
+        Effect.catchAll((error) => Effect.logWarning("ActiveContext: saving the session state failed", error.message))
+      )
+  )
+
+/**
  * The share of a budget the session-state header may take by default (15%).
  *
  * @since 0.3.0

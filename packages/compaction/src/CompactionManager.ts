@@ -54,70 +54,51 @@
  *
  * @since 0.1.0
  */
-import { ConversationTurn, FactCheck, Summarizer, Summary, TokenEstimator } from "@precis/core"
-import { DagStore, type StoreError, TurnStore, WorkQueue } from "@precis/store"
+import { Summarizer, type Summary, TokenEstimator } from "@precis/core"
+import { DagStore, type StoreError, TurnStore, type WorkQueue } from "@precis/store"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Condenser from "./Condenser.js"
 import * as Expansion from "./Expansion.js"
-import * as Plan from "./internal/plan.js"
+import * as Engine from "./internal/engine.js"
+import * as Outcome from "./internal/outcome.js"
+import * as Redo from "./internal/redo.js"
+import * as SessionLock from "./internal/sessionLock.js"
+import * as Trigger from "./internal/trigger.js"
+import * as Workers from "./internal/workers.js"
 
 /**
- * What a compaction reports while it works, for a progress bar.
+ * What a compaction reports while it works, for a progress bar:
+ * `LeafPassStarted` (`chunks`, `turns`), `LeafWritten` (`done` of `total`,
+ * the run's `tiers` so far), `CondenseStarted` (`depth`, `groups`),
+ * `CondensedWritten` (a summary of depth `depth + 1`: `done` of `total`,
+ * `tiers`).
  *
  * @since 0.1.0
  */
-export type ProgressEvent = Data.TaggedEnum<{
-  /** The leaf pass is about to summarize `turns` turns in `chunks` chunks. */
-  LeafPassStarted: { readonly sessionId: string; readonly chunks: number; readonly turns: number }
-  /** A leaf was written; `tiers` counts the summaries of this run so far. */
-  LeafWritten: {
-    readonly sessionId: string
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-  /** `groups` groups of depth `depth` are about to be condensed. */
-  CondenseStarted: { readonly sessionId: string; readonly depth: number; readonly groups: number }
-  /** A condensed summary of depth `depth + 1` was written. */
-  CondensedWritten: {
-    readonly sessionId: string
-    readonly depth: number
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-}>
+export type ProgressEvent = Outcome.ProgressEvent
 
 /**
  * Constructors and matchers of {@link ProgressEvent}.
  *
  * @since 0.1.0
  */
-export const ProgressEvent = Data.taggedEnum<ProgressEvent>()
+export const ProgressEvent = Outcome.ProgressEvent
 
 /**
- * What one compaction did.
+ * What one compaction did: `leafSummariesCreated`, `condensedSummariesCreated`,
+ * `turnsCompacted` (turns newly covered by leaves) and `tiersUsed` (the tiers
+ * of the summaries this run created).
  *
  * @since 0.1.0
  */
-export interface CompactionStats {
-  readonly leafSummariesCreated: number
-  readonly condensedSummariesCreated: number
-  /** Turns newly covered by leaves. */
-  readonly turnsCompacted: number
-  /** The tiers of the summaries this run created. */
-  readonly tiersUsed: Summary.TierCounts
-}
+export interface CompactionStats extends Outcome.CompactionStats {}
 
 /**
  * What {@link Service.compactAll} did to one session (the sum of its runs,
@@ -125,23 +106,17 @@ export interface CompactionStats {
  *
  * @since 0.3.0
  */
-export interface SessionCompactionStats extends CompactionStats {
-  readonly sessionId: string
-}
+export interface SessionCompactionStats extends Outcome.SessionCompactionStats {}
 
 /**
- * What one {@link Service.compactAll} did: the sessions it compacted (in the
- * order it first finished each), the totals, and how often it found a session
- * with work held by another worker and went on to the next.
+ * What one {@link Service.compactAll} did: the `sessions` it compacted (in the
+ * order it first finished each), the `totals`, and how often it found a
+ * session with work held by another worker and went on to the next
+ * (`skippedLocked`).
  *
  * @since 0.3.0
  */
-export interface CompactAllStats {
-  readonly sessions: ReadonlyArray<SessionCompactionStats>
-  readonly totals: CompactionStats
-  /** Times a session with work was skipped because another holder had its lease. */
-  readonly skippedLocked: number
-}
+export interface CompactAllStats extends Outcome.CompactAllStats {}
 
 /**
  * The options of {@link Service.compactAll}: the compaction's, and how long to
@@ -155,18 +130,14 @@ export interface CompactAllOptions extends CompactionOptions.Options {
 }
 
 /**
- * What a redo of fallback summaries did (see {@link Service.redoFallbacks}).
+ * What a redo of fallback summaries did (see {@link Service.redoFallbacks}):
+ * the fallbacks `redone` by a model tier, those `stillFallback` (their redo
+ * fell back again: kept as they were), and the `tiersUsed` by the new
+ * summaries, kept or not.
  *
  * @since 0.2.0
  */
-export interface RedoStats {
-  /** Fallback summaries rewritten by a model tier. */
-  readonly redone: number
-  /** Fallback summaries whose redo fell back again (kept as they were). */
-  readonly stillFallback: number
-  /** The tiers of the new summaries, the ones kept and the ones not. */
-  readonly tiersUsed: Summary.TierCounts
-}
+export interface RedoStats extends Outcome.RedoStats {}
 
 /**
  * The provider failed in a way that will not heal (refused credentials, an
@@ -174,22 +145,17 @@ export interface RedoStats {
  * `ProviderError.isPermanent`), so compaction stopped instead of storing a
  * fallback truncation for every chunk. What was written before stays; a rerun
  * once the configuration is fixed goes on from there. `reason` is the last
- * error's tag and `detail` its message.
+ * error's tag, `detail` its message, `written` the summaries written by the
+ * run before it stopped.
  *
  * @since 0.2.0
  */
-export class ProviderUnavailableError extends Data.TaggedError("ProviderUnavailableError")<{
-  readonly sessionId: string
-  readonly reason: string
-  readonly detail: string
-  /** Summaries written by this run before it stopped. */
-  readonly written: number
-}> {
-  override get message(): string {
-    return `compaction of session ${this.sessionId} stopped: the provider fails in a way that will not heal ` +
-      `(${this.reason}: ${this.detail}); ${this.written} summaries were written before it stopped`
-  }
-}
+export const ProviderUnavailableError = Outcome.ProviderUnavailableError
+
+/**
+ * @since 0.2.0
+ */
+export type ProviderUnavailableError = Outcome.ProviderUnavailableError
 
 /**
  * Where a session stands against a budget.
@@ -327,6 +293,17 @@ export interface Service {
    */
   readonly context: (sessionId: string) => Effect.Effect<ActiveContext.ActiveContext, StoreError.StoreError>
   /**
+   * The options a call with `overrides` runs with: the layer's, the overrides
+   * on top (an `undefined` override keeps the layer's value), the defaults
+   * applied, checked; `budget`, when given, is checked as `status`'s budget.
+   *
+   * @since 0.3.0
+   */
+  readonly resolveOptions: (
+    overrides?: CompactionOptions.Options,
+    budget?: number
+  ) => Effect.Effect<CompactionOptions.ResolvedOptions, CompactionOptions.InvalidOptionsError>
+  /**
    * What an agent sends to its model, within `budget`: the active context
    * through the Condenser Pipeline (mask, forget, summarize, window). The
    * summarize stage is the summary DAG: when the context is still over
@@ -354,24 +331,6 @@ export class CompactionManager extends Context.Tag("@precis/compaction/Compactio
   Service
 >() {}
 
-const noStats: CompactionStats = {
-  leafSummariesCreated: 0,
-  condensedSummariesCreated: 0,
-  turnsCompacted: 0,
-  tiersUsed: Summary.emptyTierCounts
-}
-
-const addStats = (a: CompactionStats, b: CompactionStats): CompactionStats => ({
-  leafSummariesCreated: a.leafSummariesCreated + b.leafSummariesCreated,
-  condensedSummariesCreated: a.condensedSummariesCreated + b.condensedSummariesCreated,
-  turnsCompacted: a.turnsCompacted + b.turnsCompacted,
-  tiersUsed: {
-    normal: a.tiersUsed.normal + b.tiersUsed.normal,
-    aggressive: a.tiersUsed.aggressive + b.tiersUsed.aggressive,
-    fallback: a.tiersUsed.fallback + b.tiersUsed.fallback
-  }
-})
-
 // The layer's options with a call's overrides on top (an `undefined` override keeps the layer's value).
 const mergeOptions = (base: CompactionOptions.Options, overrides: CompactionOptions.Options | undefined) =>
   overrides === undefined ? base : { ...base, ...dropUndefined(overrides) }
@@ -386,6 +345,75 @@ const dropUndefined = (options: CompactionOptions.Options): CompactionOptions.Op
  */
 export type Stores = TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQueue
 
+// What `assemble` uses of the manager.
+interface Assembling {
+  readonly estimator: TokenEstimator.Service
+  readonly compact: Service["compact"]
+  readonly context: Service["context"]
+  readonly resolveOptions: Service["resolveOptions"]
+  readonly inLayer: <A, E>(effect: Effect.Effect<A, E, Stores | Summarizer.Summarizer>) => Effect.Effect<A, E>
+}
+
+const assembleWith = (m: Assembling): Service["assemble"] => {
+  // The summarize stage over the DAG: compacts, then keeps the (already condensed) turns left uncovered.
+  const dagStage = (sessionId: string, budget: number, options: CompactionOptions.Options): Condenser.Stage => ({
+    name: "summarize",
+    run: (current, tokens) =>
+      Effect.gen(function*() {
+        const opts = yield* m.resolveOptions(options, budget)
+        if (tokens <= opts.threshold * budget) return { context: current, counts: {} }
+        const stats = yield* m.compact(sessionId, options)
+        if (stats.turnsCompacted === 0 && stats.condensedSummariesCreated === 0) return { context: current, counts: {} }
+        const [summaries, uncovered] = yield* m.inLayer(Effect.all([
+          Effect.flatMap(DagStore.DagStore, (dag) => dag.parentless(sessionId)),
+          Effect.flatMap(TurnStore.TurnStore, (store) => store.uncoveredTurns(sessionId))
+        ]))
+        const ids = new Set(uncovered.map((turn) => turn.id))
+        return {
+          context: { summaries, turns: current.turns.filter((turn) => turn.id !== undefined && ids.has(turn.id)) },
+          counts: { summarized: stats.turnsCompacted }
+        }
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning("CompactionManager.assemble: compaction failed", error.message), {
+            context: current,
+            counts: {}
+          })
+        )
+      )
+  })
+  return (sessionId, options) =>
+    Effect.gen(function*() {
+      const { compact: mayCompact, compaction, expand, sessionState: withState, stateShare, ...given } = options
+      const share = stateShare ?? ActiveContext.defaultStateShare
+      if (!(Number.isFinite(share) && share >= 0 && share < 1)) {
+        return yield* new CompactionOptions.InvalidOptionsError({
+          problems: [{ option: "stateShare", message: `must be a number >= 0 and < 1 (got ${share})` }]
+        })
+      }
+      yield* Condenser.decodeOptions(given)
+      yield* m.resolveOptions({ ...compaction, budget: given.budget }, given.budget)
+      const active = yield* m.context(sessionId)
+      const header = withState === false
+        ? ""
+        : ActiveContext.header(m.estimator, (yield* m.inLayer(ActiveContext.refreshState(sessionId, active.turns))).state, given.budget, share)
+      const headerTokens = header.length === 0 ? 0 : m.estimator.estimate(header)
+      const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens) }
+      const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
+      const fitting = mayCompact === false
+        ? Condenser.fitStages(condenser)
+        : Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides))
+      const expanding = expand === false
+        ? []
+        : [Expansion.stage({ ...(expand === true ? {} : expand), budget: condenser.budget })]
+      const condensed = yield* m.inLayer(Condenser.pipeline<DagStore.DagStore>([...fitting, ...expanding])(active))
+      return { sessionId, header, ...condensed, tokens: condensed.tokens + headerTokens }
+    }).pipe(
+      Effect.provideService(TokenEstimator.TokenEstimator, m.estimator),
+      Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })
+    )
+}
+
 /**
  * Builds the manager over the store (`TurnStore`, `DagStore`, `WorkQueue`) and
  * the `Summarizer` in context; the
@@ -397,410 +425,43 @@ export type Stores = TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQue
 export const make = Effect.fnUntraced(function*(options: CompactionOptions.Options = {}) {
   // Options that make no sense fail the build; each call's overrides are checked again with them.
   yield* CompactionOptions.resolveOptions(options)
-  const turnStore = yield* TurnStore.TurnStore
-  const dag = yield* DagStore.DagStore
-  const queue = yield* WorkQueue.WorkQueue
-  const stores = yield* Effect.context<Stores>()
-  const summarizer = yield* Summarizer.Summarizer
+  const lock = yield* SessionLock.make
+  const layerContext = yield* Effect.context<Stores | Summarizer.Summarizer>()
   const estimator = yield* TokenEstimator.TokenEstimator
-  const locks = yield* Ref.make(new Map<string, Effect.Semaphore>())
-
-  const resolve = (overrides: CompactionOptions.Options | undefined, budget?: number) =>
+  // Every call runs over the layer's store, Summarizer and estimator.
+  const inLayer = <A, E>(effect: Effect.Effect<A, E, Stores | Summarizer.Summarizer>) =>
+    effect.pipe(Effect.provide(layerContext), Effect.provideService(TokenEstimator.TokenEstimator, estimator))
+  const traced = (name: string, sessionId: string) =>
+    Effect.withSpan(`CompactionManager.${name}`, { attributes: { "precis.session_id": sessionId } })
+  const resolveOptions: Service["resolveOptions"] = (overrides, budget) =>
     Effect.suspend(() => CompactionOptions.resolveOptions(mergeOptions(options, overrides), budget))
 
-  const turnTokens = (turn: ConversationTurn.ConversationTurn) => ActiveContext.turnTokens(estimator, turn)
-
-  const lockFor = (sessionId: string) =>
-    Ref.modify(locks, (map): [Effect.Semaphore, Map<string, Effect.Semaphore>] => {
-      const existing = map.get(sessionId)
-      if (existing !== undefined) return [existing, map]
-      const created = Effect.unsafeMakeSemaphore(1)
-      return [created, new Map(map).set(sessionId, created)]
-    })
-
-  const withStore = <A, E>(effect: Effect.Effect<A, E, Stores>) => Effect.provide(effect, stores)
-
   const context: Service["context"] = (sessionId) =>
-    ActiveContext.load(sessionId).pipe(
-      Effect.provide(stores),
-      Effect.provideService(TokenEstimator.TokenEstimator, estimator),
-      Effect.withSpan("CompactionManager.context", { attributes: { "precis.session_id": sessionId } })
-    )
-
+    ActiveContext.load(sessionId).pipe(inLayer, traced("context", sessionId))
   const status: Service["status"] = (sessionId, budget, overrides) =>
-    Effect.gen(function*() {
-      const opts = yield* resolve(overrides, budget)
-      return Plan.status(yield* context(sessionId), budget, opts, tailBound(opts.freshTailTokens))
-    })
-
-  const shouldCompact: Service["shouldCompact"] = (sessionId, budget, overrides) =>
-    Effect.map(status(sessionId, budget, overrides), (s) => s.shouldCompact)
-
-  // A fallback caused by a provider that will not heal is not stored: the run stops.
-  const usable = (sessionId: string, written: Ref.Ref<number>) => (summary: Summary.Summary) =>
-    summary.failedPermanently
-      ? Effect.flatMap(Ref.get(written), (n) => {
-        const last = summary.escalations[summary.escalations.length - 1]!
-        return Effect.fail(
-          new ProviderUnavailableError({ sessionId, reason: last.reason, detail: last.message, written: n })
-        )
-      })
-      : Effect.succeed(summary)
-
-  // The Also line (see the module notes); the keys it lists are no longer dropped.
-  const withAlso = (opts: CompactionOptions.ResolvedOptions, targetTokens: number) => (summary: Summary.Summary) => {
-    if (!opts.alsoLine || summary.dropped.length === 0) return summary
-    const text = FactCheck.appendAlso(summary.text, summary.dropped, estimator, { maxTokens: targetTokens })
-    return text === summary.text ? summary : new Summary.Summary({
-      ...summary,
-      text,
-      outputTokens: estimator.estimate(text),
-      dropped: FactCheck.checkKeys(summary.dropped, text).dropped
-    }, true)
-  }
-
-  const tailBound = (maxTokens: number | undefined): Plan.TailTokens<ConversationTurn.ConversationTurn> | undefined =>
-    maxTokens === undefined ? undefined : { max: maxTokens, tokens: turnTokens }
-
-  const run = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
-    Effect.gen(function*() {
-      const tiers = yield* Ref.make(Summary.emptyTierCounts)
-      const written = yield* Ref.make(0)
-      const check = usable(sessionId, written)
-      const report = (event: ProgressEvent) => (opts.onProgress === undefined ? Effect.void : opts.onProgress(event))
-      const countTier = (tier: Summary.Tier) => Ref.updateAndGet(tiers, (c) => Summary.incrementTier(c, tier))
-
-      // The uncovered turns the first leaf pass read: the session state is folded from them.
-      let read: ReadonlyArray<TurnStore.StoredTurn> | undefined
-
-      // Leaf pass: sequential, each leaf continues from the previous one. Returns the leaves and turns.
-      const leafPass = (tailTokens: number | undefined, maxTurns: number | undefined) =>
-        Effect.gen(function*() {
-          const uncovered = yield* turnStore.uncoveredTurns(sessionId)
-          read ??= uncovered
-          const evictable = Plan.bounded(Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens)), maxTurns)
-          const chunks = Plan.chunk(
-            evictable,
-            turnTokens,
-            opts.leafChunkTokens,
-            ConversationTurn.isToolResult,
-            Plan.minChunkTokens(opts.leafChunkTokens)
-          )
-          if (chunks.length > 0) {
-            yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
-          }
-          let prior = Option.getOrUndefined(Option.map(yield* dag.latestLeaf(sessionId), (leaf) => leaf.content))
-          for (const [index, turns] of chunks.entries()) {
-            yield* Effect.gen(function*() {
-              const summary = yield* Effect.flatMap(
-                summarizer.summarizeTurns(turns, { priorSummary: prior, targetTokens: opts.leafTargetTokens }),
-                check
-              ).pipe(Effect.map(withAlso(opts, opts.leafTargetTokens)))
-              yield* dag.insertLeaf({
-                sessionId,
-                content: summary.text,
-                tier: summary.tier,
-                tokenEstimate: summary.outputTokens,
-                turnIds: turns.map((turn) => turn.id)
-              })
-              yield* Ref.update(written, (n) => n + 1)
-              prior = summary.text
-              const counts = yield* countTier(summary.tier)
-              yield* report(
-                ProgressEvent.LeafWritten({ sessionId, done: index + 1, total: chunks.length, tiers: counts })
-              )
-            }).pipe(
-              Effect.withSpan("CompactionManager.leaf", {
-                attributes: { "precis.session_id": sessionId, "precis.turns": turns.length, "precis.chunk": index }
-              })
-            )
-          }
-          return { leaves: chunks.length, turns: evictable.length }
-        })
-
-      // Condensation: the lowest depth with enough parentless siblings first, until none has.
-      const condensation = Effect.gen(function*() {
-        let condensed = 0
-        while (true) {
-          const next = Plan.nextToCondense(yield* dag.parentless(sessionId), opts.minFanIn)
-          if (next === undefined) break
-          const { depth, siblings } = next
-          const groups = Plan.condenseGroups(siblings, opts.minFanIn, opts.maxFanIn)
-          yield* report(ProgressEvent.CondenseStarted({ sessionId, depth, groups: groups.length }))
-          const done = yield* Ref.make(0)
-          yield* Effect.forEach(
-            groups,
-            (children) =>
-              Effect.gen(function*() {
-                const summary = yield* Effect.flatMap(
-                  summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens }),
-                  check
-                ).pipe(Effect.map(withAlso(opts, opts.condenseTargetTokens)))
-                yield* dag.insertCondensed({
-                  sessionId,
-                  content: summary.text,
-                  tier: summary.tier,
-                  tokenEstimate: summary.outputTokens,
-                  childIds: children.map((child) => child.id)
-                })
-                yield* Ref.update(written, (x) => x + 1)
-                const counts = yield* countTier(summary.tier)
-                const n = yield* Ref.updateAndGet(done, (x) => x + 1)
-                yield* report(
-                  ProgressEvent.CondensedWritten({ sessionId, depth, done: n, total: groups.length, tiers: counts })
-                )
-              }).pipe(
-                Effect.withSpan("CompactionManager.condense", {
-                  attributes: {
-                    "precis.session_id": sessionId,
-                    "precis.depth": depth,
-                    "precis.children": children.length
-                  }
-                })
-              ),
-            { concurrency: opts.concurrency, discard: true }
-          )
-          condensed += groups.length
-        }
-        return condensed
-      })
-
-      const first = yield* leafPass(opts.freshTailTokens, opts.maxTurns)
-      let condensed = yield* condensation
-      let leaves = first.leaves
-      let turnsCompacted = first.turns
-      // The low-water mark: with a budget, a second pass shrinks the tail to what the summaries leave of it.
-      const turnsLeft = opts.maxTurns === undefined ? undefined : opts.maxTurns - first.turns
-      if (opts.budget !== undefined && turnsLeft !== 0) {
-        const goal = opts.lowWater * opts.budget
-        const active = yield* context(sessionId)
-        if (active.tokens > goal) {
-          const summaryTokens = active.summaries.reduce((n, s) => n + ActiveContext.summaryTokens(estimator, s), 0)
-          const tailTokens = Math.max(0, Math.floor(goal - summaryTokens))
-          const second = yield* leafPass(Math.min(tailTokens, opts.freshTailTokens ?? tailTokens), turnsLeft)
-          if (second.leaves > 0) condensed += yield* condensation
-          leaves += second.leaves
-          turnsCompacted += second.turns
-        }
-      }
-
-      // A run that summarized turns brings the stored session state up to date (to the last turn its first
-      // leaf pass read, without reading the turns again), for readers that cannot write.
-      if (turnsCompacted > 0) yield* sessionState(sessionId, read)
-
-      const stats: CompactionStats = {
-        leafSummariesCreated: leaves,
-        condensedSummariesCreated: condensed,
-        turnsCompacted,
-        tiersUsed: yield* Ref.get(tiers)
-      }
-      yield* Effect.annotateCurrentSpan({
-        "precis.leaves": stats.leafSummariesCreated,
-        "precis.condensed": stats.condensedSummariesCreated,
-        "precis.turns_compacted": stats.turnsCompacted
-      })
-      return stats
-    })
-
+    Effect.flatMap(resolveOptions(overrides, budget), (opts) =>
+      Effect.map(
+        context(sessionId),
+        (active) => Trigger.status(active, budget, opts, Trigger.tailBound(estimator, opts.freshTailTokens))
+      ))
   const compact: Service["compact"] = (sessionId, overrides) =>
-    Effect.gen(function*() {
-      const opts = yield* resolve(overrides)
-      const lock = yield* lockFor(sessionId)
-      // The semaphore orders this process's fibers; the store's lease, other processes.
-      return yield* lock.withPermits(1)(queue.withSessionLease(sessionId, run(sessionId, opts)))
-    }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": sessionId } }))
+    Effect.flatMap(resolveOptions(overrides), (opts) => lock.withSession(sessionId, Engine.compactSession(sessionId, opts)))
+      .pipe(inLayer, traced("compact", sessionId))
 
-  // Whether a compaction of the session would write anything (as `status` counts it, without a budget).
-  // Reads the store only (no token estimate of the whole context, unless the tail is bounded in tokens).
-  const hasWork = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
-    Effect.map(
-      Effect.all([turnStore.uncoveredTurns(sessionId), dag.parentless(sessionId)]),
-      ([uncovered, parentless]) =>
-        Plan.tailStart(uncovered, opts.freshTailTurns, tailBound(opts.freshTailTokens)) > 0 ||
-        Plan.nextToCondense(parentless, opts.minFanIn) !== undefined
-    )
-
-  // Runs the claimed session's compaction when its semaphore and lease are free now and it still has
-  // work (another worker may have finished it since it was queued); `taken` tells whether both were free.
-  // Holding the lease, it takes the session off the queue once it has no work left (the store keeps it
-  // queued when turns came in since the claim).
-  const tryCompact = (claim: WorkQueue.WorkClaim, opts: CompactionOptions.ResolvedOptions) =>
-    Effect.gen(function*() {
-      const lock = yield* lockFor(claim.sessionId)
-      const settle = Effect.flatMap(hasWork(claim.sessionId, opts), (work) => work ? Effect.void : queue.settleWork(claim))
-      const attempt = yield* lock.withPermitsIfAvailable(1)(
-        queue.tryWithSessionLease(
-          claim.sessionId,
-          Effect.flatMap(hasWork(claim.sessionId, opts), (work) =>
-            work
-              ? Effect.asSome(Effect.zipLeft(run(claim.sessionId, opts), settle))
-              : Effect.as(queue.settleWork(claim), Option.none()))
-        )
-      )
-      const outcome = Option.flatten(attempt)
-      return { taken: Option.isSome(outcome), stats: Option.flatten(outcome) }
-    }).pipe(Effect.withSpan("CompactionManager.compact", { attributes: { "precis.session_id": claim.sessionId } }))
-
-  const compactAll: Service["compactAll"] = (overrides) =>
-    Effect.gen(function*() {
-      const { retryDelay, ...compaction } = overrides ?? {}
-      const opts = yield* resolve(compaction)
-      const done = new Map<string, CompactionStats>()
-      let skippedLocked = 0
-      // Sessions found held by another holder since this worker last took one. Claims go round the
-      // queue, so claiming one of them again means every session left in it is held: wait, rather than spin.
-      const held = new Set<string>()
-      while (true) {
-        const next = yield* queue.claimWork
-        if (Option.isNone(next)) break
-        const claim = next.value
-        if (held.has(claim.sessionId)) {
-          yield* Effect.sleep(retryDelay ?? Duration.millis(100))
-          held.clear()
-        }
-        const { stats, taken } = yield* tryCompact(claim, opts)
-        if (!taken) {
-          skippedLocked++
-          held.add(claim.sessionId)
-          continue
-        }
-        held.clear()
-        if (Option.isSome(stats)) {
-          const before = done.get(claim.sessionId)
-          done.set(claim.sessionId, before === undefined ? stats.value : addStats(before, stats.value))
-        }
-      }
-      const sessions = Array.from(done, ([sessionId, stats]) => ({ sessionId, ...stats }))
-      const totals = sessions.reduce<CompactionStats>(addStats, noStats)
-      yield* Effect.annotateCurrentSpan({ "precis.sessions": sessions.length, "precis.skipped_locked": skippedLocked })
-      return { sessions, totals, skippedLocked } satisfies CompactAllStats
-    }).pipe(Effect.withSpan("CompactionManager.compactAll"))
-
-  const redo = (sessionId: string, opts: CompactionOptions.ResolvedOptions) =>
-    Effect.gen(function*() {
-      const written = yield* Ref.make(0)
-      const check = usable(sessionId, written)
-      let tiers = Summary.emptyTierCounts
-      let redone = 0
-      let stillFallback = 0
-      // Lowest depth first, so a condensed node is redone from children already redone.
-      const all = yield* dag.summaries(sessionId)
-      const leaves = all.filter((s) => s.depth === 0)
-      // The text of each leaf as it is now: a redone leaf is the prior summary of the next.
-      const leafText = new Map(leaves.map((leaf) => [leaf.id, leaf.content]))
-      const fallbacks = all.filter((s) => s.tier === "fallback").sort((a, b) => a.depth - b.depth)
-      for (const old of fallbacks) {
-        const summary = yield* Effect.flatMap(
-          old.depth === 0
-            ? Effect.flatMap(dag.sourceTurns(old.id), (turns) => {
-              const before = leaves[leaves.findIndex((leaf) => leaf.id === old.id) - 1]
-              return summarizer.summarizeTurns(turns, {
-                priorSummary: before === undefined ? undefined : leafText.get(before.id),
-                targetTokens: opts.leafTargetTokens
-              })
-            })
-            : Effect.flatMap(
-              dag.children(old.id),
-              (children) => summarizer.summarizeSummaries(children, { targetTokens: opts.condenseTargetTokens })
-            ),
-          check
-        ).pipe(Effect.map(withAlso(opts, old.depth === 0 ? opts.leafTargetTokens : opts.condenseTargetTokens)))
-        tiers = Summary.incrementTier(tiers, summary.tier)
-        if (summary.tier === "fallback") {
-          stillFallback++
-          continue
-        }
-        yield* dag.rewriteSummary(old.id, {
-          content: summary.text,
-          tier: summary.tier,
-          tokenEstimate: summary.outputTokens
-        })
-        if (old.depth === 0) leafText.set(old.id, summary.text)
-        yield* Ref.update(written, (n) => n + 1)
-        redone++
-      }
-      return { redone, stillFallback, tiersUsed: tiers } satisfies RedoStats
-    })
-
-  const redoFallbacks: Service["redoFallbacks"] = (sessionId, overrides) =>
-    Effect.gen(function*() {
-      const opts = yield* resolve(overrides)
-      const lock = yield* lockFor(sessionId)
-      return yield* lock.withPermits(1)(queue.withSessionLease(sessionId, redo(sessionId, opts)))
-    }).pipe(Effect.withSpan("CompactionManager.redoFallbacks", { attributes: { "precis.session_id": sessionId } }))
-
-
-  // The summarize stage over the DAG: compacts, then keeps the (already condensed) turns left uncovered.
-  const dagStage = (sessionId: string, budget: number, options: CompactionOptions.Options): Condenser.Stage => ({
-    name: "summarize",
-    run: (current, tokens) =>
-      Effect.gen(function*() {
-        const opts = yield* resolve(options, budget)
-        if (tokens <= opts.threshold * budget) return { context: current, counts: {} }
-        const stats = yield* compact(sessionId, options)
-        if (stats.turnsCompacted === 0 && stats.condensedSummariesCreated === 0) return { context: current, counts: {} }
-        const [summaries, uncovered] = yield* Effect.all([dag.parentless(sessionId), turnStore.uncoveredTurns(sessionId)])
-        const ids = new Set(uncovered.map((turn) => turn.id))
-        return {
-          context: { summaries, turns: current.turns.filter((turn) => turn.id !== undefined && ids.has(turn.id)) },
-          counts: { summarized: stats.turnsCompacted }
-        }
-      }).pipe(
-        // A stage never fails: a failed compaction leaves the context to the window.
-        Effect.catchAll((error) =>
-          Effect.as(Effect.logWarning("CompactionManager.assemble: compaction failed", error.message), {
-            context: current,
-            counts: {}
-          })
-        )
-      )
+  return CompactionManager.of({
+    shouldCompact: (sessionId, budget, overrides) => Effect.map(status(sessionId, budget, overrides), (s) => s.shouldCompact),
+    status,
+    compact,
+    compactAll: ({ retryDelay, ...overrides } = {}) =>
+      Effect.flatMap(resolveOptions(overrides), (opts) => Workers.compactAll(lock, opts, retryDelay))
+        .pipe(inLayer, Effect.withSpan("CompactionManager.compactAll")),
+    redoFallbacks: (sessionId, overrides) =>
+      Effect.flatMap(resolveOptions(overrides), (opts) => lock.withSession(sessionId, Redo.redoFallbacks(sessionId, opts)))
+        .pipe(inLayer, traced("redoFallbacks", sessionId)),
+    context,
+    resolveOptions,
+    assemble: assembleWith({ estimator, compact, context, resolveOptions, inLayer })
   })
-
-  // The session state carried forward and saved; a failed save costs the next load a longer fold, nothing more.
-  const sessionState = (sessionId: string, read?: ReadonlyArray<TurnStore.StoredTurn>) =>
-    Effect.tap(
-      withStore(ActiveContext.loadState(sessionId, read)),
-      (loaded) =>
-        withStore(ActiveContext.saveState(loaded)).pipe(
-          Effect.catchAll((error) => Effect.logWarning("CompactionManager: saving the session state failed", error.message))
-        )
-    )
-
-  const assemble: Service["assemble"] = (sessionId, options) =>
-    Effect.gen(function*() {
-      const { compact: mayCompact, compaction, expand, sessionState: withState, stateShare, ...given } = options
-      const share = stateShare ?? ActiveContext.defaultStateShare
-      if (!(Number.isFinite(share) && share >= 0 && share < 1)) {
-        return yield* new CompactionOptions.InvalidOptionsError({
-          problems: [{ option: "stateShare", message: `must be a number >= 0 and < 1 (got ${share})` }]
-        })
-      }
-      yield* Condenser.decodeOptions(given)
-      yield* resolve({ ...compaction, budget: given.budget }, given.budget)
-      const active = yield* context(sessionId)
-      // The state folds the uncovered turns just read, not a second read of them.
-      const header = withState === false
-        ? ""
-        : ActiveContext.header(estimator, (yield* sessionState(sessionId, active.turns)).state, given.budget, share)
-      // The header counts against the budget: the summaries and turns get the rest.
-      const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
-      const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens) }
-      const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
-      const fitting = mayCompact === false
-        ? Condenser.fitStages(condenser)
-        : Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides))
-      const expanding = expand === false
-        ? []
-        : [Expansion.stage({ ...(expand === true ? {} : expand), budget: condenser.budget })]
-      const condensed = yield* Condenser.pipeline<DagStore.DagStore>([...fitting, ...expanding])(active)
-      return { sessionId, header, ...condensed, tokens: condensed.tokens + headerTokens }
-    }).pipe(
-      Effect.provideService(TokenEstimator.TokenEstimator, estimator),
-      Effect.provide(stores),
-      Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })
-    )
-
-  return CompactionManager.of({ shouldCompact, status, compact, compactAll, redoFallbacks, context, assemble })
 })
 
 /**

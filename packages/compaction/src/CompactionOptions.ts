@@ -10,7 +10,8 @@ import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { ProgressEvent } from "./CompactionManager.js"
+import * as FreshTail from "./FreshTail.js"
+import type { ProgressEvent } from "./internal/outcome.js"
 
 /**
  * The defaults of {@link Options}.
@@ -48,7 +49,7 @@ const share = OptionSchema.number({ min: 0, max: 1, exclusiveMin: true })
  * | option | bounds | default |
  * |---|---|---|
  * | `freshTailTurns` | integer >= 0 | 16 |
- * | `freshTailTokens` | integer >= 0 | {@link tailTokensFor} of `budget` with a budget, else unbounded |
+ * | `freshTailTokens` | integer >= 0 | `FreshTail.tokensFor(budget)` with a budget, else unbounded |
  * | `budget` | integer >= 1 | none |
  * | `lowWater` | (0, 1] | 0.5 |
  * | `leafChunkTokens` | integer >= 1 | 20,000 |
@@ -69,7 +70,7 @@ export const Options = Schema.Struct({
   /**
    * The fresh tail's most tokens: the tail is the newest `freshTailTurns`
    * turns, fewer when they hold more (a tool pair stays whole). Default
-   * {@link tailTokensFor} of `budget` when a budget is given, else unbounded.
+   * `FreshTail.tokensFor(budget)` when a budget is given, else unbounded.
    */
   freshTailTokens: Schema.optional(OptionSchema.int({ min: 0 })),
   /**
@@ -137,22 +138,6 @@ export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {
 }
 
 /**
- * The default token bound of the fresh tail (and of the part of the context
- * the condenser's mask stage protects) for a budget: a quarter of it,
- * clamped to 1,000..32,000 tokens, and never more than the budget.
- *
- * @example
- * ```ts
- * import { CompactionOptions } from "@precis/compaction"
- * CompactionOptions.tailTokensFor(32_000) // 8000
- * CompactionOptions.tailTokensFor(2_000) // 1000
- * ```
- * @since 0.1.0
- */
-export const tailTokensFor = (budget: number): number =>
-  Math.min(Math.floor(budget), Math.max(1_000, Math.min(32_000, Math.floor(budget / 4))))
-
-/**
  * The bounds {@link fromBudget} applies: the smallest leaf chunk (500
  * tokens), the fewest fresh-tail turns (4) and the tokens of budget per
  * fresh-tail turn (2,000).
@@ -196,8 +181,8 @@ export const fromBudget = (budget: number): {
 
 /**
  * Options (or a budget) that make no sense, such as `minFanIn < 2`: every
- * problem found, one per option (or `budget`, or `CompactionManager.assemble`'s
- * `stateShare`).
+ * problem found, one per option (or `budget`, or the `stateShare` of `@precis/context`'s
+ * `Assembler.assemble`).
  *
  * @since 0.1.0
  */
@@ -239,7 +224,7 @@ export const resolveOptions = (
     ...resolved,
     // Only a budget given as an option bounds the tail by default: `status`'s budget argument does not.
     freshTailTokens: resolved.freshTailTokens ??
-      (resolved.budget === undefined ? undefined : tailTokensFor(resolved.budget)),
+      (resolved.budget === undefined ? undefined : FreshTail.tokensFor(resolved.budget)),
     onProgress: options.onProgress
   })
 }

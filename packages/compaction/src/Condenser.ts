@@ -33,9 +33,9 @@ import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
+import * as FreshTail from "./FreshTail.js"
 import * as Forget from "./internal/forget.js"
 import * as Mask from "./internal/mask.js"
-import { tailStart } from "./internal/plan.js"
 import { firstRequest } from "./internal/turns.js"
 import * as Window from "./internal/window.js"
 
@@ -267,7 +267,7 @@ export const summarize = (options: SummarizeOptions): Stage<Summarizer.Summarize
   run: (context, tokens) =>
     Effect.gen(function*() {
       if (tokens <= options.maxTokens) return unchanged(context)
-      const split = tailStart(context.turns, options.keepRecentTurns ?? defaults.summarizeKeepRecentTurns)
+      const split = FreshTail.start(context.turns, options.keepRecentTurns ?? defaults.summarizeKeepRecentTurns)
       const first = firstRequest(context.turns)
       const older = context.turns.slice(0, split).filter((_, i) => i !== first)
       if (older.length === 0) return unchanged(context)
@@ -342,7 +342,7 @@ const weight = Schema.optional(OptionSchema.number())
 /**
  * The standard pipeline's settings: a budget (tokens, an integer >= 1), and
  * the stages' options (`protectTokens` defaults to
- * `CompactionOptions.tailTokensFor(budget)`, a quarter of the budget clamped
+ * `FreshTail.tokensFor(budget)`, a quarter of the budget clamped
  * to 1,000..32,000): token and turn counts are integers >= 0 (a summary's
  * `targetTokens` >= 1), the forget stage's weights finite numbers (its
  * `decay` >= 0). {@link fit} and {@link condense} check them.
@@ -386,7 +386,7 @@ export const decodeOptions: (
 
 const maskOf = (options: Options): Stage =>
   mask({
-    protectTokens: options.mask?.protectTokens ?? CompactionOptions.tailTokensFor(options.budget),
+    protectTokens: options.mask?.protectTokens ?? FreshTail.tokensFor(options.budget),
     minTokens: options.mask?.minTokens
   })
 

@@ -35,7 +35,6 @@ import * as Clock from "effect/Clock"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -49,8 +48,9 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { CompactionManager, type CompactionStats } from "./CompactionManager.js"
+import { CompactionManager } from "./CompactionManager.js"
 import * as CompactionOptions from "./CompactionOptions.js"
+import * as Cycle from "./internal/sleepCycle.js"
 
 /**
  * The defaults of {@link Options}.
@@ -147,59 +147,35 @@ export const decodeOptions: (
 )
 
 /**
- * What the worker has done since the layer was built.
+ * What the worker has done since the layer was built: `cyclesCompleted`
+ * (with or without an error), `cyclesInterrupted` (by activity),
+ * `turnsProcessed` and `summariesCreated` (by the compactions of the cycles
+ * that completed them), `errors` (failed cycles), `lastCycleAt` (when the last
+ * cycle ended, epoch milliseconds on the Effect clock) and `processingTime`
+ * (time spent in cycles, interrupted ones included).
  *
  * @since 0.3.0
  */
-export interface Stats {
-  /** Cycles that ran to their end (with or without an error). */
-  readonly cyclesCompleted: number
-  /** Cycles interrupted by activity. */
-  readonly cyclesInterrupted: number
-  /** Turns summarized by the compactions of the cycles that completed them. */
-  readonly turnsProcessed: number
-  /** Summaries (leaves and condensed) those compactions created. */
-  readonly summariesCreated: number
-  /** Failed cycles. */
-  readonly errors: number
-  /** When the last cycle ended (epoch milliseconds on the Effect clock), if one did. */
-  readonly lastCycleAt: number | undefined
-  /** Time spent in cycles, interrupted ones included. */
-  readonly processingTime: Duration.Duration
-}
+export interface Stats extends Cycle.Stats {}
 
 /**
- * What the worker reports, on {@link Service.events}.
+ * What the worker reports, on {@link Service.events}: `CycleStarted` (the
+ * `sessions` due, in the order it will compact them), `SessionCompacted`
+ * (a session and its `stats`), `CycleCompleted` (`turnsProcessed`,
+ * `summariesCreated`, `duration`), `CycleInterrupted` (by activity, after
+ * `duration`), `CycleFailed` (the `sessionId` it failed on if any, the
+ * `error`, and when the next check is: `retryIn`).
  *
  * @since 0.3.0
  */
-export type Event = Data.TaggedEnum<{
-  /** A cycle started; `sessions` are the sessions due (never none), in the order it will compact them. */
-  CycleStarted: { readonly sessions: ReadonlyArray<string> }
-  /** A session was compacted by the cycle. */
-  SessionCompacted: { readonly sessionId: string; readonly stats: CompactionStats }
-  /** A cycle with sessions due ran to its end. */
-  CycleCompleted: {
-    readonly turnsProcessed: number
-    readonly summariesCreated: number
-    readonly duration: Duration.Duration
-  }
-  /** Activity (or a `busy` effect) interrupted a cycle. */
-  CycleInterrupted: { readonly duration: Duration.Duration }
-  /** A cycle failed; the next check is in `retryIn`. `sessionId` is the session it failed on, if any. */
-  CycleFailed: {
-    readonly sessionId: string | undefined
-    readonly error: string
-    readonly retryIn: Duration.Duration
-  }
-}>
+export type Event = Cycle.Event
 
 /**
  * Constructors and matchers of {@link Event}.
  *
  * @since 0.3.0
  */
-export const Event = Data.taggedEnum<Event>()
+export const Event = Cycle.Event
 
 /**
  * @since 0.3.0
@@ -227,22 +203,6 @@ export interface Service {
  */
 export class SleepMode extends Context.Tag("@precis/compaction/SleepMode")<SleepMode, Service>() {}
 
-const emptyStats: Stats = {
-  cyclesCompleted: 0,
-  cyclesInterrupted: 0,
-  turnsProcessed: 0,
-  summariesCreated: 0,
-  errors: 0,
-  lastCycleAt: undefined,
-  processingTime: Duration.zero
-}
-
-// Why a cycle stopped early: the session it was on and the error.
-class CycleError extends Data.TaggedError("CycleError")<{
-  readonly sessionId: string | undefined
-  readonly error: string
-}> {}
-
 /**
  * Builds the service and forks its worker into the current scope.
  *
@@ -254,7 +214,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const turnStore = yield* TurnStore.TurnStore
   const index = yield* SearchIndex.SearchIndex
   const pubsub = yield* Effect.acquireRelease(PubSub.unbounded<Event>(), PubSub.shutdown)
-  const stats = yield* Ref.make(emptyStats)
+  const stats = yield* Ref.make(Cycle.emptyStats)
   // The idle clock: the last activity (epoch ms) and how many `busy` effects run.
   const activity = yield* Ref.make({ last: yield* Clock.currentTimeMillis, busy: 0 })
   const running = yield* Ref.make(Option.none<Fiber.RuntimeFiber<boolean>>())
@@ -268,77 +228,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       ? opts.checkInterval
       : Duration.min(Duration.times(opts.checkInterval, 2 ** Math.min(failures, 30)), opts.maxBackoff)
 
-  const publish = (event: Event) => PubSub.publish(pubsub, event)
-  const sessionIds = options.sessions ?? Effect.map(turnStore.sessions, (all) => all.map((s) => s.id))
-  const overrides: CompactionOptions.Options = { ...options.compaction, maxTurns: opts.batchSize }
-
-  // A session is due with enough evictable turns, or past the soft mark of its budget.
-  const isDue = (sessionId: string) =>
-    // Without a budget only `evictableTurns` is read, which does not depend on it.
-    Effect.map(
-      manager.status(sessionId, opts.budget ?? 1, { ...overrides, threshold: opts.softMark }),
-      (status) =>
-        status.evictableTurns >= opts.minUnprocessedTurns || (opts.budget !== undefined && status.shouldCompact)
-    )
-
-  const failWith = (sessionId: string | undefined) => (error: { readonly message: string }) =>
-    new CycleError({ sessionId, error: error.message })
-
-  // One cycle: compacts each due session; true when it failed.
-  const cycle = Effect.gen(function*() {
-    const started = yield* Clock.currentTimeMillis
-    const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(now - started))
-    return yield* Effect.gen(function*() {
-      // The turns appended since the last search or cycle go into the search index now, not in the agent's next search.
-      yield* Effect.mapError(index.indexSearch, failWith(undefined))
-      const ids = yield* Effect.mapError(sessionIds, failWith(undefined))
-      const due = yield* Effect.filter(ids, (id) => Effect.mapError(isDue(id), failWith(id)))
-      // A cycle with nothing to do is counted, but publishes nothing.
-      if (due.length === 0) return false
-      yield* publish(Event.CycleStarted({ sessions: due }))
-      let turns = 0
-      let summaries = 0
-      for (const sessionId of due) {
-        const result = yield* Effect.mapError(manager.compact(sessionId, overrides), failWith(sessionId))
-        const created = result.leafSummariesCreated + result.condensedSummariesCreated
-        turns += result.turnsCompacted
-        summaries += created
-        yield* Ref.update(stats, (s) => ({
-          ...s,
-          turnsProcessed: s.turnsProcessed + result.turnsCompacted,
-          summariesCreated: s.summariesCreated + created
-        }))
-        yield* publish(Event.SessionCompacted({ sessionId, stats: result }))
-      }
-      const duration = yield* elapsed
-      yield* publish(Event.CycleCompleted({ turnsProcessed: turns, summariesCreated: summaries, duration }))
-      return false
-    }).pipe(
-      Effect.catchAll((error) =>
-        Effect.gen(function*() {
-          yield* Ref.update(stats, (s) => ({ ...s, errors: s.errors + 1 }))
-          const failures = yield* Ref.updateAndGet(consecutiveFailures, (n) => n + 1)
-          yield* Effect.logWarning("SleepMode: cycle failed", error.error)
-          yield* publish(Event.CycleFailed({ sessionId: error.sessionId, error: error.error, retryIn: delay(failures) }))
-          return true
-        })
-      ),
-      Effect.onExit((exit) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const duration = Duration.millis(now - started)
-          const interrupted = Exit.isInterrupted(exit)
-          yield* Ref.update(stats, (s) => ({
-            ...s,
-            cyclesCompleted: s.cyclesCompleted + (interrupted ? 0 : 1),
-            cyclesInterrupted: s.cyclesInterrupted + (interrupted ? 1 : 0),
-            lastCycleAt: now,
-            processingTime: Duration.sum(s.processingTime, duration)
-          }))
-          if (interrupted) yield* publish(Event.CycleInterrupted({ duration }))
-        })
-      )
-    )
+  const cycle = Cycle.cycle({
+    manager,
+    index,
+    sessions: options.sessions ?? Effect.map(turnStore.sessions, (all) => all.map((s) => s.id)),
+    options: opts,
+    overrides: { ...options.compaction, maxTurns: opts.batchSize },
+    stats,
+    failures: consecutiveFailures,
+    publish: (event) => PubSub.publish(pubsub, event),
+    delay
   })
 
   const startIfIdle = gate.withPermits(1)(

@@ -706,7 +706,7 @@ describe("a budget bounds the fresh tail in tokens and compaction reaches the lo
   it.effect("with a budget the tail holds at most a quarter of it (freshTailTokens)", () =>
     Effect.gen(function*() {
       const context = yield* activeAfter("quarter", { budget: 8_000 })
-      // tailTokensFor(8000) = 2000 tokens: 4 turns of 500
+      // FreshTail.tokensFor(8000) = 2000 tokens: 4 turns of 500
       expect(context.turns).toHaveLength(4)
       expect(context.tokens).toBeLessThanOrEqual(0.5 * 8_000)
       expect(yield* StoreInvariants.violations({ freshTailTurns: 0, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])

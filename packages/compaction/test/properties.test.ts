@@ -20,7 +20,7 @@ import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as CompactionOptions from "../src/CompactionOptions.js"
-import * as Plan from "../src/internal/plan.js"
+import * as FreshTail from "../src/FreshTail.js"
 import { managerLayer, pgStoreLayer, requestCount, runPumped, shortReply, skipPg } from "./helpers.js"
 
 const options = FastCheck.integer({ min: 2, max: 4 }).chain((minFanIn) =>
@@ -97,7 +97,7 @@ const property = (
       yield* clock.finish(cm.compact("prop", opts))
       expect(yield* StoreInvariants.violations({ ...bounds, condensedFully: true })).toEqual([])
       // Nothing is left to evict but the fresh tail (and what keeps a tool result with its call).
-      expect(Plan.tailStart(yield* store.uncoveredTurns("prop"), opts.freshTailTurns)).toBe(0)
+      expect(FreshTail.start(yield* store.uncoveredTurns("prop"), opts.freshTailTurns)).toBe(0)
     }
     const before = yield* store.summaries("prop")
     const again = yield* clock.finish(cm.compact("prop", opts))

@@ -1,6 +1,7 @@
 /**
- * Pure planning: when to compact, what a compaction pass evicts, how it chunks
- * and groups.
+ * How a compaction pass cuts its work, pure: what it evicts (all but the fresh
+ * tail), how it chunks turns into leaves and groups summaries to condense.
+ * When to compact is `trigger.ts`'s.
  *
  * @internal
  */
@@ -214,33 +215,3 @@ export const nextToCondense = <A extends { readonly depth: number }>(
 /** The groups condensing `siblings`, in order (see {@link groupSizes}); the remainder is left out. */
 export const condenseGroups = <A>(siblings: ReadonlyArray<A>, minFanIn: number, maxFanIn: number): Array<Array<A>> =>
   splitSizes(siblings, groupSizes(siblings.length, minFanIn, maxFanIn))
-
-/**
- * Where an active context stands against a budget (the figures of
- * `CompactionManager.CompactionStatus`). The trigger: compact when the active context's tokens strictly exceed
- * `threshold * budget` (exactly at the limit is not over) and there is
- * something to compact (turns outside the fresh tail, or a depth with at least
- * `minFanIn` parentless summaries), so it stops firing once compaction has done
- * all it can.
- */
-export const status = <A extends TurnLike>(
-  active: {
-    readonly tokens: number
-    readonly turns: ReadonlyArray<A>
-    readonly summaries: ReadonlyArray<{ readonly depth: number }>
-  },
-  budget: number,
-  options: { readonly threshold: number; readonly freshTailTurns: number; readonly minFanIn: number },
-  bound?: TailTokens<A>
-) => {
-  const limit = options.threshold * budget
-  const evictableTurns = tailStart(active.turns, options.freshTailTurns, bound)
-  const condensable = nextToCondense(active.summaries, options.minFanIn) !== undefined
-  return {
-    activeTokens: active.tokens,
-    limit,
-    evictableTurns,
-    condensable,
-    shouldCompact: active.tokens > limit && (evictableTurns > 0 || condensable)
-  }
-}

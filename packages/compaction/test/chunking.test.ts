@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as CompactionOptions from "../src/CompactionOptions.js"
-import * as Plan from "../src/internal/plan.js"
+import * as FreshTail from "../src/FreshTail.js"
+import * as Chunking from "../src/internal/chunking.js"
+import * as Trigger from "../src/internal/trigger.js"
 
 const turn = (role: string, metadata?: Record<string, unknown>) => (metadata === undefined ? { role } : { role, metadata })
 
@@ -9,19 +11,19 @@ describe("chunk", () => {
   const size = (n: number) => n
 
   it("fills a chunk up to exactly the limit, then starts the next", () => {
-    expect(Plan.chunk([4, 6, 5, 5], size, 10)).toEqual([[4, 6], [5, 5]])
-    expect(Plan.chunk([4, 6, 1], size, 10)).toEqual([[4, 6], [1]])
+    expect(Chunking.chunk([4, 6, 5, 5], size, 10)).toEqual([[4, 6], [5, 5]])
+    expect(Chunking.chunk([4, 6, 1], size, 10)).toEqual([[4, 6], [1]])
   })
 
   it("puts an oversized item in a chunk of its own", () => {
-    expect(Plan.chunk([3, 25, 2], size, 10)).toEqual([[3], [25], [2]])
-    expect(Plan.chunk([25], size, 10)).toEqual([[25]])
+    expect(Chunking.chunk([3, 25, 2], size, 10)).toEqual([[3], [25], [2]])
+    expect(Chunking.chunk([25], size, 10)).toEqual([[25]])
   })
 
   it("never starts a chunk with a sticky item (a tool result): its call moves along", () => {
     type Item = readonly [size: number, sticky: boolean]
     const chunks = (items: ReadonlyArray<Item>, limit: number) =>
-      Plan.chunk(items, ([n]) => n, limit, ([, s]) => s).map((c) => c.map(([n, s]) => (s ? `r${n}` : `${n}`)))
+      Chunking.chunk(items, ([n]) => n, limit, ([, s]) => s).map((c) => c.map(([n, s]) => (s ? `r${n}` : `${n}`)))
     expect(chunks([[4, false], [3, false], [4, true]], 10)).toEqual([["4"], ["3", "r4"]])
     expect(chunks([[4, false], [3, false], [2, true], [4, true]], 10)).toEqual([["4"], ["3", "r2", "r4"]])
     // Only the call and its results: the chunk grows past the limit.
@@ -33,59 +35,59 @@ describe("chunk", () => {
 
   it("merges a chunk under minTokens whole into its smaller neighbour", () => {
     // The trailing [1] merges back; a small first chunk merges forward.
-    expect(Plan.chunk([4, 6, 1], size, 10, undefined, 3)).toEqual([[4, 6, 1]])
-    expect(Plan.chunk([2, 9, 9], size, 10, undefined, 3)).toEqual([[2, 9], [9]])
+    expect(Chunking.chunk([4, 6, 1], size, 10, undefined, 3)).toEqual([[4, 6, 1]])
+    expect(Chunking.chunk([2, 9, 9], size, 10, undefined, 3)).toEqual([[2, 9], [9]])
     // In the middle, the smaller neighbour takes it (the previous one on a tie).
-    expect(Plan.chunk([9, 2, 8], size, 10, undefined, 3)).toEqual([[9], [2, 8]])
-    expect(Plan.chunk([8, 2, 9], size, 10, undefined, 3)).toEqual([[8, 2], [9]])
-    expect(Plan.chunk([8, 2, 8], size, 10, undefined, 3)).toEqual([[8, 2], [8]])
+    expect(Chunking.chunk([9, 2, 8], size, 10, undefined, 3)).toEqual([[9], [2, 8]])
+    expect(Chunking.chunk([8, 2, 9], size, 10, undefined, 3)).toEqual([[8, 2], [9]])
+    expect(Chunking.chunk([8, 2, 8], size, 10, undefined, 3)).toEqual([[8, 2], [8]])
     // A lone small chunk stays; chunks at minTokens or over stay apart.
-    expect(Plan.chunk([1], size, 10, undefined, 3)).toEqual([[1]])
-    expect(Plan.chunk([7, 3, 7], size, 10, undefined, 3)).toEqual([[7, 3], [7]])
-    expect(Plan.chunk([7, 4, 7], size, 10, undefined, 3)).toEqual([[7], [4], [7]])
+    expect(Chunking.chunk([1], size, 10, undefined, 3)).toEqual([[1]])
+    expect(Chunking.chunk([7, 3, 7], size, 10, undefined, 3)).toEqual([[7, 3], [7]])
+    expect(Chunking.chunk([7, 4, 7], size, 10, undefined, 3)).toEqual([[7], [4], [7]])
   })
 
   it("never separates a call from its result when merging small chunks", () => {
     type Item = readonly [number, boolean]
     const chunks = (items: ReadonlyArray<Item>) =>
-      Plan.chunk(items, ([n]) => n, 10, ([, s]) => s, 4).map((c) => c.map(([n, s]) => (s ? `r${n}` : `${n}`)))
+      Chunking.chunk(items, ([n]) => n, 10, ([, s]) => s, 4).map((c) => c.map(([n, s]) => (s ? `r${n}` : `${n}`)))
     expect(chunks([[9, false], [1, false], [1, true], [9, false]])).toEqual([["9", "1", "r1"], ["9"]])
     expect(chunks([[1, false], [1, true], [9, false], [9, false]])).toEqual([["1", "r1", "9"], ["9"]])
   })
 
   it("minChunkTokens is 100, or a quarter of a smaller limit", () => {
-    expect(Plan.minChunkTokens(20_000)).toBe(100)
-    expect(Plan.minChunkTokens(200)).toBe(50)
-    expect(Plan.minChunkTokens(30)).toBe(7)
+    expect(Chunking.minChunkTokens(20_000)).toBe(100)
+    expect(Chunking.minChunkTokens(200)).toBe(50)
+    expect(Chunking.minChunkTokens(30)).toBe(7)
   })
 
   it("yields no chunk for no items and keeps order", () => {
-    expect(Plan.chunk([], size, 10)).toEqual([])
-    expect(Plan.chunk([1, 2, 3, 4], size, 3).flat()).toEqual([1, 2, 3, 4])
+    expect(Chunking.chunk([], size, 10)).toEqual([])
+    expect(Chunking.chunk([1, 2, 3, 4], size, 3).flat()).toEqual([1, 2, 3, 4])
   })
 })
 
 describe("groupSizes", () => {
   it("covers everything in as few, even groups as the bounds allow", () => {
-    expect(Plan.groupSizes(4, 4, 8)).toEqual([4])
-    expect(Plan.groupSizes(8, 4, 8)).toEqual([8])
-    expect(Plan.groupSizes(9, 4, 8)).toEqual([5, 4])
-    expect(Plan.groupSizes(17, 4, 8)).toEqual([6, 6, 5])
-    expect(Plan.groupSizes(11, 2, 2)).toEqual([2, 2, 2, 2, 2])
+    expect(Chunking.groupSizes(4, 4, 8)).toEqual([4])
+    expect(Chunking.groupSizes(8, 4, 8)).toEqual([8])
+    expect(Chunking.groupSizes(9, 4, 8)).toEqual([5, 4])
+    expect(Chunking.groupSizes(17, 4, 8)).toEqual([6, 6, 5])
+    expect(Chunking.groupSizes(11, 2, 2)).toEqual([2, 2, 2, 2, 2])
   })
 
   it("leaves fewer than minFanIn when it cannot cover everything", () => {
-    expect(Plan.groupSizes(3, 4, 8)).toEqual([])
-    expect(Plan.groupSizes(7, 4, 5)).toEqual([5])
-    expect(Plan.groupSizes(11, 4, 5)).toEqual([5, 5])
-    expect(Plan.groupSizes(14, 4, 5)).toEqual([5, 5, 4])
+    expect(Chunking.groupSizes(3, 4, 8)).toEqual([])
+    expect(Chunking.groupSizes(7, 4, 5)).toEqual([5])
+    expect(Chunking.groupSizes(11, 4, 5)).toEqual([5, 5])
+    expect(Chunking.groupSizes(14, 4, 5)).toEqual([5, 5, 4])
   })
 
   it("respects the bounds for every count", () => {
     for (let min = 2; min <= 6; min++) {
       for (let max = min; max <= 12; max++) {
         for (let n = 0; n <= 80; n++) {
-          const sizes = Plan.groupSizes(n, min, max)
+          const sizes = Chunking.groupSizes(n, min, max)
           const covered = sizes.reduce((a, b) => a + b, 0)
           expect(sizes.every((s) => s >= min && s <= max)).toBe(true)
           expect(n - covered).toBeGreaterThanOrEqual(0)
@@ -101,22 +103,22 @@ describe("tailStart", () => {
   const plain = Array.from({ length: 5 }, (_, i) => turn(i % 2 === 0 ? "user" : "assistant"))
 
   it("keeps the newest freshTailTurns turns", () => {
-    expect(Plan.tailStart(plain, 0)).toBe(5)
-    expect(Plan.tailStart(plain, 1)).toBe(4)
-    expect(Plan.tailStart(plain, 5)).toBe(0)
-    expect(Plan.tailStart(plain, 6)).toBe(0)
+    expect(Chunking.tailStart(plain, 0)).toBe(5)
+    expect(Chunking.tailStart(plain, 1)).toBe(4)
+    expect(Chunking.tailStart(plain, 5)).toBe(0)
+    expect(Chunking.tailStart(plain, 6)).toBe(0)
   })
 
   it("moves the boundary before the call when the tail would start with its result", () => {
     const turns = [turn("user"), turn("assistant"), turn("tool"), turn("tool"), turn("assistant")]
-    expect(Plan.tailStart(turns, 1)).toBe(4)
-    expect(Plan.tailStart(turns, 2)).toBe(1)
-    expect(Plan.tailStart(turns, 3)).toBe(1)
-    expect(Plan.tailStart([turn("tool"), turn("tool")], 1)).toBe(0)
+    expect(Chunking.tailStart(turns, 1)).toBe(4)
+    expect(Chunking.tailStart(turns, 2)).toBe(1)
+    expect(Chunking.tailStart(turns, 3)).toBe(1)
+    expect(Chunking.tailStart([turn("tool"), turn("tool")], 1)).toBe(0)
   })
 
   it("an empty tail has no boundary to protect", () => {
-    expect(Plan.tailStart([turn("assistant"), turn("tool")], 0)).toBe(2)
+    expect(Chunking.tailStart([turn("assistant"), turn("tool")], 0)).toBe(2)
   })
 })
 
@@ -126,14 +128,14 @@ describe("nextToCondense", () => {
       depth: 1,
       id: "e"
     }]
-    expect(Plan.nextToCondense(nodes, 3)).toEqual({ depth: 1, siblings: [nodes[0], nodes[2], nodes[4]] })
-    expect(Plan.nextToCondense(nodes, 2)?.siblings.map((n) => n.id)).toEqual(["b", "d"])
-    expect(Plan.nextToCondense(nodes, 4)).toBeUndefined()
+    expect(Chunking.nextToCondense(nodes, 3)).toEqual({ depth: 1, siblings: [nodes[0], nodes[2], nodes[4]] })
+    expect(Chunking.nextToCondense(nodes, 2)?.siblings.map((n) => n.id)).toEqual(["b", "d"])
+    expect(Chunking.nextToCondense(nodes, 4)).toBeUndefined()
   })
 
   it("condenseGroups leaves the remainder out", () => {
-    expect(Plan.condenseGroups([1, 2, 3, 4, 5, 6, 7], 2, 3)).toEqual([[1, 2, 3], [4, 5], [6, 7]])
-    expect(Plan.condenseGroups([1, 2, 3], 4, 8)).toEqual([])
+    expect(Chunking.condenseGroups([1, 2, 3, 4, 5, 6, 7], 2, 3)).toEqual([[1, 2, 3], [4, 5], [6, 7]])
+    expect(Chunking.condenseGroups([1, 2, 3], 4, 8)).toEqual([])
   })
 })
 
@@ -143,22 +145,22 @@ describe("status", () => {
 
   it("fires strictly above threshold * budget, only with something to compact", () => {
     // The tail boundary moves before the tool result: one evictable turn.
-    expect(Plan.status({ tokens: 51, turns, summaries: [] }, 100, opts)).toEqual({
+    expect(Trigger.status({ tokens: 51, turns, summaries: [] }, 100, opts)).toEqual({
       activeTokens: 51,
       limit: 50,
       evictableTurns: 1,
       condensable: false,
       shouldCompact: true
     })
-    expect(Plan.status({ tokens: 50, turns, summaries: [] }, 100, opts).shouldCompact).toBe(false)
-    expect(Plan.status({ tokens: 99, turns: turns.slice(2), summaries: [] }, 100, opts).shouldCompact).toBe(false)
-    const condensable = Plan.status({ tokens: 99, turns: [], summaries: [{ depth: 0 }, { depth: 0 }] }, 100, opts)
+    expect(Trigger.status({ tokens: 50, turns, summaries: [] }, 100, opts).shouldCompact).toBe(false)
+    expect(Trigger.status({ tokens: 99, turns: turns.slice(2), summaries: [] }, 100, opts).shouldCompact).toBe(false)
+    const condensable = Trigger.status({ tokens: 99, turns: [], summaries: [{ depth: 0 }, { depth: 0 }] }, 100, opts)
     expect([condensable.condensable, condensable.shouldCompact]).toEqual([true, true])
   })
 
   it("evictable is everything before the tail", () => {
-    expect(Plan.evictable(turns, 2)).toEqual([turns[0]])
-    expect(Plan.evictable(turns, 0)).toEqual(turns)
+    expect(Chunking.evictable(turns, 2)).toEqual([turns[0]])
+    expect(Chunking.evictable(turns, 0)).toEqual(turns)
   })
 })
 
@@ -168,21 +170,21 @@ describe("tailStart with a token bound", () => {
   it("keeps the newest turns that fit, never starting on a tool result", () => {
     const turns = [t("user"), t("assistant"), t("tool"), t("assistant"), t("tool"), t("assistant")]
     // By turns alone the tail is everything; 115 tokens hold the last two turns, moved later past no result.
-    expect(Plan.tailStart(turns, 16)).toBe(0)
-    expect(Plan.tailStart(turns, 16, { max: 115, tokens })).toBe(4 + 1)
-    expect(Plan.tailStart(turns, 16, { max: 120, tokens })).toBe(3)
-    expect(Plan.tailStart(turns, 16, { max: 0, tokens })).toBe(6)
+    expect(Chunking.tailStart(turns, 16)).toBe(0)
+    expect(Chunking.tailStart(turns, 16, { max: 115, tokens })).toBe(4 + 1)
+    expect(Chunking.tailStart(turns, 16, { max: 120, tokens })).toBe(3)
+    expect(Chunking.tailStart(turns, 16, { max: 0, tokens })).toBe(6)
     // The turn count still bounds it when it is the smaller tail.
-    expect(Plan.tailStart(turns, 1, { max: 1000, tokens })).toBe(5)
+    expect(Chunking.tailStart(turns, 1, { max: 1000, tokens })).toBe(5)
   })
 })
 
-describe("tailTokensFor", () => {
+describe("FreshTail.tokensFor", () => {
   it("is a quarter of the budget clamped to 1,000..32,000, never over the budget", () => {
-    expect(CompactionOptions.tailTokensFor(32_000)).toBe(8_000)
-    expect(CompactionOptions.tailTokensFor(2_000)).toBe(1_000)
-    expect(CompactionOptions.tailTokensFor(500)).toBe(500)
-    expect(CompactionOptions.tailTokensFor(1_000_000)).toBe(32_000)
+    expect(FreshTail.tokensFor(32_000)).toBe(8_000)
+    expect(FreshTail.tokensFor(2_000)).toBe(1_000)
+    expect(FreshTail.tokensFor(500)).toBe(500)
+    expect(FreshTail.tokensFor(1_000_000)).toBe(32_000)
     const resolved = CompactionOptions.resolveOptions({ budget: 32_000 })
     expect(Either.getOrThrow(resolved).freshTailTokens).toBe(8_000)
     expect(Either.getOrThrow(CompactionOptions.resolveOptions({})).freshTailTokens).toBeUndefined()
@@ -194,17 +196,17 @@ describe("bounded", () => {
   const t = (role: string) => ({ role })
   const items = [t("user"), t("assistant"), t("tool"), t("tool"), t("user"), t("assistant")]
   it("keeps the oldest max turns, all of them without a bound", () => {
-    expect(Plan.bounded(items, undefined)).toEqual(items)
-    expect(Plan.bounded(items, 10)).toEqual(items)
-    expect(Plan.bounded(items, 5)).toEqual(items.slice(0, 5))
+    expect(Chunking.bounded(items, undefined)).toEqual(items)
+    expect(Chunking.bounded(items, 10)).toEqual(items)
+    expect(Chunking.bounded(items, 5)).toEqual(items.slice(0, 5))
   })
   it("never separates tool results from their call", () => {
     // Cutting after 3 would leave the second result out: the cut moves before the call.
-    expect(Plan.bounded(items, 3)).toEqual(items.slice(0, 1))
-    expect(Plan.bounded(items, 4)).toEqual(items.slice(0, 4))
+    expect(Chunking.bounded(items, 3)).toEqual(items.slice(0, 1))
+    expect(Chunking.bounded(items, 4)).toEqual(items.slice(0, 4))
   })
   it("moves past the results when cutting before the call would leave nothing", () => {
     const leading = [t("assistant"), t("tool"), t("tool"), t("user")]
-    expect(Plan.bounded(leading, 1)).toEqual(leading.slice(0, 3))
+    expect(Chunking.bounded(leading, 1)).toEqual(leading.slice(0, 3))
   })
 })

@@ -1,0 +1,63 @@
+/**
+ * The fresh tail: the newest turns of a context, kept as they are. A
+ * compaction never summarizes them, and the Condenser's stages protect the
+ * same newest part of an assembled context. Its two rules live here, for both:
+ *
+ * - where it starts ({@link start}): the newest turns, moved earlier so that
+ *   a tool result never starts it (the call stays with its result), and, with
+ *   a token bound, no more tokens than that (moved later past tool results);
+ * - how many tokens it holds for a context budget ({@link tokensFor}): a
+ *   quarter of the budget, within 1,000..32,000 tokens.
+ *
+ * @since 0.3.0
+ */
+import * as Chunking from "./internal/chunking.js"
+
+/**
+ * The fields of a turn the fresh tail reads: its role, and its metadata
+ * (whether it is a tool result, `ConversationTurn.isToolResult`).
+ *
+ * @since 0.3.0
+ */
+export interface TurnLike extends Chunking.TurnLike {}
+
+/**
+ * A token bound on the fresh tail: its most tokens, and each turn's tokens.
+ *
+ * @since 0.3.0
+ */
+export interface TokenBound<A> extends Chunking.TailTokens<A> {}
+
+/**
+ * The index of the first fresh-tail turn among `turns` (oldest first): the
+ * last `count` turns, moved earlier while the first tail turn is a tool
+ * result, so a result and the call before it stay together. With a token
+ * `bound`, the tail is also at most `bound.max` tokens: the newest turns that
+ * fit, moved later past tool results (so again a pair is never split); the
+ * later of the two starts wins. `turns.length` means an empty tail.
+ *
+ * @example
+ * ```ts
+ * import { FreshTail } from "@precis/compaction"
+ * FreshTail.start([{ role: "user" }, { role: "assistant" }, { role: "tool" }], 1) // 1: the call joins its result
+ * ```
+ * @since 0.3.0
+ */
+export const start: <A extends TurnLike>(turns: ReadonlyArray<A>, count: number, bound?: TokenBound<A>) => number =
+  Chunking.tailStart
+
+/**
+ * The fresh tail's tokens for a context budget (and the newest part of the
+ * context the Condenser's mask stage protects): a quarter of it, clamped to
+ * 1,000..32,000 tokens, and never more than the budget.
+ *
+ * @example
+ * ```ts
+ * import { FreshTail } from "@precis/compaction"
+ * FreshTail.tokensFor(32_000) // 8000
+ * FreshTail.tokensFor(2_000) // 1000
+ * ```
+ * @since 0.3.0
+ */
+export const tokensFor = (budget: number): number =>
+  Math.min(Math.floor(budget), Math.max(1_000, Math.min(32_000, Math.floor(budget / 4))))

@@ -1,0 +1,79 @@
+/**
+ * The leaf pass: the uncovered turns but the fresh tail, cut into chunks
+ * (`chunking.ts`) and summarized one after the other, each leaf with the
+ * newest leaf before it as prior summary.
+ *
+ * @internal
+ */
+import { ConversationTurn, Summarizer, TokenEstimator } from "@precis/core"
+import { DagStore, type StoreError, TurnStore } from "@precis/store"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ActiveContext from "../ActiveContext.js"
+import * as Chunking from "./chunking.js"
+import { ProgressEvent, type ProviderUnavailableError } from "./outcome.js"
+import * as Step from "./step.js"
+import { tailBound } from "./trigger.js"
+
+/**
+ * Runs a leaf pass with the fresh tail bounded to `tailTokens` (none when
+ * undefined) over at most `maxTurns` turns. Returns the leaves written, the
+ * turns they cover, and the uncovered turns it read.
+ */
+export const leafPass = (
+  run: Step.Run,
+  tailTokens: number | undefined,
+  maxTurns: number | undefined
+): Effect.Effect<
+  { readonly leaves: number; readonly turns: number; readonly read: ReadonlyArray<TurnStore.StoredTurn> },
+  StoreError.StoreError | ProviderUnavailableError,
+  TurnStore.TurnStore | DagStore.DagStore | Summarizer.Summarizer
+> =>
+  Effect.gen(function*() {
+    const turnStore = yield* TurnStore.TurnStore
+    const dag = yield* DagStore.DagStore
+    const summarizer = yield* Summarizer.Summarizer
+    const estimator = yield* TokenEstimator.TokenEstimator
+    const { options, sessionId } = run
+    const read = yield* turnStore.uncoveredTurns(sessionId)
+    const evictable = Chunking.bounded(
+      Chunking.evictable(read, options.freshTailTurns, tailBound(estimator, tailTokens)),
+      maxTurns
+    )
+    const chunks = Chunking.chunk(
+      evictable,
+      (turn) => ActiveContext.turnTokens(estimator, turn),
+      options.leafChunkTokens,
+      ConversationTurn.isToolResult,
+      Chunking.minChunkTokens(options.leafChunkTokens)
+    )
+    if (chunks.length > 0) {
+      yield* Step.report(run, ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
+    }
+    let prior = Option.getOrUndefined(Option.map(yield* dag.latestLeaf(sessionId), (leaf) => leaf.content))
+    for (const [index, turns] of chunks.entries()) {
+      const summary = yield* Step.step(run, {
+        summarize: summarizer.summarizeTurns(turns, { priorSummary: prior, targetTokens: options.leafTargetTokens }),
+        targetTokens: options.leafTargetTokens,
+        write: (summary) =>
+          Effect.as(
+            dag.insertLeaf({
+              sessionId,
+              content: summary.text,
+              tier: summary.tier,
+              tokenEstimate: summary.outputTokens,
+              turnIds: turns.map((turn) => turn.id)
+            }),
+            true
+          ),
+        progress: (tiers) =>
+          Effect.succeed(ProgressEvent.LeafWritten({ sessionId, done: index + 1, total: chunks.length, tiers }))
+      }).pipe(
+        Effect.withSpan("CompactionManager.leaf", {
+          attributes: { "precis.session_id": sessionId, "precis.turns": turns.length, "precis.chunk": index }
+        })
+      )
+      prior = summary.text
+    }
+    return { leaves: chunks.length, turns: evictable.length, read }
+  })

@@ -1,0 +1,84 @@
+/**
+ * The one step behind every summary a compaction writes (a leaf, a condensed
+ * summary, a fallback redone): summarize, stop on a provider that will not
+ * heal, append the Also line, write, then count the tier and report progress.
+ *
+ * @internal
+ */
+import { FactCheck, Summary, TokenEstimator } from "@precis/core"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type * as CompactionOptions from "../CompactionOptions.js"
+import { type ProgressEvent, ProviderUnavailableError } from "./outcome.js"
+
+/** What the steps of one run share: the session, the options, and the summaries and tiers so far. */
+export interface Run {
+  readonly sessionId: string
+  readonly options: CompactionOptions.ResolvedOptions
+  /** Summaries this run has written (stored or rewritten). */
+  readonly written: Ref.Ref<number>
+  /** The tiers of the summaries this run has made, kept or not. */
+  readonly tiers: Ref.Ref<Summary.TierCounts>
+}
+
+/** A fresh run of a session. */
+export const makeRun = (sessionId: string, options: CompactionOptions.ResolvedOptions): Effect.Effect<Run> =>
+  Effect.map(
+    Effect.all([Ref.make(0), Ref.make(Summary.emptyTierCounts)]),
+    ([written, tiers]) => ({ sessionId, options, written, tiers })
+  )
+
+/** Reports `event` to the run's `onProgress`, if any. */
+export const report = (run: Run, event: ProgressEvent): Effect.Effect<void> =>
+  run.options.onProgress === undefined ? Effect.void : run.options.onProgress(event)
+
+/** One summary to make and write. */
+export interface Step<E, R> {
+  /** Makes the summary (the `Summarizer`, after reading its material). */
+  readonly summarize: Effect.Effect<Summary.Summary, E, R>
+  /** The summary's target tokens: the Also line never passes them. */
+  readonly targetTokens: number
+  /** Writes the summary; `false` when it keeps it out of the store (a redo that fell back again). */
+  readonly write: (summary: Summary.Summary) => Effect.Effect<boolean, E, R>
+  /** The event to report once it is counted, from the run's tiers so far. */
+  readonly progress?: ((tiers: Summary.TierCounts) => Effect.Effect<ProgressEvent>) | undefined
+}
+
+/**
+ * Runs one {@link Step}: a summary that fell back because the provider fails
+ * permanently is not written, the run stops with a `ProviderUnavailableError`
+ * instead. Returns the summary as written (its Also line included).
+ */
+export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Summary, E | ProviderUnavailableError, R> =>
+  Effect.gen(function*() {
+    const made = yield* step.summarize
+    if (made.failedPermanently) {
+      const last = made.escalations[made.escalations.length - 1]!
+      return yield* new ProviderUnavailableError({
+        sessionId: run.sessionId,
+        reason: last.reason,
+        detail: last.message,
+        written: yield* Ref.get(run.written)
+      })
+    }
+    const summary = run.options.alsoLine ? withAlso(yield* TokenEstimator.TokenEstimator, made, step.targetTokens) : made
+    if (yield* step.write(summary)) yield* Ref.update(run.written, (n) => n + 1)
+    const tiers = yield* Ref.updateAndGet(run.tiers, (counts) => Summary.incrementTier(counts, summary.tier))
+    if (step.progress !== undefined && run.options.onProgress !== undefined) {
+      yield* run.options.onProgress(yield* step.progress(tiers))
+    }
+    return summary
+  })
+
+// The Also line: the most important keys the summary dropped, as many as fit within its target; those it
+// lists are no longer dropped.
+const withAlso = (estimator: TokenEstimator.Service, summary: Summary.Summary, targetTokens: number): Summary.Summary => {
+  if (summary.dropped.length === 0) return summary
+  const text = FactCheck.appendAlso(summary.text, summary.dropped, estimator, { maxTokens: targetTokens })
+  return text === summary.text ? summary : new Summary.Summary({
+    ...summary,
+    text,
+    outputTokens: estimator.estimate(text),
+    dropped: FactCheck.checkKeys(summary.dropped, text).dropped
+  }, true)
+}
