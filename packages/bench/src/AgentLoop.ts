@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { CompactionManager } from "@precis/compaction"
+import { Assembler } from "@precis/context"
 import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
@@ -30,7 +31,7 @@ export interface Args {
   readonly shape?: "synthetic" | "coding"
   /**
    * `status` (the default): `status`, `compact` when it says so, then the raw
-   * active context; `assemble`: `CompactionManager.assemble` within the budget
+   * active context; `assemble`: `Assembler.assemble` within the budget
    * (the Condenser Pipeline, compacting only when the condensed context is
    * still over the threshold).
    */
@@ -73,6 +74,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
   const totals = await stack.runWithStack(sim.service, args.options, Effect.gen(function*() {
     const store = yield* Store.all
     const manager = yield* CompactionManager.CompactionManager
+    const assembler = yield* Assembler.make
     let compactions = 0
     let maxContextTokens = 0
     let maxContextBeforeCompaction = 0
@@ -82,7 +84,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
       yield* store.appendTurns("agent", [turn])
       if (args.mode === "assemble") {
         // What the agent sends to its model next, within the budget.
-        const assembled = yield* manager.assemble("agent", { budget: args.budget })
+        const assembled = yield* assembler.assemble("agent", { budget: args.budget })
         maxContextBeforeCompaction = Math.max(maxContextBeforeCompaction, assembled.report.tokensBefore)
         maxContextTokens = Math.max(maxContextTokens, assembled.tokens)
         for (const stage of assembled.report.stages) {

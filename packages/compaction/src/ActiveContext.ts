@@ -1,20 +1,15 @@
 /**
  * The active context of a session: the parentless summaries (in conversation
  * order) and the turns no leaf covers yet. It is what an agent sends to its
- * model, and what `CompactionManager.shouldCompact` measures; compaction
- * shrinks it. Loading it needs only the store's `TurnStore` and `DagStore`
- * (and the `TokenEstimator`, which defaults to the core approximation).
+ * model (`@precis/context` fits it to a budget and renders it), and what
+ * `CompactionManager.shouldCompact` measures; compaction shrinks it. Loading
+ * it needs only the store's `TurnStore` and `DagStore` (and the
+ * `TokenEstimator`, which defaults to the core approximation). The session
+ * state is kept here too: loaded and carried forward over newer turns, saved.
  *
  * @since 0.1.0
  */
-import {
-  type ConversationTurn,
-  type Provider,
-  SessionState,
-  type SummaryRecord,
-  TokenEstimator,
-  Transcript
-} from "@precis/core"
+import { type ConversationTurn, SessionState, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
 import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -81,10 +76,9 @@ export const count = (
  * import { ActiveContext } from "@precis/compaction"
  * import { SqliteStore } from "@precis/store-sqlite"
  * import { Effect } from "effect"
- * const text = ActiveContext.load("session-1").pipe(
- *   Effect.map(ActiveContext.render),
+ * const active = ActiveContext.load("session-1").pipe(
  *   Effect.provide(SqliteStore.layer({ filename: "precis.db" }))
- * )
+ * ) // Effect<ActiveContext, StoreError>
  * ```
  * @since 0.1.0
  */
@@ -194,125 +188,3 @@ export const refreshState = (
         Effect.catchAll((error) => Effect.logWarning("ActiveContext: saving the session state failed", error.message))
       )
   )
-
-/**
- * The share of a budget the session-state header may take by default (15%).
- *
- * @since 0.3.0
- */
-export const defaultStateShare = 0.15
-
-/**
- * The session-state header for a context of `budget` tokens: the state
- * rendered within `share * budget` tokens (`SessionState.render`), or within
- * `SessionState.defaultMaxTokens` without a budget.
- *
- * @since 0.3.0
- */
-export const header = (
-  estimator: TokenEstimator.Service,
-  state: SessionState.State,
-  budget?: number | undefined,
-  share: number = defaultStateShare
-): string =>
-  SessionState.render(
-    state,
-    budget === undefined ? SessionState.defaultMaxTokens : Math.floor(budget * share),
-    estimator
-  )
-
-/**
- * What {@link render} and {@link toMessages} read: summaries and turns, such
- * as an {@link ActiveContext} or a context the `Condenser` fitted to a budget,
- * and the session-state header to put first (since 0.3.0; see {@link header}).
- *
- * @since 0.1.0
- */
-export interface Renderable {
-  readonly header?: string | undefined
-  readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
-  readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
-}
-
-/**
- * Options of {@link render} and {@link toMessages}.
- *
- * @since 0.3.0
- */
-export interface RenderOptions {
-  /**
-   * End with {@link recallNote}: tells the model that the recall tools
-   * (`search`, `expand`, `describe` of `@precis/recall`) exist and names the
-   * summary ids to expand. Off by default; nothing is added without summaries.
-   */
-  readonly recallNote?: boolean | undefined
-}
-
-/**
- * A short note telling a model it can recall what the summaries compress, with
- * the tools of `@precis/recall`'s toolkit and the ids of `summaries`.
- *
- * @example
- * ```ts
- * import { ActiveContext } from "@precis/compaction"
- * ActiveContext.recallNote([]) // "" (no summaries, no note)
- * ```
- * @since 0.3.0
- */
-export const recallNote = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): string =>
-  summaries.length === 0 ? "" : [
-    "Earlier turns are compacted into the summaries above. To recall details, call the tools:",
-    "search (full-text search of turns and summaries), expand (a summary's children or source turns)",
-    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => s.id).join(", ")}.`
-  ].join(" ")
-
-const noteOf = (context: Renderable, options: RenderOptions): string =>
-  options.recallNote === true ? recallNote(context.summaries) : ""
-
-/**
- * The active context as chat messages: the session-state header as a system
- * message first (when there is one), then one system message with the
- * summaries (when there are any; with `recallNote`, the {@link recallNote}
- * ends it), then one message per turn. Roles other than `user`, `assistant`
- * and `system` (tool results, say) become `user` messages prefixed with `[role]`.
- *
- * @since 0.1.0
- */
-export const toMessages = (context: Renderable, options: RenderOptions = {}): Array<Provider.ChatMessage> => {
-  const messages: Array<Provider.ChatMessage> = []
-  if (context.header !== undefined && context.header.length > 0) messages.push({ role: "system", content: context.header })
-  if (context.summaries.length > 0) {
-    const note = noteOf(context, options)
-    messages.push({
-      role: "system",
-      content: `Summary of the earlier conversation, oldest first:\n\n${Transcript.renderSummaries(context.summaries)}` +
-        (note.length > 0 ? `\n\n${note}` : "")
-    })
-  }
-  for (const turn of context.turns) {
-    messages.push(
-      turn.role === "user" || turn.role === "assistant" || turn.role === "system"
-        ? { role: turn.role, content: turn.content }
-        : { role: "user", content: `[${turn.role}] ${turn.content}` }
-    )
-  }
-  return messages
-}
-
-/**
- * The active context as one text: the session-state header (when there is
- * one), the rendered summaries, then the turns formatted one per line, apart
- * by blank lines; with `recallNote`, a blank line and the {@link recallNote}
- * end it.
- *
- * @since 0.1.0
- */
-export const render = (context: Renderable, options: RenderOptions = {}): string =>
-  [
-    context.header ?? "",
-    Transcript.renderSummaries(context.summaries),
-    Transcript.formatTurns(context.turns),
-    noteOf(context, options)
-  ]
-    .filter((part) => part.length > 0)
-    .join("\n\n")

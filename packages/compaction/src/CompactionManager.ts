@@ -36,9 +36,8 @@
  *   check) is stored with the most important of them appended as one
  *   `Also: a; b; c` line, as many as fit within its target tokens (never past
  *   it; none when the summary alone reaches it).
- * - **Assembling**: {@link Service.assemble} runs the `Condenser` pipeline, with
- *   this DAG as its summarize stage, then fills what the budget leaves from
- *   the DAG (`Expansion`); the result is never over the budget.
+ * - **Assembling** the context an agent sends within a budget, with this DAG
+ *   as the Condenser's summarize stage, is `@precis/context`'s `Assembler`.
  * - **Safety**: one compaction per session at a time, across fibers and
  *   processes (a semaphore per session, inside the store's session lease:
  *   `WorkQueue.withSessionLease`); others wait, then find nothing to do.
@@ -52,20 +51,25 @@
  *   the queue once it has no work left (`WorkQueue.settleWork`). So any
  *   number of processes over one store share the sessions out.
  *
+ * The engine's parts are internal modules, one job each: the leaf pass, the
+ * condensation and the redo of fallbacks each write their summaries through
+ * one step (summarize, stop on a provider that will not heal, Also line,
+ * write, count); the chunking, the trigger, the workers and the per-session
+ * lock apart. `make` wires them to the layer's store and Summarizer.
+ *
  * @since 0.1.0
  */
-import { Summarizer, type Summary, TokenEstimator } from "@precis/core"
-import { DagStore, type StoreError, TurnStore, type WorkQueue } from "@precis/store"
+import { Summarizer, TokenEstimator } from "@precis/core"
+import type { DagStore, StoreError, TurnStore, WorkQueue } from "@precis/store"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
-import * as Condenser from "./Condenser.js"
-import * as Expansion from "./Expansion.js"
 import * as Engine from "./internal/engine.js"
 import * as Outcome from "./internal/outcome.js"
 import * as Redo from "./internal/redo.js"
@@ -74,22 +78,18 @@ import * as Trigger from "./internal/trigger.js"
 import * as Workers from "./internal/workers.js"
 
 /**
- * What a compaction reports while it works, for a progress bar:
- * `LeafPassStarted` (`chunks`, `turns`), `LeafWritten` (`done` of `total`,
- * the run's `tiers` so far), `CondenseStarted` (`depth`, `groups`),
- * `CondensedWritten` (a summary of depth `depth + 1`: `done` of `total`,
- * `tiers`).
+ * What a compaction reports while it works (see `CompactionOptions.ProgressEvent`).
  *
  * @since 0.1.0
  */
-export type ProgressEvent = Outcome.ProgressEvent
+export type ProgressEvent = CompactionOptions.ProgressEvent
 
 /**
  * Constructors and matchers of {@link ProgressEvent}.
  *
  * @since 0.1.0
  */
-export const ProgressEvent = Outcome.ProgressEvent
+export const ProgressEvent = CompactionOptions.ProgressEvent
 
 /**
  * What one compaction did: `leafSummariesCreated`, `condensedSummariesCreated`,
@@ -145,17 +145,22 @@ export interface RedoStats extends Outcome.RedoStats {}
  * `ProviderError.isPermanent`), so compaction stopped instead of storing a
  * fallback truncation for every chunk. What was written before stays; a rerun
  * once the configuration is fixed goes on from there. `reason` is the last
- * error's tag, `detail` its message, `written` the summaries written by the
- * run before it stopped.
+ * error's tag and `detail` its message.
  *
  * @since 0.2.0
  */
-export const ProviderUnavailableError = Outcome.ProviderUnavailableError
-
-/**
- * @since 0.2.0
- */
-export type ProviderUnavailableError = Outcome.ProviderUnavailableError
+export class ProviderUnavailableError extends Data.TaggedError("ProviderUnavailableError")<{
+  readonly sessionId: string
+  readonly reason: string
+  readonly detail: string
+  /** Summaries written by this run before it stopped. */
+  readonly written: number
+}> {
+  override get message(): string {
+    return `compaction of session ${this.sessionId} stopped: the provider fails in a way that will not heal ` +
+      `(${this.reason}: ${this.detail}); ${this.written} summaries were written before it stopped`
+  }
+}
 
 /**
  * Where a session stands against a budget.
@@ -173,58 +178,6 @@ export interface CompactionStatus {
   readonly condensable: boolean
   /** `activeTokens > limit` and there is something to compact. */
   readonly shouldCompact: boolean
-}
-
-/**
- * The options of {@link Service.assemble}: the condenser's (a `budget` and the
- * stages' settings), whether it may compact, and the compaction's options.
- *
- * @since 0.1.0
- */
-export interface AssembleOptions extends Condenser.Options {
-  /** Whether the summarize stage may compact the session (write summaries). Default true. */
-  readonly compact?: boolean | undefined
-  /**
-   * Whether (and how) a context under the budget is filled from the summary
-   * DAG (see the `Expansion` module): `false` turns it off, an object sets its
-   * `reserve` and `turns`. Default on, with `Expansion.defaults`. Nothing
-   * stored changes.
-   *
-   * @since 0.3.0
-   */
-  readonly expand?: boolean | Omit<Expansion.Options, "budget"> | undefined
-  /** Overrides of the layer's compaction options (the `budget` is this call's). */
-  readonly compaction?: CompactionOptions.Options | undefined
-  /**
-   * Whether the session-state header (`SessionState`) goes first. Default true.
-   *
-   * @since 0.3.0
-   */
-  readonly sessionState?: boolean | undefined
-  /**
-   * The share of the budget the header may take, `0 <= stateShare < 1`
-   * (default `ActiveContext.defaultStateShare`, 0.15); the rest is the summaries' and turns'.
-   *
-   * @since 0.3.0
-   */
-  readonly stateShare?: number | undefined
-}
-
-/**
- * An assembled context: the session, its session-state header, its condensed
- * summaries and turns, their tokens (the header's included; never over the
- * budget) and the per-stage report (of the summaries and turns).
- *
- * @since 0.1.0
- */
-export interface Assembled extends Condenser.Condensed {
-  readonly sessionId: string
-  /**
-   * The session-state header, first in the context (`""` when off or empty).
-   *
-   * @since 0.3.0
-   */
-  readonly header: string
 }
 
 /**
@@ -303,22 +256,6 @@ export interface Service {
     overrides?: CompactionOptions.Options,
     budget?: number
   ) => Effect.Effect<CompactionOptions.ResolvedOptions, CompactionOptions.InvalidOptionsError>
-  /**
-   * What an agent sends to its model, within `budget`: the active context
-   * through the Condenser Pipeline (mask, forget, summarize, window). The
-   * summarize stage is the summary DAG: when the context is still over
-   * `threshold * budget` after masking and forgetting (and `compact` is not
-   * false), it compacts the session with `budget` as an option (a fresh tail
-   * bounded in tokens, down to the low-water mark) and goes on with what is
-   * left uncovered. Then, unless `expand` is false, a context under the
-   * budget is filled from the DAG (`Expansion`: summaries shown as their
-   * children, the newest leaves as their turns) up to `(1 - reserve) * budget`.
-   * The result is never over the budget; its report says which stages acted.
-   */
-  readonly assemble: (
-    sessionId: string,
-    options: AssembleOptions
-  ) => Effect.Effect<Assembled, StoreError.StoreError | CompactionOptions.InvalidOptionsError>
 }
 
 /**
@@ -338,81 +275,19 @@ const mergeOptions = (base: CompactionOptions.Options, overrides: CompactionOpti
 const dropUndefined = (options: CompactionOptions.Options): CompactionOptions.Options =>
   Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as CompactionOptions.Options
 
+// The engine's permanent failure, as the manager reports it.
+const unavailable = <A, R>(
+  effect: Effect.Effect<A, StoreError.StoreError | CompactionOptions.InvalidOptionsError | Outcome.PermanentFailure, R>
+) =>
+  Effect.catchTag(effect, "PermanentFailure", ({ detail, reason, sessionId, written }) =>
+    Effect.fail(new ProviderUnavailableError({ sessionId, reason, detail, written })))
+
 /**
  * The parts of the store port the engine works with.
  *
  * @since 0.3.0
  */
 export type Stores = TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQueue
-
-// What `assemble` uses of the manager.
-interface Assembling {
-  readonly estimator: TokenEstimator.Service
-  readonly compact: Service["compact"]
-  readonly context: Service["context"]
-  readonly resolveOptions: Service["resolveOptions"]
-  readonly inLayer: <A, E>(effect: Effect.Effect<A, E, Stores | Summarizer.Summarizer>) => Effect.Effect<A, E>
-}
-
-const assembleWith = (m: Assembling): Service["assemble"] => {
-  // The summarize stage over the DAG: compacts, then keeps the (already condensed) turns left uncovered.
-  const dagStage = (sessionId: string, budget: number, options: CompactionOptions.Options): Condenser.Stage => ({
-    name: "summarize",
-    run: (current, tokens) =>
-      Effect.gen(function*() {
-        const opts = yield* m.resolveOptions(options, budget)
-        if (tokens <= opts.threshold * budget) return { context: current, counts: {} }
-        const stats = yield* m.compact(sessionId, options)
-        if (stats.turnsCompacted === 0 && stats.condensedSummariesCreated === 0) return { context: current, counts: {} }
-        const [summaries, uncovered] = yield* m.inLayer(Effect.all([
-          Effect.flatMap(DagStore.DagStore, (dag) => dag.parentless(sessionId)),
-          Effect.flatMap(TurnStore.TurnStore, (store) => store.uncoveredTurns(sessionId))
-        ]))
-        const ids = new Set(uncovered.map((turn) => turn.id))
-        return {
-          context: { summaries, turns: current.turns.filter((turn) => turn.id !== undefined && ids.has(turn.id)) },
-          counts: { summarized: stats.turnsCompacted }
-        }
-      }).pipe(
-        Effect.catchAll((error) =>
-          Effect.as(Effect.logWarning("CompactionManager.assemble: compaction failed", error.message), {
-            context: current,
-            counts: {}
-          })
-        )
-      )
-  })
-  return (sessionId, options) =>
-    Effect.gen(function*() {
-      const { compact: mayCompact, compaction, expand, sessionState: withState, stateShare, ...given } = options
-      const share = stateShare ?? ActiveContext.defaultStateShare
-      if (!(Number.isFinite(share) && share >= 0 && share < 1)) {
-        return yield* new CompactionOptions.InvalidOptionsError({
-          problems: [{ option: "stateShare", message: `must be a number >= 0 and < 1 (got ${share})` }]
-        })
-      }
-      yield* Condenser.decodeOptions(given)
-      yield* m.resolveOptions({ ...compaction, budget: given.budget }, given.budget)
-      const active = yield* m.context(sessionId)
-      const header = withState === false
-        ? ""
-        : ActiveContext.header(m.estimator, (yield* m.inLayer(ActiveContext.refreshState(sessionId, active.turns))).state, given.budget, share)
-      const headerTokens = header.length === 0 ? 0 : m.estimator.estimate(header)
-      const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens) }
-      const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
-      const fitting = mayCompact === false
-        ? Condenser.fitStages(condenser)
-        : Condenser.stages(condenser, dagStage(sessionId, condenser.budget, overrides))
-      const expanding = expand === false
-        ? []
-        : [Expansion.stage({ ...(expand === true ? {} : expand), budget: condenser.budget })]
-      const condensed = yield* m.inLayer(Condenser.pipeline<DagStore.DagStore>([...fitting, ...expanding])(active))
-      return { sessionId, header, ...condensed, tokens: condensed.tokens + headerTokens }
-    }).pipe(
-      Effect.provideService(TokenEstimator.TokenEstimator, m.estimator),
-      Effect.withSpan("CompactionManager.assemble", { attributes: { "precis.session_id": sessionId } })
-    )
-}
 
 /**
  * Builds the manager over the store (`TurnStore`, `DagStore`, `WorkQueue`) and
@@ -446,7 +321,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       ))
   const compact: Service["compact"] = (sessionId, overrides) =>
     Effect.flatMap(resolveOptions(overrides), (opts) => lock.withSession(sessionId, Engine.compactSession(sessionId, opts)))
-      .pipe(inLayer, traced("compact", sessionId))
+      .pipe(unavailable, inLayer, traced("compact", sessionId))
 
   return CompactionManager.of({
     shouldCompact: (sessionId, budget, overrides) => Effect.map(status(sessionId, budget, overrides), (s) => s.shouldCompact),
@@ -454,13 +329,12 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     compact,
     compactAll: ({ retryDelay, ...overrides } = {}) =>
       Effect.flatMap(resolveOptions(overrides), (opts) => Workers.compactAll(lock, opts, retryDelay))
-        .pipe(inLayer, Effect.withSpan("CompactionManager.compactAll")),
+        .pipe(unavailable, inLayer, Effect.withSpan("CompactionManager.compactAll")),
     redoFallbacks: (sessionId, overrides) =>
       Effect.flatMap(resolveOptions(overrides), (opts) => lock.withSession(sessionId, Redo.redoFallbacks(sessionId, opts)))
-        .pipe(inLayer, traced("redoFallbacks", sessionId)),
+        .pipe(unavailable, inLayer, traced("redoFallbacks", sessionId)),
     context,
-    resolveOptions,
-    assemble: assembleWith({ estimator, compact, context, resolveOptions, inLayer })
+    resolveOptions
   })
 })
 

@@ -11,7 +11,7 @@
  *
  * @since 0.3.0
  */
-import * as Chunking from "./internal/chunking.js"
+import { ConversationTurn } from "@precis/core"
 
 /**
  * The fields of a turn the fresh tail reads: its role, and its metadata
@@ -19,14 +19,20 @@ import * as Chunking from "./internal/chunking.js"
  *
  * @since 0.3.0
  */
-export interface TurnLike extends Chunking.TurnLike {}
+export interface TurnLike {
+  readonly role: string
+  readonly metadata?: { readonly [key: string]: unknown } | undefined
+}
 
 /**
  * A token bound on the fresh tail: its most tokens, and each turn's tokens.
  *
  * @since 0.3.0
  */
-export interface TokenBound<A> extends Chunking.TailTokens<A> {}
+export interface TokenBound<A> {
+  readonly max: number
+  readonly tokens: (turn: A) => number
+}
 
 /**
  * The index of the first fresh-tail turn among `turns` (oldest first): the
@@ -43,8 +49,19 @@ export interface TokenBound<A> extends Chunking.TailTokens<A> {}
  * ```
  * @since 0.3.0
  */
-export const start: <A extends TurnLike>(turns: ReadonlyArray<A>, count: number, bound?: TokenBound<A>) => number =
-  Chunking.tailStart
+export const start = <A extends TurnLike>(turns: ReadonlyArray<A>, count: number, bound?: TokenBound<A>): number => {
+  let start = Math.max(0, turns.length - count)
+  while (start > 0 && start < turns.length && ConversationTurn.isToolResult(turns[start]!)) start--
+  if (bound === undefined) return start
+  let byTokens = turns.length
+  let total = 0
+  while (byTokens > 0 && total + bound.tokens(turns[byTokens - 1]!) <= bound.max) {
+    total += bound.tokens(turns[byTokens - 1]!)
+    byTokens--
+  }
+  while (byTokens < turns.length && ConversationTurn.isToolResult(turns[byTokens]!)) byTokens++
+  return Math.max(start, byTokens)
+}
 
 /**
  * The fresh tail's tokens for a context budget (and the newest part of the

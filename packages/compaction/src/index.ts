@@ -1,8 +1,10 @@
 /**
- * @precis/compaction: the summary DAG (CompactionManager), its options and
- * active context, Sleep Mode (compaction in idle time), the Condenser Pipeline (a context within a
- * budget) and its Expansion (a context that fills its budget from the DAG), over the store port of
- * `@precis/store` (no driver: `@precis/store-sqlite` or `@precis/store-pg` provides it).
+ * @precis/compaction: the summary DAG (CompactionManager), its options, the
+ * fresh tail's rules, the active context and the stored session state, and
+ * Sleep Mode (compaction in idle time), over the store port of
+ * `@precis/store` (no driver: `@precis/store-sqlite` or `@precis/store-pg`
+ * provides it). The context an agent sends within a budget is assembled by
+ * `@precis/context`.
  *
  * @since 0.1.0
  */
@@ -13,10 +15,8 @@ export * as CompactionOptions from "./CompactionOptions.js"
 export * as FreshTail from "./FreshTail.js"
 /** @since 0.1.0 */
 export * as ActiveContext from "./ActiveContext.js"
-/** @since 0.1.0 */
-export * as Condenser from "./Condenser.js"
 /** @since 0.3.0 */
-export * as Expansion from "./Expansion.js"
+export * as CompactionOutcome from "./internal/outcome.js"
 /** @since 0.1.0 */
 export * as CompactionManager from "./CompactionManager.js"
 /** @since 0.3.0 */

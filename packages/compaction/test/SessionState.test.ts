@@ -1,8 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConversationTurn, SessionState, TokenEstimator } from "@precis/core"
+import { ConversationTurn, SessionState } from "@precis/core"
 import { Store, TurnStore } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
-import { Fixtures } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -12,66 +11,15 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
-import { managerLayer } from "./helpers.js"
+import { managerLayer, toolSession } from "./helpers.js"
 
-// A session with tool traffic, as the Claude Code importer records it: how it folds is SessionState's
-// own test (in @precis/core); here, where the state is stored and when it is folded again.
-const bash = (id: string, command: string, output: string) => {
-  const args = JSON.stringify({ command })
-  return [
-    Fixtures.turn("assistant", `[tool_call Bash] ${args}`, { id, metadata: { toolCalls: [{ id: `c-${id}`, name: "Bash", arguments: args }] } }),
-    Fixtures.turn("tool", output, { id: `${id}r`, metadata: { toolCallId: `c-${id}` } })
-  ]
-}
-
-const session = [
-  Fixtures.turn("user", "Implement the export feature", { id: "u1", metadata: { cwd: "/repo", gitBranch: "feat-export" } }),
-  ...bash("b1", "pnpm test", " Tests  1 failed | 9 passed (10)"),
-  ...bash("b2", "bd update proj-7 --status in_progress", "ok"),
-  ...bash("b3", "git commit -m \"feat: csv export\"", "[feat-export 1a2b] feat: csv export"),
-  ...bash("b4", "pnpm test", " Tests  10 passed (10)"),
-  ...bash("b5", "git checkout -b feat-export-tsv", "Switched to a new branch 'feat-export-tsv'"),
-  ...bash("b6", "bd update proj-8 --status in_progress && bd close proj-7", "ok"),
-  ...bash("b7", "pnpm exec eslint src/csv.ts src/tsv.ts", "✖ 2 problems (2 errors, 0 warnings)"),
-  ...bash("b8", "git push -u origin feat-export-tsv", "To github.com:o/r.git"),
-  Fixtures.turn("user", "also support TSV", { id: "u2" })
-]
-
+// A session with tool traffic (`toolSession`): how it folds is SessionState's own test (in @precis/core);
+// here, where the state is stored and when it is folded again.
 const encode = Schema.encodeSync(SessionState.StateFromJson)
 const decode = Schema.decodeUnknownSync(SessionState.StateFromJson)
 
 describe("the stored session state", () => {
-  const sessionTurns = session.map((t, i) => ConversationTurn.make({ ...t, timestamp: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString() }))
-
-  it.effect("assemble puts the header first, within its share of the budget, and saves the state", () =>
-    Effect.gen(function*() {
-      const store = yield* Store.all
-      const manager = yield* CompactionManager.CompactionManager
-      yield* store.appendTurns("s", sessionTurns)
-      const budget = 2000
-      const assembled = yield* manager.assemble("s", { budget })
-      const estimator = TokenEstimator.approximate
-      assert.strictEqual(assembled.header, SessionState.render(SessionState.fold(sessionTurns), Math.floor(budget * 0.15)))
-      const headerTokens = estimator.estimate(assembled.header)
-      assert.isAtMost(headerTokens, budget * 0.15)
-      assert.isAtMost(assembled.tokens, budget)
-      assert.strictEqual(assembled.tokens, assembled.report.tokensAfter + headerTokens)
-      assert.strictEqual(ActiveContext.toMessages(assembled)[0]!.content, assembled.header)
-      assert.isTrue(ActiveContext.render(assembled).startsWith(`${assembled.header}\n\n`))
-      const saved = Option.getOrThrow(yield* store.sessionState("s"))
-      assert.strictEqual(saved.lastSeq, sessionTurns.length - 1)
-      assert.deepStrictEqual(decode(saved.state), SessionState.fold(sessionTurns))
-      // Off: no header, the whole budget for the turns.
-      const off = yield* manager.assemble("s", { budget, sessionState: false })
-      assert.strictEqual(off.header, "")
-      assert.strictEqual(off.tokens, off.report.tokensAfter)
-      // A smaller share gives a shorter header.
-      const small = yield* manager.assemble("s", { budget, stateShare: 0.05 })
-      assert.isAtMost(estimator.estimate(small.header), budget * 0.05)
-      assert.isBelow(small.header.length, assembled.header.length)
-      const bad = yield* Effect.flip(manager.assemble("s", { budget, stateShare: 1 }))
-      assert.strictEqual(bad.message, "invalid compaction options: stateShare must be a number >= 0 and < 1 (got 1)")
-    }).pipe(Effect.provide(managerLayer())))
+  const sessionTurns = toolSession
 
   it.effect("a load folds the turns its caller read instead of reading them, unless they start too late", () =>
     Effect.gen(function*() {
@@ -91,28 +39,6 @@ describe("the stored session state", () => {
       const after = yield* ActiveContext.loadState("s", read.slice(3))
       assert.deepStrictEqual(after.state, SessionState.fold(sessionTurns))
       assert.strictEqual(after.lastSeq, sessionTurns.length - 1)
-    }).pipe(Effect.provide(managerLayer())))
-
-  it.effect("assemble folds the new turns from the uncovered turns it read, reading no turns again", () =>
-    Effect.gen(function*() {
-      const store = yield* Store.all
-      yield* store.appendTurns("s", sessionTurns)
-      const more = [ConversationTurn.make({ role: "user", content: "and JSON too", id: "u3" })]
-      yield* store.appendTurns("s", more)
-      const reads: Array<string> = []
-      const watched = TurnStore.TurnStore.of({
-        ...store,
-        turns: (sessionId, options) => Effect.suspend(() => {
-          reads.push(sessionId)
-          return store.turns(sessionId, options)
-        })
-      })
-      const manager = yield* CompactionManager.make().pipe(Effect.provideService(TurnStore.TurnStore, watched))
-      const assembled = yield* manager.assemble("s", { budget: 8000, compact: false })
-      assert.deepStrictEqual(reads, [])
-      assert.include(assembled.header, "latest request: and JSON too [u3]")
-      const saved = Option.getOrThrow(yield* store.sessionState("s"))
-      assert.deepStrictEqual(decode(saved.state), SessionState.fold([...sessionTurns, ...more]))
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("a compaction saves the state of every turn, the fresh tail's included", () =>

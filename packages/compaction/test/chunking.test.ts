@@ -103,22 +103,22 @@ describe("tailStart", () => {
   const plain = Array.from({ length: 5 }, (_, i) => turn(i % 2 === 0 ? "user" : "assistant"))
 
   it("keeps the newest freshTailTurns turns", () => {
-    expect(Chunking.tailStart(plain, 0)).toBe(5)
-    expect(Chunking.tailStart(plain, 1)).toBe(4)
-    expect(Chunking.tailStart(plain, 5)).toBe(0)
-    expect(Chunking.tailStart(plain, 6)).toBe(0)
+    expect(FreshTail.start(plain, 0)).toBe(5)
+    expect(FreshTail.start(plain, 1)).toBe(4)
+    expect(FreshTail.start(plain, 5)).toBe(0)
+    expect(FreshTail.start(plain, 6)).toBe(0)
   })
 
   it("moves the boundary before the call when the tail would start with its result", () => {
     const turns = [turn("user"), turn("assistant"), turn("tool"), turn("tool"), turn("assistant")]
-    expect(Chunking.tailStart(turns, 1)).toBe(4)
-    expect(Chunking.tailStart(turns, 2)).toBe(1)
-    expect(Chunking.tailStart(turns, 3)).toBe(1)
-    expect(Chunking.tailStart([turn("tool"), turn("tool")], 1)).toBe(0)
+    expect(FreshTail.start(turns, 1)).toBe(4)
+    expect(FreshTail.start(turns, 2)).toBe(1)
+    expect(FreshTail.start(turns, 3)).toBe(1)
+    expect(FreshTail.start([turn("tool"), turn("tool")], 1)).toBe(0)
   })
 
   it("an empty tail has no boundary to protect", () => {
-    expect(Chunking.tailStart([turn("assistant"), turn("tool")], 0)).toBe(2)
+    expect(FreshTail.start([turn("assistant"), turn("tool")], 0)).toBe(2)
   })
 })
 
@@ -170,12 +170,12 @@ describe("tailStart with a token bound", () => {
   it("keeps the newest turns that fit, never starting on a tool result", () => {
     const turns = [t("user"), t("assistant"), t("tool"), t("assistant"), t("tool"), t("assistant")]
     // By turns alone the tail is everything; 115 tokens hold the last two turns, moved later past no result.
-    expect(Chunking.tailStart(turns, 16)).toBe(0)
-    expect(Chunking.tailStart(turns, 16, { max: 115, tokens })).toBe(4 + 1)
-    expect(Chunking.tailStart(turns, 16, { max: 120, tokens })).toBe(3)
-    expect(Chunking.tailStart(turns, 16, { max: 0, tokens })).toBe(6)
+    expect(FreshTail.start(turns, 16)).toBe(0)
+    expect(FreshTail.start(turns, 16, { max: 115, tokens })).toBe(4 + 1)
+    expect(FreshTail.start(turns, 16, { max: 120, tokens })).toBe(3)
+    expect(FreshTail.start(turns, 16, { max: 0, tokens })).toBe(6)
     // The turn count still bounds it when it is the smaller tail.
-    expect(Chunking.tailStart(turns, 1, { max: 1000, tokens })).toBe(5)
+    expect(FreshTail.start(turns, 1, { max: 1000, tokens })).toBe(5)
   })
 })
 

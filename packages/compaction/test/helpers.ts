@@ -2,10 +2,10 @@
  * Layers and small tools shared by the tests.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { type Provider, Summarizer } from "@precis/core"
+import { ConversationTurn, type Provider, Summarizer } from "@precis/core"
 import type { Store } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
-import { ScriptedProvider } from "@precis/testing"
+import { Fixtures, ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -81,3 +81,32 @@ export const runPumped = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     }
     return yield* Effect.dieMessage("runPumped: the effect never finished")
   })
+
+const bash = (id: string, command: string, output: string) => {
+  const args = JSON.stringify({ command })
+  return [
+    Fixtures.turn("assistant", `[tool_call Bash] ${args}`, { id, metadata: { toolCalls: [{ id: `c-${id}`, name: "Bash", arguments: args }] } }),
+    Fixtures.turn("tool", output, { id: `${id}r`, metadata: { toolCallId: `c-${id}` } })
+  ]
+}
+
+const toolTurns = [
+  Fixtures.turn("user", "Implement the export feature", { id: "u1", metadata: { cwd: "/repo", gitBranch: "feat-export" } }),
+  ...bash("b1", "pnpm test", " Tests  1 failed | 9 passed (10)"),
+  ...bash("b2", "bd update proj-7 --status in_progress", "ok"),
+  ...bash("b3", "git commit -m \"feat: csv export\"", "[feat-export 1a2b] feat: csv export"),
+  ...bash("b4", "pnpm test", " Tests  10 passed (10)"),
+  ...bash("b5", "git checkout -b feat-export-tsv", "Switched to a new branch 'feat-export-tsv'"),
+  ...bash("b6", "bd update proj-8 --status in_progress && bd close proj-7", "ok"),
+  ...bash("b7", "pnpm exec eslint src/csv.ts src/tsv.ts", "✖ 2 problems (2 errors, 0 warnings)"),
+  ...bash("b8", "git push -u origin feat-export-tsv", "To github.com:o/r.git"),
+  Fixtures.turn("user", "also support TSV", { id: "u2" })
+]
+
+/**
+ * A session with tool traffic as the Claude Code importer records it (Bash calls and their results: tests,
+ * issues, commits, a branch, lint, a push), between two user requests, a minute apart.
+ */
+export const toolSession = toolTurns.map((t, i) =>
+  ConversationTurn.make({ ...t, timestamp: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString() })
+)

@@ -11,7 +11,8 @@
  *
  * @since 0.3.0
  */
-import { ActiveContext, CompactionManager, CompactionOptions, type Condenser, Expansion } from "@precis/compaction"
+import { CompactionManager, CompactionOptions } from "@precis/compaction"
+import { Assembler, type Condenser, Expansion, Layout } from "@precis/context"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Store } from "@precis/store"
@@ -191,7 +192,7 @@ const sessionId = "fidelity"
  * rendered: the turns appended to a fresh SQLite store, compacted with the
  * offline extractive provider and `CompactionOptions.fromBudget(budget)` (what
  * `precis compact --leaf-chunk-tokens 1000 --fresh-tail 8` does for 16000), then assembled read-only
- * (`CompactionManager.assemble` with `compact: false`: mask, forget, window and
+ * (`Assembler.assemble` with `compact: false`: mask, forget, window and
  * the expansion, as `precis context --budget 16000` does), and once more
  * without the expansion (whose top summaries are the summaries measured
  * whole). Given `summaryTokens` (the reference's size), the summaries alone
@@ -218,17 +219,18 @@ export const assemble = (
     Effect.gen(function*() {
       const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
+      const assembler = yield* Assembler.make
       yield* store.appendTurns(sessionId, turns)
       yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))
-      const assembled = yield* manager.assemble(sessionId, { budget, compact: false })
-      const flat = yield* manager.assemble(sessionId, { budget, compact: false, expand: false })
+      const assembled = yield* assembler.assemble(sessionId, { budget, compact: false })
+      const flat = yield* assembler.assemble(sessionId, { budget, compact: false, expand: false })
       const atSize = summaryTokens === undefined ? undefined : yield* Expansion.expand(
         { summaries: flat.summaries, turns: [] },
         { budget: summaryTokens, reserve: 0, turns: false }
       )
       return {
-        context: ActiveContext.render(assembled),
-        contextNotExpanded: ActiveContext.render(flat),
+        context: Layout.render(assembled),
+        contextNotExpanded: Layout.render(flat),
         summaries: Transcript.renderSummaries(flat.summaries),
         summariesAtSize: atSize === undefined ? undefined : Transcript.renderSummaries(atSize.summaries),
         summaryCount: flat.summaries.length,

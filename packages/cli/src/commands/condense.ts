@@ -5,7 +5,8 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { type CompactionOptions, Condenser } from "@precis/compaction"
+import type { CompactionOptions } from "@precis/compaction"
+import { Condenser } from "@precis/context"
 import { type Summarizer, Transcript } from "@precis/core"
 import { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"

@@ -1,19 +1,22 @@
 /**
- * `precis context`: the context an agent would send: the session-state header
- * first (unless `--no-state`), then the parentless summaries in time order and
- * the fresh tail; with `--budget N`, fitted into N tokens by the stages of
- * `Condenser.fit` (the header within `ActiveContext.defaultStateShare` of
- * them), then filled from the summary DAG (`Expansion`) unless `--no-expand`.
- * Read-only: the session state is carried forward from the stored one, never saved.
+ * `precis context`: the context an agent would send, as the read-only
+ * `Assembler` of `@precis/context` assembles it: the session-state header
+ * first (unless `--no-state`), then the parentless summaries in time order
+ * and the fresh tail; with `--budget N`, fitted into N tokens (the header
+ * within `Layout.defaultStateShare` of them, then mask, forget and window),
+ * then filled from the summary DAG (`Expansion`) unless `--no-expand`.
+ * Read-only: nothing is compacted, the session state is carried forward from
+ * the stored one, never saved.
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { ActiveContext, Condenser, Expansion } from "@precis/compaction"
-import { TokenEstimator } from "@precis/core"
-import type { StoreError } from "@precis/store"
+import type { CompactionOptions } from "@precis/compaction"
+import { Assembler, Layout } from "@precis/context"
+import { type StoreError, TurnStore } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
@@ -23,7 +26,7 @@ import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 
 /** What `context` fails with: each is printed as one line. */
-export type Failure = CliError | StoreError.StoreError
+export type Failure = CliError | StoreError.StoreError | CompactionOptions.InvalidOptionsError
 
 /** The `context` command. */
 export const command = Command.make(
@@ -43,58 +46,56 @@ export const command = Command.make(
       // Assembling the context needs the store and the token estimator, never a model.
       yield* Effect.gen(function*() {
         const sessionId = yield* Session.resolve(args.db, args.session)
-        const estimator = yield* TokenEstimator.TokenEstimator
-        const context = yield* ActiveContext.load(sessionId)
         const budget = Option.getOrUndefined(args.budget)
-        const header = args.noState
-          ? ""
-          : ActiveContext.header(estimator, (yield* ActiveContext.loadState(sessionId, context.turns)).state, budget)
-        const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
+        const assembler = yield* Assembler.Assembler
+        const assembled = yield* assembler.assemble(sessionId, {
+          budget,
+          sessionState: !args.noState,
+          expand: !args.noExpand
+        })
+        const { header, headerTokens } = assembled
         if (budget !== undefined) {
-          // Read-only: mask, forget and window, then expansion from the DAG; summarizing is `compact`'s job.
-          // The header counts against the budget: the rest is the summaries' and turns'.
-          const rest = Math.max(1, budget - headerTokens)
-          const fitted = yield* Condenser.pipeline([
-            ...Condenser.fitStages({ budget: rest }),
-            ...(args.noExpand ? [] : [Expansion.stage({ budget: rest })])
-          ])(context)
           if (args.json) {
             return yield* printJson({
               session: sessionId,
               budget,
-              tokens: fitted.tokens + headerTokens,
+              tokens: assembled.tokens,
               header,
               headerTokens,
-              report: fitted.report,
-              summaries: fitted.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
-              turns: fitted.turns.map(Render.contextTurn)
+              report: assembled.report,
+              summaries: assembled.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
+              turns: assembled.turns.map(Render.contextTurn)
             })
           }
-          yield* Console.log(ActiveContext.render({ ...fitted, header }))
+          yield* Console.log(Layout.render(assembled))
           const lines = [
             ...(headerTokens > 0 ? [`session state: ${headerTokens} tokens`] : []),
-            ...Render.condenserReport(fitted.report, budget - headerTokens)
+            ...Render.condenserReport(assembled.report, budget - headerTokens)
           ]
           return yield* Effect.forEach(lines, (line) => Console.error(line), { discard: true })
         }
         if (args.json) {
           return yield* printJson({
             session: sessionId,
-            tokens: context.tokens + headerTokens,
+            tokens: assembled.tokens,
             header,
             headerTokens,
-            summaries: context.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
-            turns: context.turns.map((t) => ({
+            summaries: assembled.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
+            // Without a budget the turns are the store's, each with its place in the session.
+            turns: assembled.turns.map((t) => ({
               id: t.id,
-              seq: t.seq,
+              seq: t instanceof TurnStore.StoredTurn ? t.seq : undefined,
               role: t.role,
               content: t.content,
               timestamp: t.timestamp ?? null
             }))
           })
         }
-        yield* Console.log(ActiveContext.render({ ...context, header }))
-      }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
+        yield* Console.log(Layout.render(assembled))
+      }).pipe(
+        Effect.provide(Assembler.layerReadOnly.pipe(Layer.provideMerge(Layers.readStore(args.db)))),
+        inStore(args.db)
+      )
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import type { Condenser } from "@precis/compaction"
+import type { Condenser } from "@precis/context"
 import type { ConversationTurn, SummaryRecord } from "@precis/core"
 import { OutputDigest, Summary, Transcript } from "@precis/core"
 

@@ -6,51 +6,13 @@
  * @internal
  */
 import { ConversationTurn } from "@precis/core"
+import { start as tailStart, type TokenBound, type TurnLike } from "../FreshTail.js"
 
-/** The fields of a turn the planner reads. */
-export interface TurnLike {
-  readonly role: string
-  readonly metadata?: { readonly [key: string]: unknown } | undefined
-}
-
-/** A token bound on the fresh tail: its most tokens, and each turn's tokens. */
-export interface TailTokens<A> {
-  readonly max: number
-  readonly tokens: (turn: A) => number
-}
-
-/**
- * The index of the first fresh-tail turn among `turns` (the uncovered turns,
- * oldest first): the last `freshTailTurns` turns, moved earlier while the first
- * tail turn is a tool result, so a result and the call before it stay together
- * in the tail. With a token bound, the tail is also at most `bound.max` tokens:
- * the newest turns that fit, moved later past tool results (so again a pair is
- * never split); the later of the two starts wins. `turns.length` means an
- * empty tail.
- */
-export const tailStart = <A extends TurnLike>(
-  turns: ReadonlyArray<A>,
-  freshTailTurns: number,
-  bound?: TailTokens<A>
-): number => {
-  let start = Math.max(0, turns.length - freshTailTurns)
-  while (start > 0 && start < turns.length && ConversationTurn.isToolResult(turns[start]!)) start--
-  if (bound === undefined) return start
-  let byTokens = turns.length
-  let total = 0
-  while (byTokens > 0 && total + bound.tokens(turns[byTokens - 1]!) <= bound.max) {
-    total += bound.tokens(turns[byTokens - 1]!)
-    byTokens--
-  }
-  while (byTokens < turns.length && ConversationTurn.isToolResult(turns[byTokens]!)) byTokens++
-  return Math.max(start, byTokens)
-}
-
-/** The uncovered turns a leaf pass summarizes: all of them but the fresh tail (see {@link tailStart}). */
+/** The uncovered turns a leaf pass summarizes: all of them but the fresh tail (`FreshTail.start`). */
 export const evictable = <A extends TurnLike>(
   turns: ReadonlyArray<A>,
   freshTailTurns: number,
-  bound?: TailTokens<A>
+  bound?: TokenBound<A>
 ): ReadonlyArray<A> => turns.slice(0, tailStart(turns, freshTailTurns, bound))
 
 /**

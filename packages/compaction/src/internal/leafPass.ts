@@ -11,7 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ActiveContext from "../ActiveContext.js"
 import * as Chunking from "./chunking.js"
-import { ProgressEvent, type ProviderUnavailableError } from "./outcome.js"
+import { ProgressEvent } from "../CompactionOptions.js"
+import type { PermanentFailure } from "./outcome.js"
 import * as Step from "./step.js"
 import { tailBound } from "./trigger.js"
 
@@ -26,7 +27,7 @@ export const leafPass = (
   maxTurns: number | undefined
 ): Effect.Effect<
   { readonly leaves: number; readonly turns: number; readonly read: ReadonlyArray<TurnStore.StoredTurn> },
-  StoreError.StoreError | ProviderUnavailableError,
+  StoreError.StoreError | PermanentFailure,
   TurnStore.TurnStore | DagStore.DagStore | Summarizer.Summarizer
 > =>
   Effect.gen(function*() {

@@ -1,62 +1,32 @@
 /**
- * What a compaction tells its caller: its progress while it works, what it
- * did, and the failure that stops it. `CompactionManager` exports them; they
- * live here so that the options and the engine's modules can name them
- * without importing the manager.
+ * What a compaction tells its caller when it ends: what it did, or the
+ * failure that stopped it. `CompactionManager` exports them (the failure as
+ * its `ProviderUnavailableError`); they live here so that the engine's
+ * modules name them without importing the manager.
  *
  * @internal
  */
 import type { Summary } from "@precis/core"
 import * as Data from "effect/Data"
 
-/** What a compaction reports while it works, for a progress bar. */
-export type ProgressEvent = Data.TaggedEnum<{
-  /** The leaf pass is about to summarize `turns` turns in `chunks` chunks. */
-  LeafPassStarted: { readonly sessionId: string; readonly chunks: number; readonly turns: number }
-  /** A leaf was written; `tiers` counts the summaries of this run so far. */
-  LeafWritten: {
-    readonly sessionId: string
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-  /** `groups` groups of depth `depth` are about to be condensed. */
-  CondenseStarted: { readonly sessionId: string; readonly depth: number; readonly groups: number }
-  /** A condensed summary of depth `depth + 1` was written. */
-  CondensedWritten: {
-    readonly sessionId: string
-    readonly depth: number
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-}>
-
-/** Constructors and matchers of {@link ProgressEvent}. */
-export const ProgressEvent = Data.taggedEnum<ProgressEvent>()
-
 /**
- * The provider failed in a way that will not heal (refused credentials, an
- * unknown model, a server that refuses connections: see
- * `ProviderError.isPermanent`), so compaction stopped instead of storing a
- * fallback truncation for every chunk. What was written before stays; a rerun
- * once the configuration is fixed goes on from there. `reason` is the last
- * error's tag and `detail` its message.
+ * A summary fell back because the provider fails in a way that will not heal
+ * (`Summary.failedPermanently`): the run stops. `CompactionManager` reports it
+ * as its `ProviderUnavailableError`.
  */
-export class ProviderUnavailableError extends Data.TaggedError("ProviderUnavailableError")<{
+export class PermanentFailure extends Data.TaggedError("PermanentFailure")<{
   readonly sessionId: string
+  /** The last error's tag. */
   readonly reason: string
+  /** The last error's message. */
   readonly detail: string
   /** Summaries written by this run before it stopped. */
   readonly written: number
-}> {
-  override get message(): string {
-    return `compaction of session ${this.sessionId} stopped: the provider fails in a way that will not heal ` +
-      `(${this.reason}: ${this.detail}); ${this.written} summaries were written before it stopped`
-  }
-}
+}> {}
 
-/** What one compaction did. */
+/**
+ * What one compaction did.
+ */
 export interface CompactionStats {
   readonly leafSummariesCreated: number
   readonly condensedSummariesCreated: number
@@ -66,7 +36,9 @@ export interface CompactionStats {
   readonly tiersUsed: Summary.TierCounts
 }
 
-/** What the worker loop did to one session (the sum of its runs, when new turns gave it work again). */
+/**
+ * What the worker loop did to one session (the sum of its runs, when new turns gave it work again).
+ */
 export interface SessionCompactionStats extends CompactionStats {
   readonly sessionId: string
 }
@@ -83,7 +55,9 @@ export interface CompactAllStats {
   readonly skippedLocked: number
 }
 
-/** What a redo of fallback summaries did. */
+/**
+ * What a redo of fallback summaries did.
+ */
 export interface RedoStats {
   /** Fallback summaries rewritten by a model tier. */
   readonly redone: number

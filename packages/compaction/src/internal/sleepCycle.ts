@@ -12,8 +12,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
-import type { CompactionStats, Service as Manager } from "../CompactionManager.js"
 import type * as CompactionOptions from "../CompactionOptions.js"
+import type { CompactionStats } from "./outcome.js"
 
 /** What the worker has done since the layer was built. */
 export interface Stats {
@@ -74,6 +74,19 @@ class CycleError extends Data.TaggedError("CycleError")<{
   readonly sessionId: string | undefined
   readonly error: string
 }> {}
+
+/** What a cycle uses of the `CompactionManager`: `status` and `compact` (their errors' messages only). */
+export interface Manager {
+  readonly status: (
+    sessionId: string,
+    budget: number,
+    options: CompactionOptions.Options
+  ) => Effect.Effect<{ readonly evictableTurns: number; readonly shouldCompact: boolean }, { readonly message: string }>
+  readonly compact: (
+    sessionId: string,
+    options: CompactionOptions.Options
+  ) => Effect.Effect<CompactionStats, { readonly message: string }>
+}
 
 /** What a cycle works with: the worker's services, options and state. */
 export interface Deps {

@@ -9,7 +9,7 @@ import { FactCheck, Summary, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as CompactionOptions from "../CompactionOptions.js"
-import { type ProgressEvent, ProviderUnavailableError } from "./outcome.js"
+import { PermanentFailure } from "./outcome.js"
 
 /** What the steps of one run share: the session, the options, and the summaries and tiers so far. */
 export interface Run {
@@ -29,7 +29,7 @@ export const makeRun = (sessionId: string, options: CompactionOptions.ResolvedOp
   )
 
 /** Reports `event` to the run's `onProgress`, if any. */
-export const report = (run: Run, event: ProgressEvent): Effect.Effect<void> =>
+export const report = (run: Run, event: CompactionOptions.ProgressEvent): Effect.Effect<void> =>
   run.options.onProgress === undefined ? Effect.void : run.options.onProgress(event)
 
 /** One summary to make and write. */
@@ -41,20 +41,20 @@ export interface Step<E, R> {
   /** Writes the summary; `false` when it keeps it out of the store (a redo that fell back again). */
   readonly write: (summary: Summary.Summary) => Effect.Effect<boolean, E, R>
   /** The event to report once it is counted, from the run's tiers so far. */
-  readonly progress?: ((tiers: Summary.TierCounts) => Effect.Effect<ProgressEvent>) | undefined
+  readonly progress?: ((tiers: Summary.TierCounts) => Effect.Effect<CompactionOptions.ProgressEvent>) | undefined
 }
 
 /**
  * Runs one {@link Step}: a summary that fell back because the provider fails
- * permanently is not written, the run stops with a `ProviderUnavailableError`
+ * permanently is not written, the run stops with a `PermanentFailure`
  * instead. Returns the summary as written (its Also line included).
  */
-export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Summary, E | ProviderUnavailableError, R> =>
+export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Summary, E | PermanentFailure, R> =>
   Effect.gen(function*() {
     const made = yield* step.summarize
     if (made.failedPermanently) {
       const last = made.escalations[made.escalations.length - 1]!
-      return yield* new ProviderUnavailableError({
+      return yield* new PermanentFailure({
         sessionId: run.sessionId,
         reason: last.reason,
         detail: last.message,

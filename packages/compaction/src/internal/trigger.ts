@@ -8,13 +8,14 @@
 import type { ConversationTurn, TokenEstimator } from "@precis/core"
 import * as ActiveContext from "../ActiveContext.js"
 import type * as CompactionOptions from "../CompactionOptions.js"
-import { nextToCondense, type TailTokens, tailStart, type TurnLike } from "./chunking.js"
+import { start as tailStart, type TokenBound, type TurnLike } from "../FreshTail.js"
+import { nextToCondense } from "./chunking.js"
 
 /** The token bound of a fresh tail of at most `maxTokens` (none without), turns counted as the active context counts them. */
 export const tailBound = (
   estimator: TokenEstimator.Service,
   maxTokens: number | undefined
-): TailTokens<ConversationTurn.ConversationTurn> | undefined =>
+): TokenBound<ConversationTurn.ConversationTurn> | undefined =>
   maxTokens === undefined
     ? undefined
     : { max: maxTokens, tokens: (turn) => ActiveContext.turnTokens(estimator, turn) }
@@ -35,7 +36,7 @@ export const status = <A extends TurnLike>(
   },
   budget: number,
   options: { readonly threshold: number; readonly freshTailTurns: number; readonly minFanIn: number },
-  bound?: TailTokens<A>
+  bound?: TokenBound<A>
 ) => {
   const limit = options.threshold * budget
   const evictableTurns = tailStart(active.turns, options.freshTailTurns, bound)

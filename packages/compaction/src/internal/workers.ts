@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as CompactionOptions from "../CompactionOptions.js"
 import { compactSession } from "./engine.js"
-import type { CompactAllStats, CompactionStats, ProviderUnavailableError } from "./outcome.js"
+import type { CompactAllStats, CompactionStats, PermanentFailure } from "./outcome.js"
 import type { SessionLock } from "./sessionLock.js"
 import { hasWork } from "./trigger.js"
 
@@ -77,7 +77,7 @@ export const compactAll = (
   retryDelay: Duration.DurationInput = Duration.millis(100)
 ): Effect.Effect<
   CompactAllStats,
-  StoreError.StoreError | ProviderUnavailableError,
+  StoreError.StoreError | PermanentFailure,
   TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQueue | Summarizer.Summarizer
 > =>
   Effect.gen(function*() {

@@ -18,52 +18,79 @@
  * put in front of the context (a session-state header) and for the turns
  * that arrive before the next compaction.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
-import { type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
+import { ActiveContext, CompactionOptions } from "@precis/compaction"
+import { OptionSchema, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
 import { DagStore, type StoreError } from "@precis/store"
 import * as Effect from "effect/Effect"
-import * as ActiveContext from "./ActiveContext.js"
+import type * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type * as Condenser from "./Condenser.js"
 import * as Mask from "./internal/mask.js"
-
-/**
- * The expansion's settings.
- *
- * @since 0.3.0
- */
-export interface Options {
-  /** The context budget, in tokens. */
-  readonly budget: number
-  /** Fraction of the budget expansion leaves unused. Default 0.15. */
-  readonly reserve?: number | undefined
-  /** Also show the newest leaves as their turns, old tool output masked. Default true. */
-  readonly turns?: boolean | undefined
-  /** Tool results of at most this many tokens are never masked in expanded turns. Default 500 (the mask stage's). */
-  readonly maskMinTokens?: number | undefined
-}
+import * as Layout from "./Layout.js"
 
 /**
  * The defaults of {@link Options}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const defaults = {
   reserve: 0.15,
   turns: true,
-  maskMinTokens: 500
+  maskMinTokens: Mask.defaultMinTokens
 } as const
+
+/**
+ * The expansion's settings, their bounds and defaults:
+ *
+ * | option | bounds | default |
+ * |---|---|---|
+ * | `budget` | integer >= 1 | none: the context budget, in tokens |
+ * | `reserve` | [0, 1] | 0.15: the fraction of the budget expansion leaves unused |
+ * | `turns` | boolean | true: also show the newest leaves as their turns, old tool output masked |
+ * | `maskMinTokens` | integer >= 0 | 500: tool results of at most this many tokens are never masked in expanded turns (the mask stage's) |
+ *
+ * @since 0.1.0
+ */
+export const Options = Schema.Struct({
+  budget: CompactionOptions.Budget,
+  reserve: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1 }), { default: () => defaults.reserve }),
+  turns: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.turns }),
+  maskMinTokens: Schema.optionalWith(OptionSchema.int({ min: 0 }), { default: () => defaults.maskMinTokens })
+})
+
+/**
+ * The options as given: `budget`, and any of the others of {@link Options}.
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Schema.Schema.Encoded<typeof Options> {}
+
+/**
+ * Applies the defaults to `options` and checks them against {@link Options}:
+ * a `reserve` of -0.5 (which would fill past the budget) or a budget of 0 is
+ * an `InvalidOptionsError` naming it.
+ *
+ * @since 0.1.0
+ */
+export const decodeOptions: (
+  options: Options
+) => Either.Either<Schema.Schema.Type<typeof Options>, CompactionOptions.InvalidOptionsError> = OptionSchema.decode(
+  Options,
+  (problems) => new CompactionOptions.InvalidOptionsError({ problems })
+)
 
 /**
  * What an expansion did: the context, its size, the summaries shown as their
  * children and the leaves shown as their turns.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Expanded extends Condenser.Context {
   /** Its tokens as `ActiveContext.count` counts them (the Condenser's measure). */
   readonly tokens: number
-  /** The estimate of its text as `ActiveContext.render` shows it: what {@link limit} bounds. */
+  /** The estimate of its text as `Layout.render` shows it: what {@link limit} bounds. */
   readonly rendered: number
   readonly expandedSummaries: number
   readonly expandedLeaves: number
@@ -71,16 +98,16 @@ export interface Expanded extends Condenser.Context {
 
 /**
  * The most tokens an expansion fills a context to, measured on the text
- * `ActiveContext.render` makes of it (which counts the summary headers that
+ * `Layout.render` makes of it (which counts the summary headers that
  * `ActiveContext.count` leaves out): `(1 - reserve) * budget`, rounded down,
  * never below 0.
  *
  * @example
  * ```ts
- * import { Expansion } from "@precis/compaction"
+ * import { Expansion } from "@precis/context"
  * Expansion.limit({ budget: 16_000 }) // 13600
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const limit = (options: Options): number =>
   Math.max(0, Math.floor(options.budget * (1 - (options.reserve ?? defaults.reserve))))
@@ -93,7 +120,8 @@ export const limit = (options: Options): number =>
  *
  * @example
  * ```ts
- * import { ActiveContext, Expansion } from "@precis/compaction"
+ * import { ActiveContext } from "@precis/compaction"
+ * import { Expansion } from "@precis/context"
  * import { SqliteStore } from "@precis/store-sqlite"
  * import { Effect } from "effect"
  * const program = ActiveContext.load("session-1").pipe(
@@ -101,19 +129,20 @@ export const limit = (options: Options): number =>
  *   Effect.provide(SqliteStore.layer({ filename: "precis.db" }))
  * ) // at most 13600 tokens, rendered, when the active context was under that
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const expand = (
   context: Condenser.Context,
   options: Options
-): Effect.Effect<Expanded, StoreError.StoreError, DagStore.DagStore> =>
+): Effect.Effect<Expanded, StoreError.StoreError | CompactionOptions.InvalidOptionsError, DagStore.DagStore> =>
   Effect.gen(function*() {
+    const checked = yield* decodeOptions(options)
     const estimator = yield* TokenEstimator.TokenEstimator
-    const cap = limit(options)
-    const measured = yield* fill(context, options, cap, false)
+    const cap = limit(checked)
+    const measured = yield* fill(context, checked, cap, false)
     // The steps taken on estimates are checked on the whole text once; should
     // the estimates have drifted past the limit, every step is measured instead.
-    const out = measured.rendered <= cap ? measured : yield* fill(context, options, cap, true)
+    const out = measured.rendered <= cap ? measured : yield* fill(context, checked, cap, true)
     return { ...out, tokens: ActiveContext.count(estimator, out) }
   }).pipe(Effect.withSpan("Expansion.expand"))
 
@@ -123,12 +152,17 @@ export const expand = (
 // for its turns); only a step that lands within `margin` of the limit is
 // measured on the rendered text, and the result is measured once at the end.
 // With `exact`, every step is measured on the rendered text.
-const fill = (context: Condenser.Context, options: Options, cap: number, exact: boolean) =>
+const fill = (
+  context: Condenser.Context,
+  options: Schema.Schema.Type<typeof Options>,
+  cap: number,
+  exact: boolean
+) =>
   Effect.gen(function*() {
     const store = yield* DagStore.DagStore
     const estimator = yield* TokenEstimator.TokenEstimator
     // Measured as rendered (summary headers included): many small summaries cost more than their texts.
-    const measure = (context: Condenser.Context) => estimator.estimate(ActiveContext.render(context))
+    const measure = (context: Condenser.Context) => estimator.estimate(Layout.render(context))
     const separator = estimator.estimate("\n\n")
     const block = (summary: SummaryRecord.SummaryRecord, index: number) =>
       estimator.estimate(`${Transcript.summaryHeader(index + 1, summary)}\n${summary.content}`)
@@ -176,7 +210,7 @@ const fill = (context: Condenser.Context, options: Options, cap: number, exact: 
     }
 
     // The newest leaves, as their turns (masked like old tool output), while they fit.
-    while ((options.turns ?? defaults.turns) && rendered < cap && current.summaries.length > 0) {
+    while (options.turns && rendered < cap && current.summaries.length > 0) {
       const last = current.summaries.length - 1
       const leaf = current.summaries[last]!
       if (leaf.depth !== 0) break
@@ -184,7 +218,7 @@ const fill = (context: Condenser.Context, options: Options, cap: number, exact: 
       if (source.length === 0) break
       const masked = Mask.mask(estimator, source, {
         protectTokens: 0,
-        minTokens: options.maskMinTokens ?? defaults.maskMinTokens
+        minTokens: options.maskMinTokens
       }).turns
       const delta = estimator.estimate(Transcript.formatTurns(masked)) + separator - block(leaf, last) - separator
       if (!tryWith({ summaries: current.summaries.slice(0, -1), turns: [...masked, ...current.turns] }, delta)) break
@@ -202,9 +236,10 @@ const fill = (context: Condenser.Context, options: Options, cap: number, exact: 
 /**
  * Expansion as the last stage of a Condenser pipeline, named `expand`: its
  * report counts the summaries and leaves expanded (`expanded`). A store
- * failure leaves the context as it was (a stage never fails).
+ * failure, or options that make no sense (see {@link decodeOptions}), leave
+ * the context as it was (a stage never fails).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const stage = (options: Options): Condenser.Stage<DagStore.DagStore> => ({
   name: "expand",
@@ -219,7 +254,7 @@ export const stage = (options: Options): Condenser.Stage<DagStore.DagStore> => (
           }
       ),
       Effect.catchAll((error) =>
-        Effect.as(Effect.logWarning("Expansion: the store failed, the context is not expanded", error.message), {
+        Effect.as(Effect.logWarning("Expansion: the context is not expanded", error.message), {
           context,
           counts: {}
         })

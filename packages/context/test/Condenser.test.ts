@@ -1,16 +1,16 @@
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
+import { ActiveContext, type CompactionOptions } from "@precis/compaction"
 import { ConversationTurn, SessionState, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
-import { Store } from "@precis/store"
 import { ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
-import * as ActiveContext from "../src/ActiveContext.js"
-import * as CompactionManager from "../src/CompactionManager.js"
-import * as CompactionOptions from "../src/CompactionOptions.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Condenser from "../src/Condenser.js"
 import * as Forget from "../src/internal/forget.js"
-import { managerLayer, requestCount, shortReply } from "./helpers.js"
+import { requestCount, shortReply } from "./helpers.js"
 
 const estimator = TokenEstimator.approximate
 const turn = (role: string, content: string, id: string, metadata?: Record<string, unknown>) =>
@@ -253,39 +253,38 @@ describe("Condenser", () => {
     { fastCheck: { numRuns: 30 }, timeout: 120_000 }
   )
 
-  it.effect("assemble: within the budget, masking first, compacting only when still over the threshold", () =>
+  it.effect("summarize (stateless): its summary is a leaf no store holds, named so", () =>
     Effect.gen(function*() {
-      const store = yield* Store.all
-      const manager = yield* CompactionManager.CompactionManager
-      const many = Array.from({ length: 12 }, (_, i) => [
-        turn("user", `step ${i}: check the build`, `u${i}`),
-        call(`a${i}`, "npm run build"),
-        result(`r${i}`, `a${i}`, log(400))
-      ]).flat()
-      yield* store.appendTurns("s", many)
-      const budget = 4000
-      const masked = yield* manager.assemble("s", { budget })
-      expect(masked.tokens).toBeLessThanOrEqual(budget)
-      expect(masked.report.stages.map((s) => [s.stage, s.acted])).toEqual([
-        ["mask", true],
-        ["forget", false],
-        ["summarize", false],
-        ["window", false],
-        ["expand", false]
-      ])
-      expect(yield* requestCount).toBe(0)
-      // A tight budget: the masked context is still over the threshold, so the DAG summarizes.
-      // (Not expanded: with room left, the new leaves would be shown as their turns again.)
-      const tight = yield* manager.assemble("s", { budget: 1200, expand: false })
-      expect(tight.tokens).toBeLessThanOrEqual(1200)
-      const summarize = tight.report.stages.find((s) => s.stage === "summarize")!
-      expect(summarize.acted).toBe(true)
-      expect(summarize.summarized).toBeGreaterThan(0)
-      expect(tight.summaries.length).toBeGreaterThan(0)
-      // Read-only: compact false never calls the model.
-      const calls = yield* requestCount
-      const readOnly = yield* manager.assemble("s", { budget: 300, compact: false })
-      expect(readOnly.tokens).toBeLessThanOrEqual(300)
-      expect(yield* requestCount).toBe(calls)
-    }).pipe(Effect.provide(managerLayer())))
+      const prior = SummaryRecord.make({ id: "s-1", depth: 1, content: "earlier" })
+      const out = yield* Condenser.summarize({ maxTokens: 100, keepRecentTurns: 2 }).run(
+        { summaries: [prior], turns: session },
+        tokensOf({ summaries: [prior], turns: session })
+      )
+      const made = out.context.summaries[1]!
+      assert.deepStrictEqual([made.id, made.depth], ["stateless-leaf-2", 0])
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provideMerge(ScriptedProvider.respond(shortReply))))))
+})
+
+describe("Condenser.registry", () => {
+  it("is where the standard pipelines come from: with a store, without one, and without a model", () => {
+    const options = { budget: 1000 }
+    const dag: Condenser.Stage = { name: "dag", run: (context) => Effect.succeed({ context, counts: {} }) }
+    expect(Condenser.registry.map((entry) => entry.name)).toEqual(["mask", "forget", "summarize", "window"])
+    expect(Condenser.stages(options, dag).map((stage) => stage.name)).toEqual(["mask", "forget", "dag", "window"])
+    expect(Condenser.fitStages(options).map((stage) => stage.name)).toEqual(["mask", "forget", "window"])
+    for (const entry of Condenser.registry) expect(entry.make(options).name).toBe(entry.name)
+  })
+
+  it.effect("condense runs the stateless order: summarize before forget", () =>
+    Effect.gen(function*() {
+      const out = yield* Condenser.condense(session, { budget: 10_000 })
+      expect(out.report.stages.map((stage) => stage.stage)).toEqual(["mask", "summarize", "forget", "window"])
+    }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.alwaysReply("x"))))))
+
+  it("the README's stage table is the registry's", () => {
+    const readme = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../README.md"), "utf8")
+    for (const entry of Condenser.registry) {
+      expect(readme).toContain(`| \`${entry.name}\` | ${entry.description} | ${entry.defaults} |`)
+    }
+  })
 })

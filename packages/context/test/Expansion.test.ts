@@ -1,15 +1,21 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { ConversationTurn, type Provider, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
 import { DagStore, Store, StoreError } from "@precis/store"
 import { Arbitraries, ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
-import * as ActiveContext from "../src/ActiveContext.js"
-import * as CompactionManager from "../src/CompactionManager.js"
+import * as Assembler from "../src/Assembler.js"
 import * as Expansion from "../src/Expansion.js"
-import { managerLayer, runPumped } from "./helpers.js"
+import * as Layout from "../src/Layout.js"
+import { assemblerLayer, runPumped } from "./helpers.js"
 
 const estimator = TokenEstimator.approximate
+
+// The options an error names (the message of any other error).
+const optionsOf = (error: StoreError.StoreError | CompactionOptions.InvalidOptionsError) =>
+  error._tag === "InvalidOptionsError" ? error.problems.map((p) => p.option) : [error.message]
 
 // Every summary is 50 tokens, so that what an expansion costs is known.
 const fixedReply = (request: Provider.ChatRequest): ScriptedProvider.Outcome =>
@@ -28,7 +34,7 @@ const sizedTurns = (count: number, tokens: number) => {
 
 // 10 turns of 100 tokens, the newest 2 a fresh tail: 4 leaves of 2 turns, 2 condensed of 2 leaves, 1 on top.
 const options = { freshTailTurns: 2, leafChunkTokens: 250, minFanIn: 2, maxFanIn: 2 }
-const layer = managerLayer(ScriptedProvider.respond(fixedReply), options)
+const layer = assemblerLayer(ScriptedProvider.respond(fixedReply), options)
 const session = "e"
 
 const compacted = Effect.gen(function*() {
@@ -39,11 +45,11 @@ const compacted = Effect.gen(function*() {
   assert.deepStrictEqual(yield* StoreInvariants.violations(), [])
   const active = yield* manager.context(session)
   assert.deepStrictEqual(active.summaries.map((s) => s.depth), [2])
-  return { store, manager, active }
+  return { store, manager, active, assembler: yield* Assembler.Assembler }
 })
 
 const ids = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>) => summaries.map((s) => s.id)
-const rendered = (context: ActiveContext.Renderable) => estimator.estimate(ActiveContext.render(context))
+const rendered = (context: Layout.Renderable) => estimator.estimate(Layout.render(context))
 
 describe("Expansion", () => {
   it.effect("shows the highest depth first, then the newest summary of a depth, as far as the budget allows", () =>
@@ -121,7 +127,7 @@ describe("Expansion", () => {
         const out = yield* Expansion.expand(active, { budget, reserve: 0 }).pipe(
           Effect.provideService(TokenEstimator.TokenEstimator, lumpy)
         )
-        assert.strictEqual(out.rendered, lumpy.estimate(ActiveContext.render(out)))
+        assert.strictEqual(out.rendered, lumpy.estimate(Layout.render(out)))
         expect(out.rendered).toBeLessThanOrEqual(budget)
         expect(out.expandedSummaries + out.expandedLeaves).toBeGreaterThan(0)
         assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, out, { complete: true }), [])
@@ -161,10 +167,10 @@ describe("Expansion", () => {
   it.effect("assemble expands by default, within the budget, and not with expand: false; nothing stored changes", () =>
     Effect.gen(function*() {
       // The session-state header is measured apart (SessionState.test.ts): here, only the expansion.
-      const { active, manager, store } = yield* compacted
+      const { active, assembler, store } = yield* compacted
       const before = yield* store.summaries(session)
       const budget = 1000
-      const expanded = yield* manager.assemble(session, { budget, compact: false, sessionState: false })
+      const expanded = yield* assembler.assemble(session, { budget, compact: false, sessionState: false })
       expect(rendered(expanded)).toBeLessThanOrEqual(Expansion.limit({ budget }))
       expect(expanded.tokens).toBeGreaterThan(active.tokens)
       const stage = expanded.report.stages.at(-1)!
@@ -172,16 +178,32 @@ describe("Expansion", () => {
       expect(stage.expanded).toBeGreaterThan(0)
       assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, expanded, { complete: true }), [])
       // With compaction allowed (nothing to compact here), the same context.
-      const compacting = yield* manager.assemble(session, { budget, sessionState: false })
+      const compacting = yield* assembler.assemble(session, { budget, sessionState: false })
       assert.deepStrictEqual(ids(compacting.summaries), ids(expanded.summaries))
-      const off = yield* manager.assemble(session, { budget, compact: false, expand: false, sessionState: false })
+      const off = yield* assembler.assemble(session, { budget, compact: false, expand: false, sessionState: false })
       assert.deepStrictEqual(ids(off.summaries), ids(active.summaries))
       assert.strictEqual(off.tokens, active.tokens)
       assert.notInclude(off.report.stages.map((s) => s.stage), "expand")
-      const reserved = yield* manager.assemble(session, { budget, compact: false, expand: { reserve: 0.5 }, sessionState: false })
+      const reserved = yield* assembler.assemble(session, { budget, compact: false, expand: { reserve: 0.5 }, sessionState: false })
       expect(rendered(reserved)).toBeLessThanOrEqual(500)
       assert.deepStrictEqual(yield* store.summaries(session), before)
       assert.deepStrictEqual(yield* StoreInvariants.violations(), [])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("options are a Schema: a reserve outside [0, 1] or a negative mask size is refused, naming it", () =>
+    Effect.gen(function*() {
+      const { active } = yield* compacted
+      assert.deepStrictEqual(Either.getOrThrow(Expansion.decodeOptions({ budget: 100 })), {
+        budget: 100,
+        ...Expansion.defaults
+      })
+      // A negative reserve would fill past the budget.
+      const error = yield* Effect.flip(Expansion.expand(active, { budget: 1000, reserve: -0.5, maskMinTokens: -1 }))
+      assert.strictEqual(error._tag, "InvalidOptionsError")
+      assert.deepStrictEqual(optionsOf(error), ["reserve", "maskMinTokens"])
+      // As a stage it never fails: the context is left as it was.
+      const out = yield* Expansion.stage({ budget: 1000, reserve: -0.5 }).run(active, active.tokens)
+      assert.strictEqual(out.context, active)
     }).pipe(Effect.provide(layer)))
 
   it.effect("a store that fails leaves the context as it was: the stage never fails", () =>
@@ -210,9 +232,10 @@ describe("Expansion", () => {
       Effect.gen(function*() {
         const store = yield* Store.all
         const manager = yield* CompactionManager.CompactionManager
+        const assembler = yield* Assembler.Assembler
         yield* store.appendTurns("p", turns)
         yield* runPumped(manager.compact("p", { freshTailTurns: 3, leafChunkTokens, minFanIn: 2, maxFanIn: 3 }))
-        const out = yield* manager.assemble("p", { budget, compact: false, expand: { reserve, turns: turnsToo } })
+        const out = yield* assembler.assemble("p", { budget, compact: false, expand: { reserve, turns: turnsToo } })
         expect(out.tokens).toBeLessThanOrEqual(budget)
         const expand = out.report.stages.at(-1)!
         assert.strictEqual(expand.stage, "expand")
@@ -225,7 +248,7 @@ describe("Expansion", () => {
         }
         const complete = out.report.stages.every((stage) => stage.dropped === 0)
         assert.deepStrictEqual(yield* StoreInvariants.contextViolations("p", out, { complete }), [])
-      }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond(fixedReply)))),
+      }).pipe(Effect.provide(assemblerLayer(ScriptedProvider.respond(fixedReply)))),
     { fastCheck: { numRuns: 25 }, timeout: 120_000 }
   )
 })

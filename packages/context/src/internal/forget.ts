@@ -4,8 +4,10 @@
  *
  * @internal
  */
-import { ConversationTurn, type TokenEstimator } from "@precis/core"
-import { turnTokens } from "../ActiveContext.js"
+import { ActiveContext } from "@precis/compaction"
+import { ConversationTurn, TokenEstimator } from "@precis/core"
+import * as Effect from "effect/Effect"
+import { type Stage, unchanged } from "./stage.js"
 import { firstRequest, units } from "./turns.js"
 
 /** The forget stage's settings. */
@@ -23,6 +25,9 @@ export interface ForgetOptions {
   /** The newest turns never dropped. */
   readonly keepRecentTurns: number
 }
+
+/** The seed's values of the settings but the budget. */
+export const defaults = { minScore: 0.3, decay: 0.05, toolBonus: 0.2, outcomeBonus: 0.1, keepRecentTurns: 4 } as const
 
 /** The words that mark an outcome worth remembering. */
 export const OUTCOME = /\b(?:error|success|result|failed|created|updated|deleted|confirmed|found|output)\b/i
@@ -53,7 +58,7 @@ export const forget = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
   options: ForgetOptions
 ): { readonly turns: Array<ConversationTurn.ConversationTurn>; readonly dropped: number } => {
-  const sizes = turns.map((turn) => turnTokens(estimator, turn))
+  const sizes = turns.map((turn) => ActiveContext.turnTokens(estimator, turn))
   let total = sizes.reduce((a, b) => a + b, 0)
   if (total <= options.maxTokens) return { turns: turns.slice(), dropped: 0 }
   const first = firstRequest(turns)
@@ -77,3 +82,43 @@ export const forget = (
   }
   return { turns: turns.filter((_, i) => !drop.has(i)), dropped: drop.size }
 }
+
+/** The forget stage's settings; each but the budget defaults to the seed's value ({@link defaults}). */
+export interface StageOptions {
+  /** The budget: nothing is dropped once the context fits. */
+  readonly maxTokens: number
+  /** Default 0.3. */
+  readonly minScore?: number | undefined
+  /** Default 0.05 per position from the end. */
+  readonly decay?: number | undefined
+  /** Default 0.2. */
+  readonly toolBonus?: number | undefined
+  /** Default 0.1. */
+  readonly outcomeBonus?: number | undefined
+  /** Default 4. */
+  readonly keepRecentTurns?: number | undefined
+}
+
+/**
+ * The forget stage: over `maxTokens` (the context's, summaries included),
+ * {@link forget} drops turns until the turns fit in what the summaries leave.
+ */
+export const stage = (options: StageOptions): Stage => ({
+  name: "forget",
+  run: (context, tokens) =>
+    Effect.map(TokenEstimator.TokenEstimator, (estimator) => {
+      if (tokens <= options.maxTokens) return unchanged(context)
+      const summaryTokens = tokens - context.turns.reduce((n, t) => n + ActiveContext.turnTokens(estimator, t), 0)
+      const out = forget(estimator, context.turns, {
+        maxTokens: options.maxTokens - summaryTokens,
+        minScore: options.minScore ?? defaults.minScore,
+        decay: options.decay ?? defaults.decay,
+        toolBonus: options.toolBonus ?? defaults.toolBonus,
+        outcomeBonus: options.outcomeBonus ?? defaults.outcomeBonus,
+        keepRecentTurns: options.keepRecentTurns ?? defaults.keepRecentTurns
+      })
+      return out.dropped === 0
+        ? unchanged(context)
+        : { context: { ...context, turns: out.turns }, counts: { dropped: out.dropped } }
+    })
+})

@@ -3,8 +3,10 @@
  *
  * @internal
  */
-import { type ConversationTurn, SummaryRecord, type TokenEstimator } from "@precis/core"
-import { summaryTokens, turnTokens } from "../ActiveContext.js"
+import { ActiveContext } from "@precis/compaction"
+import { type ConversationTurn, SummaryRecord, TokenEstimator } from "@precis/core"
+import * as Effect from "effect/Effect"
+import { type Stage, unchanged } from "./stage.js"
 import { cutMiddle, cutTurn, firstRequest, turnLabel, type Unit, units } from "./turns.js"
 
 /** What the window keeps, and how much it cut. */
@@ -35,7 +37,7 @@ export const window = (
   maxTokens: number
 ): Windowed => {
   const { summaries, turns } = context
-  const sizes = turns.map((turn) => turnTokens(estimator, turn))
+  const sizes = turns.map((turn) => ActiveContext.turnTokens(estimator, turn))
   const all = units(turns)
   let left = Math.max(0, Math.floor(maxTokens))
   let trimmed = 0
@@ -65,7 +67,7 @@ export const window = (
       const target = entry.size - (total - left)
       const cut = target > 0 ? cutTurn(estimator, entry.turn, turnLabel(entry.turn, largest), target) : undefined
       if (cut === undefined) continue
-      const size = turnTokens(estimator, cut)
+      const size = ActiveContext.turnTokens(estimator, cut)
       total += size - entry.size
       current.set(largest, { turn: cut, size })
     }
@@ -83,32 +85,9 @@ export const window = (
   const firstUnit = all.find((unit) => first >= unit.start && first < unit.end)
   if (firstUnit !== undefined && firstUnit !== newest) place(firstUnit, true)
 
-  const keptSummaries: Array<SummaryRecord.SummaryRecord> = []
-  let summariesDropped = 0
-  for (let i = summaries.length - 1; i >= 0; i--) {
-    const summary = summaries[i]!
-    const size = summaryTokens(estimator, summary)
-    if (size <= left) {
-      keptSummaries.unshift(summary)
-      left -= size
-      continue
-    }
-    const content = left > 0
-      ? cutMiddle(
-        summary.content,
-        (text) => estimator.estimate(text) <= left,
-        (cut) => `\n[... ${cut} chars cut; full text: summary ${summary.id} ...]\n`
-      )
-      : undefined
-    if (content !== undefined) {
-      const tokenEstimate = estimator.estimate(content)
-      keptSummaries.unshift(SummaryRecord.make({ ...summary, content, tokenEstimate }))
-      left -= tokenEstimate
-      trimmed++
-    }
-    summariesDropped += content === undefined ? i + 1 : i
-    break
-  }
+  const fitted = fitSummaries(estimator, summaries, left)
+  left = fitted.left
+  trimmed += fitted.trimmed
 
   for (let u = all.length - 2; u >= 0; u--) {
     const unit = all[u]!
@@ -121,9 +100,58 @@ export const window = (
     return turn === undefined ? [] : [turn]
   })
   return {
-    summaries: keptSummaries,
+    summaries: fitted.kept,
     turns: keptTurns,
-    dropped: summariesDropped + turns.length - keptTurns.length,
+    dropped: fitted.dropped + turns.length - keptTurns.length,
     trimmed
   }
 }
+
+// The summaries from the newest back while they fit in `room` tokens; the first that does not is cut in its
+// middle (when anything of it fits) and the older ones dropped.
+const fitSummaries = (
+  estimator: TokenEstimator.Service,
+  summaries: ReadonlyArray<SummaryRecord.SummaryRecord>,
+  room: number
+) => {
+  const kept: Array<SummaryRecord.SummaryRecord> = []
+  let left = room
+  let dropped = 0
+  let trimmed = 0
+  for (let i = summaries.length - 1; i >= 0; i--) {
+    const summary = summaries[i]!
+    const size = ActiveContext.summaryTokens(estimator, summary)
+    if (size <= left) {
+      kept.unshift(summary)
+      left -= size
+      continue
+    }
+    const content = left > 0
+      ? cutMiddle(
+        summary.content,
+        (text) => estimator.estimate(text) <= left,
+        (cut) => `\n[... ${cut} chars cut; full text: summary ${summary.id} ...]\n`
+      )
+      : undefined
+    if (content !== undefined) {
+      const tokenEstimate = estimator.estimate(content)
+      kept.unshift(SummaryRecord.make({ ...summary, content, tokenEstimate }))
+      left -= tokenEstimate
+      trimmed++
+    }
+    dropped += content === undefined ? i + 1 : i
+    break
+  }
+  return { kept, left, dropped, trimmed }
+}
+
+/** The window stage: over `maxTokens`, {@link window}; after it the context holds at most `maxTokens`. */
+export const stage = (options: { readonly maxTokens: number }): Stage => ({
+  name: "window",
+  run: (context, tokens) =>
+    Effect.map(TokenEstimator.TokenEstimator, (estimator) => {
+      if (tokens <= options.maxTokens) return unchanged(context)
+      const out = window(estimator, context, options.maxTokens)
+      return { context: { summaries: out.summaries, turns: out.turns }, counts: { dropped: out.dropped, trimmed: out.trimmed } }
+    })
+})

@@ -3,9 +3,14 @@
  *
  * @internal
  */
-import { ConversationTurn, type TokenEstimator, ToolUse } from "@precis/core"
-import { turnTokens } from "../ActiveContext.js"
+import { ActiveContext } from "@precis/compaction"
+import { ConversationTurn, TokenEstimator, ToolUse } from "@precis/core"
+import * as Effect from "effect/Effect"
+import { type Stage, unchanged } from "./stage.js"
 import { cutTurn, turnLabel, withContent } from "./turns.js"
+
+/** Tool results of at most this many tokens are never masked by default (the seed's 2,000 characters). */
+export const defaultMinTokens = 500
 
 /** The mask stage's settings. */
 export interface MaskOptions {
@@ -29,6 +34,8 @@ const callOf = (
   return call === undefined ? {} : { name: call.name, target: ToolUse.target(call) }
 }
 
+// Its own words, not `OutputDigest.isErrorLine`: that one takes more lines (`undefined`, `cannot`, ...) and
+// would change which line a masked result names.
 const EXIT = /\b(?:exit(?:ed)?(?: with)?(?: code| status)?|returncode|exit_code)\s*[:=]?\s*(-?\d+)/i
 const ERROR_LINE = /(?:error|exception|traceback)\b|\b(?:fail(?:ed|ure)?|fatal|panic)\b/i
 
@@ -77,7 +84,7 @@ export const mask = (
   let protectedLeft = options.protectTokens
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i]!
-    const tokens = turnTokens(estimator, turn)
+    const tokens = ActiveContext.turnTokens(estimator, turn)
     if (tokens <= protectedLeft) {
       protectedLeft -= tokens
       continue
@@ -94,10 +101,33 @@ export const mask = (
     }
     const line = maskLine(turn, turns[i - 1], label, tokens)
     const replaced = withContent(turn, line)
-    if (turnTokens(estimator, replaced) < tokens) {
+    if (ActiveContext.turnTokens(estimator, replaced) < tokens) {
       out[i] = replaced
       masked++
     }
   }
   return { turns: out, masked, trimmed }
 }
+
+/** The mask stage's settings. */
+export interface StageOptions {
+  /** The newest tokens of turns whose tool output is kept verbatim. */
+  readonly protectTokens: number
+  /** Tool results of at most this many tokens are never masked. Default {@link defaultMinTokens}. */
+  readonly minTokens?: number | undefined
+}
+
+/** The mask stage: {@link mask} over the turns of a context, the summaries untouched. Always acts. */
+export const stage = (options: StageOptions): Stage => ({
+  name: "mask",
+  run: (context) =>
+    Effect.map(TokenEstimator.TokenEstimator, (estimator) => {
+      const out = mask(estimator, context.turns, {
+        protectTokens: options.protectTokens,
+        minTokens: options.minTokens ?? defaultMinTokens
+      })
+      return out.masked + out.trimmed === 0
+        ? unchanged(context)
+        : { context: { ...context, turns: out.turns }, counts: { masked: out.masked, trimmed: out.trimmed } }
+    })
+})

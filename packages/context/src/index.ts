@@ -1,0 +1,19 @@
+/**
+ * @precis/context: the context an agent sends, assembled from the summary DAG
+ * of `@precis/compaction`: the Condenser Pipeline (a context within a budget,
+ * its stages in one registry), its Expansion (a context that fills its budget
+ * from the DAG), the Layout (the session-state header first, then the
+ * summaries and turns, as text or chat messages) and the Assembler service
+ * that does all of it for a session, over the store port of `@precis/store`.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Condenser from "./Condenser.js"
+/** @since 0.1.0 */
+export * as Expansion from "./Expansion.js"
+/** @since 0.1.0 */
+export * as Layout from "./Layout.js"
+/** @since 0.1.0 */
+export * as Assembler from "./Assembler.js"

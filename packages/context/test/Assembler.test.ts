@@ -1,0 +1,188 @@
+import { assert, describe, expect, it } from "@effect/vitest"
+import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { ConversationTurn, SessionState, TokenEstimator } from "@precis/core"
+import { Store, type StoreError, TurnStore } from "@precis/store"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { toolSession } from "../../compaction/test/helpers.js"
+import * as Assembler from "../src/Assembler.js"
+import * as Condenser from "../src/Condenser.js"
+import * as Expansion from "../src/Expansion.js"
+import * as Layout from "../src/Layout.js"
+import { assemblerLayer, requestCount, storeLayer } from "./helpers.js"
+
+const estimator = TokenEstimator.approximate
+
+// The options an error names (the message of any other error).
+const optionsOf = (error: StoreError.StoreError | CompactionOptions.InvalidOptionsError) =>
+  error._tag === "InvalidOptionsError" ? error.problems.map((p) => p.option) : [error.message]
+const decode = Schema.decodeUnknownSync(SessionState.StateFromJson)
+
+const turn = (role: string, content: string, id: string, metadata?: Record<string, unknown>) =>
+  ConversationTurn.make({ role, content, id, ...(metadata === undefined ? {} : { metadata }) })
+const log = (lines: number) =>
+  Array.from({ length: lines }, (_, i) => `  PASS test/case${i}.test.ts (12 tests) ${i}ms`).join("\n")
+
+// 12 steps of a user request, a build call and its long log.
+const builds = Array.from({ length: 12 }, (_, i) => [
+  turn("user", `step ${i}: check the build`, `step${i}`),
+  turn("assistant", "Running npm run build.", `build${i}`, {
+    toolCalls: [{ id: `call-build${i}`, name: "bash", arguments: JSON.stringify({ command: "npm run build" }) }]
+  }),
+  turn("tool", log(400), `log${i}`, { toolCallId: `call-build${i}`, toolName: "bash" })
+]).flat()
+
+const assembler = Assembler.Assembler
+
+describe("Assembler", () => {
+  it.effect("within the budget, masking first, compacting only when still over the threshold", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", builds)
+      const budget = 4000
+      const masked = yield* (yield* assembler).assemble("s", { budget })
+      expect(masked.tokens).toBeLessThanOrEqual(budget)
+      expect(masked.report.stages.map((s) => [s.stage, s.acted])).toEqual([
+        ["mask", true],
+        ["forget", false],
+        ["summarize", false],
+        ["window", false],
+        ["expand", false]
+      ])
+      expect(yield* requestCount).toBe(0)
+      // A tight budget: the masked context is still over the threshold, so the DAG summarizes.
+      // (Not expanded: with room left, the new leaves would be shown as their turns again.)
+      const tight = yield* (yield* assembler).assemble("s", { budget: 1200, expand: false })
+      expect(tight.tokens).toBeLessThanOrEqual(1200)
+      const summarize = tight.report.stages.find((s) => s.stage === "summarize")!
+      expect(summarize.acted).toBe(true)
+      expect(summarize.summarized).toBeGreaterThan(0)
+      expect(tight.summaries.length).toBeGreaterThan(0)
+      // compact: false never calls the model.
+      const calls = yield* requestCount
+      const fitted = yield* (yield* assembler).assemble("s", { budget: 300, compact: false })
+      expect(fitted.tokens).toBeLessThanOrEqual(300)
+      expect(yield* requestCount).toBe(calls)
+    }).pipe(Effect.provide(assemblerLayer())))
+
+  it.effect("puts the header first, within its share of the budget, and saves the state", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", toolSession)
+      const budget = 2000
+      const assembled = yield* (yield* assembler).assemble("s", { budget })
+      assert.strictEqual(assembled.header, SessionState.render(SessionState.fold(toolSession), Math.floor(budget * 0.15)))
+      assert.strictEqual(assembled.headerTokens, estimator.estimate(assembled.header))
+      assert.isAtMost(assembled.headerTokens, budget * 0.15)
+      assert.isAtMost(assembled.tokens, budget)
+      assert.strictEqual(assembled.tokens, assembled.report.tokensAfter + assembled.headerTokens)
+      assert.strictEqual(Layout.toMessages(assembled)[0]!.content, assembled.header)
+      assert.isTrue(Layout.render(assembled).startsWith(`${assembled.header}\n\n`))
+      const saved = Option.getOrThrow(yield* store.sessionState("s"))
+      assert.strictEqual(saved.lastSeq, toolSession.length - 1)
+      assert.deepStrictEqual(decode(saved.state), SessionState.fold(toolSession))
+      // Off: no header, the whole budget for the turns.
+      const off = yield* (yield* assembler).assemble("s", { budget, sessionState: false })
+      assert.deepStrictEqual([off.header, off.headerTokens], ["", 0])
+      assert.strictEqual(off.tokens, off.report.tokensAfter)
+      // A smaller share gives a shorter header.
+      const small = yield* (yield* assembler).assemble("s", { budget, stateShare: 0.05 })
+      assert.isAtMost(estimator.estimate(small.header), budget * 0.05)
+      assert.isBelow(small.header.length, assembled.header.length)
+    }).pipe(Effect.provide(assemblerLayer())))
+
+  it.effect("refuses options that make no sense before reading anything, naming them", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", toolSession)
+      const service = yield* assembler
+      const share = yield* Effect.flip(service.assemble("s", { budget: 2000, stateShare: 1 }))
+      assert.strictEqual(share.message, "invalid compaction options: stateShare must be a number >= 0 and < 1 (got 1)")
+      const budget = yield* Effect.flip(service.assemble("s", { budget: 0 }))
+      assert.deepStrictEqual(optionsOf(budget), ["budget"])
+      const stages = yield* Effect.flip(service.assemble("s", { budget: 2000, forget: { decay: -1 }, compaction: { minFanIn: 1 } }))
+      assert.deepStrictEqual(optionsOf(stages), ["forget.decay"])
+      const compaction = yield* Effect.flip(service.assemble("s", { budget: 2000, compaction: { minFanIn: 1 } }))
+      assert.deepStrictEqual(optionsOf(compaction), ["minFanIn"])
+      // A negative reserve would have filled the context past its budget.
+      const reserve = yield* Effect.flip(service.assemble("s", { budget: 2000, expand: { reserve: -1 } }))
+      assert.deepStrictEqual(optionsOf(reserve), ["reserve"])
+      assert.isTrue(Option.isNone(yield* store.sessionState("s")))
+    }).pipe(Effect.provide(assemblerLayer())))
+
+  it.effect("folds the new turns from the uncovered turns it read, reading no turns again", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", toolSession)
+      const more = [ConversationTurn.make({ role: "user", content: "and JSON too", id: "u3" })]
+      yield* store.appendTurns("s", more)
+      const reads: Array<string> = []
+      const watched = TurnStore.TurnStore.of({
+        ...store,
+        turns: (sessionId, options) =>
+          Effect.suspend(() => {
+            reads.push(sessionId)
+            return store.turns(sessionId, options)
+          })
+      })
+      const service = yield* Assembler.make.pipe(Effect.provideService(TurnStore.TurnStore, watched))
+      const assembled = yield* service.assemble("s", { budget: 8000, compact: false })
+      assert.deepStrictEqual(reads, [])
+      assert.include(assembled.header, "latest request: and JSON too [u3]")
+      const saved = Option.getOrThrow(yield* store.sessionState("s"))
+      assert.deepStrictEqual(decode(saved.state), SessionState.fold([...toolSession, ...more]))
+    }).pipe(Effect.provide(assemblerLayer())))
+
+  it.effect("without a budget: the active context whole, the header first at its default size", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", toolSession)
+      yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 4, leafChunkTokens: 60 })
+      const active = yield* ActiveContext.load("s")
+      const whole = yield* (yield* assembler).assemble("s")
+      assert.deepStrictEqual([whole.summaries, whole.turns], [active.summaries, active.turns])
+      assert.strictEqual(whole.header, SessionState.render(SessionState.fold(toolSession), SessionState.defaultMaxTokens))
+      assert.strictEqual(whole.tokens, active.tokens + whole.headerTokens)
+      assert.deepStrictEqual(whole.report, { tokensBefore: active.tokens, tokensAfter: active.tokens, stages: [] })
+    }).pipe(Effect.provide(assemblerLayer())))
+})
+
+describe("Assembler, read-only", () => {
+  it.effect("never writes: no compaction whatever `compact` says, the state carried forward, not saved", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", builds)
+      const readOnly = yield* Assembler.makeReadOnly
+      const before = yield* store.summaries("s")
+      const tight = yield* readOnly.assemble("s", { budget: 1200, compact: true })
+      expect(tight.tokens).toBeLessThanOrEqual(1200)
+      assert.notInclude(tight.report.stages.map((s) => s.stage), "summarize")
+      assert.deepStrictEqual(yield* store.summaries("s"), before)
+      assert.include(tight.header, "step 11: check the build")
+      assert.isTrue(Option.isNone(yield* store.sessionState("s")))
+    }).pipe(Effect.provide(storeLayer())))
+
+  it.effect("is the active context through the fit stages and the expansion, the header within 15% of the budget", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", [...toolSession, ...builds])
+      yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 6, leafChunkTokens: 300, minFanIn: 2 })
+      const budget = 3000
+      // By hand: what the read-only assembly is made of.
+      const active = yield* ActiveContext.load("s")
+      const header = Layout.header(estimator, (yield* ActiveContext.loadState("s", active.turns)).state, budget)
+      const rest = budget - estimator.estimate(header)
+      const byHand = yield* Condenser.pipeline([
+        ...Condenser.fitStages({ budget: rest }),
+        Expansion.stage({ budget: rest })
+      ])(active)
+      const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", { budget })
+      assert.strictEqual(Layout.render(assembled), Layout.render({ ...byHand, header }))
+      assert.deepStrictEqual(assembled.report, byHand.report)
+      expect(assembled.report.stages.at(-1)!.acted).toBe(true)
+      // And the same as the assembler over the manager with `compact: false`, but for the state it saves.
+      const compacting = yield* (yield* assembler).assemble("s", { budget, compact: false })
+      assert.strictEqual(Layout.render(compacting), Layout.render(assembled))
+    }).pipe(Effect.provide(assemblerLayer())))
+})
