@@ -43,7 +43,7 @@ export class RecallError extends Schema.TaggedError<RecallError>()("RecallError"
 }) {}
 
 /**
- * One entry of an {@link Expansion}: a child summary or a source turn, its
+ * One entry of an {@link ExpandPage}: a child summary or a source turn, its
  * content (cut when alone it exceeds the cap: `truncated`) and its tokens.
  *
  * @since 0.1.0
@@ -67,7 +67,7 @@ export const ExpandedItem = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const Expansion = Schema.Struct({
+export const ExpandPage = Schema.Struct({
   summaryId: Schema.String,
   depth: Schema.Int,
   of: Schema.Literal("children", "turns"),
@@ -155,7 +155,7 @@ export const Expand = Tool.make("expand", {
       })
     )
   },
-  success: Expansion,
+  success: ExpandPage,
   failure: RecallError,
   failureMode: "return"
 })

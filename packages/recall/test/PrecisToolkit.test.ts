@@ -97,8 +97,8 @@ describe("PrecisToolkit through @effect/ai", () => {
       const [outline, hits, children, source] = results.map((r) => r.result) as [
         typeof PrecisToolkit.Outline.Type,
         ReadonlyArray<SearchIndex.SearchHit>,
-        typeof PrecisToolkit.Expansion.Type,
-        typeof PrecisToolkit.Expansion.Type
+        typeof PrecisToolkit.ExpandPage.Type,
+        typeof PrecisToolkit.ExpandPage.Type
       ]
       assert.deepStrictEqual(
         { turns: outline.turns, uncovered: outline.uncoveredTurns, summaries: outline.summaries, tiers: outline.tiers },
@@ -142,12 +142,12 @@ describe("PrecisToolkit through @effect/ai", () => {
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       const [firstPage, lastPage, unknown, noSession] = response.toolResults
-      const page1 = firstPage!.result as typeof PrecisToolkit.Expansion.Type
+      const page1 = firstPage!.result as typeof PrecisToolkit.ExpandPage.Type
       assert.strictEqual(page1.total, 4)
       assert.isAbove(page1.items.length, 0)
       assert.isAtMost(page1.tokens, 50)
       assert.strictEqual(page1.nextOffset, page1.items.length < 4 ? page1.items.length : null)
-      const page2 = lastPage!.result as typeof PrecisToolkit.Expansion.Type
+      const page2 = lastPage!.result as typeof PrecisToolkit.ExpandPage.Type
       assert.deepStrictEqual(page2.items.map((i) => i.id), ["a3"])
       assert.isNull(page2.nextOffset)
       assert.isTrue(unknown!.isFailure)
