@@ -11,7 +11,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import { repoRoot, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { escape, repoRoot, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const bin = path.join(repoRoot, "packages", "cli", "bin", "precis.js")
 const dir = tempDir()
@@ -63,7 +63,7 @@ describe("bin/precis.js", () => {
   it("a malformed line exits 1 with FILE:LINE: reason and creates no store", async () => {
     const file = write(dir, "bad.jsonl", `${sessionJsonl(3)}{"role": "user"}\n`)
     const result = await precis(["import", file, "--db", "bad.db"])
-    assertUserError(result, new RegExp(`^precis: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4: .+`))
+    assertUserError(result, new RegExp(`^precis: ${escape(file)}:4: .+`))
     assert.isFalse(fs.existsSync(path.join(dir, "bad.db")))
   }, SPAWN_TIMEOUT)
 

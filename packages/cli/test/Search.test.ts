@@ -1,5 +1,5 @@
 /**
- * `precis search` and `precis show --format mermaid|dot` over a compacted store.
+ * `precis search` over a compacted store of two sessions.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -57,27 +57,5 @@ describe("precis search", () => {
       assertOneLineFailure(yield* runCli(["search", "x", "--db", missing]), /no such store/)
       assert.isFalse(fs.existsSync(missing))
       assertOneLineFailure(yield* runCli(["search", "x", "--db", db, "--limit", "0"]), /--limit must be an integer >= 1/)
-    }))
-})
-
-describe("precis show --format", () => {
-  it.live("mermaid and dot print the session's DAG; --json wins", () =>
-    Effect.gen(function*() {
-      const nodes = JSON.parse((yield* runCli(["show", "--db", db, "--session", "alpha", "--json"])).stdout).nodes as Array<
-        { id: string; children: Array<string> }
-      >
-      const edges = nodes.reduce((n, node) => n + node.children.length, 0)
-      const mermaid = yield* runCli(["show", "--db", db, "--session", "alpha", "--format", "mermaid"])
-      assert.strictEqual(mermaid.code, 0, mermaid.stderr)
-      const lines = mermaid.stdout.split("\n")
-      assert.deepStrictEqual(lines.slice(0, 4), ["---", "title: \"session alpha\"", "---", "flowchart TD"])
-      assert.strictEqual(lines.filter((l) => /^ {2}n\d+\["depth \d · \w+<br\/>\d+ tokens<br\/>2025-/.test(l)).length, nodes.length)
-      assert.strictEqual(lines.filter((l) => /^ {2}n\d+ --> n\d+$/.test(l)).length, edges)
-      const dot = yield* runCli(["show", "--db", db, "--session", "alpha", "--format", "dot"])
-      assert.strictEqual(dot.code, 0, dot.stderr)
-      for (const node of nodes) expect(dot.stdout).toContain(`"${node.id}" [label="depth `)
-      assert.strictEqual(dot.stdout.split("\n").filter((l) => l.includes(" -> ")).length, edges)
-      const json = yield* runCli(["show", "--db", db, "--session", "alpha", "--format", "dot", "--json"])
-      assert.strictEqual(JSON.parse(json.stdout).nodes.length, nodes.length)
     }))
 })

@@ -64,6 +64,13 @@ export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): E
     )
   })
 
+/** `text` with the characters special in a regular expression escaped. */
+export const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** Runs the CLI as a promise (for `beforeAll`). */
+export const run = (args: ReadonlyArray<string>, options?: RunOptions): Promise<Result> =>
+  Effect.runPromise(runCli(args, options))
+
 /** A fresh temporary directory. */
 export const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "precis-cli-"))
 
