@@ -52,12 +52,13 @@ const assertUserError = (result: Spawned, expected: RegExp) => {
 }
 
 describe("bin/precis.js", () => {
-  it("--help exits 0 and prints plain text (no ANSI styling) when stdout is not a terminal", async () => {
+  it("--help exits 0 and prints plain text (no ANSI styling) in 80 columns when stdout is not a terminal", async () => {
     const result = await precis(["--help"])
     assert.strictEqual(result.code, 0, result.stderr)
     expect(result.stdout).toContain("COMMANDS")
-    expect(result.stdout).toContain("- compact ")
+    expect(result.stdout).toMatch(/^ {2}compact \[<FILE>\] +Import FILE/m)
     expect(result.stdout).not.toContain("\x1b[")
+    assert.isAtMost(Math.max(...result.stdout.split("\n").map((line) => line.length)), 80)
   }, SPAWN_TIMEOUT)
 
   it("a malformed line exits 1 with FILE:LINE: reason and creates no store", async () => {

@@ -35,6 +35,9 @@ export const hitLine = (hit: SearchIndex.SearchHit): string => {
   return `${hit.kind} ${hit.id} (${where}) in ${hit.sessionId}: ${hit.snippet.replace(/\s+/g, " ")}`
 }
 
+/** What `search` does, in one line (the root page and the README list it). */
+export const summary = "Full-text search over the stored turns and summaries"
+
 /** The `search` command. */
 export const command = Command.make(
   "search",
