@@ -6,7 +6,8 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { assertOneLineFailure, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { storeLayer } from "../../compaction/test/helpers.js"
+import { assertOneLineFailure, escape, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -57,5 +58,27 @@ describe("precis search", () => {
       assertOneLineFailure(yield* runCli(["search", "x", "--db", missing]), /no such store/)
       assert.isFalse(fs.existsSync(missing))
       assertOneLineFailure(yield* runCli(["search", "x", "--db", db, "--limit", "0"]), /--limit must be an integer >= 1/)
+    }))
+
+  it.live("--session must name a session of the store: another is one line naming those it holds, not \"no match\"", () =>
+    Effect.gen(function*() {
+      for (const session of ["nonexistent", "alph", "ALPHA", "alpha-"]) {
+        for (const args of [["module3.ts"], ["zebra"], ["module3.ts", "--json"]]) {
+          const result = yield* runCli(["search", ...args, "--db", db, "--session", session])
+          assertOneLineFailure(result, new RegExp(`^precis: unknown session '${escape(session)}' in .*search\\.db \\(sessions: alpha, beta\\)$`))
+          assert.strictEqual(result.stdout, "")
+        }
+      }
+      // A store without sessions says so.
+      const empty = path.join(dir, "empty.db")
+      yield* Effect.provide(Effect.void, storeLayer(empty))
+      assertOneLineFailure(
+        yield* runCli(["search", "x", "--db", empty, "--session", "s"]),
+        /^precis: unknown session 's' in .*empty\.db \(sessions: none\)$/
+      )
+      // The sessions it holds are searched as before.
+      const alpha = yield* runCli(["search", "zebra", "--db", db, "--session", "alpha"])
+      assert.strictEqual(alpha.code, 0, alpha.stderr)
+      assert.strictEqual(alpha.stdout, "no match for \"zebra\"")
     }))
 })
