@@ -41,7 +41,7 @@ const typeLines: Readonly<Record<string, string>> = {
 export const wizardFlag = "--wizard"
 
 /** The width help is wrapped at when stdout is not a terminal. */
-export const defaultWidth = 80
+const defaultWidth = 80
 
 /** The width to wrap help at: the terminal's, else {@link defaultWidth}. */
 export const width: Effect.Effect<number, never, Terminal.Terminal> = Effect.map(
@@ -50,7 +50,7 @@ export const width: Effect.Effect<number, never, Terminal.Terminal> = Effect.map
 )
 
 /** The text of a span, without its styling. */
-export const spanText = (span: Span.Span): string => {
+const spanText = (span: Span.Span): string => {
   switch (span._tag) {
     case "Text":
     case "URI":
@@ -108,7 +108,7 @@ export const usageParts = (usage: Usage.Usage): Array<Usage.Usage> =>
 const usageText = (usage: Usage.Usage): string => blocksOf(Usage.getHelp(usage)).map((b) => b._tag === "Text" ? b.words.join(" ") : "").join(" ")
 
 /** A command's arguments as its usage writes them: `<FILE>`, `[<FILE>]`, `<PATH>...`. */
-export const argumentsOf = (command: Descriptor.Command<unknown>): Array<string> =>
+const argumentsOf = (command: Descriptor.Command<unknown>): Array<string> =>
   usageParts(Descriptor.getUsage(command)).slice(1).map(usageText).filter((part) => /^\[?</.test(part))
 
 /** The usage line: `$ precis compact [--db FILE] …`, the lines after the first under the command's options. */
