@@ -32,17 +32,22 @@
  * writes. A bad flag or variable is one line and exit code 1.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
- * code 1; those about a store name its file. With `OTEL_EXPORTER_OTLP_ENDPOINT` set, the
- * spans and metrics are exported over OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own
- * (see `internal/help.ts`); `--wizard` is refused.
+ * code 1; those about a store name its file; an unknown option or an option
+ * without its value says so (see `internal/argv.ts`). With
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` set, the spans and metrics are exported over
+ * OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own,
+ * wrapped at the terminal's width (see `internal/help.ts`); `--wizard` is
+ * refused.
  *
- * This module only assembles: each command lives in `commands/`, the shared
- * options in `internal/options.ts` and the layers in `internal/layers.ts`.
+ * This module only assembles: each command lives in `commands/`, listed once
+ * in `commands/registry.ts` (the parser, the help pages and the README's list
+ * are read from it), the shared options in `internal/options.ts` and the
+ * layers in `internal/layers.ts`.
  *
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
+import type * as CommandDescriptor from "@effect/cli/CommandDescriptor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
@@ -51,6 +56,7 @@ import type { Provider, Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
+import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -58,16 +64,8 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
-import * as Compact from "./commands/compact.js"
-import * as Condense from "./commands/condense.js"
-import * as Context from "./commands/context.js"
-import * as Import from "./commands/import.js"
-import * as Search from "./commands/search.js"
-import * as Serve from "./commands/serve.js"
-import * as Sessions from "./commands/sessions.js"
-import * as Show from "./commands/show.js"
-import * as Summarize from "./commands/summarize.js"
-import * as Watch from "./commands/watch.js"
+import * as Registry from "./commands/registry.js"
+import * as Argv from "./internal/argv.js"
 import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
@@ -137,46 +135,35 @@ export type Failure =
 
 const app = { name: "precis", version }
 
-/** Prints the help page of the root (`parents` empty) or of a subcommand. */
-const printHelp = <Name extends string, R, E, A>(
-  target: Command.Command<Name, R, E, A>,
-  parents: ReadonlyArray<string>
-): Effect.Effect<void> => Effect.suspend(() => Console.log(HelpDoc.toAnsiText(Help.page(target, parents, app)).trimEnd()))
+/** The root command without its subcommands: its description and the built-in options. */
+const root = Command.make(app.name).pipe(
+  Command.withDescription("Compress long agent conversations into a DAG of summaries."),
+  Command.withHandler(() => printRoot)
+)
 
-/** The help page of each subcommand, by name. */
-const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
-  import: printHelp(Import.command, [app.name]),
-  compact: printHelp(Compact.command, [app.name]),
-  summarize: printHelp(Summarize.command, [app.name]),
-  sessions: printHelp(Sessions.command, [app.name]),
-  show: printHelp(Show.command, [app.name]),
-  context: printHelp(Context.command, [app.name]),
-  watch: printHelp(Watch.command, [app.name]),
-  search: printHelp(Search.command, [app.name]),
-  serve: printHelp(Serve.command, [app.name])
-}
+/** The root page: the commands of the registry, one line each. */
+const printRoot: Effect.Effect<void, never, Terminal.Terminal> = Effect.flatMap(Help.width, (width) =>
+  Console.log(Help.rootPage(root.descriptor, Registry.entries, app, width)))
 
 /**
- * The `precis` command tree (exported for tests and for embedding).
+ * The `precis` command tree (exported for tests and for embedding): the root
+ * and the commands of the registry (`commands/registry.ts`).
  *
  * @since 0.1.0
  */
-export const command = Command.make("precis").pipe(
-  Command.withDescription("Compress long agent conversations into a DAG of summaries."),
-  Command.withHandler((): Effect.Effect<void> => printHelp(command, [])),
-  Command.withSubcommands([
-    Import.command,
-    Compact.command,
-    Summarize.command,
-    Sessions.command,
-    Show.command,
-    Context.command,
-    Condense.command,
-    Watch.command,
-    Search.command,
-    Serve.command
-  ])
+export const command = root.pipe(Command.withSubcommands(Arr.map(Registry.commands, (module) => module.command)))
+
+/** The registry's commands by name, as the arguments are read before parsing. */
+const byName: ReadonlyMap<string, CommandDescriptor.Command<unknown>> = new Map(
+  Registry.entries.map((entry) => [entry.name, entry.descriptor])
 )
+
+/** The help page of the command the arguments name (the root's without one). */
+const printHelp = (walked: Argv.Walked): Effect.Effect<void, never, Terminal.Terminal> =>
+  walked.path.length === 0
+    ? printRoot
+    : Effect.flatMap(Help.width, (width) =>
+      Console.log(Help.page(walked.command, [app.name, ...walked.path.slice(0, -1)], app, width)))
 
 /**
  * Everything the commands need from the platform (`NodeContext.layer` provides it).
@@ -189,8 +176,8 @@ export type Environment = FileSystem.FileSystem | Path.Path | Terminal.Terminal
  * Parses `argv` (`[node, script, ...args]`, as `process.argv`) and runs the
  * command. Fails with what went wrong; see {@link main} for the exit-code form.
  * Before the parser of `@effect/cli` sees them, `--help`/`-h` print the CLI's
- * own help page of the command named (the root's without one), and `--wizard`
- * fails with a {@link CliError}.
+ * own help page of the command named (the root's without one); `--wizard`, an
+ * unknown option and an option without its value fail with a {@link CliError}.
  *
  * @since 0.1.0
  */
@@ -202,11 +189,9 @@ export const run = (argv: ReadonlyArray<string>) => {
   if (flags.includes(Help.wizardFlag)) {
     return Effect.fail(new CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
   }
-  if (flags.includes("--help") || flags.includes("-h")) {
-    // The subcommand is the first argument naming one, as the parser of @effect/cli has it.
-    const name = flags.find((arg) => Object.hasOwn(subcommandHelp, arg))
-    return name === undefined ? printHelp(command, []) : subcommandHelp[name]!
-  }
+  const walked = Argv.walk(args, { name: app.name, command: root.descriptor }, byName)
+  if (flags.includes("--help") || flags.includes("-h")) return printHelp(walked)
+  if (walked.problem !== undefined) return Effect.fail(new CliError({ reason: walked.problem }))
   return Command.run(command, app)(argv)
 }
 

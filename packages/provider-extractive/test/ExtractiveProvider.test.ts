@@ -51,7 +51,7 @@ describe("extract", () => {
   })
 
   it.prop("is deterministic and within budget for any turns", [
-    FastCheck.array(Arbitraries.turn, { minLength: 1, maxLength: 30 }),
+    Arbitraries.turns({ maxLength: 30 }).filter((turns) => turns.length > 0),
     FastCheck.constantFrom("leaf" as const, "condense" as const, "aggressive" as const),
     FastCheck.integer({ min: 2, max: 400 })
   ], ([turns, kind, targetTokens]) => {

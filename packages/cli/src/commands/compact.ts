@@ -43,6 +43,9 @@ export type Failure =
   | Importer.ImportError
   | StoreError.StoreError
 
+/** What `compact` does, in one line (the root page and the README list it). */
+export const summary = "Import FILE if given, then compact the session into a DAG of summaries"
+
 /** The `compact` command. */
 export const command = Command.make(
   "compact",

@@ -30,6 +30,9 @@ export type Failure =
   | Summarizer.InvalidSummarizerOptionsError
   | OpenAiProvider.InvalidOpenAiOptionsError
 
+/** What `condense` does, in one line (the root page and the README list it). */
+export const summary = "Fit the turns of a file into --budget N tokens (no store)"
+
 /** The `condense` command. */
 export const command = Command.make(
   "condense",

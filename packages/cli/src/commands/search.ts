@@ -35,6 +35,9 @@ export const hitLine = (hit: SearchIndex.SearchHit): string => {
   return `${hit.kind} ${hit.id} (${where}) in ${hit.sessionId}: ${hit.snippet.replace(/\s+/g, " ")}`
 }
 
+/** What `search` does, in one line (the root page and the README list it). */
+export const summary = "Full-text search over the stored turns and summaries"
+
 /** The `search` command. */
 export const command = Command.make(
   "search",
@@ -44,7 +47,8 @@ export const command = Command.make(
       yield* Session.requireStore(args.db)
       yield* Effect.gen(function*() {
         const index = yield* SearchIndex.SearchIndex
-        const session = Option.getOrUndefined(args.session)
+        // A session named must exist: "no match" would hide a misspelt id.
+        const session = Option.isSome(args.session) ? yield* Session.resolve(args.db, args.session) : undefined
         const hits = yield* index.search(session, args.query, { limit: Option.getOrElse(args.limit, () => Opt.defaultLimit) })
         if (args.json) return yield* printJson({ query: args.query, session: session ?? null, hits })
         yield* Console.log(hits.length === 0 ? `no match for ${JSON.stringify(args.query)}` : hits.map(hitLine).join("\n"))

@@ -20,6 +20,9 @@ import * as Viewer from "../internal/viewer.js"
 /** What `serve` fails with: each is printed as one line. */
 export type Failure = CliError | StoreError.StoreError
 
+/** What `serve` does, in one line (the root page and the README list it). */
+export const summary = "Serve a local, read-only web viewer of the store"
+
 /** The `serve` command. */
 export const command = Command.make(
   "serve",

@@ -57,6 +57,9 @@ const line = (s: SessionRow): string =>
       Transcript.shortTimestamp(s.timeRangeEnd ?? undefined)
     }`)
 
+/** What `sessions` does, in one line (the root page and the README list it). */
+export const summary = "List the sessions of a store with their sizes and time ranges"
+
 /** The `sessions` command. */
 export const command = Command.make(
   "sessions",

@@ -25,6 +25,9 @@ export type Failure =
   | Summarizer.InvalidSummarizerOptionsError
   | OpenAiProvider.InvalidOpenAiOptionsError
 
+/** What `summarize` does, in one line (the root page and the README list it). */
+export const summary = "Summarize the turns of a file into one summary (no store)"
+
 /** The `summarize` command. */
 export const command = Command.make(
   "summarize",

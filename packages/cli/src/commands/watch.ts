@@ -103,6 +103,9 @@ export const eventLine = (event: Follow.FollowEvent | SleepMode.Event): string =
   }
 }
 
+/** What `watch` does, in one line (the root page and the README list it). */
+export const summary = "Follow transcript files as they grow and compact their sessions in idle time"
+
 /** The `watch` command. */
 export const command = Command.make(
   "watch",

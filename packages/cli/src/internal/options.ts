@@ -41,7 +41,8 @@ export const db = Options.text("db").pipe(
   )
 )
 
-const session = (fallback: string) =>
+/** `--session ID`, not empty, described by `description`. */
+const session = (description: string) =>
   Options.text("session").pipe(
     Options.withPseudoName("ID"),
     Options.filterMap(
@@ -49,7 +50,7 @@ const session = (fallback: string) =>
       "--session must not be empty"
     ),
     Options.optional,
-    Options.withDescription(`the session id (default: ${fallback})`)
+    Options.withDescription(description)
   )
 
 /**
@@ -57,11 +58,12 @@ const session = (fallback: string) =>
  * of several conversations, the prefix of their sessions (`ID-TREE-ID`).
  */
 export const importSession = session(
-  "the file's base name without .jsonl/.json/.traj; for a file of several conversations, the prefix of their sessions"
+  "the session id (default: the file's base name without .jsonl/.json/.traj; for a file of several conversations, " +
+    "the prefix of their sessions)"
 )
 
 /** `--session ID` of the commands that read a store. */
-export const storeSession = session(`"default" if the store has it, else the store's only session`)
+export const storeSession = session(`the session id (default: "default" if the store has it, else the store's only session)`)
 
 /** `--format`: the input format, or `auto`. */
 export const format = Options.choice("format", Importer.formats).pipe(
@@ -286,7 +288,7 @@ export const watchPaths = Args.text({ name: "PATH" }).pipe(
 )
 
 /** `--session ID` of `watch`. */
-export const watchSession = session("each file's base name without .jsonl; only with a single FILE")
+export const watchSession = session("the session id (default: each file's base name without .jsonl; only with a single FILE)")
 
 /** How often `watch` looks at the files, when `--poll-interval` is not given. */
 export const defaultPollInterval = Duration.seconds(1)
@@ -333,12 +335,7 @@ export const diagramFormat = Options.choice("format", ["text", ...Diagram.format
 )
 
 /** `--session ID` of `search`: one session, or every session. */
-export const searchSession = Options.text("session").pipe(
-  Options.withPseudoName("ID"),
-  Options.filterMap((text) => (text.trim().length > 0 ? Option.some(text) : Option.none()), "--session must not be empty"),
-  Options.optional,
-  Options.withDescription("search this session only (default: every session)")
-)
+export const searchSession = session("search this session only (default: every session)")
 
 /** The number of hits `search` prints without `--limit`. */
 export const defaultLimit = 20
