@@ -31,16 +31,18 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { findSession } from "./internal/lookup.js"
+import { RecallError } from "./internal/recallError.js"
 
-/**
- * A tool call that could not be answered: an unknown session or summary, or a
- * store failure. The model sees its `message` as the tool's result.
- *
- * @since 0.1.0
- */
-export class RecallError extends Schema.TaggedError<RecallError>()("RecallError", {
-  message: Schema.String
-}) {}
+export {
+  /**
+   * A tool call that could not be answered: an unknown session or summary, or a
+   * store failure. The model sees its `message` as the tool's result.
+   *
+   * @since 0.1.0
+   */
+  RecallError
+} from "./internal/recallError.js"
 
 /**
  * One entry of an {@link Expansion}: a child summary or a source turn, its
@@ -135,7 +137,7 @@ export const Search = Tool.make("search", {
   success: Schema.Array(SearchIndex.SearchHit),
   failure: RecallError,
   failureMode: "return"
-})
+}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false)
 
 /**
  * `expand`: a page of a summary's children or source turns.
@@ -158,7 +160,7 @@ export const Expand = Tool.make("expand", {
   success: Expansion,
   failure: RecallError,
   failureMode: "return"
-})
+}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false)
 
 /**
  * `describe`: a session's summary DAG at a glance.
@@ -172,7 +174,7 @@ export const Describe = Tool.make("describe", {
   success: Outline,
   failure: RecallError,
   failureMode: "return"
-})
+}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false)
 
 /**
  * The recall toolkit: `search`, `expand` and `describe`.
@@ -259,13 +261,6 @@ export const layer: Layer.Layer<
       onNone: () => Effect.fail(new RecallError({ message: `no summary ${JSON.stringify(id)}` })),
       onSome: Effect.succeed
     }))
-  const findSession = (id: string) =>
-    Effect.flatMap(turnStore.sessions, (sessions) => {
-      const found = sessions.find((s) => s.id === id)
-      return found === undefined
-        ? Effect.fail(new RecallError({ message: `no session ${JSON.stringify(id)}` }))
-        : Effect.succeed(found)
-    })
   return {
     search: ({ limit, query, session }) =>
       index.search(session, query, { limit: limit ?? DEFAULT_LIMIT }).pipe(Effect.mapError(recallError)),
@@ -282,7 +277,7 @@ export const layer: Layer.Layer<
       }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
     describe: ({ session }) =>
       Effect.gen(function*() {
-        const info = yield* findSession(session)
+        const info = yield* Effect.provideService(findSession(session), TurnStore.TurnStore, turnStore)
         const [summaries, uncovered] = yield* Effect.all([dag.summaries(session), turnStore.uncoveredTurns(session)])
         const depths = new Map<number, { count: number; tokens: number }>()
         let tiers = Summary.emptyTierCounts
