@@ -23,6 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { findSession } from "./internal/lookup.js"
 import { RecallError } from "./internal/recallError.js"
+import * as RecallTool from "./internal/recallTool.js"
 import * as PrecisToolkit from "./PrecisToolkit.js"
 
 /** The budget of `context` without `budget`. */
@@ -47,7 +48,7 @@ export const Assembled = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const Context = Tool.make("context", {
+export const Context = RecallTool.make("context", {
   description: "A session's context as its agent would send it, within budget tokens: the session-state header " +
     "(task, working directory and branch, files touched, last test/lint/build results, open errors, plan; each " +
     "entry citing its turn id), the summaries in time order, then the turns not yet summarized. It ends with the " +
@@ -61,9 +62,7 @@ export const Context = Tool.make("context", {
     )
   },
   success: Assembled,
-  failure: RecallError,
-  failureMode: "return"
-}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false)
+})
 
 /**
  * The recall tools (`search`, `expand`, `describe`) and `context`.

@@ -33,6 +33,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { findSession } from "./internal/lookup.js"
 import { RecallError } from "./internal/recallError.js"
+import * as RecallTool from "./internal/recallTool.js"
 
 export {
   /**
@@ -123,7 +124,7 @@ const PREVIEW_CHARS = 200
  *
  * @since 0.1.0
  */
-export const Search = Tool.make("search", {
+export const Search = RecallTool.make("search", {
   description: "Full-text search over the stored conversation turns and summaries, best first. " +
     "Every word must match (a word ending in * is a prefix). Matches are marked «like this». " +
     "A turn's hit names the leaf summary covering it.",
@@ -135,16 +136,14 @@ export const Search = Tool.make("search", {
     )
   },
   success: Schema.Array(SearchIndex.SearchHit),
-  failure: RecallError,
-  failureMode: "return"
-}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false)
+})
 
 /**
  * `expand`: a page of a summary's children or source turns.
  *
  * @since 0.1.0
  */
-export const Expand = Tool.make("expand", {
+export const Expand = RecallTool.make("expand", {
   description: "Open a summary: its child summaries (the default for a condensed summary) or the raw turns " +
     "below it (the default for a leaf), one page at a time within maxTokens; pass nextOffset as offset for more.",
   parameters: {
@@ -158,23 +157,19 @@ export const Expand = Tool.make("expand", {
     )
   },
   success: Expansion,
-  failure: RecallError,
-  failureMode: "return"
-}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false)
+})
 
 /**
  * `describe`: a session's summary DAG at a glance.
  *
  * @since 0.1.0
  */
-export const Describe = Tool.make("describe", {
+export const Describe = RecallTool.make("describe", {
   description: "Outline a session's summary DAG: turn and summary counts, summaries and tokens per depth, " +
     "tiers, and the parentless summaries (the ones in context) with their ids and time ranges.",
   parameters: { session: Schema.String.annotations({ description: "the session id" }) },
   success: Outline,
-  failure: RecallError,
-  failureMode: "return"
-}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false)
+})
 
 /**
  * The recall toolkit: `search`, `expand` and `describe`.
