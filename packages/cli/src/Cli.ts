@@ -16,6 +16,9 @@
  * precis search "flaky test"                           # full-text search over turns and summaries
  * precis show --format mermaid                         # the DAG as a diagram for Markdown
  * precis serve                                         # a read-only web viewer on http://127.0.0.1:4321/
+ * precis install claude-code                           # Claude Code hooks and MCP server, per user
+ * precis mcp                                           # the recall tools over MCP (stdio)
+ * precis hook claude-code < event.json                 # what Claude Code's hooks run
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -61,7 +64,10 @@ import * as Option from "effect/Option"
 import * as Compact from "./commands/compact.js"
 import * as Condense from "./commands/condense.js"
 import * as Context from "./commands/context.js"
+import * as Hook from "./commands/hook.js"
 import * as Import from "./commands/import.js"
+import * as Install from "./commands/install.js"
+import * as Mcp from "./commands/mcp.js"
 import * as Search from "./commands/search.js"
 import * as Serve from "./commands/serve.js"
 import * as Sessions from "./commands/sessions.js"
@@ -73,6 +79,7 @@ import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
 import * as Telemetry from "./internal/telemetry.js"
+import * as Version from "./internal/version.js"
 
 export {
   /**
@@ -89,7 +96,7 @@ export {
  *
  * @since 0.1.0
  */
-export const version = "0.1.0"
+export const version: string = Version.version
 
 /**
  * The summary providers of `--provider`.
@@ -143,7 +150,7 @@ const printHelp = <Name extends string, R, E, A>(
   parents: ReadonlyArray<string>
 ): Effect.Effect<void> => Effect.suspend(() => Console.log(HelpDoc.toAnsiText(Help.page(target, parents, app)).trimEnd()))
 
-/** The help page of each subcommand, by name. */
+/** The help page of each subcommand, by name (`install claude-code` for a subcommand's own). */
 const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
   import: printHelp(Import.command, [app.name]),
   compact: printHelp(Compact.command, [app.name]),
@@ -153,7 +160,14 @@ const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
   context: printHelp(Context.command, [app.name]),
   watch: printHelp(Watch.command, [app.name]),
   search: printHelp(Search.command, [app.name]),
-  serve: printHelp(Serve.command, [app.name])
+  serve: printHelp(Serve.command, [app.name]),
+  mcp: printHelp(Mcp.command, [app.name]),
+  hook: printHelp(Hook.command, [app.name]),
+  install: printHelp(Install.install, [app.name]),
+  uninstall: printHelp(Install.uninstall, [app.name]),
+  "hook claude-code": printHelp(Hook.claudeCode, [app.name, "hook"]),
+  "install claude-code": printHelp(Install.installClaudeCode, [app.name, "install"]),
+  "uninstall claude-code": printHelp(Install.uninstallClaudeCode, [app.name, "uninstall"])
 }
 
 /**
@@ -174,7 +188,11 @@ export const command = Command.make("precis").pipe(
     Condense.command,
     Watch.command,
     Search.command,
-    Serve.command
+    Serve.command,
+    Mcp.command,
+    Hook.command,
+    Install.install,
+    Install.uninstall
   ])
 )
 
@@ -204,8 +222,10 @@ export const run = (argv: ReadonlyArray<string>) => {
   }
   if (flags.includes("--help") || flags.includes("-h")) {
     // The subcommand is the first argument naming one, as the parser of @effect/cli has it.
-    const name = flags.find((arg) => Object.hasOwn(subcommandHelp, arg))
-    return name === undefined ? printHelp(command, []) : subcommandHelp[name]!
+    const at = flags.findIndex((arg) => Object.hasOwn(subcommandHelp, arg))
+    if (at === -1) return printHelp(command, [])
+    const nested = `${flags[at]} ${flags[at + 1]}`
+    return subcommandHelp[Object.hasOwn(subcommandHelp, nested) ? nested : flags[at]!]!
   }
   return Command.run(command, app)(argv)
 }

@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../../src/Cli.js"
 import { type Stderr, StderrRef } from "../../src/internal/progress.js"
+import { StdinRef } from "../../src/internal/stdin.js"
 
 export interface Result {
   readonly code: number
@@ -47,6 +48,8 @@ export interface RunOptions {
   readonly stderr?: Stderr
   /** Receives stdout's lines as they are printed (for a command that runs until interrupted). */
   readonly stdout?: Array<string>
+  /** What the command reads on stdin (`precis hook`). */
+  readonly stdin?: string
 }
 
 export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Effect.Effect<Result> =>
@@ -58,8 +61,11 @@ export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): E
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {})))),
       Effect.withConsole(capturing(base, out, err))
     )
+    const withStdin = options.stdin === undefined
+      ? program
+      : Effect.provideService(program, StdinRef, { readAll: Effect.succeed(options.stdin) })
     return Effect.map(
-      options.stderr === undefined ? program : Effect.provideService(program, StderrRef, options.stderr),
+      options.stderr === undefined ? withStdin : Effect.provideService(withStdin, StderrRef, options.stderr),
       (code): Result => ({ code, stdout: out.join("\n"), stderr: err.join("\n") })
     )
   })
