@@ -16,6 +16,9 @@
  * precis search "flaky test"                           # full-text search over turns and summaries
  * precis show --format mermaid                         # the DAG as a diagram for Markdown
  * precis serve                                         # a read-only web viewer on http://127.0.0.1:4321/
+ * precis install claude-code                           # Claude Code hooks and MCP server, per user
+ * precis mcp                                           # the recall tools over MCP (stdio)
+ * precis hook claude-code < event.json                 # what Claude Code's hooks run
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -71,6 +74,7 @@ import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
 import * as Telemetry from "./internal/telemetry.js"
+import * as Version from "./internal/version.js"
 
 export {
   /**
@@ -87,7 +91,7 @@ export {
  *
  * @since 0.1.0
  */
-export const version = "0.1.0"
+export const version: string = Version.version
 
 /**
  * The summary providers of `--provider`.

@@ -9,6 +9,8 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Usage from "@effect/cli/Usage"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
@@ -49,18 +51,42 @@ const ownHelp = (command: Descriptor.Command<unknown>) => {
   return { usage, entries }
 }
 
+/** A command's subcommands, by name (a command is not a subcommand of itself). */
+const subcommandsOf = (command: Descriptor.Command<unknown>) => {
+  const own = new Set(HashSet.values(Descriptor.getNames(command)))
+  return HashMap.toEntries(Descriptor.getSubcommands(command)).filter(([name]) => !own.has(name))
+}
+
+/** Every command a user runs: the registry's, and in place of one with subcommands (`hook`), each of them (`hook claude-code`). */
+const leaves: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly descriptor: Descriptor.Command<unknown> }> =
+  Registry.entries.flatMap((entry) => {
+    const subcommands = subcommandsOf(entry.descriptor)
+    return subcommands.length === 0
+      ? [{ path: [entry.name], descriptor: entry.descriptor }]
+      : subcommands.map(([name, descriptor]) => ({ path: [entry.name, name], descriptor }))
+  })
+
 describe("each command's own page", () => {
   it.live("--help on every command of the registry prints its own usage line, options and description", () =>
     Effect.gen(function*() {
-      assert.isAtLeast(Registry.entries.length, 10)
+      assert.isAtLeast(leaves.length, 14)
+      for (const leaf of leaves) {
+        const name = leaf.path.join(" ")
+        const page = yield* pageOf([...leaf.path, "--help"])
+        const own = ownHelp(leaf.descriptor)
+        const parents = leaf.path.slice(0, -1).map((p) => `${p} `).join("")
+        // The usage, unwrapped, is the command's own, after `precis` and its parents: not the root's, not another's.
+        assert.deepStrictEqual([flat(section(page, "USAGE").join(" "))], own.usage.map((u) => `$ precis ${parents}${u}`), name)
+        expect(section(page, "USAGE")[0]).toMatch(new RegExp(`^\\$ precis ${name}( |$)`))
+        for (const entry of own.entries) expect(page, `${name}: ${entry}`).toContain(`\n${entry}\n`)
+        assert.notInclude(page, "\nCOMMANDS\n", name)
+      }
+      // A command made of subcommands lists them on its page.
       for (const entry of Registry.entries) {
+        const subcommands = subcommandsOf(entry.descriptor)
+        if (subcommands.length === 0) continue
         const page = yield* pageOf([entry.name, "--help"])
-        const own = ownHelp(entry.descriptor)
-        // The usage, unwrapped, is the command's own, after `precis`: not the root's, not another's.
-        assert.deepStrictEqual([flat(section(page, "USAGE").join(" "))], own.usage.map((u) => `$ precis ${u}`), entry.name)
-        expect(section(page, "USAGE")[0]).toMatch(new RegExp(`^\\$ precis ${entry.name}( |$)`))
-        for (const name of own.entries) expect(page, `${entry.name}: ${name}`).toContain(`\n${name}\n`)
-        assert.notInclude(page, "\nCOMMANDS\n", entry.name)
+        for (const [name] of subcommands) expect(section(page, "COMMANDS").join("\n"), entry.name).toContain(name)
       }
     }), { timeout: 60_000 }) // a page per command, on shared cores
 
@@ -117,8 +143,9 @@ describe("each command's own page", () => {
   it.live("every option of every command says its default, and no page says \"This setting is optional.\"", () =>
     Effect.gen(function*() {
       const builtIns = ["--completions", "--log-level", "(-h, --help)", "--version"]
-      for (const entry of Registry.entries) {
-        const page = yield* pageOf([entry.name, "--help"])
+      for (const leaf of leaves) {
+        const entry = { name: leaf.path.join(" ") }
+        const page = yield* pageOf([...leaf.path, "--help"])
         assert.notInclude(page, "This setting is optional", entry.name)
         const options = page.slice(page.indexOf("\nOPTIONS\n") + "\nOPTIONS\n".length)
         // An entry is a line at the start of the column, then its indented paragraphs.

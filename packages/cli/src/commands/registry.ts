@@ -16,12 +16,16 @@ import * as HashSet from "effect/HashSet"
 import * as Compact from "./compact.js"
 import * as Condense from "./condense.js"
 import * as Context from "./context.js"
+import * as Hook from "./hook.js"
 import * as Import from "./import.js"
+import * as Install from "./install.js"
+import * as Mcp from "./mcp.js"
 import * as Search from "./search.js"
 import * as Serve from "./serve.js"
 import * as Sessions from "./sessions.js"
 import * as Show from "./show.js"
 import * as Summarize from "./summarize.js"
+import * as Uninstall from "./uninstall.js"
 import * as Watch from "./watch.js"
 
 /**
@@ -39,7 +43,11 @@ export const commands = [
   Condense,
   Watch,
   Search,
-  Serve
+  Serve,
+  Mcp,
+  Hook,
+  Install,
+  Uninstall
 ] as const satisfies ReadonlyArray<{ readonly summary: string }>
 
 /** One command as the help pages and the README list it. */

@@ -16,8 +16,8 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as Usage from "@effect/cli/Usage"
 import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
-import { usageParts } from "./help.js"
 
 /** The options of a command by name (aliases too), each with what its value is (`FILE`), or `undefined` for a flag. */
 type Flags = ReadonlyMap<string, string | undefined>
@@ -46,11 +46,14 @@ const builtIns: Flags = new Map(
 const flagsOf = (command: Descriptor.Command<unknown>): Flags =>
   new Map([...builtIns, ...flagsOfUsage(Descriptor.getUsage(command))])
 
-/** The subcommands of a command that has some (its usage then ends with a mixed part), by name. */
-const subcommandsOf = (command: Descriptor.Command<unknown>): ReadonlyMap<string, Descriptor.Command<unknown>> =>
-  usageParts(Descriptor.getUsage(command)).some((part) => part._tag === "Mixed")
-    ? new Map(HashMap.toEntries(Descriptor.getSubcommands(command)))
-    : new Map()
+/**
+ * The subcommands of a command, by name: `getSubcommands` gives a command
+ * without any its own name, which is not a subcommand of itself.
+ */
+const subcommandsOf = (command: Descriptor.Command<unknown>): ReadonlyMap<string, Descriptor.Command<unknown>> => {
+  const own = new Set(HashSet.values(Descriptor.getNames(command)))
+  return new Map(HashMap.toEntries(Descriptor.getSubcommands(command)).filter(([name]) => !own.has(name)))
+}
 
 /** Whether an argument is an option: it starts with `-`, and is neither `-` nor a negative number. */
 const isOption = (arg: string): boolean => arg.startsWith("-") && arg !== "-" && !/^-\d/.test(arg)

@@ -355,3 +355,31 @@ export const host = Options.text("host").pipe(
   Options.withDefault("127.0.0.1"),
   Options.withDescription("the address to listen on (default 127.0.0.1: this machine only)")
 )
+
+/**
+ * `--db FILE` of `mcp`, `hook claude-code` and `install claude-code`: the
+ * store, by default the per-user one of the Claude Code set-up (see
+ * `claudeCode.ts`: `$PRECIS_CLAUDE_CODE_DB`, else under `$XDG_DATA_HOME` or
+ * `~/.local/share`).
+ */
+export const agentDb = Options.text("db").pipe(
+  Options.withPseudoName("FILE"),
+  Options.filterMap((name) => (name.trim().length === 0 ? Option.none() : Option.some(name)), "--db must name a file"),
+  Options.optional,
+  Options.withDescription(
+    "the store: a SQLite file or a postgres:// URL (default: $PRECIS_CLAUDE_CODE_DB, else " +
+      "$XDG_DATA_HOME/precis/claude-code.db, else ~/.local/share/precis/claude-code.db)"
+  )
+)
+
+/** How long `hook claude-code` may import and compact on `PreCompact` and `SessionEnd` without `--deadline`. */
+export const defaultDeadline = Duration.seconds(45)
+
+/** `--deadline DURATION` of `hook claude-code`. */
+export const deadline = flag(
+  "deadline",
+  "DURATION",
+  OptionSchema.duration({ positive: true }),
+  "how long PreCompact and SessionEnd may import and compact before they stop and leave the rest to the next " +
+    `hook (default ${Duration.format(defaultDeadline)}; the hooks precis installs have 60 s)`
+)

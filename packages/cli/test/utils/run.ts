@@ -14,6 +14,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../../src/Cli.js"
 import { type Stderr, StderrRef } from "../../src/internal/progress.js"
+import { StdinRef } from "../../src/internal/stdin.js"
 
 export interface Result {
   readonly code: number
@@ -50,6 +51,8 @@ export interface RunOptions {
   readonly stdout?: Array<string>
   /** The terminal's width (`Terminal.columns`); 0, as when stdout is not a terminal, by default. */
   readonly columns?: number
+  /** What the command reads on stdin (`precis hook`). */
+  readonly stdin?: string
 }
 
 export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Effect.Effect<Result> =>
@@ -62,8 +65,11 @@ export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): E
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {})))),
       Effect.withConsole(capturing(base, out, err))
     )
+    const withStdin = options.stdin === undefined
+      ? program
+      : Effect.provideService(program, StdinRef, { readAll: Effect.succeed(options.stdin) })
     return Effect.map(
-      options.stderr === undefined ? program : Effect.provideService(program, StderrRef, options.stderr),
+      options.stderr === undefined ? withStdin : Effect.provideService(withStdin, StderrRef, options.stderr),
       (code): Result => ({ code, stdout: out.join("\n"), stderr: err.join("\n") })
     )
   })
