@@ -47,6 +47,8 @@ export interface Dialect {
    * also that it holds exactly the stored turns (SQLite: FTS5's `integrity-check`).
    */
   readonly checkSearchIndex: (complete: boolean) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
+  /** Whether the engine cancels a search past its timeout (PostgreSQL; SQLite runs a statement to its end). */
+  readonly cancelsSearches: boolean
 }
 
 /**
@@ -62,7 +64,8 @@ export const sqlite: Dialect = {
   dropTrigger: (name) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP TRIGGER ${name}`)),
   checkSearchIndex: (complete) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql.unsafe(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', ${complete ? 1 : 0})`))
+      sql.unsafe(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', ${complete ? 1 : 0})`)),
+  cancelsSearches: false
 }
 
 /**
@@ -83,7 +86,8 @@ export const postgres: Dialect = {
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       Effect.zipRight(sql.unsafe(`DROP TRIGGER ${name} ON ${table}`), sql.unsafe(`DROP FUNCTION ${name}()`))),
   // PostgreSQL's GIN indexes are its own to keep consistent.
-  checkSearchIndex: () => Effect.void
+  checkSearchIndex: () => Effect.void,
+  cancelsSearches: true
 }
 
 /**
