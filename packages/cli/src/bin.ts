@@ -10,6 +10,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Cli from "./Cli.js"
+import * as Scheduler from "./internal/scheduler.js"
 
 Cli.main(process.argv).pipe(
   Effect.flatMap((code) =>
@@ -18,6 +19,8 @@ Cli.main(process.argv).pipe(
     })
   ),
   Effect.provide(NodeContext.layer),
+  // CPU-bound work gives the event loop a turn, so Ctrl-C interrupts it (see internal/scheduler.ts).
+  Effect.withScheduler(Scheduler.make()),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     // Logs go to stderr through the CLI's own logger; the pretty one would write to stdout.
