@@ -21,6 +21,7 @@ import type { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Dag from "./internal/storeCases/dag.js"
+import * as Pages from "./internal/storeCases/pages.js"
 import * as Search from "./internal/storeCases/search.js"
 import * as Turns from "./internal/storeCases/turns.js"
 import * as Work from "./internal/storeCases/workQueue.js"
@@ -108,7 +109,7 @@ export interface Case {
  *
  * @since 0.1.0
  */
-export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Dag.cases, ...Search.cases, ...Work.cases]
+export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Dag.cases, ...Pages.cases, ...Search.cases, ...Work.cases]
 
 /**
  * The port's behaviour over `store` (a fresh, empty database, its `SqlClient`
