@@ -169,7 +169,7 @@ export const command = Command.make(
           return yield* Effect.forever(Effect.zipRight(tick, Effect.sleep(pollInterval)))
         }).pipe(Effect.scoped, Effect.provide(sleepMode(follower.sessions)))
       })
-      yield* Effect.provide(program, manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
+      yield* Effect.provide(Effect.scoped(program), manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
