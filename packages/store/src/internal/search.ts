@@ -139,42 +139,42 @@ export const make = (
   const match = matchExpression(terms)
   const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = ?`)
   const sessionParam = sessionId === undefined ? [] : [sessionId]
-  return Effect.zipRight(
-    catchUp,
-    sql.unsafe(
-      `SELECT 'turn' AS kind, t.id, t.session_id, ${snippetOf("turns_fts")} AS snippet, bm25(turns_fts) AS rank,
-          t.seq AS seq, NULL AS depth,
-          (SELECT ss.summary_id FROM summary_sources ss JOIN summaries l ON l.id = ss.summary_id
-            WHERE ss.turn_id = t.id AND l.session_id = t.session_id) AS leaf_id
-        FROM turns_fts JOIN turns t ON t.rowid = turns_fts.rowid
-        WHERE turns_fts MATCH ? ${inSession("t")}
-      UNION ALL
-      SELECT 'summary', s.id, s.session_id, ${snippetOf("summaries_fts")}, bm25(summaries_fts),
-          NULL, s.depth, NULL
-        FROM summaries_fts JOIN summaries s ON s.rowid = summaries_fts.rowid
-        WHERE summaries_fts MATCH ? ${inSession("s")}
-      ORDER BY rank, kind DESC, id LIMIT ?`,
-      [match, ...sessionParam, match, ...sessionParam, limit]
-    )
-  ).pipe(Effect.flatMap(hitRows), Effect.map((rows) => rows.map(toHit)), traced(sessionId, error))
+  return Effect.zipRight(catchUp, sql.unsafe(
+    `SELECT 'turn' AS kind, t.id, t.session_id, ${snippetOf("turns_fts")} AS snippet, bm25(turns_fts) AS rank,
+        t.seq AS seq, NULL AS depth,
+        (SELECT ss.summary_id FROM summary_sources ss JOIN summaries l ON l.id = ss.summary_id
+          WHERE ss.turn_id = t.id AND l.session_id = t.session_id) AS leaf_id
+      FROM turns_fts JOIN turns t ON t.rowid = turns_fts.rowid
+      WHERE turns_fts MATCH ? ${inSession("t")}
+    UNION ALL
+    SELECT 'summary', s.id, s.session_id, ${snippetOf("summaries_fts")}, bm25(summaries_fts),
+        NULL, s.depth, NULL
+      FROM summaries_fts JOIN summaries s ON s.rowid = summaries_fts.rowid
+      WHERE summaries_fts MATCH ? ${inSession("s")}
+    ORDER BY rank, kind DESC, id LIMIT ?`,
+    [match, ...sessionParam, match, ...sessionParam, limit]
+  )).pipe(toHits(sessionId, error))
 }
 
-const toHit = (row: typeof Rows.HitRow.Type): SearchHit =>
-  new SearchHit({
-    kind: row.kind,
-    id: row.id,
-    sessionId: row.session_id,
-    snippet: row.snippet,
-    rank: row.rank,
-    ...(row.seq === null ? {} : { seq: row.seq }),
-    ...(row.depth === null ? {} : { depth: row.depth }),
-    ...(row.leaf_id === null ? {} : { leafId: row.leaf_id })
-  }, true)
-
-// Either dialect's search, its failures as the driver's `StoreError`, in one span.
-const traced = (sessionId: string | undefined, error: (cause: SqlError | ParseError | StoreError) => StoreError) =>
-<A, E extends SqlError | ParseError | StoreError>(search: Effect.Effect<A, E>) =>
-  search.pipe(
+// The rows of either dialect's query as hits, in one span.
+const toHits = (sessionId: string | undefined, error: (cause: SqlError | ParseError | StoreError) => StoreError) =>
+<E extends SqlError | ParseError | StoreError>(query: Effect.Effect<ReadonlyArray<unknown>, E>) =>
+  query.pipe(
+    Effect.flatMap(hitRows),
+    Effect.map((rows) =>
+      rows.map((row) =>
+        new SearchHit({
+          kind: row.kind,
+          id: row.id,
+          sessionId: row.session_id,
+          snippet: row.snippet,
+          rank: row.rank,
+          ...(row.seq === null ? {} : { seq: row.seq }),
+          ...(row.depth === null ? {} : { depth: row.depth }),
+          ...(row.leaf_id === null ? {} : { leafId: row.leaf_id })
+        }, true)
+      )
+    ),
     Effect.mapError(error),
     Effect.withSpan("SearchIndex.search", { attributes: { "precis.session_id": sessionId ?? "*" } })
   )
@@ -254,8 +254,6 @@ export const makePg = (
   // `SET` takes no bound parameter: `millis` is an integer of ours.
   return sql.withTransaction(Effect.zipRight(sql.unsafe(`SET LOCAL statement_timeout = ${millis}`), statement)).pipe(
     Effect.catchIf(cancelled, (cause) => Effect.fail(tooLong(millis, cause))),
-    Effect.flatMap(hitRows),
-    Effect.map((rows) => rows.map(toHit)),
-    traced(sessionId, error)
+    toHits(sessionId, error)
   )
 }
