@@ -71,8 +71,8 @@ const respond = (
     })
   })
 
-const problem = (status: number, title: string, what: string) =>
-  respond(status, title, `<h1>${Html.escape(title)}</h1><p>${Html.escape(what)}</p>`)
+const problem = (status: number, title: string, what: string, extra?: { readonly query?: string; readonly session?: string }) =>
+  respond(status, title, `<h1>${Html.escape(title)}</h1><p>${Html.escape(what)}</p>`, extra)
 
 const notFound = (what: string) => respond(404, "Not found", Html.notFoundBody(what))
 
@@ -163,7 +163,7 @@ const searchPage = (run: Search) =>
     const extra = { query, ...(scope === undefined ? {} : { session: scope }) }
     // The store's own rule, checked here to answer a refused query as the user's mistake it is.
     const refused = SearchIndex.queryTerms(query)
-    if (Either.isLeft(refused)) return yield* respond(400, "Search refused", Html.notFoundBody(refused.left), extra)
+    if (Either.isLeft(refused)) return yield* problem(400, "Search refused", refused.left, extra)
     const hits = yield* run(scope, query, SEARCH_LIMIT)
     return yield* respond(200, `Search ${query}`, Html.searchBody(query, hits), extra)
   })
