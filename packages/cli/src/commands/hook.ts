@@ -89,7 +89,7 @@ const importTranscript = (
       return yield* new CliError({ reason: failure.startsWith(file) ? failure : `${file}: ${failure}` })
     }
     return added
-  })
+  }).pipe(Effect.scoped)
 
 /** The turns of `session` no summary covers yet. */
 const uncovered = (session: string) =>

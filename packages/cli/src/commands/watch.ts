@@ -1,7 +1,8 @@
 /**
  * `precis watch PATH...`: follow transcript files as they grow, import their
- * new lines into the store (see `internal/follow.ts`: polling with `stat`,
- * the offsets kept in the store) and compact their sessions in idle time with
+ * new lines into the store (see `internal/follow.ts`: change notifications
+ * and polling with backoff, the offsets kept in the store, one failing file
+ * never stopping the others) and compact their sessions in idle time with
  * Sleep Mode. Runs until interrupted (Ctrl-C): each file's new turns and its
  * offset are written in one transaction and compaction is interrupt-safe, so
  * stopping leaves nothing half-written.
@@ -172,15 +173,18 @@ export const command = Command.make(
           return yield* Effect.forever(Effect.zipRight(tick, Effect.sleep(pollInterval)))
         }).pipe(Effect.scoped, Effect.provide(sleepMode(follower.sessions)))
       })
-      yield* Effect.provide(program, manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
+      yield* Effect.provide(Effect.scoped(program), manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
     `Follow transcript files read line by line (${formatList(true)}) as they grow, e.g. ~/.claude/projects: ` +
       "import their new lines into a session per file (named after it, or --session for a single file) and " +
       "compact the sessions in idle time (Sleep Mode: PRECIS_SLEEP_ENABLED, the idle and batch settings below, " +
-      "the compaction flags). The files are polled; how far each was read is kept in the store, so a restart " +
-      "goes on where it stopped, and a truncated or replaced file is read again. On a terminal, a status line on " +
-      "stderr; otherwise one line per event on stdout (a JSON object per line with --json). Stop with Ctrl-C."
+      "the compaction flags). Directories are watched for changes and the files polled (an idle file less and " +
+      "less often); links that loop, a file under several paths and anything but regular files (FIFOs) are " +
+      "followed once or never; how far each file was read is kept in the store, so a restart goes on where it " +
+      "stopped, and a truncated or replaced file (another inode) is read again. A file that fails is reported " +
+      "and left alone until it changes; the others go on. On a terminal, a status line on stderr; otherwise one " +
+      "line per event on stdout (a JSON object per line with --json). Stop with Ctrl-C."
   )
 )

@@ -343,17 +343,33 @@ export const defaultLimit = 20
 /** `--limit N` of `search`. */
 export const limit = integer("limit", 1, `at most N hits (default ${defaultLimit})`)
 
-/** `--port N` of `serve`. */
-export const port = integer("port", 0, "the port to listen on; 0 picks a free one (default 4321)")
+/** `--port N` of `serve`: a TCP port (a bad one is one line naming the flag, before anything listens). */
+export const port = flag(
+  "port",
+  "N",
+  OptionSchema.int({ min: 0, max: 65535 }),
+  "the port to listen on; 0 picks a free one (default 4321)"
+)
 
 /** The port `serve` listens on without `--port`. */
 export const defaultPort = 4321
 
-/** `--host HOST` of `serve`. */
+/** `--host HOST` of `serve` (checked by `bind.ts`: this machine only, unless `--allow-remote`). */
 export const host = Options.text("host").pipe(
   Options.withPseudoName("HOST"),
   Options.withDefault("127.0.0.1"),
-  Options.withDescription("the address to listen on (default 127.0.0.1: this machine only)")
+  Options.withDescription(
+    "the address to listen on (default 127.0.0.1: this machine only); another machine's view of it " +
+      "(0.0.0.0, ::, an interface's address) needs --allow-remote"
+  )
+)
+
+/** `--allow-remote` of `serve`. */
+export const allowRemote = Options.boolean("allow-remote").pipe(
+  Options.withDescription(
+    "let --host be an address other machines reach (0.0.0.0 serves every interface): anyone who can reach it " +
+      "reads every transcript in the store; a warning says so (default: this machine only)"
+  )
 )
 
 /**

@@ -14,10 +14,11 @@ import * as Option from "effect/Option"
 import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import type { NewCondensed, NewLeaf, Service } from "../DagStore.js"
+import type { Page } from "../TurnStore.js"
 import { StoreError } from "../StoreError.js"
 import { SummaryRow, TurnRow } from "../Tables.js"
 import type { Env } from "./dialect.js"
-import { checkAll, decodeAll, now, turnReads } from "./query.js"
+import { checkAll, decodeAll, now, pageClause, turnReads } from "./query.js"
 import * as Rows from "./rows.js"
 
 const summaryRows = decodeAll(Rows.SummaryWithSources)
@@ -57,9 +58,11 @@ const reads = (env: Env) => {
     (SELECT ${sql.literal(dialect.jsonArray("ss.child_summary_id", "ss.position"))} FROM summary_sources ss
       WHERE ss.summary_id = s.id AND ss.child_summary_id IS NOT NULL) AS child_ids`
 
-  const selectSummaries = (where: Fragment) =>
+  const selectSummaries = (where: Fragment, page?: Page) =>
     Effect.map(
-      summaryRows(sql`SELECT ${summaryColumns} FROM summaries s WHERE ${where} ORDER BY s.first_seq, s.depth`),
+      summaryRows(
+        sql`SELECT ${summaryColumns} FROM summaries s WHERE ${where} ORDER BY s.first_seq, s.depth ${pageClause(env, page)}`
+      ),
       (rows) => rows.map(Rows.toRecord)
     )
 
@@ -71,19 +74,20 @@ const reads = (env: Env) => {
     )
 
   const summaries: Service["summaries"] = (sessionId, options = {}) =>
-    selectSummaries(sql.and([sql`s.session_id = ${sessionId}`, ...depthClause(options.depth)])).pipe(
+    selectSummaries(sql.and([sql`s.session_id = ${sessionId}`, ...depthClause(options.depth)]), options.page).pipe(
       Effect.mapError(error("DagStore.summaries"))
     )
 
   const parentless: Service["parentless"] = (sessionId, options = {}) =>
     selectSummaries(
-      sql.and([sql`s.session_id = ${sessionId}`, sql`s.parent_id IS NULL`, ...depthClause(options.depth)])
+      sql.and([sql`s.session_id = ${sessionId}`, sql`s.parent_id IS NULL`, ...depthClause(options.depth)]),
+      options.page
     ).pipe(Effect.mapError(error("DagStore.parentless")))
 
   const children: Service["children"] = (summaryId) =>
     selectSummaries(sql.and([sql`s.parent_id = ${summaryId}`])).pipe(Effect.mapError(error("DagStore.children")))
 
-  const sourceTurns: Service["sourceTurns"] = (summaryId) =>
+  const sourceTurns: Service["sourceTurns"] = (summaryId, page) =>
     turns.select(
       sql`WITH RECURSIVE below(id) AS (
           SELECT ${summaryId}
@@ -95,7 +99,7 @@ const reads = (env: Env) => {
         WHERE t.session_id = (SELECT session_id FROM summaries WHERE id = ${summaryId}) AND t.id IN (
           SELECT ss.turn_id FROM summary_sources ss JOIN below b ON ss.summary_id = b.id WHERE ss.turn_id IS NOT NULL
         )
-        ORDER BY t.seq`
+        ORDER BY t.seq ${pageClause(env, page)}`
     ).pipe(Effect.mapError(error("DagStore.sourceTurns")))
 
   const latestLeaf: Service["latestLeaf"] = (sessionId) =>

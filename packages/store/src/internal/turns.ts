@@ -13,7 +13,7 @@ import { StoreError, TurnConflictError } from "../StoreError.js"
 import { TurnRow } from "../Tables.js"
 import { type Service, type SessionInfo, type StoredSessionState, StoredTurn } from "../TurnStore.js"
 import type { Env } from "./dialect.js"
-import { decodeAll, isSqlError, now, turnReads } from "./query.js"
+import { decodeAll, isSqlError, now, pageClause, turnReads } from "./query.js"
 import * as Rows from "./rows.js"
 
 // Rows per multi-row INSERT: the 7,000 bound parameters of 1,000 turns stay below either
@@ -163,10 +163,10 @@ export const make = (env: Env): Service => {
       } ORDER BY t.seq`
     ).pipe(Effect.mapError(error("TurnStore.turns")))
 
-  const uncoveredTurns: Service["uncoveredTurns"] = (sessionId) =>
+  const uncoveredTurns: Service["uncoveredTurns"] = (sessionId, page) =>
     reads.select(
       sql`SELECT ${reads.columns} FROM turns t
-        WHERE t.session_id = ${sessionId} AND t.seq >= ${reads.frontier(sessionId)} ORDER BY t.seq`
+        WHERE t.session_id = ${sessionId} AND t.seq >= ${reads.frontier(sessionId)} ORDER BY t.seq ${pageClause(env, page)}`
     ).pipe(Effect.mapError(error("TurnStore.uncoveredTurns")))
 
   const sessions: Service["sessions"] = Effect.map(
