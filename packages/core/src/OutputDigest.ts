@@ -19,8 +19,25 @@ import { clip, plural, splitLines } from "./internal/text.js"
 // SWE-agent's prompt trailer after every observation and its viewer's frame.
 const SWE_FRAME = /^\((?:Open file|Current directory): .*\)$|^bash-\$\s*$|^\(\d+ more lines (?:above|below)\)$|^\[File: .*\]$/
 
+// Terminal escape sequences: colours and styles (`ESC[1;32m`), cursor moves, OSC titles and links.
+const ANSI = /\u001b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])/g
+
 /**
- * The lines of a tool output: without blank lines at either end, Claude Code's
+ * `text` without terminal escape sequences (colours, styles, cursor moves): a
+ * test runner's coloured `Tests  24 passed (24)` reads as its plain text.
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.withoutAnsi("\u001b[32m24 passed\u001b[39m") // "24 passed"
+ * ```
+ * @since 0.3.0
+ */
+export const withoutAnsi = (text: string): string => text.includes("\u001b") ? text.replace(ANSI, "") : text
+
+/**
+ * The lines of a tool output: without terminal escape sequences ({@link withoutAnsi}),
+ * blank lines at either end, Claude Code's
  * `<tool_use_error>` tags, SWE-agent's prompt trailer (`(Open file: ...)`,
  * `(Current directory: ...)`, `bash-$`) and its viewer's frame (`[File: ...]`,
  * `(N more lines above)`).
@@ -28,7 +45,7 @@ const SWE_FRAME = /^\((?:Open file|Current directory): .*\)$|^bash-\$\s*$|^\(\d+
  * @since 0.3.0
  */
 export const lines = (output: string): Array<string> =>
-  splitLines(output.replace(/<\/?tool_use_error>/g, "")).filter((line) => !SWE_FRAME.test(line))
+  splitLines(withoutAnsi(output).replace(/<\/?tool_use_error>/g, "")).filter((line) => !SWE_FRAME.test(line))
 
 // ---------------------------------------------------------------------------
 // Line-number prefixes

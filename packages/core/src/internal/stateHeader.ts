@@ -66,7 +66,18 @@ const fit = (
   return build(lo)
 }
 
-const cite = (turnId: string) => ` [${turnId}]`
+/**
+ * A turn id as the header cites it: an id longer than 12 characters (a UUID)
+ * by its first 8, as git shortens a hash; the `#k` suffix of a turn derived
+ * from a line (`uuid#2`) is kept.
+ */
+export const shortId = (id: string): string => {
+  const hash = id.lastIndexOf("#")
+  const head = hash > 0 ? id.slice(0, hash) : id
+  return head.length > 12 ? `${head.slice(0, 8)}${hash > 0 ? id.slice(hash) : ""}` : id
+}
+
+const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
 // The directory a path is shown relative to, when it lies below it.
 const relative = (path: string, cwd: string | undefined): string =>
@@ -89,7 +100,7 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   if (plan !== undefined) {
     const title = plan.source === "todo" ? `Plan (todo list${cite(plan.turnId)})` : `Plan (from the assistant${cite(plan.turnId)})`
     plan.items.forEach((item, i) => {
-      const status = plan.source === "prose" ? Plans.trackedStatus(item, state.issues) : item.status
+      const status = Plans.trackedStatus(item, state.issues)
       out.push({
         section: title,
         text: `- ${ToolKind.todoMark(status)} ${item.text}`,
@@ -119,8 +130,13 @@ const entries = (state: State): ReadonlyArray<Entry> => {
       out.push({ section: title, text: `- ${relative(f.path, cwd)}${cite(f.turnId)}`, drop: band(rank, i, files.length) + (action === "created" ? 0.5 : 0) })
     )
   }
+  // An issue still open is work left: it stays longer than a closed one.
   state.issues.forEach((issue, i) =>
-    out.push({ section: "Issues", text: `- ${issue.id}: ${issue.status}${cite(issue.turnId)}`, drop: band(3, i, state.issues.length) })
+    out.push({
+      section: "Issues",
+      text: `- ${issue.id}: ${issue.status}${issue.title === undefined ? "" : ` — ${issue.title}`}${cite(issue.turnId)}`,
+      drop: band(Plans.isDone(issue.status) ? 3 : 6, i, state.issues.length)
+    })
   )
   // A failed event not yet redone is an open error.
   state.events.forEach((e, i) =>
@@ -141,7 +157,7 @@ const sectionRank = (section: string): number => section.startsWith("Plan") ? 1.
 const heading = (state: State): string =>
   state.firstTurnId === undefined
     ? "Session state (no turns yet):"
-    : `Session state (from turns ${state.firstTurnId} … ${state.lastTurnId ?? state.firstTurnId}, ${state.turnCount} turns):`
+    : `Session state (from turns ${shortId(state.firstTurnId)} … ${shortId(state.lastTurnId ?? state.firstTurnId)}, ${state.turnCount} turns):`
 
 /** The state as its header within `maxTokens` (see `SessionState.render`). */
 export const render = (state: State, maxTokens: number, estimator: TokenEstimator.Service): string =>
