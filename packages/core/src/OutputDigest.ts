@@ -13,6 +13,21 @@
  */
 import { clip, plural, splitLines } from "./internal/text.js"
 
+/**
+ * `text` cut to `max` characters, the last one an ellipsis when cut, at a
+ * word or path boundary (after a space or a `/`) when one lies in the last
+ * quarter: no path or word is left cut inside. What of an output line is
+ * kept when it is too long ({@link digest}), and how a summary is cut.
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.clip("read /home/u/projects/app/lib/spotter/services/x.ex", 40) // "read /home/u/projects/app/lib/spotter/…"
+ * ```
+ * @since 0.3.0
+ */
+export { clip }
+
 // ---------------------------------------------------------------------------
 // Output lines
 
@@ -37,15 +52,43 @@ export const withoutAnsi = (text: string): string => text.includes("\u001b") ? t
 
 /**
  * The lines of a tool output: without terminal escape sequences ({@link withoutAnsi}),
- * blank lines at either end, Claude Code's
+ * a tool's chatter about itself ({@link isChatter}), blank lines at either end, Claude Code's
  * `<tool_use_error>` tags, SWE-agent's prompt trailer (`(Open file: ...)`,
  * `(Current directory: ...)`, `bash-$`) and its viewer's frame (`[File: ...]`,
  * `(N more lines above)`).
  *
  * @since 0.3.0
  */
-export const lines = (output: string): Array<string> =>
-  splitLines(withoutAnsi(output).replace(/<\/?tool_use_error>/g, "")).filter((line) => !SWE_FRAME.test(line))
+export const lines = (output: string): Array<string> => {
+  const all = splitLines(withoutAnsi(output).replace(/<\/?tool_use_error>/g, "")).filter((line) => !SWE_FRAME.test(line))
+  if (!all.some(isChatter)) return all
+  // Chatter leaves no gap of its own: the blank lines around it become one.
+  const kept: Array<string> = []
+  for (const line of all) {
+    if (isChatter(line) || (line.trim().length === 0 && kept.length > 0 && kept[kept.length - 1]!.trim().length === 0)) continue
+    kept.push(line)
+  }
+  return splitLines(kept.join("\n"))
+}
+
+// What tools print about themselves on every run, never about the work: funding
+// appeals, notices, where to report or how to get help.
+const CHATTER = [
+  /^\s*\d+ packages? (?:is|are) looking for funding\s*$/,
+  /^\s*run `npm fund` for details\s*$/,
+  /^npm notice\b/,
+  /^Use `mix credo explain` to explain issues\b/,
+  /^Please report incorrect results: https?:\/\/\S+$/
+]
+
+/**
+ * Whether an output line is a tool's chatter about itself (`15 packages are
+ * looking for funding`, `npm notice ...`, where to report or get help):
+ * {@link lines} leaves it out.
+ *
+ * @since 0.3.0
+ */
+export const isChatter = (line: string): boolean => CHATTER.some((pattern) => pattern.test(line))
 
 // ---------------------------------------------------------------------------
 // Line-number prefixes

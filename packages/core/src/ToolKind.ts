@@ -81,6 +81,24 @@ export const pathKeys = ["file_path", "filePath", "path", "notebook_path", "file
 export const commandKeys = ["command", "cmd"] as const
 
 /**
+ * Input keys that steer how the harness runs a call (wait for it, for how
+ * long, in the background, in a sandbox), not what the call does: a summary
+ * leaves them out (`TaskOutput task_id=bd0afab`, not `... block=true timeout=120000`).
+ *
+ * @since 0.3.0
+ */
+export const controlKeys: ReadonlyArray<string> = ["block", "timeout", "run_in_background", "dangerouslyDisableSandbox", "is_input"]
+
+const CONTROL = new Set(controlKeys)
+
+/**
+ * Whether an input key is one of {@link controlKeys}.
+ *
+ * @since 0.3.0
+ */
+export const isControlKey = (key: string): boolean => CONTROL.has(key)
+
+/**
  * A tool's name as the table compares it: trimmed, in lower case.
  *
  * @since 0.3.0

@@ -8,6 +8,7 @@
 import type * as TokenEstimator from "../TokenEstimator.js"
 import * as ToolKind from "../ToolKind.js"
 import * as Plans from "./plans.js"
+import { relativePaths } from "./text.js"
 import type { FileEntry, State } from "./stateSchema.js"
 
 /** One entry: its section, its text, and when it may be dropped (lower first). */
@@ -79,10 +80,6 @@ export const shortId = (id: string): string => {
 
 const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
-// The directory a path is shown relative to, when it lies below it.
-const relative = (path: string, cwd: string | undefined): string =>
-  cwd !== undefined && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path
-
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
   // Drop order: reads, git events, passing checks, issues, modified, created, plan, latest request, errors, place, task.
@@ -127,7 +124,7 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   for (const [action, title, rank] of [["created", "Files created", 4], ["modified", "Files modified", 4], ["read", "Files read", 0]] as const) {
     const files = byAction(action)
     files.forEach((f, i) =>
-      out.push({ section: title, text: `- ${relative(f.path, cwd)}${cite(f.turnId)}`, drop: band(rank, i, files.length) + (action === "created" ? 0.5 : 0) })
+      out.push({ section: title, text: `- ${relativePaths(f.path, cwd)}${cite(f.turnId)}`, drop: band(rank, i, files.length) + (action === "created" ? 0.5 : 0) })
     )
   }
   // An issue still open is work left: it stays longer than a closed one.
