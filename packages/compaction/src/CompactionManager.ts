@@ -13,9 +13,12 @@
  *   and summarized one after the other, each with the newest leaf as prior summary.
  *   A chunk never starts with a tool result: the call moves to the chunk of its
  *   results (or the chunk grows past the limit when it holds nothing else), so
- *   a leaf never separates them and neither does an interrupted pass. A chunk
- *   under 100 tokens (a quarter of a smaller `leafChunkTokens`) merges with its
- *   smaller neighbour, so no leaf is made of one short turn.
+ *   a leaf never separates them and neither does an interrupted pass; results
+ *   are paired with their calls by call id, so parallel calls and their
+ *   results stay in one leaf. A chunk whose material (`Material.renderEach`:
+ *   what the summarizer reads of it) is under 400 tokens (half a smaller
+ *   `leafChunkTokens`) merges with its smaller neighbour, so no leaf
+ *   is made of one short turn or of one large file read.
  * - **Condensation**: from the lowest depth up, while a depth holds at least
  *   `minFanIn` parentless summaries, they are condensed in conversation order in
  *   groups of `minFanIn..maxFanIn` (sizes as even as possible), the groups of one
@@ -54,7 +57,7 @@
  *
  * @since 0.1.0
  */
-import { ConversationTurn, FactCheck, Summarizer, Summary, TokenEstimator } from "@precis/core"
+import { ConversationTurn, FactCheck, Material, Summarizer, Summary, TokenEstimator, ToolUse } from "@precis/core"
 import { DagStore, type StoreError, TurnStore, WorkQueue } from "@precis/store"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -479,12 +482,15 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
           const uncovered = yield* turnStore.uncoveredTurns(sessionId)
           read ??= uncovered
           const evictable = Plan.bounded(Plan.evictable(uncovered, opts.freshTailTurns, tailBound(tailTokens)), maxTurns)
+          // A chunk too small to say anything is measured by what a summarizer reads of it.
+          const material = new Map(Material.renderEach(evictable).map((text, i) => [evictable[i]!, estimator.estimate(text)]))
           const chunks = Plan.chunk(
             evictable,
             turnTokens,
             opts.leafChunkTokens,
             ConversationTurn.isToolResult,
-            Plan.minChunkTokens(opts.leafChunkTokens)
+            Plan.minLeafMaterial(opts.leafChunkTokens),
+            { pairs: { calls: ToolUse.callIds, answers: ToolUse.answeredIds }, weight: (turn) => material.get(turn) ?? 0 }
           )
           if (chunks.length > 0) {
             yield* report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
