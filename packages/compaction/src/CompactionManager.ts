@@ -36,9 +36,11 @@
  *   runs a second leaf pass with the tail cut to what the summaries leave.
  * - **Also line** (`alsoLine`, on by default): a summary that dropped
  *   must-survive keys of its material (`Summary.dropped`, the Summarizer's fact
- *   check) is stored with the most important of them appended as one
- *   `Also: a; b; c` line, as many as fit within its target tokens (never past
- *   it; none when the summary alone reaches it).
+ *   check) is stored with the most important of those that belong there
+ *   (`FactCheck.isAlsoKey`: paths, identifiers, error names, issue ids,
+ *   commands run) appended as one `Also: a; b; c` line, as many as fit within
+ *   its target tokens (never past it; none when the summary alone reaches
+ *   it); Also lines the summary already holds (its children's) merge into it.
  * - **Assembling**: {@link Service.assemble} runs the `Condenser` pipeline, with
  *   this DAG as its summarize stage, then fills what the budget leaves from
  *   the DAG (`Expansion`); the result is never over the budget.
@@ -452,7 +454,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
 
   // The Also line (see the module notes); the keys it lists are no longer dropped.
   const withAlso = (opts: CompactionOptions.ResolvedOptions, targetTokens: number) => (summary: Summary.Summary) => {
-    if (!opts.alsoLine || summary.dropped.length === 0) return summary
+    if (!opts.alsoLine) return summary
     const text = FactCheck.appendAlso(summary.text, summary.dropped, estimator, { maxTokens: targetTokens })
     return text === summary.text ? summary : new Summary.Summary({
       ...summary,
