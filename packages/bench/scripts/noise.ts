@@ -9,7 +9,7 @@
  *   that carry two or more of them;
  * - the header's share of characters taken by turn citations (`[d35f0cc4-…]`);
  * - leaves (depth-0 summaries) under 60 and under 100 tokens;
- * - repetitions of the working directory (the header's `directory:`) after the header;
+ * - repetitions of the working directory (the header's `directory:`) in the summaries and in the turns;
  * - `[thinking]` lines inside summaries and the tokens of those turns;
  * - lines cut mid-token (ending inside a path or an open parenthesis);
  * - harness chatter (`block=true timeout=`, npm's funding notes).
@@ -68,15 +68,20 @@ const bodyOf = (line: string): string => {
 
 const CITATION = / \[[^\]\s]{6,}\]/g
 
-// A line that ends inside a token: an unclosed parenthesis before a word, or a path or word cut at a dash or slash.
+// A line that ends inside a token: an unclosed parenthesis before a word (`Write x.ex (4`), or a
+// path cut at a dash (`spotter-worktrees/spotter-`). A directory's `lib/` is a whole path.
 const cutMidToken = (line: string): boolean => {
   const body = bodyOf(line)
   if (body.length === 0 || body.endsWith("…")) return false
   const open = (body.match(/\(/g) ?? []).length > (body.match(/\)/g) ?? []).length
-  return (open && /\(\S*\w$/.test(body)) || /[\w.]\/[\w.-]*-$|[\w]\/$/.test(body)
+  return (open && /\(\S*\w$/.test(body)) || /[\w.]\/[\w.-]*-$/.test(body)
 }
 
 const CHATTER = /\bblock=true\b.*\btimeout=\d+|packages? (?:is|are) looking for funding|run `?npm fund`? for details/i
+
+// How many times `needle` occurs in the blocks' lines.
+const count = (of: ReadonlyArray<Block>, needle: string): number =>
+  of.reduce((n, b) => n + b.lines.join("\n").split(needle).length - 1, 0)
 
 const measure = (text: string): Record<string, string | number> => {
   const all = blocks(text)
@@ -85,7 +90,6 @@ const measure = (text: string): Record<string, string | number> => {
   const headerText = header?.lines.join("\n") ?? ""
   const citations = (headerText.match(CITATION) ?? []).reduce((n, c) => n + c.length, 0)
   const directory = /^- directory: (\S+)/m.exec(headerText)?.[1]
-  const rest = header === undefined ? text : text.slice(text.indexOf(headerText) + headerText.length)
   const summaries = all.filter((b) => b.kind === "summary")
   const leaves = summaries.filter((b) => b.depth === 0)
   const alsoLines = lines.filter((l) => l.startsWith("Also: "))
@@ -117,7 +121,8 @@ const measure = (text: string): Record<string, string | number> => {
     leaves: leaves.length,
     "leaves < 60 tokens": leaves.filter((b) => estimate(b.lines.join("\n")) < 60).length,
     "leaves < 100 tokens": leaves.filter((b) => estimate(b.lines.join("\n")) < 100).length,
-    "cwd repetitions": directory === undefined ? 0 : rest.split(directory).length - 1,
+    "cwd repetitions in summaries": directory === undefined ? 0 : count(summaries, directory),
+    "cwd repetitions in turns": directory === undefined ? 0 : count(all.filter((b) => b.kind === "turns"), directory),
     "thinking lines in summaries": thinkingLines,
     "thinking tokens in summaries": thinkingTokens,
     "mid-token cuts": summaries.flatMap((b) => b.lines).filter(cutMidToken).length,
