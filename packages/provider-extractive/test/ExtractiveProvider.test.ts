@@ -68,6 +68,14 @@ describe("extract", () => {
     }
   })
 
+  it("cuts a condensation less than a leaf: its material is what the leaves already chose", () => {
+    const material = "x".repeat(4000)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "leaf", material, targetTokens: 2000 }, 1000), 300)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 2000 }, 1000), 600)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 500 }, 1000), 500)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 2000 }, 1000, { condenseRatio: 0.3 }), 300)
+  })
+
   it("keeps a normal reply well under its input and within targetTokens", () => {
     const task = leafTask(session(), 100_000)
     const input = estimator.estimate(task.material)

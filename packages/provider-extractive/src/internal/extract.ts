@@ -26,8 +26,13 @@ import { greedy, initial, type Scoring, type Start } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
 export interface Options {
-  /** Share of the input a normal (leaf/condense) reply may use, at most `targetTokens`. Default 0.3. */
+  /** Share of the input a normal leaf reply may use, at most `targetTokens`. Default 0.3. */
   readonly normalRatio?: number | undefined
+  /**
+   * Share of the input a normal condensation may use, at most `targetTokens`. Default 0.6: its
+   * material is summaries, what the leaves already chose, so it is cut less.
+   */
+  readonly condenseRatio?: number | undefined
   /** Lines at the start of a long tool output that need no fact to be kept. Default 5. */
   readonly headLines?: number | undefined
   /** Lines at the end of a long tool output that need no fact to be kept. Default 5. */
@@ -43,6 +48,7 @@ export interface Options {
 /** The defaults of {@link Options}. */
 export const defaults = {
   normalRatio: 0.3,
+  condenseRatio: 0.6,
   headLines: 5,
   tailLines: 5,
   maxSegmentChars: 400,
@@ -72,8 +78,9 @@ const finite = (n: number | undefined, fallback: number): number =>
 
 /**
  * The largest estimate the reply may have: for a normal request
- * `min(targetTokens, normalRatio × input)`, which keeps it strictly shorter
- * than its input; for an aggressive one `targetTokens - 1`, strictly under the
+ * `min(targetTokens, ratio × input)` (`normalRatio` for a leaf,
+ * `condenseRatio` for a condensation), which keeps it strictly shorter than
+ * its input; for an aggressive one `targetTokens - 1`, strictly under the
  * target. At least 1.
  */
 export const budget = (
@@ -83,7 +90,10 @@ export const budget = (
 ): number => {
   const target = Math.floor(finite(task.targetTokens, 1))
   if (task.kind === "aggressive") return Math.max(1, target - 1)
-  const ratio = Math.min(1, Math.max(0, finite(options.normalRatio, defaults.normalRatio)))
+  const given = task.kind === "condense"
+    ? finite(options.condenseRatio, defaults.condenseRatio)
+    : finite(options.normalRatio, defaults.normalRatio)
+  const ratio = Math.min(1, Math.max(0, given))
   return Math.max(1, Math.min(target, Math.floor(inputTokens * ratio)))
 }
 
