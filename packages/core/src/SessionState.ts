@@ -215,14 +215,17 @@ export const fold = (turns: Iterable<Turn>, from: State = empty): State => {
 }
 
 /**
- * A turn id as the header cites it: an id longer than 12 characters (a UUID)
- * by its first 8, as git shortens a hash (a `#k` suffix kept); shorter ids as
- * they are.
+ * A turn id as the header cites it: a UUID by its first 8 characters, as git
+ * shortens a hash (a `#k` suffix kept), an importer's derived id
+ * (`claude-code:412-1a2b3c4d5e6f`) by its format and position
+ * (`claude-code:412`), other ids as they are: the start of the id the store
+ * and recall's `expand` show.
  *
  * @example
  * ```ts
  * import { SessionState } from "@precis/core"
  * SessionState.shortId("d35f0cc4-428d-436c-b878-0a1b2c3d4e5f") // "d35f0cc4"
+ * SessionState.shortId("claude-code:412-1a2b3c4d5e6f") // "claude-code:412"
  * SessionState.shortId("u1") // "u1"
  * ```
  * @since 0.3.0

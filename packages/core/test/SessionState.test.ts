@@ -325,6 +325,8 @@ describe("SessionState entries", () => {
     expect(text).toContain("- mix test: passed, 5 tests, 0 failures [0f1e2d3c#1]")
     assert.notInclude(text, "428d")
     assert.strictEqual(SessionState.shortId("u1"), "u1")
+    assert.strictEqual(SessionState.shortId("claude-code:412-1a2b3c4d5e6f"), "claude-code:412")
+    assert.strictEqual(SessionState.shortId("a-rather-long-id-of-some-other-source"), "a-rather-long-id-of-some-other-source")
   })
 
   it("task: the first and the latest real requests, never tool results, meta lines or command noise", () => {

@@ -68,14 +68,16 @@ const fit = (
 }
 
 /**
- * A turn id as the header cites it: an id longer than 12 characters (a UUID)
- * by its first 8, as git shortens a hash; the `#k` suffix of a turn derived
- * from a line (`uuid#2`) is kept.
+ * A turn id as the header cites it: a UUID by its first 8 characters, as git
+ * shortens a hash (the `#k` suffix of a turn derived from a line, `uuid#2`,
+ * kept); an importer's derived id (`claude-code:412-1a2b3c4d5e6f`) by its
+ * format and position (`claude-code:412`); other ids as they are. The short
+ * form starts the id as the store and recall's `expand` show it.
  */
 export const shortId = (id: string): string => {
-  const hash = id.lastIndexOf("#")
-  const head = hash > 0 ? id.slice(0, hash) : id
-  return head.length > 12 ? `${head.slice(0, 8)}${hash > 0 ? id.slice(hash) : ""}` : id
+  const uuid = /^([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(#\d+)?$/i.exec(id)
+  if (uuid !== null) return `${uuid[1]}${uuid[2] ?? ""}`
+  return /^([\w.-]+:\d+)-[0-9a-f]{12}$/.exec(id)?.[1] ?? id
 }
 
 const cite = (turnId: string) => ` [${shortId(turnId)}]`
