@@ -11,7 +11,9 @@
  * session-state header states the directory), an agent's reasoning
  * (`[thinking] ...`) keeps only its plan and the sentences that carry a
  * decision or a cause, a harness's meta text (a skill's instructions) only its
- * first line, a tool's chatter about itself (`OutputDigest.isChatter`) and
+ * first line, what a harness wrote into a user's turn (a background task's
+ * notice) its gist (`OutputDigest.harnessGist`), a tool's chatter about itself
+ * and the frame around a background command's output (`OutputDigest.isChatter`) and
  * the inputs that steer the harness (`ToolKind.controlKeys`) nothing.
  *
  * The output is in the transcript line format of `Transcript.formatTurns`
@@ -22,6 +24,7 @@
  * @since 0.3.0
  */
 import * as Predicate from "effect/Predicate"
+import * as ConversationTurn from "./ConversationTurn.js"
 import { keepDecisions } from "./internal/reasoning.js"
 import { clip, plural, relativePaths, splitLines } from "./internal/text.js"
 import * as OutputDigest from "./OutputDigest.js"
@@ -331,9 +334,14 @@ const cwdOf = (turn: Turn): string | undefined => {
 }
 
 // The words of a turn without tool calls: an agent's reasoning only where it
-// carries a decision; a harness's meta line (a skill's text, say) by its first line.
+// carries a decision; a harness's meta line (a skill's text, say) by its first
+// line; what a harness wrote into a user's turn (a background task's notice) by its gist.
 const words = (turn: Turn): string => {
   if (ToolMetadata.read(turn.metadata).meta === true) return clip(splitLines(turn.content)[0] ?? "", 160)
+  if (ConversationTurn.isUserRole(turn.role)) {
+    const text = OutputDigest.withoutReminders(turn.content)
+    return OutputDigest.isHarnessNoise(text) ? OutputDigest.harnessGist(text) : turn.content
+  }
   return keepDecisions(turn.content)
 }
 

@@ -388,6 +388,28 @@ describe("Material.render: what the agent that continues needs, without the nois
     expect(skill).toBe("Base directory for this skill: /home/USER/.claude/skills/hex-docs-search")
   })
 
+  it("gives a harness's notice in a user turn and the frame of a background command's output only what they say", () => {
+    // A real session's shapes: a task notification, then TaskOutput's frame around the output.
+    const [notice, , output] = contents([
+      user(
+        "<task-notification>\n<task-id>bd0afab</task-id>\n<output-file>/tmp/claude-1000/x/tasks/bd0afab.output</output-file>\n" +
+          "<status>completed</status>\n<summary>Background command \"Run resource and renderer tests\" completed (exit code 0)</summary>\n" +
+          "</task-notification>\nRead the output file to retrieve the result: /tmp/claude-1000/x/tasks/bd0afab.output"
+      ),
+      call("o", "TaskOutput", { task_id: "bd0afab", block: true, timeout: 120000 }),
+      answer(
+        "o",
+        "TaskOutput",
+        "<retrieval_status>success</retrieval_status>\n\n<task_id>bd0afab</task_id>\n\n<task_type>local_bash</task_type>\n\n" +
+          "<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<output>\nFinished in 0.7 seconds\n43 tests, 0 failures\n</output>"
+      )
+    ])
+    expect(notice).toBe("Background command \"Run resource and renderer tests\" completed (exit code 0)")
+    expect(output).toBe("<status>completed</status>\n\n<exit_code>0</exit_code>\n\nFinished in 0.7 seconds\n43 tests, 0 failures")
+    // The user's own words stay as they are.
+    expect(contents([user("check again")])).toEqual(["check again"])
+  })
+
   it("renders each turn as render does", () => {
     const turns = [at(call("r", "Read", { file_path: `${cwd}/a.ex` })), at(answer("r", "Read", "x")), user("go on")]
     expect(Material.renderEach(turns).join("\n")).toBe(Material.render(turns))
