@@ -7,7 +7,8 @@
  * It holds the task (the first and the latest real user requests), the
  * working directory and branch, the files created / modified / read, the last
  * result of each test, lint or build command (with its pass/fail counts when
- * the output states them), the errors still open (a failing check not yet
+ * the output states them; a command run in the background gets its result
+ * when its output is read, `TaskOutput`), the errors still open (a failing check not yet
  * followed by a pass of the same command; the newest result of a check
  * stands for it, and a whole run for the runs of some files it covers),
  * task-tracker and git changes (`bd create/update/close`, `gh issue
@@ -141,6 +142,8 @@ const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: st
     const line = ToolKind.commandOf(call)
     return line === undefined ? base : StateShell.shellResult(base, line, turn, answer, { call: pendingCall.turnId, result: turnId })
   }
+  const background = ToolKind.backgroundIdOf(call)
+  if (background !== undefined) return StateShell.backgroundRead(base, background, turn, answer, turnId)
   if (answer.isError) return base
   // A file is cited by the call that wrote or read it.
   const touched = fileAction(call, turn.content)

@@ -304,6 +304,36 @@ describe("SessionState entries", () => {
     assert.deepStrictEqual(narrower.checks.map((c) => c.command), ["mix test", "mix compile --force", "mix test test/a_test.exs"])
   })
 
+  it("checks: a command run in the background gets its result when its output is read (TaskOutput)", () => {
+    const read = (id: string, output: string) => [
+      call(id, "TaskOutput", { task_id: "bd0afab", block: true, timeout: 120000 }),
+      result(`${id}r`, id, output)
+    ]
+    // The shapes of a real session: the start, a read that timed out while it ran, the read once it completed.
+    const started = fold(
+      call("b1", "Bash", { command: "mix test test/a_test.exs test/b_test.exs 2>&1", run_in_background: true }),
+      result("b1r", "b1", "Command running in background with ID: bd0afab. Output is being written to: /tmp/x/bd0afab.output"),
+      read("o1", "<retrieval_status>timeout</retrieval_status>\n\n<task_id>bd0afab</task_id>\n\n<status>running</status>\n\n<output>\nCompiling 7 files (.ex)\n</output>")
+    )
+    assert.deepStrictEqual(started.checks, [])
+    const done = SessionState.fold(
+      read(
+        "o2",
+        "<retrieval_status>success</retrieval_status>\n\n<task_id>bd0afab</task_id>\n\n<status>completed</status>\n\n" +
+          "<exit_code>0</exit_code>\n\n<output>\nFinished in 0.7 seconds\n43 tests, 0 failures\n</output>"
+      ),
+      started
+    )
+    expect(SessionState.render(done)).toContain("- mix test test/a_test.exs test/b_test.exs: passed, 43 tests, 0 failures [o2r]")
+    assert.deepStrictEqual(done.background, [])
+    // A failing run in the background is an open error.
+    const failing = SessionState.fold(
+      read("o3", "<status>completed</status>\n<exit_code>2</exit_code>\n<output>\n43 tests, 2 failures\n</output>"),
+      started
+    )
+    assert.deepStrictEqual(failing.openErrors.map((e) => [e.command, e.detail]), [["mix test test/a_test.exs test/b_test.exs", "43 tests, 2 failures"]])
+  })
+
   it("checks: counts read through a test runner's colours", () => {
     const coloured = "\u001b[2m Test Files \u001b[22m \u001b[1m\u001b[32m3 passed\u001b[39m\u001b[22m\u001b[90m (3)\u001b[39m\n" +
       "\u001b[2m      Tests \u001b[22m \u001b[1m\u001b[32m24 passed\u001b[39m\u001b[22m\u001b[90m (24)\u001b[39m\n" +

@@ -224,6 +224,23 @@ export const failureDetail = (output: string): string | undefined => {
 /** Outputs that are no result yet: the command went on in the background. */
 export const isDeferred = (output: string): boolean => /^Command running in background\b/.test(output)
 
+/** The id a command that went on in the background gets (`Command running in background with ID: bd0afab`). */
+export const deferredId = (output: string): string | undefined =>
+  /^Command running in background with ID: ([\w-]+)/.exec(output)?.[1]
+
+/**
+ * What a read of a background command's output says once the command ended
+ * (`<status>completed</status>`, `<exit_code>0</exit_code>`, `<output>...</output>`):
+ * its output and exit code; `undefined` while it still runs.
+ */
+export const backgroundResult = (output: string): { readonly output: string; readonly exitCode: number | undefined } | undefined => {
+  const status = /<status>(\w+)<\/status>/.exec(output)?.[1]
+  if (status === undefined || status === "running" || status === "pending") return undefined
+  const code = /<exit_code>(-?\d+)<\/exit_code>/.exec(output)?.[1]
+  const body = /<output>\n?([\s\S]*?)\n?<\/output>/.exec(output)?.[1] ?? ""
+  return { output: body, exitCode: code === undefined ? (status === "completed" ? 0 : 1) : Number(code) }
+}
+
 const ISSUE_ID = /^[A-Za-z][\w-]*(?:\.\d+)*$|^#?\d+$/
 
 // A word of a command line: runs of quoted and unquoted parts (`--title="a b"` is one word, `--title=a b`).

@@ -133,7 +133,9 @@ export const State = Schema.Struct({
   events: Schema.Array(Event),
   plan: Schema.optional(Plan),
   todos: Schema.optional(Plan),
-  pending: Schema.Array(PendingCall)
+  pending: Schema.Array(PendingCall),
+  /** Shell commands that went on in the background, by the id a later read of their output names. */
+  background: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, command: Schema.String, ...Cited })))
 })
 
 /**

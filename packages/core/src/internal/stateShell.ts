@@ -16,6 +16,7 @@ import type { CheckResult, Event, IssueStatus, State } from "./stateSchema.js"
 const MAX_CHECKS = 40
 const MAX_ISSUES = 60
 const MAX_EVENTS = 30
+const MAX_BACKGROUND = 16
 
 type Turn = ConversationTurn.ConversationTurn
 
@@ -70,7 +71,13 @@ export const shellResult = (
 ): State => {
   const turnId = at.call
   const output = OutputDigest.withoutAnsi(turn.content)
-  if (Commands.isDeferred(output)) return state
+  if (Commands.isDeferred(output)) {
+    // No result yet: a later read of its output (by this id) is.
+    const id = Commands.deferredId(output)
+    if (id === undefined) return state
+    const background = [...(state.background ?? []).filter((b) => b.id !== id), { id, command: line, turnId }]
+    return { ...state, background: background.slice(Math.max(0, background.length - MAX_BACKGROUND)) }
+  }
   const metadata = ToolMetadata.read(turn.metadata)
   const commands = Commands.simpleCommands(line)
   const counts = Commands.countsOf(output)
@@ -117,6 +124,20 @@ export const shellResult = (
     }
   }
   return next
+}
+
+/**
+ * The state after a read of a background command's output (`TaskOutput`):
+ * once the command ended, its output is the shell result of the command that
+ * started it, which the read cites.
+ */
+export const backgroundRead = (state: State, id: string, turn: Turn, answer: ToolUse.Result, turnId: string): State => {
+  const started = state.background?.find((b) => b.id === id)
+  const ended = started === undefined ? undefined : Commands.backgroundResult(turn.content)
+  if (started === undefined || ended === undefined) return state
+  const rest = { ...state, background: state.background!.filter((b) => b !== started) }
+  const result = { ...turn, content: ended.output, metadata: { ...turn.metadata, exitCode: ended.exitCode } }
+  return shellResult(rest, started.command, result, answer, { call: started.turnId, result: turnId })
 }
 
 // An issue's new status (its title kept); closing the issue a plan is the work of does the plan.
