@@ -319,7 +319,10 @@ export const window = (options: WindowOptions): Stage => ({
   name: "window",
   run: (context, tokens) =>
     Effect.map(TokenEstimator.TokenEstimator, (estimator) => {
-      if (tokens <= options.maxTokens) return unchanged(context)
+      // Within the budget as counted and as sent (summary headers and separators included).
+      if (tokens <= options.maxTokens && estimator.estimate(ActiveContext.render(context)) <= options.maxTokens) {
+        return unchanged(context)
+      }
       const out = Window.window(estimator, context, options.maxTokens)
       return { context: { summaries: out.summaries, turns: out.turns }, counts: { dropped: out.dropped, trimmed: out.trimmed } }
     })

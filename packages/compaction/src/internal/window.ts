@@ -4,7 +4,7 @@
  * @internal
  */
 import { type ConversationTurn, SummaryRecord, type TokenEstimator } from "@precis/core"
-import { summaryTokens, turnTokens } from "../ActiveContext.js"
+import { count, render, summaryTokens, turnTokens } from "../ActiveContext.js"
 import { cutMiddle, cutTurn, firstRequest, turnLabel, type Unit, units } from "./turns.js"
 
 /** What the window keeps, and how much it cut. */
@@ -18,6 +18,32 @@ export interface Windowed {
 }
 
 /**
+ * Fits a context into `maxTokens` as it is sent: as `ActiveContext.render`
+ * writes it, the summaries' header lines and the separators included, which
+ * `ActiveContext.count` (what {@link fit} measures) leaves out. {@link fit}
+ * runs again with the excess taken off what it kept until the text fits.
+ */
+export const window = (
+  estimator: TokenEstimator.Service,
+  context: {
+    readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+    readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+  },
+  maxTokens: number
+): Windowed => {
+  let target = maxTokens
+  let out = fit(estimator, context, target)
+  for (let round = 0; round < 4; round++) {
+    const over = estimator.estimate(render(out)) - maxTokens
+    if (over <= 0 || target <= 0) break
+    // What it kept, as counted, less the excess: the next fit keeps less.
+    target = Math.max(0, Math.min(target, count(estimator, out)) - over)
+    out = fit(estimator, context, target)
+  }
+  return out
+}
+
+/**
  * Fits a context into `maxTokens` (as `ActiveContext.count` counts it), in
  * this order of priority: the newest unit (a turn with its tool results), the
  * unit of the first user request, the summaries from the newest back, then
@@ -26,7 +52,7 @@ export interface Windowed {
  * a summary too large is cut the same way and the older ones dropped. A unit
  * that cannot fit even cut is dropped whole, never split.
  */
-export const window = (
+const fit = (
   estimator: TokenEstimator.Service,
   context: {
     readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
