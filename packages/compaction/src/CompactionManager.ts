@@ -790,9 +790,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       const header = withState === false
         ? ""
         : ActiveContext.header(estimator, (yield* sessionState(sessionId, active.turns)).state, given.budget, share)
-      // The header counts against the budget: the summaries and turns get the rest.
+      // The header counts against the budget: the summaries and turns get the rest, less a token
+      // for the separator after it (and the rounding of two estimates of one text).
       const headerTokens = header.length === 0 ? 0 : estimator.estimate(header)
-      const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens) }
+      const condenser = { ...given, budget: Math.max(1, given.budget - headerTokens - (header.length === 0 ? 0 : 1)) }
       const overrides: CompactionOptions.Options = { ...compaction, budget: condenser.budget }
       const fitting = mayCompact === false
         ? Condenser.fitStages(condenser)

@@ -427,6 +427,19 @@ describe("CompactionManager", () => {
       expect(yield* StoreInvariants.violations({ minFanIn: 2, maxFanIn: 2, condensedFully: true })).toEqual([])
     }).pipe(Effect.provide(managerLayer(hangOnCall(14)))))
 
+  it.effect("assemble: the text as sent, the header, the summaries' header lines and the separators included, is never over the budget", () =>
+    Effect.gen(function*() {
+      const cm = yield* manager
+      yield* setup("sent", sizedTurns(60, 30))
+      // Many short leaves, none condensed: their header lines weigh in a small budget.
+      yield* cm.compact("sent", { leafChunkTokens: 60, freshTailTurns: 4, minFanIn: 100, maxFanIn: 100 })
+      for (const budget of [250, 400, 700, 1000]) {
+        const assembled = yield* cm.assemble("sent", { budget, compact: false })
+        expect(assembled.header.length).toBeGreaterThan(0)
+        expect(TokenEstimator.approximate.estimate(ActiveContext.render(assembled))).toBeLessThanOrEqual(budget)
+      }
+    }).pipe(Effect.provide(managerLayer())))
+
   it.effect("renders the active context as messages and text", () =>
     Effect.gen(function*() {
       const cm = yield* manager
