@@ -7,6 +7,12 @@ import { type ConversationTurn, SummaryRecord, type TokenEstimator } from "@prec
 import { count, render, summaryTokens, turnTokens } from "../ActiveContext.js"
 import { cutMiddle, cutTurn, firstRequest, turnLabel, type Unit, units } from "./turns.js"
 
+/** What the window fits: summaries and turns. */
+interface Windowable {
+  readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+  readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+}
+
 /** What the window keeps, and how much it cut. */
 export interface Windowed {
   readonly summaries: Array<SummaryRecord.SummaryRecord>
@@ -25,10 +31,7 @@ export interface Windowed {
  */
 export const window = (
   estimator: TokenEstimator.Service,
-  context: {
-    readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
-    readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
-  },
+  context: Windowable,
   maxTokens: number
 ): Windowed => {
   let target = maxTokens
@@ -54,10 +57,7 @@ export const window = (
  */
 const fit = (
   estimator: TokenEstimator.Service,
-  context: {
-    readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
-    readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
-  },
+  context: Windowable,
   maxTokens: number
 ): Windowed => {
   const { summaries, turns } = context
