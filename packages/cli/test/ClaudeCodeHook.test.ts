@@ -90,7 +90,7 @@ describe.skipIf(!fs.existsSync(fixtures))("precis hook claude-code over the Clau
         assert.isAtMost(context.length, maxContextChars)
         expect(context).toMatch(/^Session state \(from turns /)
         // What the state keeps of the turns before the compaction, each entry citing its turn.
-        expect(context).toMatch(/first request: .+ \[[0-9a-f-]{36}\]/)
+        expect(context).toMatch(/first request: .+ \[[0-9a-f]{8}\]/)
         expect(context).toMatch(/directory: \/home\/USER\/projects\//)
         expect(context).toContain(`session id ${session}`)
         expect(context).toContain("mcp__precis__search")

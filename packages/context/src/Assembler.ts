@@ -154,7 +154,8 @@ const build = (manager: CompactionManager.Service | undefined) =>
           return { sessionId, header, headerTokens, summaries, turns, tokens: tokens + headerTokens, report }
         }
         // The header counts against the budget: the summaries and turns get the rest.
-        const condenser = { ...options, budget: Math.max(1, budget - headerTokens) }
+        // Less a token for the separator after the header (and the rounding of two estimates of one text).
+        const condenser = { ...options, budget: Math.max(1, budget - headerTokens - (header.length === 0 ? 0 : 1)) }
         const fitting = manager === undefined || compact === false
           ? Condenser.fitStages(condenser)
           : Condenser.stages(

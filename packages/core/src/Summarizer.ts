@@ -353,7 +353,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           const task: SummaryTask & { readonly kind: "leaf" } = opts.priorSummary === undefined
             ? { kind: "leaf", material, targetTokens }
             : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
-          return summarize(task, Prompt.leaf(material, opts.priorSummary))
+          return summarize(task, Prompt.leaf(material, opts.priorSummary, targetTokens))
         })
       ),
     summarizeSummaries: (summaries, opts = {}) =>
@@ -362,7 +362,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Effect.suspend(() => {
           const material = Transcript.renderSummaries(summaries)
           const targetTokens = normalizeTarget(opts.targetTokens, defaults.condenseTargetTokens)
-          return summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material))
+          return summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material, targetTokens))
         })
       ),
     tierCounts: Ref.get(counts)

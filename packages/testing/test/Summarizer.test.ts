@@ -387,6 +387,47 @@ describe("Summarizer leaf prompt", () => {
     }))
 })
 
+describe("Summarizer prompts: what a hand-off needs", () => {
+  // The sections both Claude Code's and OpenHands' summary prompts ask for, in our words.
+  const asked = ["User requests", "Tasks", "Files", "Commands and results", "Errors and fixes", "Current work", "Next step"]
+
+  it.effect("the normal and the aggressive leaf prompts ask for the sections and state the target", () =>
+    Effect.gen(function*() {
+      // A reply as long as its input escalates: the provider sees both prompts.
+      const { requests, summary } = yield* summarize(
+        [ScriptedProvider.reply(material().repeat(2)), ScriptedProvider.reply(short)],
+        { targetTokens: 321 }
+      )
+      expect(summary.tier).toBe("aggressive")
+      const [normal, aggressive] = requests.map((r) => r.messages[0]!.content)
+      for (const prompt of [normal!, aggressive!]) {
+        for (const section of asked) expect(prompt).toContain(`. ${section}: `)
+        expect(prompt).toContain("exact id")
+        expect(prompt).toContain("with their counts")
+        expect(prompt).toContain("how it was fixed")
+      }
+      expect(normal).toContain("within 321 tokens")
+      expect(aggressive).toContain("shorter than 321 tokens")
+    }))
+
+  it.effect("the condensation prompt asks for the sections, keeps ids and statuses across depths, and states the target", () =>
+    Effect.gen(function*() {
+      const children = [
+        Fixtures.summary({ id: "a", depth: 1, content: "spotter-4te.1: in progress; 12 tests, 2 failures" }),
+        Fixtures.summary({ id: "b", depth: 1, content: "spotter-4te.1: closed; 14 tests, 0 failures" })
+      ]
+      const requests = yield* Effect.gen(function*() {
+        yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeSummaries(children, { targetTokens: 900 }))
+        return yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
+      }).pipe(Effect.provide(withScript([ScriptedProvider.reply("spotter-4te.1: closed")])))
+      const prompt = requests[0]!.messages[0]!.content
+      for (const section of asked) expect(prompt).toContain(`. ${section}: `)
+      expect(prompt).toContain("Keep every task and issue id with its status")
+      expect(prompt).toContain("the later one holds")
+      expect(prompt).toContain("within 900 tokens")
+    }))
+})
+
 describe("Summarizer bookkeeping", () => {
   it.effect("counts mixed calls per tier", () =>
     Effect.gen(function*() {
