@@ -9,6 +9,7 @@
  */
 import {
   type ConversationTurn,
+  Escape,
   type Provider,
   SessionState,
   type SummaryRecord,
@@ -243,7 +244,7 @@ export const recallNote = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   summaries.length === 0 ? "" : [
     "Earlier turns are compacted into the summaries above. To recall details, call the tools:",
     "search (full-text search of turns and summaries), expand (a summary's children or source turns)",
-    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => s.id).join(", ")}.`
+    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => Escape.line(s.id)).join(", ")}.`
   ].join(" ")
 
 const noteOf = (context: Renderable, options: RenderOptions): string =>
@@ -273,7 +274,7 @@ export const toMessages = (context: Renderable, options: RenderOptions = {}): Ar
     messages.push(
       turn.role === "user" || turn.role === "assistant" || turn.role === "system"
         ? { role: turn.role, content: turn.content }
-        : { role: "user", content: `[${turn.role}] ${turn.content}` }
+        : { role: "user", content: `[${Escape.line(turn.role)}] ${turn.content}` }
     )
   }
   return messages
