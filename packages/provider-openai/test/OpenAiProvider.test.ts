@@ -462,7 +462,10 @@ describe("OpenAiProvider options", () => {
   it("refuses each option out of its bounds with a typed error naming it", () => {
     const cases: ReadonlyArray<readonly [OpenAiProvider.Options, string]> = [
       [{ model: "" }, `model must be a non-empty string (got "")`],
-      [{ model: "m", baseUrl: "localhost:11434/v1" }, `baseUrl must be an http(s) URL (got "localhost:11434/v1")`],
+      [
+        { model: "m", baseUrl: "localhost:11434/v1" },
+        `baseUrl must be an http(s) URL without user, password or #fragment (got "localhost:11434/v1")`
+      ],
       [{ model: "m", maxResponseBytes: -1 }, "maxResponseBytes must be an integer >= 1 (got -1)"],
       [{ model: "m", retry: { maxAttempts: -1 } }, "retry.maxAttempts must be an integer >= 1 (got -1)"],
       [{ model: "m", retry: { maxAttempts: 0 } }, "retry.maxAttempts must be an integer >= 1 (got 0)"],

@@ -17,6 +17,8 @@ import * as Ref from "effect/Ref"
 import { createServer } from "node:http"
 
 export interface Seen {
+  /** The path and query the request was sent to. */
+  readonly url: string
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: unknown
 }
@@ -46,7 +48,7 @@ export const serve = (handler: Handler) =>
       } catch {
         body = text
       }
-      const entry: Seen = { headers: request.headers, body }
+      const entry: Seen = { url: request.url, headers: request.headers, body }
       const attempt = yield* Ref.modify(seen, (all): [number, ReadonlyArray<Seen>] => [all.length + 1, [...all, entry]])
       yield* Queue.offer(arrivals, attempt)
       return yield* handler(attempt, entry)
