@@ -59,11 +59,13 @@ const insertRows = (
 
 // The turns of the session with one of `ids` (none in a new session), to
 // skip identical repeats and refuse conflicting ones. The ids go in as one
-// JSON array: one statement text whatever their number.
+// JSON array: one statement text whatever their number. The ids come first
+// (CROSS JOIN fixes SQLite's join order), each looked up by the (session, id)
+// key: the other order reads every turn of the session once per id.
 const sameIds = ({ dialect, sql }: Env, sessionId: string, ids: ReadonlyArray<string>) =>
   sameIdRows(sql.unsafe(
-    `SELECT t.id, t.role, t.content FROM turns t JOIN ${dialect.jsonElements(dialect.param(1))} j
-      ON t.id = j.value WHERE t.session_id = ${dialect.param(2)}`,
+    `SELECT t.id, t.role, t.content FROM ${dialect.jsonElements(dialect.param(1))} j CROSS JOIN turns t
+      WHERE t.session_id = ${dialect.param(2)} AND t.id = j.value`,
     [JSON.stringify(ids), sessionId]
   ))
 
