@@ -18,7 +18,6 @@ import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
-import * as Tracer from "effect/Tracer"
 import * as net from "node:net"
 import * as OpenAiProvider from "../src/OpenAiProvider.js"
 import * as Loopback from "./utils/LoopbackServer.js"
@@ -133,18 +132,8 @@ describe("OpenAiProvider: base URLs that can never work", () => {
 describe("OpenAiProvider: a base URL with a query", () => {
   it.scopedLive("keeps the query after /chat/completions and shows it masked in the span, no client span with it", () =>
     Effect.gen(function*() {
-      const spans: Array<Tracer.Span> = []
-      const tracer = yield* Effect.tracer
-      const recording = Tracer.make({
-        span: (...args) => {
-          const span = tracer.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: tracer.context
-      })
-      const lines: Array<string> = []
-      const capture = Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
+      const { spans, tracer: recording } = yield* Loopback.recordSpans
+      const { layer: capture, lines } = Loopback.recordLogs()
       const server = yield* Loopback.serve((attempt) =>
         Effect.succeed(attempt === 1 ? Loopback.failure(500, "boom") : Loopback.completion("ok"))
       )
@@ -172,18 +161,11 @@ describe("OpenAiProvider: a base URL with a query", () => {
 
   it.scopedLive("without a secret in the URL, the HTTP client's own span is kept", () =>
     Effect.gen(function*() {
-      const names: Array<string> = []
-      const tracer = yield* Effect.tracer
-      const recording = Tracer.make({
-        span: (name, ...rest) => {
-          names.push(name)
-          return tracer.span(name, ...rest)
-        },
-        context: tracer.context
-      })
+      const { spans, tracer: recording } = yield* Loopback.recordSpans
       const server = yield* Loopback.serve(() => Effect.succeed(Loopback.completion("ok")))
       const provider = yield* OpenAiProvider.make({ baseUrl: server.baseUrl, model: "m" })
       yield* provider.chat(request).pipe(Effect.withTracer(recording))
+      const names = spans.map((span) => span.name)
       assert.include(names, "OpenAiProvider.chat")
       assert.isAbove(names.length, 1)
     }).pipe(Effect.provide(Loopback.layer)))

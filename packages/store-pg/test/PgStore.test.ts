@@ -6,14 +6,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Store, TurnStore, WorkQueue } from "@precis/store"
-import { Fixtures } from "@precis/testing"
+import { Fixtures, Logs } from "@precis/testing"
 import { postgres, storeSuite } from "@precis/testing/StoreSuite"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as PgStore from "../src/PgStore.js"
 import { freshPgDatabase, pgStoreLayer, skipPg } from "./helpers.js"
@@ -98,13 +97,7 @@ describe.skipIf(skipPg)("PgStore", () => {
     }))
 
   it.scopedLive("a waiter for a session's lock says so once, then takes it when the holder lets go", () => {
-    const warnings: Array<string> = []
-    const capture = Logger.replace(
-      Logger.defaultLogger,
-      Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
-      })
-    )
+    const warnings = Logs.capture()
     return Effect.gen(function*() {
       const url = yield* freshPgDatabase
       const store = Layer.fresh(PgStore.layer({ url: Redacted.make(url) }))
@@ -119,11 +112,11 @@ describe.skipIf(skipPg)("PgStore", () => {
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.join(a)
       yield* Fiber.join(b)
-      expect(warnings).toEqual([
+      expect(warnings.messages).toEqual([
         "session s is held by another process (compacting it): waiting until it is done " +
         "(a holder that was killed gives it up at once, with its connection)"
       ])
-    }).pipe(Effect.provide(capture))
+    }).pipe(Effect.provide(warnings.layer))
   })
 
   it.effect("reports an unreachable server as a StoreError", () =>

@@ -7,12 +7,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { SqlStore, Store, WorkQueue } from "@precis/store"
-import { Fixtures } from "@precis/testing"
+import { Fixtures, Logs } from "@precis/testing"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
@@ -119,13 +118,7 @@ describe("SqliteStore session leases", () => {
     }).pipe(Effect.provide(leaseStore())))
 
   it.effect("a waiter for a lease says so once (a warning naming the session and when a dead holder lets go)", () => {
-    const warnings: Array<string> = []
-    const capture = Logger.replace(
-      Logger.defaultLogger,
-      Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
-      })
-    )
+    const warnings = Logs.capture()
     return Effect.gen(function*() {
       const store = yield* WorkQueue.WorkQueue
       const gate = yield* Deferred.make<void>()
@@ -138,11 +131,11 @@ describe("SqliteStore session leases", () => {
       yield* Fiber.join(a)
       yield* TestClock.adjust("5 seconds")
       yield* Fiber.join(b)
-      assert.deepStrictEqual(warnings, [
+      assert.deepStrictEqual(warnings.messages, [
         "session s is held by another process (compacting it): waiting until it is done " +
         "(a holder that was killed gives it up within 30s)"
       ])
-    }).pipe(Effect.provide(leaseStore()), Effect.provide(capture))
+    }).pipe(Effect.provide(leaseStore()), Effect.provide(warnings.layer))
   })
 
   it.effect("an expired lease (its holder was killed) is taken over, a live one is not", () =>
@@ -412,13 +405,7 @@ describe("SqliteStore: read-only means read-only, nothing created by mistake, wr
     }))
 
   it.live("a writer held up by another's write lock waits for it, saying so once, then writes", () => {
-    const warnings: Array<string> = []
-    const capture = Logger.replace(
-      Logger.defaultLogger,
-      Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
-      })
-    )
+    const warnings = Logs.capture()
     return Effect.gen(function*() {
       const db = file("waits.db")
       yield* withStore({ filename: db }, (store) => store.appendTurns("s", Fixtures.conversation(1)))
@@ -438,7 +425,7 @@ describe("SqliteStore: read-only means read-only, nothing created by mistake, wr
       assert.strictEqual(added.length, 2)
       assert.isAtLeast(Date.now() - started, 1500)
       yield* Fiber.join(holder)
-      assert.deepStrictEqual(warnings, [`${db}: another process is writing; waiting for it (up to 30s)`])
-    }).pipe(Effect.provide(capture))
+      assert.deepStrictEqual(warnings.messages, [`${db}: another process is writing; waiting for it (up to 30s)`])
+    }).pipe(Effect.provide(warnings.layer))
   })
 })
