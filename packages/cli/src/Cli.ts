@@ -68,7 +68,7 @@ import * as Sessions from "./commands/sessions.js"
 import * as Show from "./commands/show.js"
 import * as Summarize from "./commands/summarize.js"
 import * as Watch from "./commands/watch.js"
-import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
+import { logger, unescaped, withPlainOutput, withPrefixedErrors, withSafeOutput } from "./internal/console.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
@@ -141,7 +141,8 @@ const app = { name: "precis", version }
 const printHelp = <Name extends string, R, E, A>(
   target: Command.Command<Name, R, E, A>,
   parents: ReadonlyArray<string>
-): Effect.Effect<void> => Effect.suspend(() => Console.log(HelpDoc.toAnsiText(Help.page(target, parents, app)).trimEnd()))
+): Effect.Effect<void> =>
+  unescaped(Effect.suspend(() => Console.log(HelpDoc.toAnsiText(Help.page(target, parents, app)).trimEnd())))
 
 /** The help page of each subcommand, by name. */
 const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
@@ -210,8 +211,8 @@ export const run = (argv: ReadonlyArray<string>) => {
   return Command.run(command, app)(argv)
 }
 
-/** Logs go to stderr, so that stdout holds only the command's output. */
-const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+/** Logs go to stderr, so that stdout holds only the command's output (see `internal/console.ts`). */
+const stderrLogger = Logger.replace(Logger.defaultLogger, logger)
 
 /**
  * Runs the CLI and turns the outcome into an exit code: 0 on success, 1 on
@@ -226,6 +227,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, 
     Effect.provide(Telemetry.layer),
     Effect.provide(stderrLogger),
     withPrefixedErrors,
+    withSafeOutput,
     withPlainOutput,
     Effect.as(0),
     Effect.catchAllCause((cause) => {

@@ -10,6 +10,9 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Cli from "./Cli.js"
+import { printWarningsAsLines } from "./internal/warnings.js"
+
+printWarningsAsLines()
 
 Cli.main(process.argv).pipe(
   Effect.flatMap((code) =>
