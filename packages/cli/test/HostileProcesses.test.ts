@@ -23,19 +23,42 @@ const TIMEOUT = 120_000
 const root = process.getuid?.() === 0
 
 /**
- * Runs `script` (JavaScript, `db` the store's path) in another Node process that
- * holds the store through better-sqlite3, as another precis would; resolves once
- * it printed "ready", with a promise of its end.
+ * Runs `script` (JavaScript, `db` the store's path, `release` a callback run
+ * when the test says so) in another Node process that holds the store through
+ * better-sqlite3, as another precis would; resolves once it printed "ready",
+ * with a promise of its end and a way to call its `release`.
  */
 const holder = (db: string, script: string) =>
-  new Promise<{ readonly done: Promise<void> }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["-e", `const db = new (require("better-sqlite3"))(${JSON.stringify(db)});\n${script}`], {
+  new Promise<{ readonly done: Promise<void>; readonly release: () => void }>((resolve, reject) => {
+    const source = `const db = new (require("better-sqlite3"))(${JSON.stringify(db)});
+      let release = () => {};
+      process.stdin.on("data", () => release());
+      ${script}`
+    const child = spawn(process.execPath, ["-e", source], {
       cwd: path.join(repoRoot, "packages", "cli"),
-      stdio: ["ignore", "pipe", "inherit"]
+      stdio: ["pipe", "pipe", "inherit"]
     })
     const done = new Promise<void>((end) => child.on("exit", () => end()))
-    child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve({ done }))
+    let released = false
+    const release = () => {
+      if (!released) child.stdin.end("release\n")
+      released = true
+    }
+    child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve({ done, release }))
     child.on("error", reject)
+  })
+
+/** Runs `precis args` to its end, calling `onStderr` with all it printed on stderr so far, at each write. */
+const watched = (args: ReadonlyArray<string>, onStderr: (stderr: string) => void) =>
+  new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: cleanEnv() })
+    let stderr = ""
+    child.stdout.resume()
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+      onStderr(stderr)
+    })
+    child.on("exit", (code) => resolve({ code, stderr }))
   })
 
 describe("a store its reader cannot write", () => {
@@ -71,16 +94,23 @@ describe("a store its reader cannot write", () => {
 })
 
 describe("writers wait for each other, and say so", () => {
-  it("an import and a compaction held up by another process's write lock (7 s) wait for it, then succeed", async () => {
+  it("an import and a compaction held up by another process's write lock (over 6 s) wait for it, saying so", async () => {
     const db = path.join(dir, "locked.db")
     const imported = await precis(["import", write(dir, "locked.jsonl", sessionJsonl(40)), "--db", db], { cwd: dir })
     assert.strictEqual(imported.code, 0, imported.stderr)
-    // Longer than the 5-second busy timeout writers had: a 200k-turn import in one transaction.
-    const held = await holder(db, `db.exec("BEGIN IMMEDIATE"); console.log("ready"); setTimeout(() => db.exec("COMMIT"), 7000)`)
+    // Held past the 5-second busy timeout writers had (a 200k-turn import in one transaction), and until
+    // both writers said that they wait, however slowly they start.
+    const held = await holder(db, `db.exec("BEGIN IMMEDIATE"); release = () => { db.exec("COMMIT"); process.exit(0) }; console.log("ready")`)
     const started = Date.now()
+    const waiting = new Set<number>()
+    const onWarning = (which: number) => (stderr: string) => {
+      if (!stderr.includes("another process is writing; waiting for it")) return
+      waiting.add(which)
+      if (waiting.size === 2) setTimeout(held.release, Math.max(0, 6000 - (Date.now() - started)))
+    }
     const [other, compact] = await Promise.all([
-      precis(["import", write(dir, "other.jsonl", sessionJsonl(10)), "--db", db], { cwd: dir }),
-      precis(["compact", "--db", db, "--session", "locked", "--leaf-chunk-tokens", "300", "--json"], { cwd: dir })
+      watched(["import", write(dir, "other.jsonl", sessionJsonl(10)), "--db", db], onWarning(0)),
+      watched(["compact", "--db", db, "--session", "locked", "--leaf-chunk-tokens", "300", "--json"], onWarning(1))
     ])
     await held.done
     for (const result of [other, compact]) {
@@ -88,23 +118,25 @@ describe("writers wait for each other, and say so", () => {
       expect(result.stderr).toMatch(/^precis: warning: .*locked\.db: another process is writing; waiting for it \(up to 30s\)$/m)
       expect(result.stderr).not.toMatch(/database is locked/)
     }
-    assert.isAtLeast(Date.now() - started, 5000)
+    assert.isAtLeast(Date.now() - started, 6000)
   }, TIMEOUT)
 
   it("a compaction waiting on a killed holder's lease says so at once, and goes on when the lease expires", async () => {
     const db = path.join(dir, "lease.db")
     const imported = await precis(["import", write(dir, "lease.jsonl", sessionJsonl(40)), "--db", db], { cwd: dir })
     assert.strictEqual(imported.code, 0, imported.stderr)
-    // What a compaction killed mid-run leaves: its lease row, 4 seconds from expiring.
+    // What a compaction killed mid-run leaves: its lease row, not yet expired; it expires once the
+    // waiter has said that it waits (whenever that is on a busy machine).
     const killed = await holder(
       db,
-      `db.prepare("INSERT INTO leases (session_id, holder, expires_at) VALUES ('lease', 'killed', ?)").run(Date.now() + 4000); console.log("ready"); db.close()`
+      `db.prepare("INSERT INTO leases (session_id, holder, expires_at) VALUES ('lease', 'killed', ?)").run(Date.now() + 60000);
+      release = () => { db.prepare("UPDATE leases SET expires_at = 0").run(); process.exit(0) }; console.log("ready")`
     )
+    const result = await watched(["compact", "--db", db, "--leaf-chunk-tokens", "300", "--json"], (stderr) => {
+      if (stderr.includes("precis: warning: session lease")) killed.release()
+    })
     await killed.done
-    const started = Date.now()
-    const result = await precis(["compact", "--db", db, "--leaf-chunk-tokens", "300", "--json"], { cwd: dir })
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.isAtLeast(Date.now() - started, 3000)
     const warnings = result.stderr.split("\n").filter((line) => line.startsWith("precis: warning:"))
     assert.deepStrictEqual(warnings, [
       "precis: warning: session lease is held by another process (compacting it): waiting until it is done " +
