@@ -69,7 +69,7 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Registry from "./commands/registry.js"
 import * as Argv from "./internal/argv.js"
-import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
+import { logger, unescaped, withPlainOutput, withPrefixedErrors, withSafeOutput } from "./internal/console.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
@@ -146,8 +146,8 @@ const root = Command.make(app.name).pipe(
 )
 
 /** The root page: the commands of the registry, one line each. */
-const printRoot: Effect.Effect<void, never, Terminal.Terminal> = Effect.flatMap(Help.width, (width) =>
-  Console.log(Help.rootPage(root.descriptor, Registry.entries, app, width)))
+const printRoot: Effect.Effect<void, never, Terminal.Terminal> = unescaped(Effect.flatMap(Help.width, (width) =>
+  Console.log(Help.rootPage(root.descriptor, Registry.entries, app, width))))
 
 /**
  * The `precis` command tree (exported for tests and for embedding): the root
@@ -166,8 +166,8 @@ const byName: ReadonlyMap<string, CommandDescriptor.Command<unknown>> = new Map(
 const printHelp = (walked: Argv.Walked): Effect.Effect<void, never, Terminal.Terminal> =>
   walked.path.length === 0
     ? printRoot
-    : Effect.flatMap(Help.width, (width) =>
-      Console.log(Help.page(walked.command, [app.name, ...walked.path.slice(0, -1)], app, width)))
+    : unescaped(Effect.flatMap(Help.width, (width) =>
+      Console.log(Help.page(walked.command, [app.name, ...walked.path.slice(0, -1)], app, width))))
 
 /**
  * Everything the commands need from the platform (`NodeContext.layer` provides it).
@@ -199,8 +199,8 @@ export const run = (argv: ReadonlyArray<string>) => {
   return Command.run(command, app)(argv)
 }
 
-/** Logs go to stderr, so that stdout holds only the command's output. */
-const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+/** Logs go to stderr, so that stdout holds only the command's output (see `internal/console.ts`). */
+const stderrLogger = Logger.replace(Logger.defaultLogger, logger)
 
 /**
  * Runs the CLI and turns the outcome into an exit code: 0 on success, 1 on
@@ -215,6 +215,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, 
     Effect.provide(Telemetry.layer),
     Effect.provide(stderrLogger),
     withPrefixedErrors,
+    withSafeOutput,
     withPlainOutput,
     Effect.as(0),
     Effect.catchAllCause((cause) => {

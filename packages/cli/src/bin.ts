@@ -13,6 +13,9 @@ import * as Option from "effect/Option"
 import * as Cli from "./Cli.js"
 import * as Scheduler from "./internal/scheduler.js"
 import * as SearchProcess from "./internal/searchProcess.js"
+import { printWarningsAsLines } from "./internal/warnings.js"
+
+printWarningsAsLines()
 
 Cli.main(process.argv).pipe(
   Effect.flatMap((code) =>

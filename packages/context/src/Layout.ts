@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type ConversationTurn, type Provider, SessionState, type SummaryRecord, type TokenEstimator, Transcript } from "@precis/core"
+import { type ConversationTurn, Escape, type Provider, SessionState, type SummaryRecord, type TokenEstimator, Transcript } from "@precis/core"
 
 /**
  * The share of a budget the session-state header may take by default (15%).
@@ -77,7 +77,7 @@ export const recallNote = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   summaries.length === 0 ? "" : [
     "Earlier turns are compacted into the summaries above. To recall details, call the tools:",
     "search (full-text search of turns and summaries), expand (a summary's children or source turns)",
-    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => s.id).join(", ")}.`
+    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => Escape.line(s.id)).join(", ")}.`
   ].join(" ")
 
 const noteOf = (context: Renderable, options: RenderOptions): string =>
@@ -107,7 +107,7 @@ export const toMessages = (context: Renderable, options: RenderOptions = {}): Ar
     messages.push(
       turn.role === "user" || turn.role === "assistant" || turn.role === "system"
         ? { role: turn.role, content: turn.content }
-        : { role: "user", content: `[${turn.role}] ${turn.content}` }
+        : { role: "user", content: `[${Escape.line(turn.role)}] ${turn.content}` }
     )
   }
   return messages

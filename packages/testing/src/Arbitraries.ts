@@ -22,7 +22,8 @@ export const timestamp: FastCheck.Arbitrary<string> = FastCheck.integer({ min: M
 )
 
 /**
- * Text mixing ASCII, emoji, CJK and combining marks (surrogate pairs included).
+ * Text mixing ASCII, emoji, CJK and combining marks (surrogate pairs
+ * included); never U+0000, which no turn may hold (`ConversationTurn.Content`).
  *
  * @since 0.1.0
  */
@@ -33,7 +34,7 @@ export const text: FastCheck.Arbitrary<string> = FastCheck.array(
     FastCheck.fullUnicodeString({ maxLength: 6 })
   ),
   { maxLength: 40 }
-).map((parts) => parts.join(""))
+).map((parts) => parts.join("").replaceAll("\u0000", ""))
 
 /**
  * @since 0.1.0

@@ -32,8 +32,6 @@ import * as Work from "./internal/storeCases/workQueue.js"
  * @since 0.1.0
  */
 export interface Dialect {
-  /** Ids only some engines can store (PostgreSQL text cannot hold a NUL character). */
-  readonly oddIds: ReadonlyArray<string>
   /** Creates a trigger `name` (`timing`, e.g. `BEFORE INSERT ON turns`) failing with `message` when `condition` holds. */
   readonly refuse: (
     name: string,
@@ -58,7 +56,6 @@ export interface Dialect {
  * @since 0.1.0
  */
 export const sqlite: Dialect = {
-  oddIds: ["nul\u0000byte"],
   refuse: (name, timing, condition, message) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql.unsafe(`CREATE TRIGGER ${name} ${timing} WHEN ${condition} BEGIN SELECT RAISE(ABORT, '${message}'); END`)),
@@ -75,7 +72,6 @@ export const sqlite: Dialect = {
  * @since 0.1.0
  */
 export const postgres: Dialect = {
-  oddIds: [],
   refuse: (name, timing, condition, message) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       Effect.zipRight(

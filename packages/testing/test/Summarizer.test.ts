@@ -60,6 +60,18 @@ describe("Summarizer escalation", () => {
       expect(counts).toEqual({ normal: 1, aggressive: 0, fallback: 0 })
     }))
 
+  it.effect("strips NUL from every reply, whatever the tier: no store refuses the summary", () =>
+    Effect.gen(function*() {
+      const normal = yield* summarize([ScriptedProvider.reply(`\u0000${short}\u0000`)])
+      expect(normal.summary.text).toBe(short)
+      const nulOnly = yield* summarize([ScriptedProvider.reply("\u0000\u0000"), ScriptedProvider.reply(`a\u0000${short}`)])
+      expect(nulOnly.summary.tier).toBe("aggressive")
+      expect(nulOnly.summary.text).toBe(`a${short}`)
+      expect(nulOnly.summary.escalations[0]?.reason).toBe("BlankReply")
+      const fallback = Summarizer.fallbackText(TokenEstimator.approximate, "tool said \u0000 here", 10)
+      expect(fallback).not.toContain("\u0000")
+    }))
+
   it.effect("estimates the material and the kept reply once each", () =>
     Effect.gen(function*() {
       const estimated: Array<string> = []

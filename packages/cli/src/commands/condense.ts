@@ -52,6 +52,7 @@ export const command = Command.make(
       const turns = Importer.allTurns(yield* timed("parsed input")(readConversations(args.file, args.format)))
       const condensed = yield* Condenser.condense(turns, { budget }).pipe(
         timed("condensed"),
+        Layers.failOnPermanentFallback(args.file),
         Effect.provide(Layers.summarizer(args.provider, args.timeout))
       )
       if (args.json) {

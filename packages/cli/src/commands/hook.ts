@@ -29,7 +29,6 @@ import { Layout } from "@precis/context"
 import { type Summarizer, TokenEstimator } from "@precis/core"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import { DagStore, type SearchIndex, type StoreError, TurnStore } from "@precis/store"
-import { PgStore } from "@precis/store-pg"
 import * as Clock from "effect/Clock"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -140,11 +139,11 @@ const restore = (session: string) =>
   })
 
 /** Creates the folder of a SQLite store (the default one lives where nothing may exist yet). */
-const ensureFolder = (db: string) =>
-  PgStore.isUrl(db) ? Effect.void : Effect.gen(function*() {
+const ensureFolder = (db: Layers.Db) =>
+  db.isUrl ? Effect.void : Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    yield* fs.makeDirectory(path.dirname(db), { recursive: true }).pipe(
+    yield* fs.makeDirectory(path.dirname(db.path), { recursive: true }).pipe(
       Effect.mapError((error) => new CliError({ reason: `${db}: cannot create its folder: ${error.message}` }))
     )
   })
@@ -159,7 +158,7 @@ export const claudeCode = Command.make(
       const input = yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll)
       const action = ClaudeCode.actionOf(input)
       if (action === "nothing") return
-      const db = yield* ClaudeCode.storeOf(args.db)
+      const db = new Layers.Db(yield* ClaudeCode.storeOf(args.db))
       yield* ensureFolder(db)
       const store = Layers.store(db)
       const session = input.session_id

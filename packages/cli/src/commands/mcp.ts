@@ -15,7 +15,6 @@ import * as Command from "@effect/cli/Command"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { ContextTool, McpTools, PrecisToolkit } from "@precis/recall"
-import { PgStore } from "@precis/store-pg"
 import type { StoreError } from "@precis/store"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -36,10 +35,10 @@ export type Failure =
   | StoreError.StoreError
 
 /** The handlers over the store `db`, opened read-only (the context tool's Assembler is read-only too). */
-const handlers = (db: string) => ContextTool.layer.pipe(Layer.provide(Layers.readStore(db)))
+const handlers = (db: Layers.Db) => ContextTool.layer.pipe(Layer.provide(Layers.readStore(db)))
 
 /** Handlers that answer every call with what is missing. */
-const missingStore = (db: string) => {
+const missingStore = (db: Layers.Db) => {
   const missing = () =>
     Effect.fail(
       new PrecisToolkit.RecallError({
@@ -59,8 +58,8 @@ export const command = Command.make(
   { db: Opt.agentDb, verbose: Opt.verbose },
   (args) =>
     Effect.gen(function*() {
-      const db = yield* storeOf(args.db)
-      const present = PgStore.isUrl(db) || (yield* exists(db))
+      const db = new Layers.Db(yield* storeOf(args.db))
+      const present = db.isUrl || (yield* exists(db.path))
       if (!present) yield* Console.error(`precis: no store at ${db} yet: every tool call will say so`)
       const server = McpTools.layer(ContextTool.WithContext).pipe(
         Layer.provide(present ? handlers(db) : missingStore(db)),

@@ -6,6 +6,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import { Escape } from "@precis/core"
 import { SearchIndex, type StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -30,9 +31,11 @@ const query = Args.text({ name: "QUERY" }).pipe(
  */
 export const hitLine = (hit: SearchIndex.SearchHit): string => {
   const where = hit.kind === "turn"
-    ? `seq ${hit.seq}${hit.leafId === undefined ? ", not summarized" : `, leaf ${hit.leafId}`}`
+    ? `seq ${hit.seq}${hit.leafId === undefined ? ", not summarized" : `, leaf ${Escape.line(hit.leafId)}`}`
     : `depth ${hit.depth}`
-  return `${hit.kind} ${hit.id} (${where}) in ${hit.sessionId}: ${hit.snippet.replace(/\s+/g, " ")}`
+  return `${hit.kind} ${Escape.line(hit.id)} (${where}) in ${Escape.line(hit.sessionId)}: ${
+    Escape.line(hit.snippet.replace(/\s+/g, " "))
+  }`
 }
 
 /** What `search` does, in one line (the root page and the README list it). */

@@ -47,7 +47,7 @@ export const command = Command.make(
       const executable = yield* SearchProcess.Executable
       const search = Option.isNone(executable)
         ? undefined
-        : SearchProcess.make(executable.value, args.db, searchTimeout)
+        : SearchProcess.make(executable.value, args.db.path, searchTimeout)
       const cannotListen = (reason: string) => new CliError({ reason: `cannot listen on ${args.host}:${port}: ${reason}` })
       yield* Effect.scoped(Effect.gen(function*() {
         const url = yield* Viewer.listen({ port, host: args.host, search }).pipe(

@@ -11,7 +11,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import { CompactionManager, type CompactionOptions, SleepMode } from "@precis/compaction"
-import type { Summarizer } from "@precis/core"
+import { Escape, type Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
@@ -135,8 +135,9 @@ export const command = Command.make(
         return Effect.sync(() => {
           if (event._tag === "Imported") totals.imported += event.added
           if (event._tag === "SessionCompacted") totals.compacted += event.stats.turnsCompacted
+          // Written past the console: its file names and session ids are escaped here (`Escape.line`).
           out.write(
-            `\r\x1b[Kwatching: ${totals.imported} turns imported, ${totals.compacted} compacted · ${eventLine(event)}`
+            `\r\x1b[Kwatching: ${totals.imported} turns imported, ${totals.compacted} compacted · ${Escape.line(eventLine(event))}`
           )
         })
       }

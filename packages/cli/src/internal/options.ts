@@ -13,7 +13,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import { CompactionOptions, SleepMode } from "@precis/compaction"
-import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
+import { ConversationTurn, OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -23,32 +23,41 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CliError } from "./errors.js"
 import * as Diagram from "./diagram.js"
-import { type ProviderName, providers } from "./layers.js"
+import { Db, type ProviderName, providers } from "./layers.js"
 
 /** The conversation file a command reads. */
 export const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("the conversation file to read"))
 
-/** `--db FILE`: the SQLite store; an empty name is refused (SQLite would use a throwaway database). */
+/**
+ * `--db FILE`: the store. A store that would be thrown away is refused: an
+ * empty name or `:memory:` (SQLite would use a temporary database).
+ */
 export const db = Options.text("db").pipe(
   Options.withPseudoName("FILE"),
   Options.filterMap(
-    (name) => (name.trim().length === 0 ? Option.none() : Option.some(name)),
-    "--db must name a file (an empty name would write to a temporary database that is thrown away)"
+    (name) => (name.trim().length === 0 || name.trim() === ":memory:" ? Option.none() : Option.some(name)),
+    "--db must name a file or a PostgreSQL URL (an empty name or :memory: would write to a temporary database " +
+      "that is thrown away)"
   ),
   Options.withDefault("precis.db"),
+  Options.map((name) => new Db(name)),
   Options.withDescription(
     "the store: a SQLite file, or a PostgreSQL database as a URL postgres://USER@HOST:PORT/DB (default precis.db)"
   )
 )
 
-/** `--session ID`, not empty, described by `description`. */
+// A session id as core's one rule has it (`ConversationTurn.isId`).
+const sessionId = Options.text("session").pipe(
+  Options.withPseudoName("ID"),
+  Options.filterMap(
+    (text) => (ConversationTurn.isId(text) ? Option.some(text) : Option.none()),
+    "--session must not be empty or hold control characters (a line break, an escape sequence)"
+  )
+)
+
+/** `--session ID` as core's rule has it, described by `description`. */
 const session = (description: string) =>
-  Options.text("session").pipe(
-    Options.withPseudoName("ID"),
-    Options.filterMap(
-      (text) => (text.trim().length > 0 ? Option.some(text) : Option.none()),
-      "--session must not be empty"
-    ),
+  sessionId.pipe(
     Options.optional,
     Options.withDescription(description)
   )

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import * as Escape from "../Escape.js"
 import type * as TokenEstimator from "../TokenEstimator.js"
 import * as ToolKind from "../ToolKind.js"
 import * as Plans from "./plans.js"
@@ -32,7 +33,8 @@ const assemble = (heading: string, rank: SectionRank, kept: ReadonlyArray<Entry>
   const parts = [heading]
   for (const section of ordered) parts.push(`${section}:`, ...sections.get(section)!)
   if (dropped > 0) parts.push(`(${dropped} older entries left out)`)
-  return parts.join("\n")
+  // Each part is one line, whatever an id, a path or a command in it holds.
+  return parts.map(Escape.line).join("\n")
 }
 
 /**

@@ -46,6 +46,11 @@ interface Draft {
 
 const conflict = (operation: string, reason: string) => Effect.fail(new StoreError({ operation, reason }))
 
+// The NUL rule of turns (`ConversationTurn.Content`) holds for summaries too: refused by every driver,
+// as PostgreSQL would refuse it.
+const withoutNul = (operation: string, content: string) =>
+  content.includes("\u0000") ? conflict(operation, "a summary's content must not hold U+0000 (NUL)") : Effect.void
+
 // The reads of summaries (each with its sources, aggregated in order) and of
 // the turns below them.
 const reads = (env: Env) => {
@@ -146,6 +151,7 @@ const leafDraft = (env: Env, leaf: NewLeaf) =>
   Effect.gen(function*() {
     const operation = "DagStore.insertLeaf"
     if (leaf.turnIds.length === 0) return yield* conflict(operation, "a leaf needs at least one turn")
+    yield* withoutNul(operation, leaf.content)
     const found = yield* frontierRows(env.sql`SELECT t.id, t.seq, t.timestamp FROM turns t
       WHERE t.session_id = ${leaf.sessionId} AND t.seq >= ${turnReads(env).frontier(leaf.sessionId)}
       ORDER BY t.seq LIMIT ${leaf.turnIds.length}`)
@@ -180,6 +186,7 @@ const condensedDraft = ({ sql }: Env, node: NewCondensed) =>
   Effect.gen(function*() {
     const operation = "DagStore.insertCondensed"
     if (node.childIds.length === 0) return yield* conflict(operation, "a summary needs at least one child")
+    yield* withoutNul(operation, node.content)
     if (new Set(node.childIds).size !== node.childIds.length) return yield* conflict(operation, "a child appears twice")
     const rows = yield* childRows(sql`SELECT id, depth, parent_id, time_range_start, time_range_end, descendant_count,
       first_seq, last_seq FROM summaries WHERE session_id = ${node.sessionId} AND ${sql.in("id", node.childIds)}`)
@@ -219,6 +226,7 @@ export const make = (env: Env): Service => {
 
   const rewriteSummary: Service["rewriteSummary"] = (id, text) =>
     Effect.gen(function*() {
+      yield* withoutNul("DagStore.rewriteSummary", text.content)
       yield* sql`UPDATE summaries SET content = ${text.content}, tier = ${text.tier},
         token_estimate = ${text.tokenEstimate} WHERE id = ${id}`
       const found = yield* read.summary(id)
