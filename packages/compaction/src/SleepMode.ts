@@ -5,8 +5,10 @@
  * (`SearchIndex.indexSearch`), then compacts, one after the other, the sessions with at least
  * `minUnprocessedTurns` evictable turns (uncovered turns outside the fresh
  * tail) and, with a `budget`, those whose active context passed
- * `softMark * budget`, each by at most `batchSize` turns (the compaction's
- * `maxTurns`). So the hard trigger (`CompactionManager.shouldCompact`) rarely
+ * `softMark * budget`, `parallelSessions` at a time, each in batches of at
+ * most `batchSize` turns (the compaction's `maxTurns`: activity interrupts a
+ * cycle between short writes) until it is no longer due, so one cycle clears
+ * the backlog. So the hard trigger (`CompactionManager.shouldCompact`) rarely
  * fires inside the agent's turn.
  *
  * - **Activity** ({@link Service.recordActivity}, or {@link Service.busy}
@@ -23,7 +25,7 @@
  * - **Options** come from {@link layer}'s argument or from `Config`
  *   ({@link config}: `PRECIS_SLEEP_ENABLED`, `PRECIS_SLEEP_IDLE_THRESHOLD`,
  *   `PRECIS_SLEEP_CHECK_INTERVAL`, `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS`,
- *   `PRECIS_SLEEP_BATCH_SIZE`, `PRECIS_SLEEP_SOFT_MARK`,
+ *   `PRECIS_SLEEP_BATCH_SIZE`, `PRECIS_SLEEP_PARALLEL_SESSIONS`, `PRECIS_SLEEP_SOFT_MARK`,
  *   `PRECIS_SLEEP_MAX_BACKOFF`), checked when the layer is built. Every
  *   timing runs on the Effect `Clock`, so `TestClock` drives it.
  *
@@ -63,6 +65,7 @@ export const defaults = {
   checkInterval: Duration.minutes(1),
   minUnprocessedTurns: 5,
   batchSize: 20,
+  parallelSessions: 1,
   softMark: 0.5,
   maxBackoff: Duration.minutes(30)
 } as const
@@ -81,8 +84,10 @@ const Configurable = Schema.Struct({
   minUnprocessedTurns: Schema.optionalWith(OptionSchema.int({ min: 1 }), {
     default: () => defaults.minUnprocessedTurns
   }),
-  /** Most turns summarized per session per cycle (the compaction's `maxTurns`). */
+  /** Most turns summarized per batch (the compaction's `maxTurns`); a cycle runs batches until the session is not due. */
   batchSize: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => defaults.batchSize }),
+  /** Sessions a cycle compacts at once. */
+  parallelSessions: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => defaults.parallelSessions }),
   /** Fraction of `budget` past which a session is due. */
   softMark: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1, exclusiveMin: true }), {
     default: () => defaults.softMark
@@ -101,6 +106,7 @@ const Configurable = Schema.Struct({
  * | `checkInterval` | positive finite duration | 1 minute |
  * | `minUnprocessedTurns` | integer >= 1 | 5 |
  * | `batchSize` | integer >= 1 | 20 |
+ * | `parallelSessions` | integer >= 1 | 1 |
  * | `budget` | integer >= 1 | none |
  * | `softMark` | (0, 1] | 0.5 |
  * | `maxBackoff` | positive finite duration | 30 minutes |
@@ -190,6 +196,12 @@ export interface Service {
   readonly busy: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** What the worker has done so far. */
   readonly stats: Effect.Effect<Stats>
+  /**
+   * When the next cycle may start (epoch milliseconds on the Effect clock): the
+   * first check at or after the idle threshold past the last activity, if no
+   * more comes; `undefined` when the worker does not run (disabled).
+   */
+  readonly nextCycleAt: Effect.Effect<number | undefined>
   /** The worker's events from when the stream is run on (see {@link Service.subscribe} to not miss any). */
   readonly events: Stream.Stream<Event>
   /** A subscription to the events, taken at once, for the scope's lifetime. */
@@ -218,6 +230,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   // The idle clock: the last activity (epoch ms) and how many `busy` effects run.
   const activity = yield* Ref.make({ last: yield* Clock.currentTimeMillis, busy: 0 })
   const running = yield* Ref.make(Option.none<Fiber.RuntimeFiber<boolean>>())
+  // When the worker wakes next (epoch ms), and how far apart its checks are then.
+  const wake = yield* Ref.make({ at: yield* Clock.currentTimeMillis, every: Duration.toMillis(opts.checkInterval) })
   // Orders starting a cycle against activity, so a cycle never starts after activity it did not see.
   const gate = yield* Effect.makeSemaphore(1)
 
@@ -255,7 +269,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 
   const worker = Effect.gen(function*() {
     while (true) {
-      yield* Effect.sleep(delay(yield* Ref.get(consecutiveFailures)))
+      const wait = delay(yield* Ref.get(consecutiveFailures))
+      const now = yield* Clock.currentTimeMillis
+      yield* Ref.set(wake, { at: now + Duration.toMillis(wait), every: Duration.toMillis(opts.checkInterval) })
+      yield* Effect.sleep(wait)
       const started = yield* startIfIdle
       if (Option.isNone(started)) continue
       const exit = yield* Fiber.await(started.value)
@@ -275,6 +292,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     )
 
   const recordActivity = touch(0)
+
+  const nextCycleAt = Effect.gen(function*() {
+    if (!opts.enabled) return undefined
+    const { at, every } = yield* Ref.get(wake)
+    const idleAt = (yield* Ref.get(activity)).last + Duration.toMillis(opts.idleThreshold)
+    return idleAt <= at ? at : at + Math.ceil((idleAt - at) / every) * every
+  })
   const busy: Service["busy"] = (effect) =>
     Effect.acquireUseRelease(touch(1), () => effect, () => touch(-1))
 
@@ -284,6 +308,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     recordActivity,
     busy,
     stats: Ref.get(stats),
+    nextCycleAt,
     events: Stream.fromPubSub(pubsub),
     subscribe: PubSub.subscribe(pubsub)
   })
@@ -313,8 +338,8 @@ export const layer = (
  * and the option's name in capitals), unset by default:
  * `PRECIS_SLEEP_ENABLED` (a boolean), `PRECIS_SLEEP_IDLE_THRESHOLD`,
  * `PRECIS_SLEEP_CHECK_INTERVAL` and `PRECIS_SLEEP_MAX_BACKOFF` (seconds, or
- * durations such as `5 minutes`), `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS` and
- * `PRECIS_SLEEP_BATCH_SIZE` (integers), `PRECIS_SLEEP_SOFT_MARK` (a number).
+ * durations such as `5 minutes`), `PRECIS_SLEEP_MIN_UNPROCESSED_TURNS`,
+ * `PRECIS_SLEEP_BATCH_SIZE`, `PRECIS_SLEEP_PARALLEL_SESSIONS` (integers), `PRECIS_SLEEP_SOFT_MARK` (a number).
  * Each is checked against {@link Options}, a bad one an `InvalidData` error at
  * its variable. The budget is not read here: it is the compaction's
  * (`PRECIS_COMPACTION_BUDGET`), given in the overrides of {@link layerConfig}.

@@ -83,7 +83,7 @@ describe("SleepMode", () => {
     }).pipe(Effect.provide(sleepLayer({})))
   )
 
-  it.scoped("compacts at most batchSize turns per session per cycle, and skips sessions with too few", () =>
+  it.scoped("clears a session's backlog in one cycle, in batches of batchSize, and skips sessions with too few", () =>
     Effect.gen(function*() {
       yield* append("big", 52, "b")
       yield* append("small", 7, "s") // 3 evictable turns: fewer than minUnprocessedTurns
@@ -91,26 +91,55 @@ describe("SleepMode", () => {
       yield* settle
       yield* advance("5 minutes")
       yield* waitUntil(Effect.map(stats, (s) => s.cyclesCompleted === 1))
-      expect((yield* stats).turnsProcessed).toBe(20)
-      expect((yield* uncovered("big"))[0]!.id).toBe("b20")
+      // 52 turns, a fresh tail of 4: all 48 evictable in one cycle, not 20 a minute.
+      expect((yield* stats).turnsProcessed).toBe(48)
+      expect((yield* uncovered("big")).map((t) => t.id)).toEqual(["b48", "b49", "b50", "b51"])
+      expect((yield* uncovered("small")).length).toBe(7)
+      // Batches of 20 turns: no leaf covers turns of two batches (b19|b20, b39|b40).
+      const leaves = yield* Effect.flatMap(Store.all, (store) => store.summaries("big", { depth: 0 }))
+      for (const leaf of leaves) {
+        const turnIds = leaf.sourceTurnIds ?? []
+        const batches = new Set(turnIds.map((id) => Math.floor(Number(id.slice(1)) / 20)))
+        expect(batches.size, turnIds.join(",")).toBe(1)
+      }
       yield* advance("1 minute")
       yield* waitUntil(Effect.map(stats, (s) => s.cyclesCompleted === 2))
-      expect((yield* stats).turnsProcessed).toBe(40)
-      yield* advance("1 minute")
-      yield* waitUntil(Effect.map(stats, (s) => s.cyclesCompleted === 3))
       expect((yield* stats).turnsProcessed).toBe(48)
-      expect((yield* uncovered("small")).length).toBe(7)
       const seen = Chunk.toReadonlyArray(yield* Queue.takeAll(events))
-      expect(seen.filter((e) => e._tag === "CycleStarted").map((e) => e.sessions)).toEqual([["big"], ["big"], [
-        "big"
-      ]])
-      expect(seen.filter((e) => e._tag === "SessionCompacted").map((e) => e.stats.turnsCompacted)).toEqual([
-        20,
-        20,
-        8
-      ])
+      expect(seen.filter((e) => e._tag === "CycleStarted").map((e) => e.sessions)).toEqual([["big"]])
+      expect(seen.filter((e) => e._tag === "SessionCompacted").map((e) => e.stats.turnsCompacted)).toEqual([48])
       expect(yield* StoreInvariants.violations()).toEqual([])
     }).pipe(Effect.provide(sleepLayer({ batchSize: 20 }))))
+
+  it.scoped("compacts parallelSessions sessions at once: their first requests are all in flight together", () => {
+    const provider = switchable()
+    return Effect.gen(function*() {
+      for (const s of ["a", "b", "c"]) yield* append(s, 12, s)
+      yield* settle
+      yield* advance("5 minutes")
+      // The provider hangs: two sessions wait on it at once, the third waits for one of them.
+      yield* waitUntil(Effect.map(requestCount, (n) => n === 2))
+      yield* settle
+      expect(yield* requestCount).toBe(2)
+      provider.state.hanging = false
+      yield* (yield* sleepMode).recordActivity
+      yield* advance("5 minutes")
+      yield* waitUntil(Effect.map(stats, (s) => s.cyclesCompleted === 1))
+      for (const s of ["a", "b", "c"]) expect((yield* uncovered(s)).length).toBe(4)
+      expect(yield* StoreInvariants.violations()).toEqual([])
+    }).pipe(Effect.provide(sleepLayer({ parallelSessions: 2 }, provider.layer)))
+  })
+
+  it.effect("says when the next cycle may start: the first check past the idle threshold after the last activity", () =>
+    Effect.gen(function*() {
+      const sleep = yield* sleepMode
+      yield* settle
+      expect(yield* sleep.nextCycleAt).toBe(5 * 60_000)
+      yield* advance("150 seconds")
+      yield* sleep.recordActivity
+      // Idle from 7m30s; the checks fall on whole minutes.
+      expect(yield* sleep.nextCycleAt).toBe(8 * 60_000)
+    }).pipe(Effect.provide(sleepLayer({}))))
 
   it.effect("compacts a session past the soft mark of its budget even with few evictable turns", () =>
     Effect.gen(function*() {

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import type { Summary } from "@precis/core"
+import { Summary } from "@precis/core"
 import * as Data from "effect/Data"
 
 /**
@@ -66,3 +66,23 @@ export interface RedoStats {
   /** The tiers of the new summaries, the ones kept and the ones not. */
   readonly tiersUsed: Summary.TierCounts
 }
+
+/** No work done. */
+export const noStats: CompactionStats = {
+  leafSummariesCreated: 0,
+  condensedSummariesCreated: 0,
+  turnsCompacted: 0,
+  tiersUsed: Summary.emptyTierCounts
+}
+
+/** The work of two runs (one session's batches, or a worker's sessions). */
+export const addStats = (a: CompactionStats, b: CompactionStats): CompactionStats => ({
+  leafSummariesCreated: a.leafSummariesCreated + b.leafSummariesCreated,
+  condensedSummariesCreated: a.condensedSummariesCreated + b.condensedSummariesCreated,
+  turnsCompacted: a.turnsCompacted + b.turnsCompacted,
+  tiersUsed: {
+    normal: a.tiersUsed.normal + b.tiersUsed.normal,
+    aggressive: a.tiersUsed.aggressive + b.tiersUsed.aggressive,
+    fallback: a.tiersUsed.fallback + b.tiersUsed.fallback
+  }
+})

@@ -1,7 +1,9 @@
 /**
  * One cycle of Sleep Mode's worker: brings the search index up to date, then
- * compacts each session due, one after the other; and what the worker counts
- * and reports while it does. `SleepMode` exports the stats and the events.
+ * compacts the sessions due, `parallelSessions` at a time, each in batches of
+ * at most `batchSize` turns (the compaction's `maxTurns`) until it is no
+ * longer due, so one cycle clears the backlog; and what the worker counts and
+ * reports while it does. `SleepMode` exports the stats and the events.
  *
  * @internal
  */
@@ -13,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import type * as CompactionOptions from "../CompactionOptions.js"
-import type { CompactionStats } from "./outcome.js"
+import { addStats, type CompactionStats, noStats } from "./outcome.js"
 
 /** What the worker has done since the layer was built. */
 export interface Stats {
@@ -48,7 +50,7 @@ export const emptyStats: Stats = {
 export type Event = Data.TaggedEnum<{
   /** A cycle started; `sessions` are the sessions due (never none), in the order it will compact them. */
   CycleStarted: { readonly sessions: ReadonlyArray<string> }
-  /** A session was compacted by the cycle. */
+  /** A session was compacted by the cycle (the sum of its batches): it is no longer due. */
   SessionCompacted: { readonly sessionId: string; readonly stats: CompactionStats }
   /** A cycle with sessions due ran to its end. */
   CycleCompleted: {
@@ -98,6 +100,8 @@ export interface Deps {
     readonly minUnprocessedTurns: number
     readonly budget?: number | undefined
     readonly softMark: number
+    /** Sessions compacted at once. */
+    readonly parallelSessions: number
   }
   /** The options of its compactions. */
   readonly overrides: CompactionOptions.Options
@@ -109,7 +113,7 @@ export interface Deps {
   readonly delay: (failures: number) => Duration.Duration
 }
 
-/** One cycle: compacts each due session; succeeds with true when it failed (errors are counted, never fatal). */
+/** One cycle: compacts each due session until it is no longer due; succeeds with true when it failed (errors are counted, never fatal). */
 export const cycle = (deps: Deps): Effect.Effect<boolean> => {
   const { options } = deps
   // A session is due with enough evictable turns, or past the soft mark of its budget.
@@ -124,6 +128,32 @@ export const cycle = (deps: Deps): Effect.Effect<boolean> => {
   const failWith = (sessionId: string | undefined) => (error: { readonly message: string }) =>
     new CycleError({ sessionId, error: error.message })
 
+  // One batch (a compaction of at most `batchSize` turns), counted in the stats as soon as it is written.
+  const batch = (sessionId: string) =>
+    Effect.gen(function*() {
+      const result = yield* Effect.mapError(deps.manager.compact(sessionId, deps.overrides), failWith(sessionId))
+      yield* Ref.update(deps.stats, (s) => ({
+        ...s,
+        turnsProcessed: s.turnsProcessed + result.turnsCompacted,
+        summariesCreated: s.summariesCreated + result.leafSummariesCreated + result.condensedSummariesCreated
+      }))
+      return result
+    })
+
+  // Batches until the session is no longer due (or a batch did nothing: nothing more can be done now).
+  const compactSession = (sessionId: string) =>
+    Effect.gen(function*() {
+      let total = noStats
+      while (true) {
+        const result = yield* batch(sessionId)
+        total = addStats(total, result)
+        const progressed = result.turnsCompacted + result.leafSummariesCreated + result.condensedSummariesCreated > 0
+        if (!progressed || !(yield* Effect.mapError(isDue(sessionId), failWith(sessionId)))) break
+      }
+      yield* deps.publish(Event.SessionCompacted({ sessionId, stats: total }))
+      return total
+    })
+
   return Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(now - started))
@@ -135,22 +165,11 @@ export const cycle = (deps: Deps): Effect.Effect<boolean> => {
       // A cycle with nothing to do is counted, but publishes nothing.
       if (due.length === 0) return false
       yield* deps.publish(Event.CycleStarted({ sessions: due }))
-      let turns = 0
-      let summaries = 0
-      for (const sessionId of due) {
-        const result = yield* Effect.mapError(deps.manager.compact(sessionId, deps.overrides), failWith(sessionId))
-        const created = result.leafSummariesCreated + result.condensedSummariesCreated
-        turns += result.turnsCompacted
-        summaries += created
-        yield* Ref.update(deps.stats, (s) => ({
-          ...s,
-          turnsProcessed: s.turnsProcessed + result.turnsCompacted,
-          summariesCreated: s.summariesCreated + created
-        }))
-        yield* deps.publish(Event.SessionCompacted({ sessionId, stats: result }))
-      }
+      const done = yield* Effect.forEach(due, compactSession, { concurrency: options.parallelSessions })
+      const total = done.reduce(addStats, noStats)
       const duration = yield* elapsed
-      yield* deps.publish(Event.CycleCompleted({ turnsProcessed: turns, summariesCreated: summaries, duration }))
+      const summariesCreated = total.leafSummariesCreated + total.condensedSummariesCreated
+      yield* deps.publish(Event.CycleCompleted({ turnsProcessed: total.turnsCompacted, summariesCreated, duration }))
       return false
     }).pipe(
       Effect.catchAll((error) =>

@@ -6,36 +6,16 @@
  *
  * @internal
  */
-import { type Summarizer, Summary, TokenEstimator } from "@precis/core"
+import { type Summarizer, TokenEstimator } from "@precis/core"
 import { DagStore, type StoreError, TurnStore, WorkQueue } from "@precis/store"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as CompactionOptions from "../CompactionOptions.js"
 import { compactSession } from "./engine.js"
-import type { CompactAllStats, CompactionStats, PermanentFailure } from "./outcome.js"
+import { addStats, type CompactAllStats, type CompactionStats, noStats, type PermanentFailure } from "./outcome.js"
 import type { SessionLock } from "./sessionLock.js"
 import { hasWork } from "./trigger.js"
-
-/** No work done. */
-const noStats: CompactionStats = {
-  leafSummariesCreated: 0,
-  condensedSummariesCreated: 0,
-  turnsCompacted: 0,
-  tiersUsed: Summary.emptyTierCounts
-}
-
-/** The work of two runs. */
-const addStats = (a: CompactionStats, b: CompactionStats): CompactionStats => ({
-  leafSummariesCreated: a.leafSummariesCreated + b.leafSummariesCreated,
-  condensedSummariesCreated: a.condensedSummariesCreated + b.condensedSummariesCreated,
-  turnsCompacted: a.turnsCompacted + b.turnsCompacted,
-  tiersUsed: {
-    normal: a.tiersUsed.normal + b.tiersUsed.normal,
-    aggressive: a.tiersUsed.aggressive + b.tiersUsed.aggressive,
-    fallback: a.tiersUsed.fallback + b.tiersUsed.fallback
-  }
-})
 
 // Whether a compaction of the session would write anything. Reads the store only (no token estimate of the
 // whole context, unless the tail is bounded in tokens).
