@@ -165,6 +165,14 @@ export const decodeOptions: (
 export interface Stats extends Cycle.Stats {}
 
 /**
+ * What a cycle would compact now: the `sessions` due and their `turns`
+ * outside the fresh tail.
+ *
+ * @since 0.3.0
+ */
+export interface Backlog extends Cycle.Backlog {}
+
+/**
  * What the worker reports, on {@link Service.events}: `CycleStarted` (the
  * `sessions` due, in the order it will compact them), `SessionCompacted`
  * (a session and its `stats`), `CycleCompleted` (`turnsProcessed`,
@@ -202,6 +210,8 @@ export interface Service {
    * more comes; `undefined` when the worker does not run (disabled).
    */
   readonly nextCycleAt: Effect.Effect<number | undefined>
+  /** The sessions due now and their turns outside the fresh tail: what the next cycle would compact. */
+  readonly backlog: Effect.Effect<Backlog, StoreError.StoreError | CompactionOptions.InvalidOptionsError>
   /** The worker's events from when the stream is run on (see {@link Service.subscribe} to not miss any). */
   readonly events: Stream.Stream<Event>
   /** A subscription to the events, taken at once, for the scope's lifetime. */
@@ -242,7 +252,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       ? opts.checkInterval
       : Duration.min(Duration.times(opts.checkInterval, 2 ** Math.min(failures, 30)), opts.maxBackoff)
 
-  const cycle = Cycle.cycle({
+  const deps: Cycle.Deps<StoreError.StoreError | CompactionOptions.InvalidOptionsError> = {
     manager,
     index,
     sessions: options.sessions ?? Effect.map(turnStore.sessions, (all) => all.map((s) => s.id)),
@@ -252,7 +262,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     failures: consecutiveFailures,
     publish: (event) => PubSub.publish(pubsub, event),
     delay
-  })
+  }
+  const cycle = Cycle.cycle(deps)
 
   const startIfIdle = gate.withPermits(1)(
     Effect.gen(function*() {
@@ -309,6 +320,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     busy,
     stats: Ref.get(stats),
     nextCycleAt,
+    backlog: Cycle.backlog(deps),
     events: Stream.fromPubSub(pubsub),
     subscribe: PubSub.subscribe(pubsub)
   })

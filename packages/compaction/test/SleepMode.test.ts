@@ -88,6 +88,7 @@ describe("SleepMode", () => {
       yield* append("big", 52, "b")
       yield* append("small", 7, "s") // 3 evictable turns: fewer than minUnprocessedTurns
       const events = yield* (yield* sleepMode).subscribe
+      expect(yield* (yield* sleepMode).backlog).toEqual({ sessions: 1, turns: 48 })
       yield* settle
       yield* advance("5 minutes")
       yield* waitUntil(Effect.map(stats, (s) => s.cyclesCompleted === 1))
@@ -95,6 +96,7 @@ describe("SleepMode", () => {
       expect((yield* stats).turnsProcessed).toBe(48)
       expect((yield* uncovered("big")).map((t) => t.id)).toEqual(["b48", "b49", "b50", "b51"])
       expect((yield* uncovered("small")).length).toBe(7)
+      expect(yield* (yield* sleepMode).backlog).toEqual({ sessions: 0, turns: 0 })
       // Batches of 20 turns: no leaf covers turns of two batches (b19|b20, b39|b40).
       const leaves = yield* Effect.flatMap(Store.all, (store) => store.summaries("big", { depth: 0 }))
       for (const leaf of leaves) {

@@ -78,12 +78,12 @@ class CycleError extends Data.TaggedError("CycleError")<{
 }> {}
 
 /** What a cycle uses of the `CompactionManager`: `status` and `compact` (their errors' messages only). */
-export interface Manager {
+export interface Manager<E extends { readonly message: string } = { readonly message: string }> {
   readonly status: (
     sessionId: string,
     budget: number,
     options: CompactionOptions.Options
-  ) => Effect.Effect<{ readonly evictableTurns: number; readonly shouldCompact: boolean }, { readonly message: string }>
+  ) => Effect.Effect<{ readonly evictableTurns: number; readonly shouldCompact: boolean }, E>
   readonly compact: (
     sessionId: string,
     options: CompactionOptions.Options
@@ -91,8 +91,8 @@ export interface Manager {
 }
 
 /** What a cycle works with: the worker's services, options and state. */
-export interface Deps {
-  readonly manager: Manager
+export interface Deps<E extends { readonly message: string } = { readonly message: string }> {
+  readonly manager: Manager<E>
   readonly index: SearchIndex.Service
   /** The sessions to look at. */
   readonly sessions: Effect.Effect<ReadonlyArray<string>, StoreError.StoreError>
@@ -113,17 +113,40 @@ export interface Deps {
   readonly delay: (failures: number) => Duration.Duration
 }
 
+/** The sessions due now and their evictable turns: what the next cycle would compact. */
+export interface Backlog {
+  readonly sessions: number
+  readonly turns: number
+}
+
+// A session is due with enough evictable turns, or past the soft mark of its budget; `evictable` is its
+// turns outside the fresh tail.
+const dueStatus = <E extends { readonly message: string }>(deps: Deps<E>, sessionId: string) =>
+  // Without a budget only `evictableTurns` is read, which does not depend on it.
+  Effect.map(
+    deps.manager.status(sessionId, deps.options.budget ?? 1, { ...deps.overrides, threshold: deps.options.softMark }),
+    (status) => ({
+      due: status.evictableTurns >= deps.options.minUnprocessedTurns ||
+        (deps.options.budget !== undefined && status.shouldCompact),
+      evictable: status.evictableTurns
+    })
+  )
+
+/** The sessions of `deps.sessions` due now, and their evictable turns (by the rule a cycle follows). */
+export const backlog = <E extends { readonly message: string }>(
+  deps: Deps<E>
+): Effect.Effect<Backlog, E | StoreError.StoreError> =>
+  Effect.gen(function*() {
+    const ids = yield* deps.sessions
+    const statuses = yield* Effect.forEach(ids, (id) => dueStatus(deps, id))
+    const due = statuses.filter((status) => status.due)
+    return { sessions: due.length, turns: due.reduce((n, status) => n + status.evictable, 0) }
+  })
+
 /** One cycle: compacts each due session until it is no longer due; succeeds with true when it failed (errors are counted, never fatal). */
 export const cycle = (deps: Deps): Effect.Effect<boolean> => {
   const { options } = deps
-  // A session is due with enough evictable turns, or past the soft mark of its budget.
-  const isDue = (sessionId: string) =>
-    // Without a budget only `evictableTurns` is read, which does not depend on it.
-    Effect.map(
-      deps.manager.status(sessionId, options.budget ?? 1, { ...deps.overrides, threshold: options.softMark }),
-      (status) =>
-        status.evictableTurns >= options.minUnprocessedTurns || (options.budget !== undefined && status.shouldCompact)
-    )
+  const isDue = (sessionId: string) => Effect.map(dueStatus(deps, sessionId), (status) => status.due)
 
   const failWith = (sessionId: string | undefined) => (error: { readonly message: string }) =>
     new CycleError({ sessionId, error: error.message })
