@@ -7,8 +7,8 @@
  * tail) and, with a `budget`, those whose active context passed
  * `softMark * budget`, `parallelSessions` at a time, each in batches of at
  * most `batchSize` turns (the compaction's `maxTurns`: activity interrupts a
- * cycle between short writes) until it is no longer due, so one cycle clears
- * the backlog. So the hard trigger (`CompactionManager.shouldCompact`) rarely
+ * cycle between short writes) until no turn outside the fresh tail is left
+ * (and it is under the soft mark), so one cycle clears the backlog. So the hard trigger (`CompactionManager.shouldCompact`) rarely
  * fires inside the agent's turn.
  *
  * - **Activity** ({@link Service.recordActivity}, or {@link Service.busy}
@@ -84,7 +84,7 @@ const Configurable = Schema.Struct({
   minUnprocessedTurns: Schema.optionalWith(OptionSchema.int({ min: 1 }), {
     default: () => defaults.minUnprocessedTurns
   }),
-  /** Most turns summarized per batch (the compaction's `maxTurns`); a cycle runs batches until the session is not due. */
+  /** Most turns summarized per batch (the compaction's `maxTurns`); a cycle runs batches until the session is done. */
   batchSize: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => defaults.batchSize }),
   /** Sessions a cycle compacts at once. */
   parallelSessions: Schema.optionalWith(OptionSchema.int({ min: 1 }), { default: () => defaults.parallelSessions }),

@@ -59,7 +59,8 @@ const filesOf = (scope: { readonly user: boolean; readonly project: boolean }) =
       return { hooks: path.join(root, ".claude", "settings.json"), servers: path.join(root, ".mcp.json") } satisfies Files
     }
     const home = yield* ClaudeCode.home
-    return { hooks: path.join(home, ".claude", "settings.json"), servers: path.join(home, ".claude.json") } satisfies Files
+    const hooks = path.join(yield* ClaudeCode.userDir, "settings.json")
+    return { hooks, servers: path.join(home, ".claude.json") } satisfies Files
   })
 
 /**

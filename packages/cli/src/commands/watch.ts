@@ -1,11 +1,13 @@
 /**
- * `precis watch PATH...`: follow transcript files as they grow, import their
- * new lines into the store (see `internal/follow.ts`: change notifications
- * and polling with backoff, the offsets kept in the store, one failing file
- * never stopping the others) and compact their sessions in idle time with
- * Sleep Mode. Runs until interrupted (Ctrl-C): each file's new turns and its
- * offset are written in one transaction and compaction is interrupt-safe, so
- * stopping leaves nothing half-written.
+ * `precis watch [PATH...]`: follow transcript files as they grow (with no
+ * PATH, Claude Code's projects folder), import their new lines into the
+ * store (see `internal/follow.ts`: change notifications and polling with
+ * backoff, the offsets kept in the store, one failing file never stopping
+ * the others) and compact their sessions in idle time with Sleep Mode,
+ * saying what it does with the time of each line (`watchEvents.ts`). Runs
+ * until interrupted (Ctrl-C): each file's new turns and its offset are
+ * written in one transaction and compaction is interrupt-safe, so stopping
+ * leaves nothing half-written.
  *
  * @internal
  */
@@ -15,20 +17,25 @@ import { Escape, type Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
+import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import { type CliError, inStore } from "../internal/errors.js"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as ClaudeCode from "../internal/claudeCode.js"
+import { CliError, inStore } from "../internal/errors.js"
 import * as Follow from "../internal/follow.js"
 import { formatList } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
+import * as WatchEvents from "../internal/watchEvents.js"
 
 /** What `watch` fails with: each is printed as one line. */
 export type Failure =
@@ -41,68 +48,19 @@ export type Failure =
   | Importer.ImportError
   | StoreError.StoreError
 
-/** One event as a JSON object (`--json`: one per line). */
-export const eventJson = (event: Follow.FollowEvent | SleepMode.Event): Record<string, unknown> => {
-  switch (event._tag) {
-    case "Imported":
-      return { event: "imported", file: event.file, session: event.session, turns: event.turns, added: event.added, offset: event.offset }
-    case "Restarted":
-      return { event: "restarted", file: event.file, reason: event.reason }
-    case "FileFailed":
-      return { event: "file-failed", file: event.file, reason: event.reason }
-    case "CycleStarted":
-      return { event: "cycle-started", sessions: event.sessions }
-    case "SessionCompacted":
-      return {
-        event: "session-compacted",
-        session: event.sessionId,
-        turnsCompacted: event.stats.turnsCompacted,
-        leafSummariesCreated: event.stats.leafSummariesCreated,
-        condensedSummariesCreated: event.stats.condensedSummariesCreated
-      }
-    case "CycleCompleted":
-      return {
-        event: "cycle-completed",
-        turnsProcessed: event.turnsProcessed,
-        summariesCreated: event.summariesCreated,
-        ms: Duration.toMillis(event.duration)
-      }
-    case "CycleInterrupted":
-      return { event: "cycle-interrupted", ms: Duration.toMillis(event.duration) }
-    case "CycleFailed":
-      return {
-        event: "cycle-failed",
-        session: event.sessionId ?? null,
-        error: event.error,
-        retryInMs: Duration.toMillis(event.retryIn)
-      }
-  }
-}
+// The paths given, else Claude Code's projects folder when it exists.
+const pathsToFollow = (paths: ReadonlyArray<string>) =>
+  paths.length > 0 ? Effect.succeed({ paths, claudeCode: false }) : Effect.gen(function*() {
+    const noPath = (why: string) =>
+      new CliError({ reason: `no PATH given, and ${why}: give a transcript file or a directory of them (precis watch PATH)` })
+    const dir = yield* Effect.mapError(ClaudeCode.projectsDir, () => noPath("HOME is not set (Claude Code's projects folder is under it)"))
+    const found = yield* Effect.promise(() => fsp.stat(dir).then((stats) => stats.isDirectory(), () => false))
+    if (!found) return yield* noPath(`no Claude Code projects folder at ${dir}`)
+    return { paths: [dir], claudeCode: true }
+  })
 
-/** One event as a line of text. */
-export const eventLine = (event: Follow.FollowEvent | SleepMode.Event): string => {
-  switch (event._tag) {
-    case "Imported":
-      return `${event.file}: ${event.added} new turns into ${event.session} (read up to byte ${event.offset})`
-    case "Restarted":
-      return `${event.file}: ${event.reason}, reading it again from the start`
-    case "FileFailed":
-      return `${event.file}: not followed: ${event.reason}`
-    case "CycleStarted":
-      return `idle: compacting ${event.sessions.length === 0 ? "nothing" : event.sessions.join(", ")}`
-    case "SessionCompacted":
-      return `compacted ${event.stats.turnsCompacted} turns of ${event.sessionId} into ` +
-        `${event.stats.leafSummariesCreated} leaf and ${event.stats.condensedSummariesCreated} condensed summaries`
-    case "CycleCompleted":
-      return `idle cycle done in ${Duration.format(event.duration)}: ${event.turnsProcessed} turns, ` +
-        `${event.summariesCreated} summaries`
-    case "CycleInterrupted":
-      return `idle cycle interrupted by new lines after ${Duration.format(event.duration)}`
-    case "CycleFailed":
-      return `idle cycle failed${event.sessionId === undefined ? "" : ` on ${event.sessionId}`}: ${event.error} ` +
-        `(next try in ${Duration.format(event.retryIn)})`
-  }
-}
+// Sleep Mode's options from its variables; sessions compacted at once default to the cores.
+const sleepConfig = Config.map(SleepMode.config, (read) => ({ parallelSessions: os.availableParallelism(), ...read }))
 
 /** What `watch` does, in one line (the root page and the README list it). */
 export const summary = "Follow transcript files as they grow and compact their sessions in idle time"
@@ -125,22 +83,25 @@ export const command = Command.make(
   (args) =>
     Effect.gen(function*() {
       const options = yield* Opt.compactionOptions(args)
-      yield* Follow.checkPaths(args.paths, args.session)
+      const followed = yield* pathsToFollow(args.paths)
+      yield* Follow.checkPaths(followed.paths, args.session)
       const out = yield* Progress.StderrRef
       // On a terminal, a status line redrawn on stderr; otherwise a line (or JSON object) per event on stdout.
       const totals = { imported: 0, compacted: 0 }
-      const print = (event: Follow.FollowEvent | SleepMode.Event) => {
-        if (args.json) return Console.log(JSON.stringify(eventJson(event)))
-        if (!out.isTTY) return Console.log(eventLine(event))
-        return Effect.sync(() => {
-          if (event._tag === "Imported") totals.imported += event.added
-          if (event._tag === "SessionCompacted") totals.compacted += event.stats.turnsCompacted
-          // Written past the console: its file names and session ids are escaped here (`Escape.line`).
-          out.write(
-            `\r\x1b[Kwatching: ${totals.imported} turns imported, ${totals.compacted} compacted · ${Escape.line(eventLine(event))}`
-          )
+      const print = (event: WatchEvents.Event) =>
+        Effect.flatMap(Clock.currentTimeMillis, (at) => {
+          if (args.json) return Console.log(JSON.stringify(WatchEvents.json(at, event)))
+          if (!out.isTTY) return Console.log(WatchEvents.line(at, event))
+          return Effect.sync(() => {
+            if (event._tag === "Imported") totals.imported += event.added
+            if (event._tag === "SessionCompacted") totals.compacted += event.stats.turnsCompacted
+            // Written past the console: its file names and session ids are escaped here (`Escape.line`).
+            out.write(
+              `\r\x1b[K${WatchEvents.time(at)} watching: ${totals.imported} turns imported, ${totals.compacted} compacted · ` +
+                Escape.line(WatchEvents.text(event))
+            )
+          })
         })
-      }
       const endStatus = Effect.sync(() => {
         if (!args.json && out.isTTY) out.write("\n")
       })
@@ -157,21 +118,41 @@ export const command = Command.make(
           idleThreshold: Option.getOrUndefined(args.idleThreshold),
           checkInterval: Option.getOrUndefined(args.checkInterval),
           minUnprocessedTurns: Option.getOrUndefined(args.minUnprocessedTurns),
-          batchSize: Option.getOrUndefined(args.batchSize)
-        })
+          batchSize: Option.getOrUndefined(args.batchSize),
+          parallelSessions: Option.getOrUndefined(args.parallelSessions)
+        }, sleepConfig)
       const pollInterval = Option.getOrElse(args.pollInterval, () => Opt.defaultPollInterval)
 
       const program = Effect.gen(function*() {
-        const follower = yield* Follow.make({ paths: args.paths, session: args.session, format: args.format, onEvent: print })
+        yield* print(WatchEvents.WatcherEvent.Started(followed))
+        const follower = yield* Follow.make({ paths: followed.paths, session: args.session, format: args.format, onEvent: print })
         return yield* Effect.gen(function*() {
           const sleep = yield* SleepMode.SleepMode
+          // What is left to compact and when the next cycle is due (always on start); "idle" when nothing is.
+          const report = (start: boolean) =>
+            Effect.gen(function*() {
+              const backlog = yield* sleep.backlog
+              const sessions = (yield* follower.sessions).length
+              if (start || backlog.sessions > 0) {
+                const nextCycleAt = yield* sleep.nextCycleAt
+                yield* print(WatchEvents.WatcherEvent.Backlog({ sessions, due: backlog.sessions, turns: backlog.turns, nextCycleAt }))
+              }
+              if (backlog.sessions === 0) yield* print(WatchEvents.WatcherEvent.Idle({ sessions }))
+            })
           const events = yield* sleep.subscribe
-          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), print)))
+          // The first read is work: no cycle starts during it, and the idle clock starts when it ends.
+          yield* sleep.busy(follower.poll)
+          yield* report(true)
+          // After a cycle: what it left. A store that fails here is a warning; the cycles go on.
+          const afterCycle = Effect.catchAll(report(false), (error) => Effect.logWarning("watch: no backlog", error.message))
+          const onEvent = (event: SleepMode.Event) =>
+            Effect.zipRight(print(event), event._tag === "CycleCompleted" ? afterCycle : Effect.void)
+          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), onEvent)))
           const tick = Effect.gen(function*() {
             // New lines are activity: they interrupt an idle cycle, and the idle clock starts again.
             if ((yield* follower.poll) > 0) yield* sleep.recordActivity
           })
-          return yield* Effect.forever(Effect.zipRight(tick, Effect.sleep(pollInterval)))
+          return yield* Effect.forever(Effect.zipRight(Effect.sleep(pollInterval), tick))
         }).pipe(Effect.scoped, Effect.provide(sleepMode(follower.sessions)))
       })
       yield* Effect.provide(Effect.scoped(program), manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
@@ -185,7 +166,10 @@ export const command = Command.make(
       "less often); links that loop, a file under several paths and anything but regular files (FIFOs) are " +
       "followed once or never; how far each file was read is kept in the store, so a restart goes on where it " +
       "stopped, and a truncated or replaced file (another inode) is read again. A file that fails is reported " +
-      "and left alone until it changes; the others go on. On a terminal, a status line on stderr; otherwise one " +
-      "line per event on stdout (a JSON object per line with --json). Stop with Ctrl-C."
+      "and left alone until it changes; the others go on. Each line says when (UTC): on start what it follows, " +
+      "then the backlog (sessions and turns not yet compacted) and when the next idle cycle is due, what each " +
+      "cycle did (sessions in parallel, each until done), and when it goes idle. With no PATH, Claude Code's " +
+      "projects folder (~/.claude/projects) when it exists. On a terminal, a status line on stderr; otherwise one " +
+      "line per event on stdout (a JSON object per line with --json, its time in \"at\"). Stop with Ctrl-C."
   )
 )

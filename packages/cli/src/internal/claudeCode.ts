@@ -58,6 +58,12 @@ export const home: Effect.Effect<string, CliError> = Config.nonEmptyString("HOME
   Effect.mapError(() => new CliError({ reason: "HOME is not set: the user settings of Claude Code live under it" }))
 )
 
+/** Claude Code's folder of the user: `$HOME/.claude` (its settings, and its transcripts under `projects`). */
+export const userDir: Effect.Effect<string, CliError> = Effect.map(home, (dir) => path.join(dir, ".claude"))
+
+/** Where Claude Code writes its sessions' transcripts: `$HOME/.claude/projects`, a folder per project. */
+export const projectsDir: Effect.Effect<string, CliError> = Effect.map(userDir, (dir) => path.join(dir, "projects"))
+
 /** A hook's input: the fields precis reads (others are ignored). */
 export const HookInput = Schema.Struct({
   hook_event_name: Schema.String,

@@ -290,10 +290,13 @@ export const prior = Options.text("prior").pipe(
   Options.withDescription("a file holding the previous summary, given to the model as context (default: none)")
 )
 
-/** The paths `watch` follows. */
+/** The paths `watch` follows (none: Claude Code's projects folder). */
 export const watchPaths = Args.text({ name: "PATH" }).pipe(
-  Args.withDescription("a transcript file (JSONL) or a directory of them (its .jsonl files at any depth)"),
-  Args.atLeast(1)
+  Args.withDescription(
+    "a transcript file (JSONL) or a directory of them (its .jsonl files at any depth); none: Claude Code's " +
+      "projects folder, ~/.claude/projects, when it exists"
+  ),
+  Args.repeated
 )
 
 /** `--session ID` of `watch`. */
@@ -331,7 +334,19 @@ export const watch = {
     "minUnprocessedTurns",
     "fewest turns outside the fresh tail that make a session worth compacting"
   ),
-  batchSize: sleepOption("batch-size", "batchSize", "most turns summarized per session per idle cycle")
+  batchSize: sleepOption(
+    "batch-size",
+    "batchSize",
+    "most turns summarized per batch: an idle cycle compacts a session batch after batch until it is done"
+  ),
+  parallelSessions: flag(
+    "parallel-sessions",
+    "N",
+    OptionSchema.fieldOf(SleepMode.Options, "parallelSessions"),
+    `sessions an idle cycle compacts at once (default: ${
+      OptionConfig.variable("PRECIS_SLEEP_", "parallelSessions")
+    }, else the number of cores)`
+  )
 }
 
 /** `--format` of `show`: the tree as text, or a diagram. */

@@ -1,8 +1,9 @@
 /**
  * One cycle of Sleep Mode's worker: brings the search index up to date, then
  * compacts the sessions due, `parallelSessions` at a time, each in batches of
- * at most `batchSize` turns (the compaction's `maxTurns`) until it is no
- * longer due, so one cycle clears the backlog; and what the worker counts and
+ * at most `batchSize` turns (the compaction's `maxTurns`) until no turn
+ * outside the fresh tail is left (and it is under the soft mark), so one
+ * cycle clears the backlog; and what the worker counts and
  * reports while it does. `SleepMode` exports the stats and the events.
  *
  * @internal
@@ -50,7 +51,7 @@ export const emptyStats: Stats = {
 export type Event = Data.TaggedEnum<{
   /** A cycle started; `sessions` are the sessions due (never none), in the order it will compact them. */
   CycleStarted: { readonly sessions: ReadonlyArray<string> }
-  /** A session was compacted by the cycle (the sum of its batches): it is no longer due. */
+  /** A session was compacted by the cycle (the sum of its batches): nothing is left to compact. */
   SessionCompacted: { readonly sessionId: string; readonly stats: CompactionStats }
   /** A cycle with sessions due ran to its end. */
   CycleCompleted: {
@@ -120,16 +121,19 @@ export interface Backlog {
 }
 
 // A session is due with enough evictable turns, or past the soft mark of its budget; `evictable` is its
-// turns outside the fresh tail.
+// turns outside the fresh tail; `left` whether a due session still has work (any evictable turn, or past the mark).
 const dueStatus = <E extends { readonly message: string }>(deps: Deps<E>, sessionId: string) =>
   // Without a budget only `evictableTurns` is read, which does not depend on it.
   Effect.map(
     deps.manager.status(sessionId, deps.options.budget ?? 1, { ...deps.overrides, threshold: deps.options.softMark }),
-    (status) => ({
-      due: status.evictableTurns >= deps.options.minUnprocessedTurns ||
-        (deps.options.budget !== undefined && status.shouldCompact),
-      evictable: status.evictableTurns
-    })
+    (status) => {
+      const pastMark = deps.options.budget !== undefined && status.shouldCompact
+      return {
+        due: status.evictableTurns >= deps.options.minUnprocessedTurns || pastMark,
+        left: status.evictableTurns > 0 || pastMark,
+        evictable: status.evictableTurns
+      }
+    }
   )
 
 /** The sessions of `deps.sessions` due now, and their evictable turns (by the rule a cycle follows). */
@@ -143,10 +147,11 @@ export const backlog = <E extends { readonly message: string }>(
     return { sessions: due.length, turns: due.reduce((n, status) => n + status.evictable, 0) }
   })
 
-/** One cycle: compacts each due session until it is no longer due; succeeds with true when it failed (errors are counted, never fatal). */
+/** One cycle: compacts each due session until it has nothing left to compact; succeeds with true when it failed (errors are counted, never fatal). */
 export const cycle = (deps: Deps): Effect.Effect<boolean> => {
   const { options } = deps
   const isDue = (sessionId: string) => Effect.map(dueStatus(deps, sessionId), (status) => status.due)
+  const hasWorkLeft = (sessionId: string) => Effect.map(dueStatus(deps, sessionId), (status) => status.left)
 
   const failWith = (sessionId: string | undefined) => (error: { readonly message: string }) =>
     new CycleError({ sessionId, error: error.message })
@@ -163,7 +168,8 @@ export const cycle = (deps: Deps): Effect.Effect<boolean> => {
       return result
     })
 
-  // Batches until the session is no longer due (or a batch did nothing: nothing more can be done now).
+  // Batches until the session has no evictable turn left and is under the soft mark (or a batch did nothing:
+  // nothing more can be done now).
   const compactSession = (sessionId: string) =>
     Effect.gen(function*() {
       let total = noStats
@@ -171,7 +177,7 @@ export const cycle = (deps: Deps): Effect.Effect<boolean> => {
         const result = yield* batch(sessionId)
         total = addStats(total, result)
         const progressed = result.turnsCompacted + result.leafSummariesCreated + result.condensedSummariesCreated > 0
-        if (!progressed || !(yield* Effect.mapError(isDue(sessionId), failWith(sessionId)))) break
+        if (!progressed || !(yield* Effect.mapError(hasWorkLeft(sessionId), failWith(sessionId)))) break
       }
       yield* deps.publish(Event.SessionCompacted({ sessionId, stats: total }))
       return total
