@@ -12,7 +12,7 @@
  * precis context                                       # parentless summaries, then the fresh tail
  * precis context --budget 8000                         # the same, fitted into 8000 tokens
  * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
- * precis watch ~/.claude/projects                      # follow transcripts, compact them in idle time
+ * precis watch                                        # follow ~/.claude/projects, compact in idle time
  * precis search "flaky test"                           # full-text search over turns and summaries
  * precis show --format mermaid                         # the DAG as a diagram for Markdown
  * precis serve                                         # a read-only web viewer on http://127.0.0.1:4321/

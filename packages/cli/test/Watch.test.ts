@@ -104,6 +104,7 @@ describe("precis watch", () => {
       expect(rewritten.turns.slice(25)).toEqual(ids(3, "z"))
       yield* Fiber.interrupt(restarted)
       expect(again.map((line) => JSON.parse(line) as { event: string; reason?: string })).toContainEqual({
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         event: "restarted",
         file,
         reason: "truncated"
@@ -125,7 +126,12 @@ describe("precis watch", () => {
       yield* waitFor(db, "tty", (s) => s.turns.length === 3)
       yield* Effect.sleep("100 millis")
       yield* Fiber.interrupt(watcher)
-      expect(written[0]).toBe(`\r\x1b[Kwatching: 3 turns imported, 0 compacted · ${file}: 3 new turns into tty (read up to byte ${fs.statSync(file).size})`)
+      // Each redraw starts with the time; without it, the status as it was.
+      const stamped = /^\r\x1b\[K\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ watching: /
+      for (const status of written.slice(0, -1)) expect(status).toMatch(stamped)
+      const statuses = written.map((status) => status.replace(stamped, "watching: "))
+      expect(statuses[0]).toBe(`watching: 0 turns imported, 0 compacted · following ${file}; reading what it holds`)
+      expect(statuses[1]).toBe(`watching: 3 turns imported, 0 compacted · ${file}: 3 new turns into tty (read up to byte ${fs.statSync(file).size})`)
       expect(written.at(-1)).toBe("\n")
       expect(stdout).toEqual([])
     }))

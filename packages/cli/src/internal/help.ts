@@ -62,9 +62,9 @@ const spanText = (span: Span.Span): string => {
   }
 }
 
-/** The type line of an entry (`--fresh-tail N`, `<FILE>`, `<PATH> 1+`), from its pseudo-name. */
+/** The type line of an entry (`--fresh-tail N`, `<FILE>`, `<PATH> 1+`, `<PATH>...`), from its pseudo-name. */
 const typeLineOf = (entry: string): string | undefined =>
-  entry.split(" ").map((word) => typeLines[word.replace(/^<|>$/g, "")]).filter((line) => line !== undefined).at(-1)
+  entry.split(" ").map((word) => typeLines[word.replace(/^<|>(\.\.\.)?$/g, "")]).filter((line) => line !== undefined).at(-1)
 
 /** The paragraphs of an entry's body, typed by the entry's pseudo-name and without the optional line. */
 const body = (doc: HelpDoc.HelpDoc, indent: number, typeLine: string | undefined): Array<Layout.Block> =>
