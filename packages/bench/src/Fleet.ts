@@ -35,12 +35,11 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { execFile } from "node:child_process"
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as ModelServer from "./internal/modelServer.js"
 import { figure, type Figure } from "./Results.js"
 import { binPath } from "./Startup.js"
 import { median } from "./Stats.js"
@@ -118,56 +117,7 @@ const seed = (store: StoreLayer, sessions: number, turns: number) =>
       )).pipe(Effect.provide(store))
   )
 
-/**
- * The simulated model's latency range in milliseconds: `PRECIS_BENCH_MODEL_MS`
- * (`MIN-MAX`), 20 to 50 by default.
- */
-const latencyRange = (): { readonly min: number; readonly max: number } => {
-  const setting = process.env.PRECIS_BENCH_MODEL_MS ?? "20-50"
-  const match = /^(\d+)-(\d+)$/.exec(setting)
-  if (match === null || Number(match[1]) > Number(match[2])) {
-    throw new Error(`PRECIS_BENCH_MODEL_MS must be MIN-MAX in milliseconds (e.g. 20-50), not ${JSON.stringify(setting)}`)
-  }
-  return { min: Number(match[1]), max: Number(match[2]) }
-}
-
-/**
- * A simulated model behind an OpenAI-compatible endpoint: each call answers
- * after a delay within `range` with the last 800 characters of the request's
- * last message (about 200 tokens: shorter than any chunk's material, so the
- * normal tier keeps it), both derived from a hash of the request, so runs repeat.
- */
-const simulatedModel = async (range: { readonly min: number; readonly max: number }) => {
-  const server = createServer((request, response) => {
-    let body = ""
-    request.on("data", (chunk: Buffer) => (body += chunk.toString()))
-    request.on("end", () => {
-      const parsed = JSON.parse(body) as { readonly messages: ReadonlyArray<{ readonly content: string }> }
-      const last = parsed.messages[parsed.messages.length - 1]?.content ?? ""
-      const delay = range.min + createHash("sha1").update(body).digest().readUInt32BE(0) % (range.max - range.min + 1)
-      setTimeout(() => {
-        response.writeHead(200, { "content-type": "application/json" })
-        response.end(JSON.stringify({
-          choices: [{ message: { role: "assistant", content: `Summary: ${last.slice(-800).replace(/\s+/g, " ")}` } }]
-        }))
-      }, delay)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return {
-    env: {
-      PRECIS_OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-      PRECIS_OPENAI_MODEL: "simulated"
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
-}
-
-type Model = Awaited<ReturnType<typeof simulatedModel>>
+type Model = ModelServer.Model
 
 interface WorkerOutput {
   readonly sessions: ReadonlyArray<unknown>
@@ -335,8 +285,8 @@ export const run = async (
     process.stderr.write("note: fleet: no PRECIS_BENCH_PG_URL or PRECIS_TEST_PG_URL, the PostgreSQL part is skipped\n")
   }
   const fleets: Array<FleetResult> = []
-  const range = latencyRange()
-  const model = await simulatedModel(range)
+  const range = ModelServer.latencyRange()
+  const model = await ModelServer.start(range)
   try {
     for (const m of [undefined, model]) {
       fleets.push(await onSqlite(sessions, turns, m))

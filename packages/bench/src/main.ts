@@ -7,7 +7,8 @@
  * Sections: overhead, faults, compaction, loop, throughput, retention, also, tokens,
  * startup, fleet (both need the CLI built: the package's `bench` script builds
  * it; fleet's PostgreSQL part needs `PRECIS_BENCH_PG_URL` or
- * `PRECIS_TEST_PG_URL`), sleep, fidelity (probe facts kept by precis's
+ * `PRECIS_TEST_PG_URL`), sleep, watch (the first run of `precis watch` over a
+ * directory of sessions, on 1 and 2 cores: needs `taskset`), fidelity (probe facts kept by precis's
  * context, its summaries, head/tail truncation and Claude Code's own
  * compaction; `--dump DIR` writes each method's text there).
  */
@@ -69,6 +70,10 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
   },
   fleet: async (ctx) => {
     const { figures, results } = await (await import("./Fleet.js")).run(ctx)
+    return { figures, details: results }
+  },
+  watch: async (ctx) => {
+    const { figures, results } = await (await import("./WatchFirstRun.js")).run(ctx)
     return { figures, details: results }
   },
   fidelity: async (ctx) => (await import("./fidelity/Fidelity.js")).run({ dump: ctx.dump })

@@ -308,7 +308,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     if (!opts.enabled) return undefined
     const { at, every } = yield* Ref.get(wake)
     const idleAt = (yield* Ref.get(activity)).last + Duration.toMillis(opts.idleThreshold)
-    return idleAt <= at ? at : at + Math.ceil((idleAt - at) / every) * every
+    // A wake that is due but has not run yet (a busy event loop) is now.
+    const now = yield* Clock.currentTimeMillis
+    return Math.max(now, idleAt <= at ? at : at + Math.ceil((idleAt - at) / every) * every)
   })
   const busy: Service["busy"] = (effect) =>
     Effect.acquireUseRelease(touch(1), () => effect, () => touch(-1))
