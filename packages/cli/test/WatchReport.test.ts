@@ -146,4 +146,19 @@ describe("precis watch says what it does, a real process", () => {
         "give a transcript file or a directory of them (precis watch PATH)\n"
     )
   }, TIMEOUT)
+
+  it("a bad --parallel-sessions or PRECIS_SLEEP_PARALLEL_SESSIONS is the one line printed", async () => {
+    const root = tree("bad", 1, 2)
+    const flag = await precis(["watch", root, "--db", path.join(dir, "bad.db"), "--parallel-sessions", "0"], { cwd: dir })
+    assert.strictEqual(flag.code, 1)
+    expect(flag.stdout).toBe("")
+    expect(flag.stderr).toBe("precis: --parallel-sessions must be an integer >= 1 (got 0)\n")
+    const variable = await precis(["watch", root, "--db", path.join(dir, "bad.db")], {
+      cwd: dir,
+      env: { PRECIS_SLEEP_PARALLEL_SESSIONS: "abc" }
+    })
+    assert.strictEqual(variable.code, 1)
+    expect(variable.stdout).toBe("")
+    expect(variable.stderr).toBe("precis: configuration error: PRECIS_SLEEP_PARALLEL_SESSIONS: must be an integer >= 1 (got \"abc\")\n")
+  }, TIMEOUT)
 })

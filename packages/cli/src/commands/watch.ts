@@ -83,6 +83,8 @@ export const command = Command.make(
   (args) =>
     Effect.gen(function*() {
       const options = yield* Opt.compactionOptions(args)
+      // Read before anything is printed: a bad PRECIS_SLEEP_* variable is the one line printed.
+      const sleepSettings = yield* sleepConfig
       const followed = yield* pathsToFollow(args.paths)
       yield* Follow.checkPaths(followed.paths, args.session)
       const out = yield* Progress.StderrRef
@@ -120,7 +122,7 @@ export const command = Command.make(
           minUnprocessedTurns: Option.getOrUndefined(args.minUnprocessedTurns),
           batchSize: Option.getOrUndefined(args.batchSize),
           parallelSessions: Option.getOrUndefined(args.parallelSessions)
-        }, sleepConfig)
+        }, Config.succeed(sleepSettings))
       const pollInterval = Option.getOrElse(args.pollInterval, () => Opt.defaultPollInterval)
 
       const program = Effect.gen(function*() {
