@@ -9,6 +9,9 @@
  * 3. **fallback**: the material truncated to `targetTokens` plus a marker; no model,
  *    cannot fail.
  *
+ * Nothing to summarize (no turns, no summaries, a material of white space) asks
+ * no model: the summary is `Prompt.nothingToSummarize`, tier `fallback`.
+ *
  * Whichever tier wrote it, the summary carries its fact check (`Summary.dropped`:
  * the keys of the material it lost, see the `FactCheck` module), and the span
  * counts them (`precis.facts_dropped`).

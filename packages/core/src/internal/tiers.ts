@@ -155,9 +155,9 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
     )
 
   const fallback = (): Effect.Effect<Summary> =>
-    Effect.sync(() =>
-      done("fallback", fallbackText(estimator, task.material.length > 0 ? task.material : prompt, task.targetTokens))
-    )
+    Effect.sync(() => done("fallback", fallbackText(estimator, task.material, task.targetTokens)))
 
+  // Nothing to summarize: no model is asked, and the prompt's own words never pose as a summary.
+  if (task.material.trim().length === 0) return Effect.sync(() => done("fallback", Prompt.nothingToSummarize))
   return normal.pipe(Effect.orElse(aggressive), Effect.orElse(fallback))
 }
