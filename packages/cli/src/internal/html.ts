@@ -149,8 +149,8 @@ ol.hits li{margin:.7em 0}
 .snippet{color:#3a4254}
 ul.sessions{padding-left:1.2em}
 ul.sessions li{margin:.4em 0}
-.tools{display:flex;flex-wrap:wrap;gap:.4em;align-items:center}
-.tools form{display:flex;gap:.4em;align-items:center}
+.tools{display:flex;flex-wrap:wrap;gap:.4em .6em;align-items:center;margin:.4em 0}
+.tools form{display:flex;gap:.4em;align-items:center;margin-right:auto}
 .tools input{width:6em;font:inherit}
 `
 

@@ -105,9 +105,7 @@ const treeBody = (id: string, tree: Tree, mark: Html.Marker, query: string | und
       `<div class="roots">${tree.roots.items.map((r) => node(r, drawing, false, "")).join("")}</div>` +
       Html.pager(tree.roots, (n) => Html.link(Html.sessionHref(id), { q: query, roots: n }))
   }
-  return `<div class="tools"><button type="button" data-toggle="open">Expand all</button>` +
-    `<button type="button" data-toggle="close">Collapse all</button></div>` +
-    `<div class="tree">${dagTree(tree.summaries, mark, query)}</div>`
+  return `<div class="tree">${dagTree(tree.summaries, mark, query)}</div>`
 }
 
 /** What a session's page shows: its sizes and dates, the tree, and a page of the turns no leaf covers yet. */
@@ -124,7 +122,11 @@ export interface SessionView {
 export const sessionBody = ({ mark = Html.escape, query, row: { info, range }, tree, turns, uncovered }: SessionView): string =>
   `<h1>Session ${Html.escape(info.id)}</h1>
 <p class="meta">${Html.when(range.start, range.end)} · ${info.turnCount} turns (${uncovered} not summarized) · ${info.summaryCount} summaries</p>` +
-  `<div class="tools">${budgetForm(info.id, String(DEFAULT_BUDGET))}</div>` +
+  `<div class="tools">${budgetForm(info.id, String(DEFAULT_BUDGET))}` +
+  (tree._tag === "Whole" && info.summaryCount > 0
+    ? `<button type="button" data-toggle="open">Expand all</button><button type="button" data-toggle="close">Collapse all</button>`
+    : "") +
+  "</div>" +
   (info.summaryCount === 0 ? "<p>No summaries yet: run <code>precis compact</code>.</p>" : treeBody(info.id, tree, mark, query)) +
   (uncovered === 0
     ? ""

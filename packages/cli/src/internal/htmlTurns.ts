@@ -34,16 +34,20 @@ const saying = (said: string, calls: number, mark: Html.Marker): string => {
 }
 
 // One turn: its line (seq, time, role), what it says, and the stored text when the material
-// left some of it out (a tool's output digested, reasoning cut to its decisions).
+// left some of it out (a tool's output digested, reasoning cut to its decisions); that text open
+// when nothing else is said, or when only it holds what a search matched.
 const article = (turn: TurnStore.StoredTurn, said: string, mark: Html.Marker): string => {
   const tool = ToolUse.result(turn) !== undefined
-  const stored = said.includes(turn.content)
-    ? ""
-    : `<details class="raw"${said.trim().length === 0 ? " open" : ""}><summary>as stored (${turn.content.length} characters)</summary>` +
-      `<pre>${cut(turn.content, mark)}</pre></details>`
+  const saidHtml = saying(said, tool ? 0 : ToolUse.calls(turn).length, mark)
+  const storedHtml = said.includes(turn.content) ? "" : `<pre>${cut(turn.content, mark)}</pre>`
+  const open = saidHtml.length === 0 || (storedHtml.includes("<mark>") && !saidHtml.includes("<mark>"))
   return `<article class="turn${tool ? " tool" : ""}" id="${Html.escape(Html.turnAnchor(turn.id))}">` +
     `<div class="meta">#${turn.seq} · ${Html.when(turn.timestamp, turn.timestamp)} · <strong>${Html.escape(turn.role)}</strong></div>` +
-    saying(said, tool ? 0 : ToolUse.calls(turn).length, mark) + stored + "</article>"
+    saidHtml +
+    (storedHtml.length === 0
+      ? ""
+      : `<details class="raw"${open ? " open" : ""}><summary>as stored (${turn.content.length} characters)</summary>${storedHtml}</details>`) +
+    "</article>"
 }
 
 /**
