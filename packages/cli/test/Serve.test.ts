@@ -44,6 +44,18 @@ const ask = (port: number, target: string, host: string | undefined) =>
     socket.on("end", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text }))
   })
 
+/** Asks `first`, then `second` at once: their answers, and the order in which they came. */
+const both = async (port: number, host: string, first: string, second: string) => {
+  const order: Array<string> = []
+  const answer = (target: string) =>
+    ask(port, target, host).then((answered) => {
+      order.push(target)
+      return answered
+    })
+  const answers = await Promise.all([answer(first), answer(second)])
+  return { answers, order }
+}
+
 const stop = async (precis: Running) => {
   precis.child.kill("SIGINT")
   assert.strictEqual(await precis.exited, 130, precis.stderr())
@@ -74,17 +86,8 @@ describe("precis serve, a real process", () => {
     const { port, precis } = await serve()
     try {
       const host = `127.0.0.1:${port}`
-      const order: Array<string> = []
-      const search = ask(port, "/search?q=module2999+pkg2999", host).then((answer) => {
-        order.push("search")
-        return answer
-      })
-      const page = ask(port, "/", host).then((answer) => {
-        order.push("page")
-        return answer
-      })
-      const [found, home] = await Promise.all([search, page])
-      assert.deepStrictEqual(order, ["page", "search"])
+      const { answers: [found, home], order } = await both(port, host, "/search?q=module2999+pkg2999", "/")
+      assert.deepStrictEqual(order, ["/", "/search?q=module2999+pkg2999"])
       assert.strictEqual(home.status, 200)
       assert.strictEqual(found.status, 200)
       assert.include(found.body, "<mark>module2999</mark>")
@@ -103,17 +106,8 @@ describe("precis serve, a real process", () => {
     const { port, precis } = await serve()
     try {
       const host = `127.0.0.1:${port}`
-      const order: Array<string> = []
-      const context = ask(port, "/session/s/context?budget=2000", host).then((answer) => {
-        order.push("context")
-        return answer
-      })
-      const page = ask(port, "/", host).then((answer) => {
-        order.push("page")
-        return answer
-      })
-      const [assembled, home] = await Promise.all([context, page])
-      assert.deepStrictEqual(order, ["page", "context"])
+      const { answers: [assembled, home], order } = await both(port, host, "/session/s/context?budget=2000", "/")
+      assert.deepStrictEqual(order, ["/", "/session/s/context?budget=2000"])
       assert.strictEqual(home.status, 200)
       assert.strictEqual(assembled.status, 200)
       assert.include(assembled.body, `<pre class="context">${Html.escape(cli.stdout.trimEnd())}</pre>`)

@@ -42,7 +42,7 @@ export const sessionsBody = (sessions: Html.Page<SessionRow>): string =>
     }</ul>${Html.pager(sessions, (n) => `/?page=${n}`)}`
 
 /** A summary's line of facts: when, depth, tier and size. */
-export const nodeMeta = (s: SummaryRecord.SummaryRecord): string =>
+const nodeMeta = (s: SummaryRecord.SummaryRecord): string =>
   `${Html.when(s.timeRangeStart, s.timeRangeEnd)} · depth ${s.depth} · ${Html.escape(s.tier ?? "?")} · ${s.tokenEstimate ?? "?"} tokens`
 
 const headline = (s: SummaryRecord.SummaryRecord, mark: Html.Marker): string =>
@@ -76,7 +76,7 @@ const node = (s: SummaryRecord.SummaryRecord, drawing: Drawing, open: boolean, i
  * and its children, the parentless ones open; `mark` highlights a search's
  * matches, `query` is carried in the links.
  */
-export const dagTree = (
+const dagTree = (
   summaries: ReadonlyArray<SummaryRecord.SummaryRecord>,
   mark: Html.Marker = Html.escape,
   query?: string

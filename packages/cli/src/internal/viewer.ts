@@ -187,7 +187,7 @@ const summary = Effect.gen(function*() {
 })
 
 /** The budget of a context page: `budget` when it is a whole number from 1 to `MAX_BUDGET`, else why not. */
-export const budgetOf = (value: string | undefined): Either.Either<number, string> => {
+const budgetOf = (value: string | undefined): Either.Either<number, string> => {
   if (value === undefined || value.length === 0) return Either.right(ContextProcess.DEFAULT_BUDGET)
   const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN
   return Number.isInteger(n) && n >= 1 && n <= ContextProcess.MAX_BUDGET
