@@ -37,14 +37,20 @@ const operation = "SearchIndex.search"
 
 const Output = Schema.parseJson(Schema.Struct({ hits: Schema.Array(SearchIndex.SearchHit) }))
 
-interface Ended {
+/** How a child process ended: its exit code and what it printed. */
+export interface Ended {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
 }
 
-// Runs `argv` to its end; interrupting it kills the child.
-const run = (argv: ReadonlyArray<string>) =>
+/**
+ * Runs `argv` to its end (a failure to start it is a `StoreError` of
+ * `operation`); interrupting it kills the child.
+ *
+ * @internal
+ */
+export const run = (argv: ReadonlyArray<string>, operation: string) =>
   Effect.async<Ended, StoreError.StoreError>((resume) => {
     const [executable = "precis", ...args] = argv
     const child = spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"] })
@@ -75,7 +81,7 @@ export const make = (argv: ReadonlyArray<string>, db: string, timeout: Duration.
     ...(sessionId === undefined ? [] : [`--session=${sessionId}`]),
     "--",
     query
-  ]).pipe(
+  ], operation).pipe(
     Effect.flatMap(({ code, stderr, stdout }): Effect.Effect<ReadonlyArray<SearchIndex.SearchHit>, StoreError.StoreError> =>
       code === 0
         ? Effect.mapBoth(Schema.decode(Output)(stdout), {
