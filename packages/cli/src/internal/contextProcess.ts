@@ -15,7 +15,7 @@ import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Render from "./render.js"
-import { run } from "./searchProcess.js"
+import { dbEnv, run } from "./searchProcess.js"
 
 /** The largest budget the viewer assembles a context for: a page holds about four characters a token. */
 export const MAX_BUDGET = 200_000
@@ -64,7 +64,7 @@ export const inProcess = (
  */
 export const make = (argv: ReadonlyArray<string>, db: string, timeout: Duration.DurationInput): Assemble =>
 (sessionId, budget) =>
-  run([...argv, "context", "--db", db, `--session=${sessionId}`, "--budget", String(budget)], operation).pipe(
+  run([...argv, "context", `--session=${sessionId}`, "--budget", String(budget)], operation, dbEnv(db)).pipe(
     Effect.flatMap(({ code, stderr, stdout }) =>
       code === 0
         ? Effect.succeed({ text: stdout.replace(/\n$/, ""), report: stderr.split("\n").filter((l) => l.length > 0).map((l) => l.replace(/^precis: /, "")) })

@@ -50,10 +50,10 @@ export interface Ended {
  *
  * @internal
  */
-export const run = (argv: ReadonlyArray<string>, operation: string) =>
+export const run = (argv: ReadonlyArray<string>, operation: string, env: Readonly<Record<string, string>> = {}) =>
   Effect.async<Ended, StoreError.StoreError>((resume) => {
     const [executable = "precis", ...args] = argv
-    const child = spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
     const out = { stdout: "", stderr: "" }
     child.stdout.setEncoding("utf8").on("data", (data: string) => (out.stdout += data))
     child.stderr.setEncoding("utf8").on("data", (data: string) => (out.stderr += data))
@@ -61,6 +61,15 @@ export const run = (argv: ReadonlyArray<string>, operation: string) =>
     child.on("close", (code) => resume(Effect.succeed({ code, ...out })))
     return Effect.sync(() => child.kill("SIGKILL"))
   })
+
+/**
+ * The environment that names the store `db` to a child `precis`
+ * (`PRECIS_DB`): never its command line, which any user of the machine can
+ * read (`ps`), so a PostgreSQL URL's password stays private.
+ *
+ * @internal
+ */
+export const dbEnv = (db: string): Readonly<Record<string, string>> => ({ PRECIS_DB: db })
 
 /**
  * A search of `db` by `precis search --json`, started with `argv` (the
@@ -73,15 +82,13 @@ export const make = (argv: ReadonlyArray<string>, db: string, timeout: Duration.
   run([
     ...argv,
     "search",
-    "--db",
-    db,
     "--json",
     "--limit",
     String(limit),
     ...(sessionId === undefined ? [] : [`--session=${sessionId}`]),
     "--",
     query
-  ], operation).pipe(
+  ], operation, dbEnv(db)).pipe(
     Effect.flatMap(({ code, stderr, stdout }): Effect.Effect<ReadonlyArray<SearchIndex.SearchHit>, StoreError.StoreError> =>
       code === 0
         ? Effect.mapBoth(Schema.decode(Output)(stdout), {
