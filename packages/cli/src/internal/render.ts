@@ -144,3 +144,16 @@ export const condenserReport = (report: Condenser.Report, budget: number): Reado
   }
   return lines
 }
+
+/**
+ * What `precis context --budget N` reports on stderr beside the context: the
+ * session state's tokens (when there is a header), then the
+ * {@link condenserReport} of the rest of the budget.
+ */
+export const contextReport = (
+  assembled: { readonly headerTokens: number; readonly report: Condenser.Report },
+  budget: number
+): ReadonlyArray<string> => [
+  ...(assembled.headerTokens > 0 ? [`session state: ${assembled.headerTokens} tokens`] : []),
+  ...condenserReport(assembled.report, budget - assembled.headerTokens)
+]
