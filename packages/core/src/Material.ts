@@ -26,7 +26,8 @@
 import * as Predicate from "effect/Predicate"
 import * as ConversationTurn from "./ConversationTurn.js"
 import { keepDecisions } from "./internal/reasoning.js"
-import { clip, plural, relativePaths, splitLines } from "./internal/text.js"
+import { definitions, nameList } from "./internal/definitions.js"
+import { clip, countLines, oneLine, plural, relativePaths, splitLines, str } from "./internal/text.js"
 import * as OutputDigest from "./OutputDigest.js"
 import * as ToolKind from "./ToolKind.js"
 import * as ToolMetadata from "./ToolMetadata.js"
@@ -45,56 +46,25 @@ export interface Turn {
   readonly metadata?: { readonly [key: string]: unknown } | undefined
 }
 
-// ---------------------------------------------------------------------------
-// Small text helpers
-
-const str = (value: unknown): string | undefined =>
-  typeof value === "string" && value.trim().length > 0 ? value.trim() : undefined
-
-const countLines = (text: string): number => splitLines(text).length
-
-// A command or text on one line: its lines joined by ` ↵ `, clipped (a
-// commit message in a heredoc keeps its subject).
-const oneLine = (text: string, max: number): string =>
-  clip(splitLines(text).map((l) => l.trim()).filter((l) => l.length > 0).join(" ↵ "), max)
-
 // The viewer's header names the file an edit without a path worked on.
 const SWE_FILE = /^\[File: (\S+) \(\d+ lines total\)\]$/m
 
-// ---------------------------------------------------------------------------
-// Definitions
-
-const DEFINITION =
-  /^\s*(?:export\s+(?:default\s+)?)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:abstract\s+)?(?:defmodule|defprotocol|defimpl|defmacrop?|defp|def|defstruct|defguardp?|defdelegate|function\*?|class|interface|enum|struct|trait|fn|func|module|impl)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$.?!]*)/
-// Constants and types count only at the top level or when exported.
-const TOP_LEVEL = /^(?:export\s+(?:default\s+)?)?(?:const|let|var|type)\s+([A-Za-z_$][\w$]*)/
-
-/**
- * The names `text` defines, in order, deduplicated: modules, functions,
- * classes, interfaces, types and top-level constants, by simple per-language
- * patterns (Elixir, JavaScript/TypeScript, Python, Rust, Go, Ruby).
- *
- * @example
- * ```ts
- * import { Material } from "@precis/core"
- * Material.definitions("defmodule Foo do\n  def bar(x), do: x\nend") // ["Foo", "bar"]
- * ```
- * @since 0.3.0
- */
-export const definitions = (text: string): Array<string> => {
-  const names = new Set<string>()
-  for (const line of text.split("\n")) {
-    const match = DEFINITION.exec(line) ?? TOP_LEVEL.exec(line)
-    if (match !== null) names.add(match[1]!)
-  }
-  return [...names]
-}
-
-const MAX_NAMES = 8
-const nameList = (names: ReadonlyArray<string>): string =>
-  names.length <= MAX_NAMES
-    ? names.join(", ")
-    : `${names.slice(0, MAX_NAMES).join(", ")} +${names.length - MAX_NAMES} more`
+export {
+  /**
+   * The names a text defines, in order, deduplicated: modules, functions,
+   * classes, interfaces, types and top-level constants, by simple
+   * per-language patterns (Elixir, JavaScript/TypeScript, Python, Rust, Go,
+   * Ruby).
+   *
+   * @example
+   * ```ts
+   * import { Material } from "@precis/core"
+   * Material.definitions("defmodule Foo do\n  def bar(x), do: x\nend") // ["Foo", "bar"]
+   * ```
+   * @since 0.3.0
+   */
+  definitions
+} from "./internal/definitions.js"
 
 // A shell command that only prints one file (`cat -n lib/foo.ex`): its output is a file body.
 const PRINT_FILE = /^(?:cat|head|tail|nl|bat|less|more)(?:\s+-[\w-]+(?:\s+\d+)?)*\s+([^\s|;&<>]+)\s*$/

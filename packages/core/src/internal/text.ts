@@ -50,3 +50,15 @@ export const relativePaths = (text: string, cwd: string | undefined): string => 
   }
   return text.replace(pattern, "")
 }
+
+/** A non-blank string value, trimmed; `undefined` for anything else. */
+export const str = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim().length > 0 ? value.trim() : undefined
+
+/** The number of lines of `text`. */
+export const countLines = (text: string): number => splitLines(text).length
+
+// A command or text on one line: its lines joined by ` ↵ `, clipped (a
+// commit message in a heredoc keeps its subject).
+export const oneLine = (text: string, max: number): string =>
+  clip(splitLines(text).map((l) => l.trim()).filter((l) => l.length > 0).join(" ↵ "), max)
