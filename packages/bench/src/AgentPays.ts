@@ -57,6 +57,8 @@ export interface Args {
   readonly budget: number
   /** The generated session's size. */
   readonly sessionTokens: number
+  /** precis's assembly options besides the budget (the header's placement, the low-water mark, ...). */
+  readonly assemble?: Omit<Assembler.AssembleOptions, "budget"> | undefined
 }
 
 /**
@@ -72,6 +74,8 @@ export interface Result extends Requests.Totals {
   readonly summarizerTokens: number
   /** Turns after which the summarizer was called (a compaction, for either method). */
   readonly compactions: number
+  /** Assemblies after the first that rebuilt the context (precis's `Assembled.rebuilt`). */
+  readonly rebuilds: number
   readonly probes: { readonly kept: number; readonly total: number; readonly missed: ReadonlyArray<string> } | undefined
   /** Whether every request kept each tool result right after its call (precis). */
   readonly pairsWhole: boolean
@@ -123,7 +127,7 @@ const pairsKept = (
 // The requests precis sends: `assemble` after every turn, rendered.
 const precisLoop = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
-  budget: number,
+  options: Assembler.AssembleOptions,
   onRequest: (request: Requests.Request, called: boolean) => void,
   calls: () => number
 ) => {
@@ -132,16 +136,19 @@ const precisLoop = (
     const store = yield* Store.all
     const assembler = yield* Assembler.make
     let pairsWhole = true
+    let rebuilds = -1
     let last = ""
     for (const turn of turns) {
       const before = calls()
       yield* store.appendTurns("agent", [turn])
-      const assembled = yield* assembler.assemble("agent", { budget })
+      const assembled = yield* assembler.assemble("agent", options)
       last = Layout.render(assembled)
-      onRequest({ text: last, stable: last.length }, calls() > before)
+      // The header placed at the end is the volatile tail: the next request need not start with it.
+      onRequest({ text: last, stable: Layout.renderStable(assembled).length }, calls() > before)
       pairsWhole &&= pairsKept(assembled.turns, turns, position)
+      if (assembled.rebuilt) rebuilds++
     }
-    return { pairsWhole, last }
+    return { pairsWhole, last, rebuilds }
   })
 }
 
@@ -161,7 +168,7 @@ const baselineLoop = (
       last = condenser.view()
       onRequest({ text: last, stable: last.length }, provider.counters.calls > before)
     }
-    return { pairsWhole: true, last }
+    return { pairsWhole: true, last, rebuilds: condenser.condensations() }
   })
 
 /**
@@ -180,7 +187,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
   }
   const t0 = performance.now()
   const out = args.method === "precis"
-    ? await stack.runWithStack(sim.service, {}, precisLoop(turns, args.budget, onRequest, () => sim.counters.calls))
+    ? await stack.runWithStack(sim.service, {}, precisLoop(turns, { ...args.assemble, budget: args.budget }, onRequest, () => sim.counters.calls))
     : await Effect.runPromise(baselineLoop(turns, args.budget, sim, onRequest))
   const score = probes.length === 0 ? undefined : Probe.score(probes, out.last)
   return {
@@ -191,6 +198,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
     summarizerCalls: sim.counters.calls,
     summarizerTokens: sim.counters.inputTokens,
     compactions,
+    rebuilds: out.rebuilds,
     probes: score === undefined ? undefined : { kept: score.kept.length, total: probes.length, missed: score.missed },
     pairsWhole: out.pairsWhole,
     wallMs: performance.now() - t0
@@ -221,7 +229,9 @@ export const costPerRawToken = (r: Result): number => (Requests.priced(r) + r.su
  * @since 0.3.0
  */
 export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure> => {
-  const label = `${precis.args.session}, ${precis.rawTokens} raw tokens, ${precis.turns} turns, budget ${precis.args.budget}`
+  const label = `${precis.args.session}, ${precis.rawTokens} raw tokens, ${precis.turns} turns, budget ${
+    precis.args.budget
+  }, ${variantName(precis.args)}`
   const section = "agent loop: what an agent pays"
   const out: Array<Figure> = [
     figure({
@@ -231,7 +241,7 @@ export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure>
       unit: "turns",
       baseline: { name: "compactions + 1", value: precis.compactions + 1, unit: "turns" },
       target: { op: "<=", value: 1, on: "ratio" },
-      note: `baseline condenser ${baseline.prefixChanges} (${baseline.compactions} condensations)`
+      note: `rebuilds ${precis.rebuilds}; baseline condenser ${baseline.prefixChanges} (${baseline.compactions} condensations)`
     }),
     figure({
       section,
@@ -282,7 +292,17 @@ export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure>
 }
 
 /**
- * The section's loops, each in a child process: every session, precis and the baseline.
+ * precis's variants measured: the header in the frame (the default) and at the end.
+ *
+ * @since 0.3.0
+ */
+export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> = [{}, { statePlacement: "end" }]
+
+const variantName = (args: Args): string =>
+  `precis, header ${args.assemble?.statePlacement === "end" ? "at the end" : "in the frame"}`
+
+/**
+ * The section's loops, each in a child process: every session, precis (each variant) and the baseline.
  *
  * @since 0.3.0
  */
@@ -294,10 +314,13 @@ export const run = async (options: { readonly quick: boolean }): Promise<{
   const out: Array<Figure> = []
   for (const name of sessions()) {
     const base = { session: name, budget: 32_000, sessionTokens: options.quick ? 60_000 : 200_000 }
-    const precis = await child.run<Result>("pays", { ...base, method: "precis" })
     const baseline = await child.run<Result>("pays", { ...base, method: "baseline" })
-    results.push(precis, baseline)
-    out.push(...figures(precis, baseline))
+    results.push(baseline)
+    for (const assemble of variants) {
+      const precis = await child.run<Result>("pays", { ...base, method: "precis", assemble })
+      results.push(precis)
+      out.push(...figures(precis, baseline))
+    }
   }
   return { figures: out, results }
 }

@@ -222,8 +222,10 @@ export const assemble = (
       const assembler = yield* Assembler.make
       yield* store.appendTurns(sessionId, turns)
       yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))
-      const assembled = yield* assembler.assemble(sessionId, { budget, compact: false })
-      const flat = yield* assembler.assemble(sessionId, { budget, compact: false, expand: false })
+      // As `precis context --budget` assembles it: once, filled to the one-shot mark.
+      const once = { budget, compact: false, lowWater: Assembler.oneShotLowWater }
+      const assembled = yield* assembler.assemble(sessionId, once)
+      const flat = yield* assembler.assemble(sessionId, { ...once, expand: false })
       const atSize = summaryTokens === undefined ? undefined : yield* Expansion.expand(
         { summaries: flat.summaries, turns: [] },
         { budget: summaryTokens, reserve: 0, turns: false }

@@ -4,6 +4,7 @@
  * is lost), the tokens sent, and the tokens a prompt cache would bill at its
  * reduced price (the prefix shared with the previous request).
  */
+import { Layout } from "@precis/context"
 import { TokenEstimator } from "@precis/core"
 
 /** One request: its text, and how many of its first characters the next request should start with (the rest is volatile). */
@@ -30,16 +31,6 @@ export interface Totals {
 /** The price of a shared prefix against a full-price token (Anthropic bills cached reads at 0.1). */
 export const cachedPrice = 0.1
 
-/** The number of leading characters `a` and `b` share. */
-export const commonPrefix = (a: string, b: string): number => {
-  const n = Math.min(a.length, b.length)
-  let i = 0
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
-  // Never split a surrogate pair: a shared prefix is whole code points.
-  if (i > 0 && i < n && a.charCodeAt(i - 1) >= 0xd800 && a.charCodeAt(i - 1) <= 0xdbff) i--
-  return i
-}
-
 /** A running tally: `add` each request in order, `totals` at the end. */
 export const tally = (estimator: TokenEstimator.Service = TokenEstimator.approximate) => {
   let previous: Request | undefined
@@ -55,9 +46,8 @@ export const tally = (estimator: TokenEstimator.Service = TokenEstimator.approxi
       tokens += size
       maxTokens = Math.max(maxTokens, size)
       if (previous !== undefined) {
-        const shared = commonPrefix(previous.text, request.text)
-        sharedTokens += shared === 0 ? 0 : estimator.estimate(request.text.slice(0, shared))
-        if (shared < previous.stable) {
+        sharedTokens += Layout.sharedTokens(estimator, previous.text, request.text)
+        if (!request.text.startsWith(previous.text.slice(0, previous.stable))) {
           prefixChanges++
           if (changedAt.length < 40) changedAt.push(requests)
         }
