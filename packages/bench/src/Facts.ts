@@ -46,14 +46,17 @@ export const commandWords: ReadonlySet<string> = new Set([
   "str_replace_editor", "str_replace_based_edit_tool", "execute_bash", "browser", "insert", "view"
 ])
 
-const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]}]+/g
+// Quotes and back quotes in these patterns are written as escapes (\x22, \x27, \x60), so that
+// tools that read the source as text do not take them for the start of a string.
+// A URL ends at a blank, a bracket or a quote.
+const URL_RE = /\bhttps?:\/\/[^\s<>\x22\x27\x60)\]}]+/g
 const PATH_RE =
   /(?<![\w.\/-])(?:~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+\/)+[\w.@+-]+|(?<![\w.\/-])[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|json|md|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|yml|yaml|toml|txt|sh|vue|html|css|scss|cfg|ini|lock|sql|xml|csv|traj|dcm|log)\b/g
 const EXT_RE = /\.[A-Za-z][A-Za-z0-9]{0,5}$/
 const ERROR_NAME_RE = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Fault)\b/g
 const ERROR_CODE_RE = /\b(?:E[A-Z]{3,}|ERR_[A-Z0-9_]+|[A-Z]{1,3}\d{3,5})\b/g
 const NUMBER_RE = /(?<![\w.])\d+(?:[.,:]\d+)*(?![\w])/g
-const INLINE_CODE_RE = /(?<!`)`([^`\n]+)`(?!`)/g
+const INLINE_CODE_RE = /(?<!\x60)\x60([^\x60\n]+)\x60(?!\x60)/g
 const IDENTIFIER_RE = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/
 const TURN_PREFIX_RE = /^\[[^\]\n]{1,40}\] [^\s:]{1,40}: /
 const MARKER_RE = /\[…[^\]\n]*\]/g
@@ -101,7 +104,7 @@ export const byLine = (text: string): ReadonlyArray<ReadonlyArray<Fact>> => {
     const trimmed = line.trim()
     if (trimmed.startsWith("```")) {
       inBlock = !inBlock
-      out.push(lineFacts(trimmed.slice(3).replace(/^`+/, ""), false))
+      out.push(lineFacts(trimmed.slice(3).replace(/^\x60+/, ""), false))
       continue
     }
     out.push(lineFacts(line, inBlock))

@@ -16,6 +16,9 @@
  * precis search "flaky test"                           # full-text search over turns and summaries
  * precis show --format mermaid                         # the DAG as a diagram for Markdown
  * precis serve                                         # a read-only web viewer on http://127.0.0.1:4321/
+ * precis install claude-code                           # Claude Code hooks and MCP server, per user
+ * precis mcp                                           # the recall tools over MCP (stdio)
+ * precis hook claude-code < event.json                 # what Claude Code's hooks run
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,
@@ -32,17 +35,22 @@
  * writes. A bad flag or variable is one line and exit code 1.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
- * code 1; those about a store name its file. With `OTEL_EXPORTER_OTLP_ENDPOINT` set, the
- * spans and metrics are exported over OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own
- * (see `internal/help.ts`); `--wizard` is refused.
+ * code 1; those about a store name its file; an unknown option or an option
+ * without its value says so (see `internal/argv.ts`). With
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` set, the spans and metrics are exported over
+ * OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own,
+ * wrapped at the terminal's width (see `internal/help.ts`); `--wizard` is
+ * refused.
  *
- * This module only assembles: each command lives in `commands/`, the shared
- * options in `internal/options.ts` and the layers in `internal/layers.ts`.
+ * This module only assembles: each command lives in `commands/`, listed once
+ * in `commands/registry.ts` (the parser, the help pages and the README's list
+ * are read from it), the shared options in `internal/options.ts` and the
+ * layers in `internal/layers.ts`.
  *
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
+import type * as CommandDescriptor from "@effect/cli/CommandDescriptor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
@@ -51,6 +59,7 @@ import type { Provider, Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
+import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -58,21 +67,14 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
-import * as Compact from "./commands/compact.js"
-import * as Condense from "./commands/condense.js"
-import * as Context from "./commands/context.js"
-import * as Import from "./commands/import.js"
-import * as Search from "./commands/search.js"
-import * as Serve from "./commands/serve.js"
-import * as Sessions from "./commands/sessions.js"
-import * as Show from "./commands/show.js"
-import * as Summarize from "./commands/summarize.js"
-import * as Watch from "./commands/watch.js"
-import { withPlainOutput, withPrefixedErrors } from "./internal/console.js"
+import * as Registry from "./commands/registry.js"
+import * as Argv from "./internal/argv.js"
+import { logger, unescaped, withPlainOutput, withPrefixedErrors, withSafeOutput } from "./internal/console.js"
 import { CliError, failureLine, isValidationError } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
 import * as Telemetry from "./internal/telemetry.js"
+import * as Version from "./internal/version.js"
 
 export {
   /**
@@ -89,7 +91,7 @@ export {
  *
  * @since 0.1.0
  */
-export const version = "0.1.0"
+export const version: string = Version.version
 
 /**
  * The summary providers of `--provider`.
@@ -137,46 +139,35 @@ export type Failure =
 
 const app = { name: "precis", version }
 
-/** Prints the help page of the root (`parents` empty) or of a subcommand. */
-const printHelp = <Name extends string, R, E, A>(
-  target: Command.Command<Name, R, E, A>,
-  parents: ReadonlyArray<string>
-): Effect.Effect<void> => Effect.suspend(() => Console.log(HelpDoc.toAnsiText(Help.page(target, parents, app)).trimEnd()))
+/** The root command without its subcommands: its description and the built-in options. */
+const root = Command.make(app.name).pipe(
+  Command.withDescription("Compress long agent conversations into a DAG of summaries."),
+  Command.withHandler(() => printRoot)
+)
 
-/** The help page of each subcommand, by name. */
-const subcommandHelp: Readonly<Record<string, Effect.Effect<void>>> = {
-  import: printHelp(Import.command, [app.name]),
-  compact: printHelp(Compact.command, [app.name]),
-  summarize: printHelp(Summarize.command, [app.name]),
-  sessions: printHelp(Sessions.command, [app.name]),
-  show: printHelp(Show.command, [app.name]),
-  context: printHelp(Context.command, [app.name]),
-  watch: printHelp(Watch.command, [app.name]),
-  search: printHelp(Search.command, [app.name]),
-  serve: printHelp(Serve.command, [app.name])
-}
+/** The root page: the commands of the registry, one line each. */
+const printRoot: Effect.Effect<void, never, Terminal.Terminal> = unescaped(Effect.flatMap(Help.width, (width) =>
+  Console.log(Help.rootPage(root.descriptor, Registry.entries, app, width))))
 
 /**
- * The `precis` command tree (exported for tests and for embedding).
+ * The `precis` command tree (exported for tests and for embedding): the root
+ * and the commands of the registry (`commands/registry.ts`).
  *
  * @since 0.1.0
  */
-export const command = Command.make("precis").pipe(
-  Command.withDescription("Compress long agent conversations into a DAG of summaries."),
-  Command.withHandler((): Effect.Effect<void> => printHelp(command, [])),
-  Command.withSubcommands([
-    Import.command,
-    Compact.command,
-    Summarize.command,
-    Sessions.command,
-    Show.command,
-    Context.command,
-    Condense.command,
-    Watch.command,
-    Search.command,
-    Serve.command
-  ])
+export const command = root.pipe(Command.withSubcommands(Arr.map(Registry.commands, (module) => module.command)))
+
+/** The registry's commands by name, as the arguments are read before parsing. */
+const byName: ReadonlyMap<string, CommandDescriptor.Command<unknown>> = new Map(
+  Registry.entries.map((entry) => [entry.name, entry.descriptor])
 )
+
+/** The help page of the command the arguments name (the root's without one). */
+const printHelp = (walked: Argv.Walked): Effect.Effect<void, never, Terminal.Terminal> =>
+  walked.path.length === 0
+    ? printRoot
+    : unescaped(Effect.flatMap(Help.width, (width) =>
+      Console.log(Help.page(walked.command, [app.name, ...walked.path.slice(0, -1)], app, width))))
 
 /**
  * Everything the commands need from the platform (`NodeContext.layer` provides it).
@@ -189,8 +180,8 @@ export type Environment = FileSystem.FileSystem | Path.Path | Terminal.Terminal
  * Parses `argv` (`[node, script, ...args]`, as `process.argv`) and runs the
  * command. Fails with what went wrong; see {@link main} for the exit-code form.
  * Before the parser of `@effect/cli` sees them, `--help`/`-h` print the CLI's
- * own help page of the command named (the root's without one), and `--wizard`
- * fails with a {@link CliError}.
+ * own help page of the command named (the root's without one); `--wizard`, an
+ * unknown option and an option without its value fail with a {@link CliError}.
  *
  * @since 0.1.0
  */
@@ -202,16 +193,14 @@ export const run = (argv: ReadonlyArray<string>) => {
   if (flags.includes(Help.wizardFlag)) {
     return Effect.fail(new CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
   }
-  if (flags.includes("--help") || flags.includes("-h")) {
-    // The subcommand is the first argument naming one, as the parser of @effect/cli has it.
-    const name = flags.find((arg) => Object.hasOwn(subcommandHelp, arg))
-    return name === undefined ? printHelp(command, []) : subcommandHelp[name]!
-  }
+  const walked = Argv.walk(args, { name: app.name, command: root.descriptor }, byName)
+  if (flags.includes("--help") || flags.includes("-h")) return printHelp(walked)
+  if (walked.problem !== undefined) return Effect.fail(new CliError({ reason: walked.problem }))
   return Command.run(command, app)(argv)
 }
 
-/** Logs go to stderr, so that stdout holds only the command's output. */
-const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+/** Logs go to stderr, so that stdout holds only the command's output (see `internal/console.ts`). */
+const stderrLogger = Logger.replace(Logger.defaultLogger, logger)
 
 /**
  * Runs the CLI and turns the outcome into an exit code: 0 on success, 1 on
@@ -226,6 +215,7 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, 
     Effect.provide(Telemetry.layer),
     Effect.provide(stderrLogger),
     withPrefixedErrors,
+    withSafeOutput,
     withPlainOutput,
     Effect.as(0),
     Effect.catchAllCause((cause) => {

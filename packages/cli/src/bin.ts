@@ -9,7 +9,13 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Cli from "./Cli.js"
+import * as Scheduler from "./internal/scheduler.js"
+import * as SearchProcess from "./internal/searchProcess.js"
+import { printWarningsAsLines } from "./internal/warnings.js"
+
+printWarningsAsLines()
 
 Cli.main(process.argv).pipe(
   Effect.flatMap((code) =>
@@ -18,6 +24,10 @@ Cli.main(process.argv).pipe(
     })
   ),
   Effect.provide(NodeContext.layer),
+  // This process is `precis`: a command may start it again (serve's searches).
+  Effect.provideService(SearchProcess.Executable, Option.some([process.execPath, process.argv[1]!])),
+  // CPU-bound work gives the event loop a turn, so Ctrl-C interrupts it (see internal/scheduler.ts).
+  Effect.withScheduler(Scheduler.make()),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     // Logs go to stderr through the CLI's own logger; the pretty one would write to stdout.

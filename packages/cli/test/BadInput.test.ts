@@ -4,14 +4,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { stripAnsi } from "../src/internal/console.js"
-import { assertOneLineFailure, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { assertOneLineFailure, escape, type Result, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 // Bad input that used to get in (issue 10): each case fails with one line, exit 1, and writes nothing.
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 const jsonl = (...values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join("\n") + "\n"
 
 /** The store's files (database, WAL, shared memory) and their bytes. */

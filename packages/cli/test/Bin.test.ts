@@ -11,7 +11,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import { repoRoot, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { escape, repoRoot, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const bin = path.join(repoRoot, "packages", "cli", "bin", "precis.js")
 const dir = tempDir()
@@ -52,18 +52,19 @@ const assertUserError = (result: Spawned, expected: RegExp) => {
 }
 
 describe("bin/precis.js", () => {
-  it("--help exits 0 and prints plain text (no ANSI styling) when stdout is not a terminal", async () => {
+  it("--help exits 0 and prints plain text (no ANSI styling) in 80 columns when stdout is not a terminal", async () => {
     const result = await precis(["--help"])
     assert.strictEqual(result.code, 0, result.stderr)
     expect(result.stdout).toContain("COMMANDS")
-    expect(result.stdout).toContain("- compact ")
+    expect(result.stdout).toMatch(/^ {2}compact \[<FILE>\] +Import FILE/m)
     expect(result.stdout).not.toContain("\x1b[")
+    assert.isAtMost(Math.max(...result.stdout.split("\n").map((line) => line.length)), 80)
   }, SPAWN_TIMEOUT)
 
   it("a malformed line exits 1 with FILE:LINE: reason and creates no store", async () => {
     const file = write(dir, "bad.jsonl", `${sessionJsonl(3)}{"role": "user"}\n`)
     const result = await precis(["import", file, "--db", "bad.db"])
-    assertUserError(result, new RegExp(`^precis: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4: .+`))
+    assertUserError(result, new RegExp(`^precis: ${escape(file)}:4: .+`))
     assert.isFalse(fs.existsSync(path.join(dir, "bad.db")))
   }, SPAWN_TIMEOUT)
 

@@ -1,61 +1,111 @@
 /**
- * `precis context` is the library's read-only Assembler: the same text, the
- * same report, the same JSON, with and without a budget.
+ * `precis context`: the context an agent would send, whole or within a budget.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { Assembler, Layout } from "@precis/context"
-import { SqliteStore } from "@precis/store-sqlite"
+import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll } from "vitest"
-import { runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { runCli, tempDir } from "./utils/run.js"
+import { compactedStore, type Node } from "./utils/store.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-// What the library assembles, read-only, over the same store file.
-const assembleReadOnly = (db: string, options: Assembler.AssembleOptions) =>
-  Effect.flatMap(
-    Assembler.Assembler,
-    (assembler) => assembler.assemble("default", { lowWater: Assembler.oneShotLowWater, ...options })
-  ).pipe(
-    Effect.provide(Assembler.layerReadOnly.pipe(Layer.provide(SqliteStore.layer({ filename: db, readonly: true })))),
-    Effect.scoped
-  )
+describe("context", () => {
+  const { db } = compactedStore(dir)
 
-describe("precis context and Assembler.assemble", () => {
-  const db = path.join(dir, "context.db")
-  const file = write(dir, "context.jsonl", sessionJsonl(80, "c"))
-
-  it.live("give the same context, header, tokens and report, and neither writes", () =>
+  it.live("context prints the parentless summaries, then the fresh tail", () =>
     Effect.gen(function*() {
-      const compacted = yield* runCli(["compact", file, "--db", db, "--session", "default", "--leaf-chunk-tokens", "300", "--fresh-tail", "6"])
-      assert.strictEqual(compacted.code, 0, compacted.stderr)
-      const before = fs.statSync(db).mtimeMs
-      for (
-        const [flags, options] of [
-          [[], {}],
-          [["--budget", "2500"], { budget: 2500 }],
-          [["--budget", "600", "--no-expand"], { budget: 600, expand: false }],
-          [["--budget", "4000", "--no-state"], { budget: 4000, sessionState: false }]
-        ] as const
-      ) {
-        const assembled = yield* assembleReadOnly(db, options)
-        assert.isAbove(assembled.summaries.length, 0)
-        if (options.budget !== undefined) assert.isTrue(assembled.report.stages.some((stage) => stage.acted))
-        const text = yield* runCli(["context", "--db", db, ...flags])
-        assert.strictEqual(text.code, 0, text.stderr)
-        assert.strictEqual(text.stdout, Layout.render(assembled))
-        const json = JSON.parse((yield* runCli(["context", "--db", db, "--json", ...flags])).stdout)
-        assert.deepStrictEqual(
-          [json.header, json.headerTokens, json.tokens, json.report],
-          [assembled.header, assembled.headerTokens, assembled.tokens, options.budget === undefined ? undefined : assembled.report]
+      const json = yield* runCli(["context", "--db", db, "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const context = JSON.parse(json.stdout)
+      const nodes: Array<Node> = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes
+      assert.deepStrictEqual(
+        context.summaries.map((s: Node) => s.id),
+        nodes.filter((n) => n.parentId === null).map((n) => n.id)
+      )
+      assert.deepStrictEqual(context.turns.map((t: { id: string }) => t.id), ["t34", "t35", "t36", "t37", "t38", "t39"])
+      assert.isAbove(context.tokens, context.headerTokens)
+      // The session-state header: the first and latest requests, each citing its turn.
+      expect(context.header).toMatch(/^Session state \(from turns t0 … t39, 40 turns\):\nTask:\n- first request: Step 0: .*\[t0\]\n- latest request: Step 38: .*\[t38\]/)
+      const text = yield* runCli(["context", "--db", db])
+      assert.strictEqual(text.code, 0, text.stderr)
+      // The header after the summaries, before the turns: it changes more often than they do.
+      assert.isTrue(text.stdout.startsWith("[Summary 1, depth "))
+      assert.include(text.stdout, `\n\n${context.header}\n\n[2025-01-01T00:34:00] `)
+      expect(text.stdout.trimEnd()).toMatch(/\[2025-01-01T00:39:00\] assistant: Step 39: .*$/)
+      // --no-state leaves it out.
+      const bare = yield* runCli(["context", "--db", db, "--no-state"])
+      assert.strictEqual(bare.code, 0, bare.stderr)
+      expect(bare.stdout).toMatch(/^\[Summary 1, depth \d/)
+      assert.strictEqual(text.stdout.replace(`\n\n${context.header}`, ""), bare.stdout)
+      const bareJson = JSON.parse((yield* runCli(["context", "--db", db, "--no-state", "--json"])).stdout)
+      assert.deepStrictEqual([bareJson.header, bareJson.headerTokens], ["", 0])
+      assert.isBelow(bareJson.tokens, context.tokens)
+    }))
+
+  it.live("context --budget fits the context into N tokens and reports each stage", () =>
+    Effect.gen(function*() {
+      const full = JSON.parse((yield* runCli(["context", "--db", db, "--json"])).stdout)
+      const budget = Math.floor(full.tokens / 2)
+      const json = yield* runCli(["context", "--db", db, "--budget", String(budget), "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const fitted = JSON.parse(json.stdout)
+      assert.strictEqual(fitted.budget, budget)
+      // Everything as printed, within the budget (filled to 85% of it at most: the one-shot mark).
+      assert.isAtMost(fitted.tokens, Math.floor(budget * 0.85))
+      // The header takes at most 15% of the budget; the condenser fits the rest into what is left.
+      assert.isAbove(fitted.headerTokens, 0)
+      assert.isAtMost(fitted.headerTokens, Math.floor(budget * 0.15))
+      assert.isTrue(fitted.header.startsWith("Session state (from turns t0 … t39, 40 turns):"))
+      assert.deepStrictEqual(fitted.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window", "expand"])
+      assert.isTrue(fitted.report.stages.some((s: { acted: boolean }) => s.acted))
+      // The newest turn is always kept.
+      assert.strictEqual(fitted.turns.at(-1).id, "t39")
+      const text = yield* runCli(["context", "--db", db, "--budget", String(budget)])
+      assert.strictEqual(text.code, 0, text.stderr)
+      // One line per stage on stderr, each with the CLI's prefix.
+      assert.strictEqual(Math.floor(Array.from(text.stdout.slice(0, -1)).length / 4), fitted.tokens)
+      // The first request pinned first.
+      assert.deepStrictEqual(fitted.pinned.map((t: { id: string }) => t.id), ["t0"])
+      assert.isTrue(text.stdout.startsWith("[2025-01-01T00:00:00] user: "))
+      assert.include(text.stdout, `\n\n${fitted.header}\n\n`)
+      expect(text.stderr).toMatch(
+        new RegExp(
+          `^precis: session state: ${fitted.headerTokens} tokens\nprecis: condenser: ${fitted.report.tokensBefore} -> ` +
+            `${fitted.report.tokensAfter} tokens \\(budget ${budget}\\)`
         )
-        assert.deepStrictEqual(json.summaries.map((s: { id: string }) => s.id), assembled.summaries.map((s) => s.id))
-        assert.deepStrictEqual(json.turns.map((t: { content: string }) => t.content), assembled.turns.map((t) => t.content))
-      }
-      assert.strictEqual(fs.statSync(db).mtimeMs, before)
-    }), { timeout: 120_000 })
+      )
+      expect(text.stderr.split("\n").every((line) => line.startsWith("precis: "))).toBe(true)
+      const bad = yield* runCli(["context", "--db", db, "--budget", "0"])
+      assert.strictEqual(bad.code, 1)
+      expect(bad.stderr).toContain("--budget must be an integer >= 1")
+    }))
+
+  it.live("context --budget with room shows summaries as their children, within 85% of it; not with --no-expand", () =>
+    Effect.gen(function*() {
+      const full = JSON.parse((yield* runCli(["context", "--db", db, "--json"])).stdout)
+      const nodes: Array<Node> = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes
+      const budget = full.tokens * 4
+      const json = yield* runCli(["context", "--db", db, "--budget", String(budget), "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const expanded = JSON.parse(json.stdout)
+      assert.isAtMost(expanded.tokens, Math.floor(budget * 0.85))
+      assert.isAbove(expanded.tokens, full.tokens)
+      assert.isAbove(expanded.summaries.length, full.summaries.length)
+      // Children shown in place of their parent: summaries that have a parent in the store.
+      const parentOf = new Map(nodes.map((n) => [n.id, n.parentId]))
+      assert.isTrue(expanded.summaries.some((s: Node) => parentOf.get(s.id) !== null))
+      const expand = expanded.report.stages.at(-1)
+      assert.deepStrictEqual([expand.stage, expand.acted], ["expand", true])
+      assert.strictEqual(expanded.turns.at(-1).id, "t39")
+      const text = yield* runCli(["context", "--db", db, "--budget", String(budget)])
+      expect(text.stderr).toMatch(/^precis: expand: \d+ -> \d+ tokens; expanded \d+$/m)
+      expect(text.stdout.split("\n").filter((l) => l.startsWith("[Summary ")).length).toBe(expanded.summaries.length)
+      const off = JSON.parse((yield* runCli(["context", "--db", db, "--budget", String(budget), "--no-expand", "--json"])).stdout)
+      assert.deepStrictEqual(off.summaries.map((s: Node) => s.id), full.summaries.map((s: Node) => s.id))
+      assert.deepStrictEqual(off.turns.map((t: { id: string }) => t.id), full.turns.map((t: { id: string }) => t.id))
+      assert.deepStrictEqual(off.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window"])
+    }))
+
 })

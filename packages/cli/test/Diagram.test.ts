@@ -1,6 +1,7 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import { Escape } from "@precis/core"
 import { Fixtures } from "@precis/testing"
-import { dot, dotText, mermaid, mermaidText } from "../src/internal/diagram.js"
+import { dot, mermaid } from "../src/internal/diagram.js"
 import { leaf } from "./utils/dag.js"
 
 describe("diagrams of the DAG", () => {
@@ -18,7 +19,7 @@ describe("diagrams of the DAG", () => {
     const text = mermaid("s \"1\"", summaries)
     assert.deepStrictEqual(text.split("\n"), [
       "---",
-      "title: \"session s #34;1#34;\"",
+      "title: \"session s \\\"1\\\"\"",
       "---",
       "flowchart TD",
       "  n0[\"depth 1 · aggressive<br/>12 tokens<br/>no time range<br/>p#34;#60;x#62;#35;1\"]",
@@ -28,7 +29,7 @@ describe("diagrams of the DAG", () => {
       "  n0 --> n1",
       "  n0 --> n2"
     ])
-    assert.strictEqual(mermaidText("a&b`c"), "a#38;b#96;c")
+    assert.strictEqual(Escape.mermaid("a&b`c"), "a#38;b#96;c")
   })
 
   it("dot: a digraph of boxes named by id, parent-to-child edges, strings escaped", () => {
@@ -37,6 +38,6 @@ describe("diagrams of the DAG", () => {
     expect(text).toContain(`  "p\\"<x>#1" [label="depth 1 · aggressive\\n12 tokens\\nno time range\\np\\"<x>#1"];`)
     expect(text).toContain(`  "p\\"<x>#1" -> "a";\n  "p\\"<x>#1" -> "b";\n}`)
     assert.notInclude(text, "missing")
-    assert.strictEqual(dotText("a\\b\"c\nd"), "a\\\\b\\\"c\\nd")
+    assert.strictEqual(Escape.dot("a\\b\"c\nd"), "a\\\\b\\\"c\\nd")
   })
 })

@@ -1,12 +1,13 @@
 /**
- * `precis search` and `precis show --format mermaid|dot` over a compacted store.
+ * `precis search` over a compacted store of two sessions.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { assertOneLineFailure, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { storeLayer } from "../../compaction/test/helpers.js"
+import { assertOneLineFailure, escape, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -58,26 +59,26 @@ describe("precis search", () => {
       assert.isFalse(fs.existsSync(missing))
       assertOneLineFailure(yield* runCli(["search", "x", "--db", db, "--limit", "0"]), /--limit must be an integer >= 1/)
     }))
-})
 
-describe("precis show --format", () => {
-  it.live("mermaid and dot print the session's DAG; --json wins", () =>
+  it.live("--session must name a session of the store: another is one line naming those it holds, not \"no match\"", () =>
     Effect.gen(function*() {
-      const nodes = JSON.parse((yield* runCli(["show", "--db", db, "--session", "alpha", "--json"])).stdout).nodes as Array<
-        { id: string; children: Array<string> }
-      >
-      const edges = nodes.reduce((n, node) => n + node.children.length, 0)
-      const mermaid = yield* runCli(["show", "--db", db, "--session", "alpha", "--format", "mermaid"])
-      assert.strictEqual(mermaid.code, 0, mermaid.stderr)
-      const lines = mermaid.stdout.split("\n")
-      assert.deepStrictEqual(lines.slice(0, 4), ["---", "title: \"session alpha\"", "---", "flowchart TD"])
-      assert.strictEqual(lines.filter((l) => /^ {2}n\d+\["depth \d · \w+<br\/>\d+ tokens<br\/>2025-/.test(l)).length, nodes.length)
-      assert.strictEqual(lines.filter((l) => /^ {2}n\d+ --> n\d+$/.test(l)).length, edges)
-      const dot = yield* runCli(["show", "--db", db, "--session", "alpha", "--format", "dot"])
-      assert.strictEqual(dot.code, 0, dot.stderr)
-      for (const node of nodes) expect(dot.stdout).toContain(`"${node.id}" [label="depth `)
-      assert.strictEqual(dot.stdout.split("\n").filter((l) => l.includes(" -> ")).length, edges)
-      const json = yield* runCli(["show", "--db", db, "--session", "alpha", "--format", "dot", "--json"])
-      assert.strictEqual(JSON.parse(json.stdout).nodes.length, nodes.length)
+      for (const session of ["nonexistent", "alph", "ALPHA", "alpha-"]) {
+        for (const args of [["module3.ts"], ["zebra"], ["module3.ts", "--json"]]) {
+          const result = yield* runCli(["search", ...args, "--db", db, "--session", session])
+          assertOneLineFailure(result, new RegExp(`^precis: unknown session '${escape(session)}' in .*search\\.db \\(sessions: alpha, beta\\)$`))
+          assert.strictEqual(result.stdout, "")
+        }
+      }
+      // A store without sessions says so.
+      const empty = path.join(dir, "empty.db")
+      yield* Effect.provide(Effect.void, storeLayer(empty))
+      assertOneLineFailure(
+        yield* runCli(["search", "x", "--db", empty, "--session", "s"]),
+        /^precis: unknown session 's' in .*empty\.db \(sessions: none\)$/
+      )
+      // The sessions it holds are searched as before.
+      const alpha = yield* runCli(["search", "zebra", "--db", db, "--session", "alpha"])
+      assert.strictEqual(alpha.code, 0, alpha.stderr)
+      assert.strictEqual(alpha.stdout, "no match for \"zebra\"")
     }))
 })

@@ -144,4 +144,31 @@ describe("precis serve", () => {
           )
         }))
     }))
+
+  it.live("a port out of range, or no port, is one line naming --port, before anything listens", () =>
+    Effect.gen(function*() {
+      for (const port of ["70000", "99999", "65536", "-1", "1.5", "abc", "0x50", ""]) {
+        const result = yield* runCli(["serve", "--db", db, "--port", port])
+        assert.strictEqual(result.code, 1, port)
+        expect(result.stderr).toMatch(/^precis: --port must be an integer in \[0, 65535\]/)
+        expect(result.stderr).not.toMatch(/\n\s+at |unexpected error/)
+      }
+    }))
+
+  it.live("an empty --host is refused; another machine's view needs --allow-remote", () =>
+    Effect.gen(function*() {
+      for (const host of ["", " "]) {
+        assertOneLineFailure(
+          yield* runCli(["serve", "--db", db, "--host", host]),
+          /--host must name an address \(an empty one would serve every interface\)/
+        )
+      }
+      for (const host of ["0.0.0.0", "::", "0", "192.0.2.7"]) {
+        assertOneLineFailure(yield* runCli(["serve", "--db", db, "--host", host]), /give --allow-remote to mean it$/)
+      }
+      assertOneLineFailure(
+        yield* runCli(["serve", "--db", db, "--host", "192.0.2.7", "--allow-remote", "--port", "0"]),
+        /^precis: cannot listen on 192\.0\.2\.7:0: /
+      )
+    }))
 })

@@ -13,9 +13,12 @@
  *   and summarized one after the other, each with the newest leaf as prior summary.
  *   A chunk never starts with a tool result: the call moves to the chunk of its
  *   results (or the chunk grows past the limit when it holds nothing else), so
- *   a leaf never separates them and neither does an interrupted pass. A chunk
- *   under 100 tokens (a quarter of a smaller `leafChunkTokens`) merges with its
- *   smaller neighbour, so no leaf is made of one short turn.
+ *   a leaf never separates them and neither does an interrupted pass; results
+ *   are paired with their calls by call id, so parallel calls and their
+ *   results stay in one leaf. A chunk whose material (`Material.renderEach`:
+ *   what the summarizer reads of it) is under 400 tokens (half a smaller
+ *   `leafChunkTokens`) merges with its smaller neighbour, so no leaf
+ *   is made of one short turn or of one large file read.
  * - **Condensation**: from the lowest depth up, while a depth holds at least
  *   `minFanIn` parentless summaries, they are condensed in conversation order in
  *   groups of `minFanIn..maxFanIn` (sizes as even as possible), the groups of one
@@ -33,9 +36,11 @@
  *   runs a second leaf pass with the tail cut to what the summaries leave.
  * - **Also line** (`alsoLine`, on by default): a summary that dropped
  *   must-survive keys of its material (`Summary.dropped`, the Summarizer's fact
- *   check) is stored with the most important of them appended as one
- *   `Also: a; b; c` line, as many as fit within its target tokens (never past
- *   it; none when the summary alone reaches it).
+ *   check) is stored with the most important of those that belong there
+ *   (`FactCheck.isAlsoKey`: paths, identifiers, error names, issue ids,
+ *   commands run) appended as one `Also: a; b; c` line, as many as fit within
+ *   its target tokens (never past it; none when the summary alone reaches
+ *   it); Also lines the summary already holds (its children's) merge into it.
  * - **Assembling** the context an agent sends within a budget, with this DAG
  *   as the Condenser's summarize stage, is `@precis/context`'s `Assembler`.
  * - **Safety**: one compaction per session at a time, across fibers and

@@ -100,7 +100,8 @@ describe("CompactionManager", () => {
 
       yield* setup("over", sizedTurns(9, 10))
       yield* cm.compact("over", { ...options, leafChunkTokens: 29 })
-      expect(yield* leafSizes("over")).toEqual([2, 2, 2, 2, 1])
+      // The last turn alone has less material than half a chunk: it joins the leaf before it.
+      expect(yield* leafSizes("over")).toEqual([2, 2, 2, 3])
 
       const big = sizedTurns(7, 10)
       big[3] = ConversationTurn.make({ ...big[3]!, content: "y".repeat(400) })
@@ -879,14 +880,15 @@ describe("the Also line: a summary's dropped keys appended within its target", (
   it.effect("lists the most important dropped keys, and the stored estimate counts the line", () =>
     Effect.gen(function*() {
       const leaf = yield* leafOf()
-      expect(leaf.content).toBe(`${reply}\nAlso: 3 failed; RangeError; src/routes/invoices.ts; src/services/pdf.ts`)
+      // A count is no key of an Also line: what it counted is gone with its lines.
+      expect(leaf.content).toBe(`${reply}\nAlso: RangeError; src/routes/invoices.ts; src/services/pdf.ts`)
       expect(leaf.tokenEstimate).toBe(estimate(leaf.content))
       expect(leaf.tokenEstimate).toBeLessThanOrEqual(CompactionOptions.defaults.leafTargetTokens)
     }).pipe(Effect.provide(managerLayer(forgetful))))
 
   it.effect("never past the target: the keys that fit, none when the summary alone reaches it", () =>
     Effect.gen(function*() {
-      const twoKeys = `${reply}\nAlso: 3 failed; RangeError`
+      const twoKeys = `${reply}\nAlso: RangeError; src/routes/invoices.ts`
       const fits = yield* leafOf({ leafTargetTokens: estimate(twoKeys) })
       expect(fits.content).toBe(twoKeys)
     }).pipe(Effect.provide(managerLayer(forgetful))))
@@ -923,6 +925,22 @@ describe("the Also line: a summary's dropped keys appended within its target", (
       )
     ))
 
+  it.effect("a condensation that keeps its children's Also lines carries one Also line, at its end", () =>
+    Effect.gen(function*() {
+      // Two leaves that each lose a path line, and a condensation of them.
+      const twoLeaves = [...work.slice(0, 2), work[3]!, ...work.slice(1, 3)].map((turn, i) =>
+        ConversationTurn.make({ ...turn, id: `k${i}`, timestamp: new Date(start + i * 60_000).toISOString() })
+      )
+      yield* setup("k", twoLeaves)
+      yield* (yield* manager).compact("k", { freshTailTurns: 0, leafChunkTokens: 30, minFanIn: 2 })
+      const all = yield* (yield* store).summaries("k")
+      const withAlso = (text: string) => text.split("\n").filter((line) => line.startsWith("Also: "))
+      expect(all.filter((s) => s.depth === 0 && withAlso(s.content).length === 1).length).toBeGreaterThanOrEqual(2)
+      const parent = all.find((s) => s.depth === 1)!
+      expect(withAlso(parent.content)).toHaveLength(1)
+      expect(parent.content.split("\n").at(-1)).toMatch(/^Also: .*src\/routes\/invoices\.ts.*src\/services\/pdf\.ts/)
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.dropping((line) => line.includes("/") && !line.startsWith("Also: "))))))
+
   it.effect("condensation reads a child's Also line as content: what it drops of it comes back on its own line", () =>
     Effect.gen(function*() {
       yield* setup("c", work)
@@ -931,7 +949,7 @@ describe("the Also line: a summary's dropped keys appended within its target", (
       const all = yield* (yield* store).summaries("c")
       const leaves = all.filter((s) => s.depth === 0)
       const parent = all.find((s) => s.depth === 1)!
-      const also = "Also: 3 failed; RangeError; src/routes/invoices.ts; src/services/pdf.ts"
+      const also = "Also: RangeError; src/routes/invoices.ts; src/services/pdf.ts"
       expect(leaves.filter((leaf) => leaf.content.endsWith(`\n${also}`))).toHaveLength(1)
       expect(parent.tier).toBe("normal")
       // The model dropped the children's Also lines (they name paths); the check found their keys again.

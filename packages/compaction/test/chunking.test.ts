@@ -55,10 +55,39 @@ describe("chunk", () => {
     expect(chunks([[1, false], [1, true], [9, false], [9, false]])).toEqual([["1", "r1", "9"], ["9"]])
   })
 
-  it("minChunkTokens is 100, or a quarter of a smaller limit", () => {
-    expect(Chunking.minChunkTokens(20_000)).toBe(100)
-    expect(Chunking.minChunkTokens(200)).toBe(50)
-    expect(Chunking.minChunkTokens(30)).toBe(7)
+  it("minLeafMaterial is 400, or half a smaller limit", () => {
+    expect(Chunking.minLeafMaterial(20_000)).toBe(400)
+    expect(Chunking.minLeafMaterial(1000)).toBe(400)
+    expect(Chunking.minLeafMaterial(500)).toBe(250)
+    expect(Chunking.minLeafMaterial(30)).toBe(15)
+  })
+
+  it("keeps parallel calls and their results in one chunk, pairing by call id", () => {
+    // Claude Code writes each parallel call as a turn of its own, then the results: c1 c2 r1 r2.
+    type Item = { readonly name: string; readonly tokens: number; readonly call?: string; readonly answers?: string }
+    const items: ReadonlyArray<Item> = [
+      { name: "say", tokens: 5 },
+      { name: "c1", tokens: 2, call: "t1" },
+      { name: "c2", tokens: 2, call: "t2" },
+      { name: "r1", tokens: 2, answers: "t1" },
+      { name: "r2", tokens: 4, answers: "t2" }
+    ]
+    const chunks = (pairs: boolean) =>
+      Chunking.chunk(items, (i) => i.tokens, 12, (i) => i.answers !== undefined, 0, {
+        pairs: pairs
+          ? { calls: (i) => i.call === undefined ? [] : [i.call], answers: (i) => i.answers === undefined ? [] : [i.answers] }
+          : undefined
+      }).map((c) => c.map((i) => i.name))
+    // By position only, r1 leaves its call behind (the material then reads `read ? (24 lines)`).
+    expect(chunks(false)).toEqual([["say", "c1"], ["c2", "r1", "r2"]])
+    expect(chunks(true)).toEqual([["say"], ["c1", "c2", "r1", "r2"]])
+  })
+
+  it("measures a chunk too small to stand alone by its weight when one is given", () => {
+    // Two turns of 10 tokens each whose material is one line: by tokens they stand alone, by weight they merge.
+    const items = [{ tokens: 10, weight: 1 }, { tokens: 10, weight: 1 }, { tokens: 10, weight: 9 }, { tokens: 10, weight: 9 }]
+    expect(Chunking.chunk(items, (i) => i.tokens, 10, undefined, 4).length).toBe(4)
+    expect(Chunking.chunk(items, (i) => i.tokens, 10, undefined, 4, { weight: (i) => i.weight }).map((c) => c.length)).toEqual([3, 1])
   })
 
   it("yields no chunk for no items and keeps order", () => {

@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import { type ConversationTurn, type Provider, SessionState, type SummaryRecord, type TokenEstimator, Transcript } from "@precis/core"
+import { type ConversationTurn, Escape, type Provider, SessionState, type SummaryRecord, type TokenEstimator, Transcript } from "@precis/core"
 
 /**
  * The share of a budget the session-state header may take by default (15%).
@@ -105,7 +105,7 @@ export const recallNote = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   summaries.length === 0 ? "" : [
     "Earlier turns are compacted into the summaries above. To recall details, call the tools:",
     "search (full-text search of turns and summaries), expand (a summary's children or source turns)",
-    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => s.id).join(", ")}.`
+    `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => Escape.line(s.id)).join(", ")}.`
   ].join(" ")
 
 /**
@@ -128,7 +128,7 @@ const turnBlock = (turn: ConversationTurn.ConversationTurn, kind: "request" | "t
   // Roles other than these (tool results, say) are user messages prefixed with `[role]`.
   ...(turn.role === "user" || turn.role === "assistant" || turn.role === "system"
     ? { role: turn.role, content: turn.content }
-    : { role: "user" as const, content: `[${turn.role}] ${turn.content}` }),
+    : { role: "user" as const, content: `[${Escape.line(turn.role)}] ${turn.content}` }),
   text: Transcript.formatTurn(turn),
   volatile: false
 })

@@ -172,6 +172,29 @@ describe("Assembler", () => {
         expect(assembled.tokens).toBe(sent(assembled))
       }
     }).pipe(Effect.provide(storeLayer())))
+
+  it.effect("the text as sent, the header, the summaries' header lines and the separators included, is never over the budget", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      // 60 turns of 30 tokens: many short leaves, none condensed, whose header lines weigh in a small budget.
+      const start = Date.parse("2025-01-01T00:00:00Z")
+      yield* store.appendTurns("sent", Array.from({ length: 60 }, (_, i) => {
+        const role = i % 2 === 0 ? "user" : "assistant"
+        const timestamp = new Date(start + i * 60_000).toISOString()
+        return ConversationTurn.make({ role, content: `${role} step ${i}: `.padEnd(110, "x"), id: `t${i}`, timestamp })
+      }))
+      yield* (yield* CompactionManager.CompactionManager).compact("sent", {
+        leafChunkTokens: 60,
+        freshTailTurns: 4,
+        minFanIn: 100,
+        maxFanIn: 100
+      })
+      for (const budget of [250, 400, 700, 1000]) {
+        const assembled = yield* (yield* assembler).assemble("sent", { budget, compact: false })
+        expect(assembled.header.length).toBeGreaterThan(0)
+        expect(estimator.estimate(Layout.render(assembled))).toBeLessThanOrEqual(budget)
+      }
+    }).pipe(Effect.provide(assemblerLayer())))
 })
 
 describe("Assembler, read-only", () => {

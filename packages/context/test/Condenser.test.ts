@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Condenser from "../src/Condenser.js"
+import * as Layout from "../src/Layout.js"
 import * as Forget from "../src/internal/forget.js"
 import { requestCount, shortReply } from "./helpers.js"
 
@@ -201,6 +202,25 @@ describe("Condenser", () => {
       const tiny = yield* Condenser.pipeline([Condenser.window({ maxTokens: 300 })])({ summaries, turns: [] })
       expect(tiny.tokens).toBeLessThanOrEqual(300)
       expect(tiny.summaries[0]!.content).toContain("full text: summary s2")
+    }))
+
+  it.effect("window: the budget holds for the text as sent, the summaries' header lines included", () =>
+    Effect.gen(function*() {
+      // Many short summaries: their headers (`[Summary 12, depth 1, START to END]`) cost more than their counts say.
+      const summaries = Array.from({ length: 24 }, (_, i) =>
+        SummaryRecord.make({
+          id: `s${i}`,
+          depth: 1,
+          content: `summary ${i}: ${"fixed the loader ".repeat(4)}`,
+          timeRangeStart: "2026-02-11T20:36:45Z",
+          timeRangeEnd: "2026-02-11T20:46:33Z"
+        })
+      )
+      for (const maxTokens of [300, 600, 900]) {
+        const out = yield* Condenser.pipeline([Condenser.window({ maxTokens })])({ summaries, turns: session })
+        expect(estimator.estimate(Layout.render(out))).toBeLessThanOrEqual(maxTokens)
+        expect(out.turns.at(-1)!.id).toBe("a4")
+      }
     }))
 
   it.effect("summarize (stateless): older turns become one summary, the newest and the first request stay", () =>

@@ -222,7 +222,7 @@ describe("Expansion", () => {
   it.effect.prop(
     "whatever the session and budget: within the budget as sent, every turn shown once and in order",
     {
-      turns: FastCheck.array(Arbitraries.turn, { maxLength: 40, size: "max" }),
+      turns: Arbitraries.turns({ maxLength: 40 }),
       leafChunkTokens: FastCheck.integer({ min: 1, max: 400 }),
       budget: FastCheck.integer({ min: 1, max: 20_000 }),
       reserve: FastCheck.constantFrom(0, 0.15, 0.5),

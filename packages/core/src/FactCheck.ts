@@ -51,7 +51,13 @@ export const weights: Readonly<Record<Kind, number>> = {
 export const Fact = Schema.Struct({
   kind: Kind,
   text: Schema.String,
-  importance: Schema.Number
+  importance: Schema.Number,
+  /**
+   * Where the material says it (since 0.3.0): `run` for a command the agent ran
+   * (a `$ ` line, a call's `command`), `output` for a key only a tool's output
+   * mentions; absent for the rest (said in a request or the agent's words).
+   */
+  source: Schema.optional(Schema.Literal("run", "output"))
 })
 
 /**
@@ -108,7 +114,7 @@ const KEY = new RegExp(
     /(\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\bE(?:NOENT|ACCES|EXIST|ISDIR|NOTDIR|PERM|PIPE|CONNREFUSED|CONNRESET|TIMEDOUT|ADDRINUSE|MFILE|NOTEMPTY)\b|\bERR_[A-Z0-9_]+\b|\bTS\d{4,5}\b)/
       .source,
     // 7: issue ids: #123, PROJ-12, tracker ids such as spotter-4te (a suffix with a digit and a letter)
-    /((?<![\w&/#])#\d+\b|\b(?!(?:UTF|ISO|SHA|MD|AES|RSA|HTTP|TLS|SSL)-)[A-Z][A-Z0-9]{1,9}-\d+(?:-\d+)*\b|(?<![\w./-])[a-z][a-z0-9]{1,20}-(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,6}(?:\.\d+)*(?![\w-]))/
+    /((?<![\w&/#])#\d+\b|(?<![\w-])(?!(?:UTF|ISO|SHA|MD|AES|RSA|HTTP|TLS|SSL)-)[A-Z][A-Z0-9]{1,9}-\d+(?:-\d+)*\b|(?<![\w./-])[a-z][a-z0-9]{1,20}-(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,6}(?:\.\d+)*(?![\w-]))/
       .source,
     // 8: results: counts of tests, failures, errors; exit statuses
     /(\b\d+ (?:[Tt]ests?|[Pp]ass(?:ed|ing|es)|[Ff]ail(?:ed|ing|ures?)|[Ee]rrors?|[Ww]arnings?|[Ss]kipped|[Pp]ending|[Ss]uites?|[Ss]pecs?|[Ee]xamples?|[Aa]ssertions?)\b|\b[Ee]xit(?:ed)?(?: with)?(?: code| status)?:? \d+\b)/
@@ -150,7 +156,16 @@ interface Entry {
   readonly kind: Kind
   readonly text: string
   mentions: number
+  // Ran as a command; said outside a tool's output.
+  ran: boolean
+  said: boolean
 }
+
+// A tool's output line: a turn of a tool role, or a line continuing one.
+const TOOL_ROLE = /^(?:tool|function|observation|environment|ipython)$/i
+
+// The comment Material writes after a command (`$ mix test  # Run the tests`): not part of it.
+const withoutComment = (command: string): string => command.replace(/\s{2}# .*$/, "").trim()
 
 /**
  * The must-survive keys of `material` (a transcript, rendered summaries or
@@ -167,12 +182,18 @@ interface Entry {
  */
 export const keys = (material: string): ReadonlyArray<Fact> => {
   const entries = new Map<string, Entry>()
-  const add = (kind: Kind, text: string) => {
+  // Whether the line being read is a tool's output.
+  let output = false
+  const add = (kind: Kind, text: string, ran = false) => {
     if (text.length < 2) return
     const id = text.toLowerCase()
     const entry = entries.get(id)
-    if (entry === undefined) entries.set(id, { kind, text, mentions: 1 })
-    else entry.mentions++
+    if (entry === undefined) entries.set(id, { kind, text, mentions: 1, ran, said: !output })
+    else {
+      entry.mentions++
+      entry.ran ||= ran
+      entry.said ||= !output
+    }
   }
   // A test runner's line for a file that passed: its count is part of the totals, not a result of its own.
   let passedFile = false
@@ -192,7 +213,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
           scan(code)
           KEY.lastIndex = rest
         }
-      } else if (group === 3) add("command", value.replace(/\\(["\\])/g, "$1").trim())
+      } else if (group === 3) add("command", value.replace(/\\(["\\])/g, "$1").trim(), true)
       else if (group === 1) add("path", value.replace(TRAILING_PUNCTUATION, ""))
       else if (group === 4) {
         if (isPath(value)) add("path", value)
@@ -201,21 +222,25 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
   }
   for (const raw of material.split("\n")) {
     if (raw.length === 0) continue
-    const line = contentOf(raw.endsWith("\r") ? raw.slice(0, -1) : raw)
+    const full = raw.endsWith("\r") ? raw.slice(0, -1) : raw
+    const line = contentOf(full)
+    if (full.startsWith("[")) {
+      const role = Transcript.parseTurnLine(full)?.role
+      if (role !== undefined) output = TOOL_ROLE.test(role.trim())
+    } else if (!full.startsWith("  ")) output = false
     const trimmed = line.trim()
     if (trimmed.startsWith("$ ")) {
-      const command = trimmed.slice(2).trim()
-      if (command.length <= MAX_COMMAND) add("command", command)
+      const command = withoutComment(trimmed.slice(2))
+      if (command.length <= MAX_COMMAND) add("command", command, true)
     } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
     passedFile = OutputDigest.isPassedFileLine(line)
     scan(line)
   }
   // The entries are in order of first appearance and the sort is stable, so equal importance keeps that order.
-  const facts: Array<Fact> = Array.from(entries.values(), (entry) => ({
-    kind: entry.kind,
-    text: entry.text,
-    importance: importanceOf(entry)
-  }))
+  const facts: Array<Fact> = Array.from(entries.values(), (entry) => {
+    const fact = { kind: entry.kind, text: entry.text, importance: importanceOf(entry) }
+    return entry.ran ? { ...fact, source: "run" as const } : entry.said ? fact : { ...fact, source: "output" as const }
+  })
   return facts.sort((a, b) => b.importance - a.importance)
 }
 
@@ -266,27 +291,51 @@ export const alsoPrefix = "Also: "
 export const alsoLine = (texts: ReadonlyArray<string>): string => `${alsoPrefix}${texts.join("; ")}`
 
 /**
+ * Whether a key belongs on an {@link alsoLine}: a path, an identifier, an
+ * error name, an issue id or a command the agent ran (`source: "run"`); not a
+ * result (a count or an exit status: what it counts is gone with the lines it
+ * came from), a command only mentioned (`npm fund` in a tool's hint), nor a
+ * URL only a tool's output mentions (a link in its help).
+ *
+ * @since 0.3.0
+ */
+export const isAlsoKey = (fact: Fact): boolean => {
+  switch (fact.kind) {
+    case "result":
+      return false
+    case "command":
+      return fact.source === "run"
+    case "path":
+      return !(fact.source === "output" && /^https?:\/\//.test(fact.text))
+    default:
+      return true
+  }
+}
+
+/**
  * @since 0.3.0
  */
 export interface AppendOptions {
   /** The most tokens the summary may hold with the line. */
   readonly maxTokens: number
-  /** Most keys on the line. Default 8. */
+  /** Most keys added to the line. Default 8. */
   readonly maxKeys?: number | undefined
 }
 
 /**
- * `text` with an {@link alsoLine} of the most important `dropped` keys that
- * fit: keys are taken in order, each only when the summary with the line
- * stays within `maxTokens` (by `estimator`) and no key already on the line
- * contains it. `text` unchanged when none fits or none was dropped.
+ * `text` with one {@link alsoLine} at its end: the keys of the Also lines it
+ * already holds (a condensation keeps its children's), then the most
+ * important `dropped` keys that belong there ({@link isAlsoKey}) and fit:
+ * keys are taken in order, each only when the summary with the line stays
+ * within `maxTokens` (by `estimator`) and no key already on the line contains
+ * it. `text` unchanged when it holds no Also line and no key is added.
  *
  * @example
  * ```ts
  * import { FactCheck, TokenEstimator } from "@precis/core"
- * const { dropped } = FactCheck.check("[?] tool: $ pnpm test\n  3 failed", "Tests ran.")
+ * const { dropped } = FactCheck.check("[?] assistant: $ pnpm test\n[?] tool: 3 failed in src/app.ts", "Tests ran.")
  * FactCheck.appendAlso("Tests ran.", dropped, TokenEstimator.approximate, { maxTokens: 100 })
- * // "Tests ran.\nAlso: 3 failed; pnpm test"
+ * // "Tests ran.\nAlso: pnpm test; src/app.ts" (the count is no key of an Also line)
  * ```
  * @since 0.3.0
  */
@@ -297,19 +346,27 @@ export const appendAlso = (
   options: AppendOptions
 ): string => {
   const maxKeys = options.maxKeys ?? 8
-  const chosen: Array<string> = []
-  const lowered: Array<string> = []
+  const lines = text.split("\n")
+  const body = lines.filter((line) => !line.startsWith(alsoPrefix)).join("\n")
+  const chosen = lines.filter((line) => line.startsWith(alsoPrefix)).map((line) => line.slice(alsoPrefix.length).trim())
+    .filter((keys) => keys.length > 0)
+  const lowered = chosen.map((keys) => keys.toLowerCase())
+  const withLine = (keys: ReadonlyArray<string>) => keys.length === 0 ? body : `${body}\n${alsoLine(keys)}`
   // A few misses, and the line is done.
+  let added = 0
   let tries = 0
   for (const fact of dropped) {
-    if (chosen.length >= maxKeys || tries >= 4 * maxKeys) break
+    if (added >= maxKeys || tries >= 4 * maxKeys) break
+    if (!isAlsoKey(fact)) continue
     const id = fact.text.toLowerCase()
     if (lowered.some((other) => other.includes(id))) continue
     tries++
-    if (estimator.estimate(`${text}\n${alsoLine([...chosen, fact.text])}`) > options.maxTokens) continue
+    if (estimator.estimate(withLine([...chosen, fact.text])) > options.maxTokens) continue
     chosen.push(fact.text)
     lowered.push(id)
+    added++
   }
-  return chosen.length === 0 ? text : `${text}\n${alsoLine(chosen)}`
+  const already = lines.length - body.split("\n").length
+  const settled = already === 0 || (already === 1 && lines[lines.length - 1]!.startsWith(alsoPrefix))
+  return added === 0 && settled ? text : withLine(chosen)
 }
-

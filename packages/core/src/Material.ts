@@ -6,15 +6,27 @@
  * lines)`, the exit status and the lines of a shell output that carry results
  * or errors), with line-number prefixes stripped. Prose is kept as it is.
  *
+ * What carries nothing for the agent that continues is left out: paths under
+ * a turn's working directory (`metadata.cwd`) are written relative to it (the
+ * session-state header states the directory), an agent's reasoning
+ * (`[thinking] ...`) keeps only its plan and the sentences that carry a
+ * decision or a cause, a harness's meta text (a skill's instructions) only its
+ * first line, what a harness wrote into a user's turn (a background task's
+ * notice) its gist (`OutputDigest.harnessGist`), a tool's chatter about itself
+ * and the frame around a background command's output (`OutputDigest.isChatter`) and
+ * the inputs that steer the harness (`ToolKind.controlKeys`) nothing.
+ *
  * The output is in the transcript line format of `Transcript.formatTurns`
  * (one turn per `[time] role:` line, continuation lines indented), so
- * `Transcript.parse` reads it back into as many turns as were given. Turns
- * without tool structure come out exactly as `formatTurns` writes them.
+ * `Transcript.parse` reads it back into as many turns as were given. Other
+ * turns without tool structure come out exactly as `formatTurns` writes them.
  *
  * @since 0.3.0
  */
 import * as Predicate from "effect/Predicate"
-import { clip, plural, splitLines } from "./internal/text.js"
+import * as ConversationTurn from "./ConversationTurn.js"
+import { keepDecisions } from "./internal/reasoning.js"
+import { clip, plural, relativePaths, splitLines } from "./internal/text.js"
 import * as OutputDigest from "./OutputDigest.js"
 import * as ToolKind from "./ToolKind.js"
 import * as ToolMetadata from "./ToolMetadata.js"
@@ -93,6 +105,7 @@ const PRINT_FILE = /^(?:cat|head|tail|nl|bat|less|more)(?:\s+-[\w-]+(?:\s+\d+)?)
 const scalarSummary = (input: { readonly [key: string]: unknown }): string => {
   const parts: Array<string> = []
   for (const [key, value] of Object.entries(input)) {
+    if (ToolKind.isControlKey(key)) continue
     if (typeof value === "string" && value.length > 0 && value.length <= 120 && !value.includes("\n")) {
       parts.push(`${key}=${clip(value, 60)}`)
     } else if (typeof value === "number" || typeof value === "boolean") {
@@ -314,6 +327,24 @@ const prose = (turn: Turn, calls: ReadonlyArray<ToolUse.Call>): string => {
   return lines.join("\n").trim()
 }
 
+// A turn's working directory when its metadata gives one (the root says nothing).
+const cwdOf = (turn: Turn): string | undefined => {
+  const cwd = ToolMetadata.read(turn.metadata).cwd
+  return cwd === undefined || cwd === "/" ? undefined : cwd
+}
+
+// The words of a turn without tool calls: an agent's reasoning only where it
+// carries a decision; a harness's meta line (a skill's text, say) by its first
+// line; what a harness wrote into a user's turn (a background task's notice) by its gist.
+const words = (turn: Turn): string => {
+  if (ToolMetadata.read(turn.metadata).meta === true) return clip(splitLines(turn.content)[0] ?? "", 160)
+  if (ConversationTurn.isUserRole(turn.role)) {
+    const text = OutputDigest.withoutReminders(turn.content)
+    return OutputDigest.isHarnessNoise(text) ? OutputDigest.harnessGist(text) : turn.content
+  }
+  return keepDecisions(turn.content)
+}
+
 // How many answered-or-not calls are kept to pair results with: a result
 // answers a recent call, and the bound keeps rendering linear.
 const MAX_PENDING = 256
@@ -342,14 +373,24 @@ const MAX_PENDING = 256
  * ```
  * @since 0.3.0
  */
-export const render = (turns: Iterable<Turn>): string => {
+export const render = (turns: Iterable<Turn>): string => renderEach(turns).join("\n")
+
+/**
+ * The material of each of `turns`, as {@link render} writes it (`render` joins
+ * them with line breaks): what a turn costs a summary, to size the chunks
+ * summaries are made from.
+ *
+ * @since 0.3.0
+ */
+export const renderEach = (turns: Iterable<Turn>): Array<string> => {
   const out: Array<string> = []
   // Calls not yet answered, nearest first.
   let pending: Array<ToolUse.Call> = []
   for (const turn of turns) {
-    out.push(Transcript.formatTurn({ role: turn.role, timestamp: turn.timestamp, content: renderContent(turn) }))
+    const content = relativePaths(renderContent(turn), cwdOf(turn))
+    out.push(Transcript.formatTurn({ role: turn.role, timestamp: turn.timestamp, content }))
   }
-  return out.join("\n")
+  return out
 
   function renderContent(turn: Turn): string {
     const answer = ToolUse.result(turn)
@@ -365,7 +406,7 @@ export const render = (turns: Iterable<Turn>): string => {
         : result({ id: answer.callId, name: answer.name, input: {}, arguments: "" }, answer, turn.content)
     }
     const calls = ToolUse.calls(turn)
-    if (calls.length === 0) return turn.content
+    if (calls.length === 0) return words(turn)
     pending = [...[...calls].reverse(), ...pending].slice(0, MAX_PENDING)
     const said = prose(turn, calls)
     const actions = calls.map(action)

@@ -30,13 +30,15 @@ import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import { fieldsOf, OPTIONS, valueOf } from "./internal/optionFields.js"
 import { type Problem, problemsOf } from "./OptionError.js"
+import * as Redact from "./Redact.js"
 
 // How a field is read from text (a variable, a flag): the value handed to the field's Schema.
 const TextAnnotationId: unique symbol = Symbol.for("@precis/core/OptionSchema/Text")
 
+// A value as a message shows it; a URL without its secrets, whatever option it is given to.
 const show = (value: unknown): string =>
   typeof value === "string"
-    ? JSON.stringify(value)
+    ? JSON.stringify(Redact.url(value))
     : Duration.isDuration(value)
     ? Duration.format(value)
     : typeof value === "bigint"
@@ -136,14 +138,25 @@ export const nonEmptyString: Schema.Schema<string> = field(
   (text) => text
 )
 
+// An http(s) URL without credentials (they would be shown wherever the URL is, and fetch
+// refuses them) and without a fragment (never sent).
+const isHttpUrl = (s: string): boolean => {
+  if (!URL.canParse(s)) return false
+  const parsed = new URL(s)
+  return /^https?:$/.test(parsed.protocol) && parsed.username === "" && parsed.password === "" &&
+    parsed.hash === "" && !s.includes("#")
+}
+
 /**
- * An absolute `http:` or `https:` URL.
+ * An absolute `http:` or `https:` URL, without a user or password (give a key
+ * as a key) and without a `#fragment`. A query is allowed (`?api-version=...`);
+ * messages show its values masked (`Redact.url`).
  *
  * @since 0.1.0
  */
 export const url: Schema.Schema<string> = field(
-  Schema.String.pipe(Schema.filter((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))),
-  "an http(s) URL",
+  Schema.String.pipe(Schema.filter(isHttpUrl)),
+  "an http(s) URL without user, password or #fragment",
   (text) => text
 )
 

@@ -7,11 +7,17 @@
  * It holds the task (the first and the latest real user requests), the
  * working directory and branch, the files created / modified / read, the last
  * result of each test, lint or build command (with its pass/fail counts when
- * the output states them), the errors still open (a failing check not yet
- * followed by a pass of the same command), task-tracker and git changes
- * (`bd update/close`, `gh issue close`, commits, pushes, new branches) and the
- * assistant's latest plan (its `TodoWrite` list, else the latest numbered
- * list in its prose). Every entry cites the id of the turn it came from.
+ * the output states them; a command run in the background gets its result
+ * when its output is read, `TaskOutput`), the errors still open (a failing check not yet
+ * followed by a pass of the same command; the newest result of a check
+ * stands for it, and a whole run for the runs of some files it covers),
+ * task-tracker and git changes (`bd create/update/close`, `gh issue
+ * create/close`, commits, pushes, new branches; an issue the session created
+ * with its id and title) and the assistant's latest plan (its `TodoWrite`
+ * list, else the latest numbered list in its prose), whose items are done
+ * when the tracker closes the issue they name or the plan's issue, or a commit
+ * names that issue or holds a file they name. Every entry cites the turn it
+ * came from, by a short id ({@link shortId}).
  *
  * {@link step} is pure, so a stored state (see {@link State}, a Schema) can be
  * carried forward: folding a prefix, storing it, then stepping the rest gives
@@ -136,6 +142,8 @@ const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: st
     const line = ToolKind.commandOf(call)
     return line === undefined ? base : StateShell.shellResult(base, line, turn, answer, { call: pendingCall.turnId, result: turnId })
   }
+  const background = ToolKind.backgroundIdOf(call)
+  if (background !== undefined) return StateShell.backgroundRead(base, background, turn, answer, turnId)
   if (answer.isError) return base
   // A file is cited by the call that wrote or read it.
   const touched = fileAction(call, turn.content)
@@ -145,10 +153,13 @@ const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: st
 // An assistant's turn: its calls wait for their results; its plan or todo list.
 const assistantStep = (state: State, turn: Turn, turnId: string): State => {
   let next = state
+  // A plan written while an issue is in progress is that issue's work.
+  const active = [...state.issues].reverse().find((issue) => Plans.isActive(issue.status))?.id
+  const of = active === undefined ? {} : { issue: active }
   for (const call of ToolUse.calls(turn)) {
     if (ToolKind.kindOf(call) === "todo") {
       const items = Plans.todoPlan(call.input)
-      if (items !== undefined) next = { ...next, todos: { source: "todo", items, turnId } }
+      if (items !== undefined) next = { ...next, todos: { source: "todo", items, ...of, turnId } }
       continue
     }
     const pending = { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, arguments: call.arguments, turnId }
@@ -156,7 +167,7 @@ const assistantStep = (state: State, turn: Turn, turnId: string): State => {
     next = { ...next, pending: all.length > MAX_PENDING ? all.slice(all.length - MAX_PENDING) : all }
   }
   const items = Plans.prosePlan(turn.content)
-  if (items !== undefined) next = { ...next, plan: { source: "prose", items, turnId } }
+  if (items !== undefined) next = { ...next, plan: { source: "prose", items, ...of, turnId } }
   return next
 }
 
@@ -205,6 +216,24 @@ export const fold = (turns: Iterable<Turn>, from: State = empty): State => {
   for (const turn of turns) state = step(state, turn)
   return state
 }
+
+/**
+ * A turn id as the header cites it: a UUID by its first 8 characters, as git
+ * shortens a hash (a `#k` suffix kept), an importer's derived id
+ * (`claude-code:412-1a2b3c4d5e6f`) by its format and position
+ * (`claude-code:412`), other ids as they are: the start of the id the store
+ * and recall's `expand` show.
+ *
+ * @example
+ * ```ts
+ * import { SessionState } from "@precis/core"
+ * SessionState.shortId("d35f0cc4-428d-436c-b878-0a1b2c3d4e5f") // "d35f0cc4"
+ * SessionState.shortId("claude-code:412-1a2b3c4d5e6f") // "claude-code:412"
+ * SessionState.shortId("u1") // "u1"
+ * ```
+ * @since 0.3.0
+ */
+export const shortId: (turnId: string) => string = StateHeader.shortId
 
 /**
  * The default cap of {@link render} when no budget gives one.

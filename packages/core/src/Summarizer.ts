@@ -28,7 +28,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import type { ConversationTurn } from "./ConversationTurn.js"
+import { type ConversationTurn, withoutNul } from "./ConversationTurn.js"
 import * as FactCheck from "./FactCheck.js"
 import * as Material from "./Material.js"
 import * as OptionConfig from "./OptionConfig.js"
@@ -258,7 +258,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       )
     return FiberRef.get(FiberRef.currentMinimumLogLevel).pipe(
       Effect.flatMap((minimum) => LogLevel.lessThan(LogLevel.Debug, minimum) ? call : logged()),
-      Effect.map((response) => response.text.trim())
+      // NUL is no text any store keeps (PostgreSQL refuses it): it never reaches a summary.
+      Effect.map((response) => withoutNul(response.text).trim())
     )
   }
 
@@ -353,7 +354,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           const task: SummaryTask & { readonly kind: "leaf" } = opts.priorSummary === undefined
             ? { kind: "leaf", material, targetTokens }
             : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
-          return summarize(task, Prompt.leaf(material, opts.priorSummary))
+          return summarize(task, Prompt.leaf(material, opts.priorSummary, targetTokens))
         })
       ),
     summarizeSummaries: (summaries, opts = {}) =>
@@ -362,7 +363,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Effect.suspend(() => {
           const material = Transcript.renderSummaries(summaries)
           const targetTokens = normalizeTarget(opts.targetTokens, defaults.condenseTargetTokens)
-          return summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material))
+          return summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material, targetTokens))
         })
       ),
     tierCounts: Ref.get(counts)
@@ -380,7 +381,8 @@ export const fallbackText = (
   estimator: TokenEstimator["Type"],
   material: string,
   targetTokens: number
-): string => `${estimator.truncate(material, Math.max(1, targetTokens)).trimEnd()}\n${Prompt.truncationMarker}`
+): string =>
+  `${estimator.truncate(withoutNul(material), Math.max(1, targetTokens)).trimEnd()}\n${Prompt.truncationMarker}`
 
 /**
  * The Summarizer layer; it needs only a `Provider`. Its options are checked

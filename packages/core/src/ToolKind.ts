@@ -81,6 +81,52 @@ export const pathKeys = ["file_path", "filePath", "path", "notebook_path", "file
 export const commandKeys = ["command", "cmd"] as const
 
 /**
+ * Tools that read the output of a command started in the background (Claude
+ * Code's `TaskOutput`, formerly `BashOutput`), and the input keys that name
+ * the background command (`task_id`, `bash_id`, `shell_id`).
+ *
+ * @since 0.3.0
+ */
+export const backgroundReaders = {
+  names: ["TaskOutput", "BashOutput"],
+  idKeys: ["task_id", "bash_id", "shell_id"]
+} as const
+
+const BACKGROUND = new Set<string>(backgroundReaders.names.map((name) => name.trim().toLowerCase()))
+
+/**
+ * The id of the background command a call reads the output of
+ * ({@link backgroundReaders}), if it is such a call.
+ *
+ * @example
+ * ```ts
+ * import { ToolKind } from "@precis/core"
+ * ToolKind.backgroundIdOf({ name: "TaskOutput", input: { task_id: "bd0afab", block: true } }) // "bd0afab"
+ * ```
+ * @since 0.3.0
+ */
+export const backgroundIdOf = (call: Call): string | undefined =>
+  BACKGROUND.has(normalizeName(call.name)) ? firstOf(call.input, backgroundReaders.idKeys) : undefined
+
+/**
+ * Input keys that steer how the harness runs a call (wait for it, for how
+ * long, in the background, in a sandbox), not what the call does: a summary
+ * leaves them out (`TaskOutput task_id=bd0afab`, not `... block=true timeout=120000`).
+ *
+ * @since 0.3.0
+ */
+export const controlKeys: ReadonlyArray<string> = ["block", "timeout", "run_in_background", "dangerouslyDisableSandbox", "is_input"]
+
+const CONTROL = new Set(controlKeys)
+
+/**
+ * Whether an input key is one of {@link controlKeys}.
+ *
+ * @since 0.3.0
+ */
+export const isControlKey = (key: string): boolean => CONTROL.has(key)
+
+/**
  * A tool's name as the table compares it: trimmed, in lower case.
  *
  * @since 0.3.0

@@ -110,6 +110,26 @@ export const callFor = (answer: Result, candidates: ReadonlyArray<Call>): Call |
   return answer.callId === undefined ? candidates[0] : undefined
 }
 
+/**
+ * The ids of the calls a turn makes (`metadata.toolCalls`), those with one.
+ *
+ * @since 0.3.0
+ */
+export const callIds = (turn: Turn): ReadonlyArray<string> =>
+  (ToolMetadata.read(turn.metadata).toolCalls ?? []).flatMap((call) => call.id === undefined ? [] : [call.id])
+
+/**
+ * The ids of the calls a tool result answers (`toolCallId`, or `toolCallIds`
+ * when it answers several); none for a turn that is no tool result.
+ *
+ * @since 0.3.0
+ */
+export const answeredIds = (turn: Turn): ReadonlyArray<string> => {
+  if (!isToolResult(turn)) return []
+  const metadata = ToolMetadata.read(turn.metadata)
+  return [...(metadata.toolCallId === undefined ? [] : [metadata.toolCallId]), ...(metadata.toolCallIds ?? [])]
+}
+
 // The input keys that say what a call worked on, most telling first.
 const TARGET_KEYS = [...ToolKind.commandKeys, ...ToolKind.pathKeys, "pattern", "query", "url"]
 

@@ -5,15 +5,17 @@
  * @since 0.1.0
  */
 import type { ConversationTurn } from "./ConversationTurn.js"
+import * as Escape from "./Escape.js"
 
 /**
  * The first 19 characters of an ISO-8601 timestamp (`YYYY-MM-DDTHH:MM:SS`), or
- * `?` when it is missing or empty.
+ * `?` when it is missing or empty; on one line whatever it holds
+ * (`Escape.line`).
  *
  * @since 0.1.0
  */
 export const shortTimestamp = (timestamp: string | undefined): string =>
-  timestamp === undefined || timestamp.length === 0 ? "?" : timestamp.slice(0, 19)
+  timestamp === undefined || timestamp.length === 0 ? "?" : Escape.line(timestamp.slice(0, 19))
 
 // Continuation lines are indented so that no line of a turn's content can pose
 // as the start of another turn.
@@ -23,12 +25,13 @@ const indentContinuation = (content: string): string =>
 
 /**
  * The head of a turn's first line: `[YYYY-MM-DDTHH:MM:SS] role:` (`[?] role:`
- * without a timestamp).
+ * without a timestamp). The role and the timestamp stay on that line, even
+ * from a store written before they were checked (`Escape.line`).
  *
  * @since 0.1.0
  */
 export const turnPrefix = (turn: Pick<ConversationTurn, "role" | "timestamp">): string =>
-  `[${shortTimestamp(turn.timestamp)}] ${turn.role}:`
+  `[${shortTimestamp(turn.timestamp)}] ${Escape.line(turn.role)}:`
 
 /**
  * One turn as `[YYYY-MM-DDTHH:MM:SS] role: content`; the lines after the first

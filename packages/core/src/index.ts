@@ -7,6 +7,8 @@
 /** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
 /** @since 0.3.0 */
+export * as Escape from "./Escape.js"
+/** @since 0.3.0 */
 export * as FactCheck from "./FactCheck.js"
 /** @since 0.3.0 */
 export * as Material from "./Material.js"
@@ -24,6 +26,8 @@ export * as Prompt from "./Prompt.js"
 export * as Provider from "./Provider.js"
 /** @since 0.1.0 */
 export * as ProviderError from "./ProviderError.js"
+/** @since 0.3.0 */
+export * as Redact from "./Redact.js"
 /** @since 0.3.0 */
 export * as SessionState from "./SessionState.js"
 /** @since 0.1.0 */

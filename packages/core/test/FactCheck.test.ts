@@ -107,10 +107,42 @@ describe("FactCheck.appendAlso", () => {
     "Tests ran."
   )
 
-  it("appends the most important dropped keys as one Also line", () => {
+  it("appends the most important dropped keys that belong there as one Also line (a count does not)", () => {
     expect(FactCheck.appendAlso("Tests ran.", dropped, estimator, { maxTokens: 100 })).toBe(
-      "Tests ran.\nAlso: 3 failed; RangeError; pnpm test; src/money.ts; src/vat.ts"
+      "Tests ran.\nAlso: RangeError; pnpm test; src/money.ts; src/vat.ts"
     )
+  })
+
+  it("lists paths, identifiers, error names, issue ids and commands run; not results, commands only mentioned, nor links of a tool's help", () => {
+    // Shapes of a real session's material: a command run with its comment, an npm hint, credo's help, an exit status.
+    const material = [
+      "[2026-02-11T21:32] assistant: $ mix credo --strict 2>&1  # Run credo strict",
+      "[2026-02-11T21:32] tool: exit 2",
+      "  Run `npm fund` for details; see https://github.com/rrrene/credo/issues",
+      "  ** (KeyError) key :secret_key_base not found in lib/spotter_web/endpoint.ex",
+      "[2026-02-11T21:33] assistant: Fixed spotter-4te.1 with `Phoenix.Ecto.SQL.Sandbox`; the regex [A-Z0-9-] is unrelated."
+    ].join("\n")
+    const { dropped: all } = FactCheck.check(material, "nothing")
+    const line = FactCheck.appendAlso("nothing", all, estimator, { maxTokens: 500 })
+    expect(line).toBe(
+      "nothing\nAlso: KeyError; mix credo --strict 2>&1; spotter-4te.1; lib/spotter_web/endpoint.ex; Phoenix.Ecto.SQL.Sandbox"
+    )
+    // They are still keys of the fact check.
+    expect(all.map((f) => f.text)).toEqual(expect.arrayContaining(["exit 2", "npm fund", "https://github.com/rrrene/credo/issues"]))
+    expect(all.map((f) => f.text)).not.toContain("Z0-9")
+  })
+
+  it("keeps one Also line: those the text holds (a condensation's children's) merge into it", () => {
+    const text = "[Summary 1] did x\nAlso: lib/a.ex; mix test\nmore\nAlso: lib/b.ex"
+    expect(FactCheck.appendAlso(text, [], estimator, { maxTokens: 100 })).toBe("[Summary 1] did x\nmore\nAlso: lib/a.ex; mix test; lib/b.ex")
+    const facts: ReadonlyArray<FactCheck.Fact> = [
+      { kind: "path", text: "lib/a.ex", importance: 3 },
+      { kind: "path", text: "lib/c.ex", importance: 3 }
+    ]
+    expect(FactCheck.appendAlso(text, facts, estimator, { maxTokens: 100 })).toBe(
+      "[Summary 1] did x\nmore\nAlso: lib/a.ex; mix test; lib/b.ex; lib/c.ex"
+    )
+    expect(FactCheck.appendAlso("x\nAlso: a.ex", [], estimator, { maxTokens: 100 })).toBe("x\nAlso: a.ex")
   })
 
   it("never goes past maxTokens: it takes the keys that fit, and none when none does", () => {
@@ -120,8 +152,8 @@ describe("FactCheck.appendAlso", () => {
       if (out !== text) expect(estimator.estimate(out)).toBeLessThanOrEqual(maxTokens)
     }
     expect(FactCheck.appendAlso(text, dropped, estimator, { maxTokens: 3 })).toBe(text)
-    // 8 tokens hold `Also: 3 failed` but not the longer keys after it; a shorter later key still fits.
-    expect(FactCheck.appendAlso(text, dropped, estimator, { maxTokens: 8 })).toBe("Tests ran.\nAlso: 3 failed")
+    // 8 tokens hold `Also: RangeError` but not the longer keys after it.
+    expect(FactCheck.appendAlso(text, dropped, estimator, { maxTokens: 8 })).toBe("Tests ran.\nAlso: RangeError")
   })
 
   it("skips a key that one already on the line contains, and stops at maxKeys", () => {

@@ -88,7 +88,8 @@ describe("Material.render: tool calls", () => {
     const [line] = contents([
       call("x", "TaskOutput", { task_id: "bd0afab", block: true, timeout: 120000, prompt: "a\nmulti-line\ntext", list: [1] })
     ])
-    expect(line).toBe("TaskOutput task_id=bd0afab block=true timeout=120000")
+    // How long the harness waits is no part of what the call does.
+    expect(line).toBe("TaskOutput task_id=bd0afab")
   })
 
   it("maps SWE-agent and OpenHands tools onto the same kinds", () => {
@@ -313,7 +314,7 @@ describe("Material.render: plain turns and the transcript format", () => {
   it("parses back with Transcript.parse into as many turns, with the same roles and timestamps", () => {
     const turns = [
       user("Implement spotter-gqc"),
-      { role: "assistant", content: "[thinking] plan\nfirst read", timestamp: stamp() },
+      { role: "assistant", content: "[thinking] Let me look first.\nThe fix is to retry on timeout.", timestamp: stamp() },
       call("r", "Read", { file_path: "lib/a.ex" }, "Reading a.ex"),
       answer("r", "Read", numbered(["defmodule A do", "end"])),
       call("b", "Bash", { command: "mix test\nmix credo" }),
@@ -325,9 +326,94 @@ describe("Material.render: plain turns and the transcript format", () => {
     expect(parsed.map((t) => t.role)).toEqual(turns.map((t) => t.role))
     expect(parsed.map((t) => t.timestamp)).toEqual(turns.map((t) => t.timestamp.slice(0, 19)))
     expect(parsed[0]!.content).toBe("Implement spotter-gqc")
-    expect(parsed[1]!.content).toBe("[thinking] plan\nfirst read")
+    expect(parsed[1]!.content).toBe("[thinking] The fix is to retry on timeout.")
     expect(parsed[5]!.content).toBe("exit 1\nerror: boom")
     expect(parsed[6]!.content).toBe("ok\nno call in sight")
+  })
+})
+
+describe("Material.render: what the agent that continues needs, without the noise", () => {
+  const cwd = "/home/USER/projects/spotter-worktrees/spotter-gqc"
+  const at = (turn: Material.Turn): Material.Turn => ({ ...turn, metadata: { ...turn.metadata, cwd } })
+
+  it("writes paths under the turn's working directory relative to it (the header states the directory)", () => {
+    const [read, result, bash, prose] = contents([
+      at(call("r", "Read", { file_path: `${cwd}/lib/spotter/transcripts/message.ex` })),
+      at(answer("r", "Read", numbered(["defmodule Spotter.Transcripts.Message do", "end"]))),
+      at(call("b", "Bash", { command: `cd ${cwd} && mix test ${cwd}/test/a_test.exs`, description: "Run tests" })),
+      at({ role: "assistant", content: `Fixed ${cwd}/lib/a.ex; ${cwd}-old/x and /tmp/x stay.`, timestamp: stamp() })
+    ])
+    expect(read).toBe("Read lib/spotter/transcripts/message.ex")
+    expect(result).toBe("read lib/spotter/transcripts/message.ex (2 lines)\ndefines: Spotter.Transcripts.Message")
+    // The directory itself stays where a command names it.
+    expect(bash).toBe(`$ cd ${cwd} && mix test test/a_test.exs  # Run tests`)
+    expect(prose).toBe(`Fixed lib/a.ex; ${cwd}-old/x and /tmp/x stay.`)
+    // Without a working directory nothing changes.
+    expect(contents([call("r", "Read", { file_path: `${cwd}/lib/a.ex` })])).toEqual([`Read ${cwd}/lib/a.ex`])
+  })
+
+  it("keeps of the agent's reasoning only the plan and what carries a decision or a cause", () => {
+    // Sentences of a real session's reasoning.
+    const [kept, dropped] = contents([
+      {
+        role: "assistant",
+        timestamp: stamp(),
+        content: "[thinking] Now I have all the info. Let me implement gqc.7 step by step:\n" +
+          "1. **ReviewTokenStore** - ETS-backed GenServer for one-time tokens with TTL\n" +
+          "2. **hooks.json** - Add the review hook\n" +
+          "The issue is that the sandbox checkout is per-process but the LiveView runs in a different process. " +
+          "Let me check the test helper.\nI'll go with setting the sandbox to auto mode since these tests are already non-async."
+      },
+      { role: "assistant", timestamp: stamp(), content: "[thinking] The user interrupted the wait. Let me check the test output so far." }
+    ])
+    expect(kept).toBe(
+      "[thinking] 1. **ReviewTokenStore** - ETS-backed GenServer for one-time tokens with TTL\n" +
+        "2. **hooks.json** - Add the review hook\n" +
+        "The issue is that the sandbox checkout is per-process but the LiveView runs in a different process.\n" +
+        "I'll go with setting the sandbox to auto mode since these tests are already non-async."
+    )
+    expect(dropped).toBe("")
+  })
+
+  it("leaves out a tool's chatter about itself and a harness's meta text past its first line", () => {
+    const [, npm, , credo, skill] = contents([
+      call("n", "Bash", { command: "npm install" }),
+      answer("n", "Bash", "\nadded 3 packages, and audited 120 packages in 2s\n\n15 packages are looking for funding\n  run `npm fund` for details\n\nfound 0 vulnerabilities"),
+      call("c", "Bash", { command: "mix credo --strict" }),
+      answer("c", "Bash", "326 mods/funs, found no issues.\n\nUse `mix credo explain` to explain issues, `mix credo --help` for options.\nPlease report incorrect results: https://github.com/rrrene/credo/issues"),
+      { role: "user", timestamp: stamp(), metadata: { meta: true }, content: "Base directory for this skill: /home/USER/.claude/skills/hex-docs-search\n\n# Hex Documentation Search\nSearch Elixir package documentation." }
+    ])
+    expect(npm).toBe("ok\nadded 3 packages, and audited 120 packages in 2s\n\nfound 0 vulnerabilities")
+    expect(credo).toBe("ok\n326 mods/funs, found no issues.")
+    expect(skill).toBe("Base directory for this skill: /home/USER/.claude/skills/hex-docs-search")
+  })
+
+  it("gives a harness's notice in a user turn and the frame of a background command's output only what they say", () => {
+    // A real session's shapes: a task notification, then TaskOutput's frame around the output.
+    const [notice, , output] = contents([
+      user(
+        "<task-notification>\n<task-id>bd0afab</task-id>\n<output-file>/tmp/claude-1000/x/tasks/bd0afab.output</output-file>\n" +
+          "<status>completed</status>\n<summary>Background command \"Run resource and renderer tests\" completed (exit code 0)</summary>\n" +
+          "</task-notification>\nRead the output file to retrieve the result: /tmp/claude-1000/x/tasks/bd0afab.output"
+      ),
+      call("o", "TaskOutput", { task_id: "bd0afab", block: true, timeout: 120000 }),
+      answer(
+        "o",
+        "TaskOutput",
+        "<retrieval_status>success</retrieval_status>\n\n<task_id>bd0afab</task_id>\n\n<task_type>local_bash</task_type>\n\n" +
+          "<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<output>\nFinished in 0.7 seconds\n43 tests, 0 failures\n</output>"
+      )
+    ])
+    expect(notice).toBe("Background command \"Run resource and renderer tests\" completed (exit code 0)")
+    expect(output).toBe("<status>completed</status>\n\n<exit_code>0</exit_code>\n\nFinished in 0.7 seconds\n43 tests, 0 failures")
+    // The user's own words stay as they are.
+    expect(contents([user("check again")])).toEqual(["check again"])
+  })
+
+  it("renders each turn as render does", () => {
+    const turns = [at(call("r", "Read", { file_path: `${cwd}/a.ex` })), at(answer("r", "Read", "x")), user("go on")]
+    expect(Material.renderEach(turns).join("\n")).toBe(Material.render(turns))
+    expect(Material.renderEach(turns)).toHaveLength(3)
   })
 })
 

@@ -49,7 +49,15 @@ describe("OptionSchema fields", () => {
   it("strings, URLs and literals", () => {
     assert.strictEqual(messageOf(OptionSchema.nonEmptyString, " "), `must be a non-empty string (got " ")`)
     assert.strictEqual(messageOf(OptionSchema.url, "https://api.openai.com/v1"), undefined)
-    assert.strictEqual(messageOf(OptionSchema.url, "localhost:11434"), `must be an http(s) URL (got "localhost:11434")`)
+    const rule = "must be an http(s) URL without user, password or #fragment"
+    assert.strictEqual(messageOf(OptionSchema.url, "localhost:11434"), `${rule} (got "localhost:11434")`)
+    // A URL that holds a secret is refused without showing it, whatever the secret's place.
+    assert.strictEqual(messageOf(OptionSchema.url, "http://u:PW@host/v1"), `${rule} (got "http://***@host/v1")`)
+    assert.strictEqual(messageOf(OptionSchema.url, "ftp://u:PW@host"), `${rule} (got "ftp://***@host")`)
+    assert.strictEqual(messageOf(OptionSchema.url, "http://host/v1#k=PW"), `${rule} (got "http://host/v1#k=***")`)
+    assert.strictEqual(messageOf(OptionSchema.url, "https://TOKEN@host/v1"), `${rule} (got "https://***@host/v1")`)
+    // A query is allowed (Azure's api-version, a gateway's key): shown masked wherever the URL is shown.
+    assert.isUndefined(messageOf(OptionSchema.url, "http://host/v1?api_key=K"))
     assert.strictEqual(messageOf(OptionSchema.literal("a", "b"), "c"), `must be one of a, b (got "c")`)
   })
 

@@ -143,6 +143,85 @@ describe("ProviderError.isPermanent", () => {
   })
 })
 
+describe("ProviderError transport classification: the one list", () => {
+  const provider = "t"
+  const transport = (code: string | undefined) => new ProviderError.TransportError({ provider, reason: "x", code })
+
+  it("each entry of the list is classified as the list says", () => {
+    for (const failure of ProviderError.transportFailures) {
+      assert.strictEqual(ProviderError.isPermanent(transport(failure.code)), failure.permanent, failure.code)
+      assert.strictEqual(ProviderError.transportFailure(failure.code), failure)
+    }
+    // The classes the hostile runs hit: https against http, a port fetch refuses, a URL with credentials,
+    // a scheme fetch does not speak, a refused connection, an unknown host; and the ones that heal.
+    for (const code of ["ERR_TLS", "ERR_BAD_PORT", "ERR_URL_CREDENTIALS", "ERR_UNSUPPORTED_SCHEME", "ECONNREFUSED", "ENOTFOUND"]) {
+      assert.isTrue(ProviderError.isPermanent(transport(code)), code)
+    }
+    for (const code of ["ECONNRESET", "ETIMEDOUT", "EAI_AGAIN", "UND_ERR_SOCKET", "ENETUNREACH"]) {
+      assert.isFalse(ProviderError.isPermanent(transport(code)), code)
+    }
+  })
+
+  it("every TLS failure is the one TLS entry, permanent; an unknown code or none is transient", () => {
+    for (
+      const code of [
+        "ERR_SSL_WRONG_VERSION_NUMBER",
+        "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+        "ERR_TLS_CERT_ALTNAME_INVALID",
+        "DEPTH_ZERO_SELF_SIGNED_CERT",
+        "SELF_SIGNED_CERT_IN_CHAIN",
+        "CERT_HAS_EXPIRED",
+        "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+        "EPROTO"
+      ]
+    ) {
+      assert.strictEqual(ProviderError.transportFailure(code)?.code, "ERR_TLS", code)
+      assert.isTrue(ProviderError.isPermanent(transport(code)), code)
+    }
+    for (const code of ["EWHATEVER", "E2BIG", undefined]) assert.isFalse(ProviderError.isPermanent(transport(code)))
+  })
+
+  it("reads the code from an HTTP client's error and the causes it wraps, else from what it says", () => {
+    const fetchFailed = (cause: unknown) => new TypeError("fetch failed", { cause })
+    const coded = (code: string, message = code) => Object.assign(new Error(message), { code })
+    const cases: ReadonlyArray<readonly [unknown, string | undefined]> = [
+      [fetchFailed(coded("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:1")), "ECONNREFUSED"],
+      [fetchFailed(coded("ERR_SSL_WRONG_VERSION_NUMBER")), "ERR_SSL_WRONG_VERSION_NUMBER"],
+      [{ cause: fetchFailed(coded("ENOTFOUND")) }, "ENOTFOUND"],
+      [fetchFailed(new Error("bad port")), "ERR_BAD_PORT"],
+      [fetchFailed(new Error("unknown scheme")), "ERR_UNSUPPORTED_SCHEME"],
+      [fetchFailed(new Error("not implemented... yet...")), "ERR_UNSUPPORTED_SCHEME"],
+      [new TypeError("Request cannot be constructed from a URL that includes credentials: http://u:pw@h/"), "ERR_URL_CREDENTIALS"],
+      [new TypeError("Failed to parse URL from http://h:99999/"), "ERR_INVALID_URL"],
+      [new Error("connect ECONNREFUSED 127.0.0.1:8787"), "ECONNREFUSED"],
+      [new Error("socket hang up"), undefined],
+      ["a string", undefined],
+      [undefined, undefined]
+    ]
+    for (const [cause, code] of cases) assert.strictEqual(ProviderError.transportCode(cause), code, String(cause))
+  })
+
+  it("a transport error's message never shows a URL's secrets", () => {
+    const error = new ProviderError.TransportError({
+      provider,
+      reason: "Request cannot be constructed from a URL that includes credentials: http://u:PW@h/v1?api_key=K"
+    })
+    assert.notInclude(error.message, "PW")
+    assert.notInclude(error.message, "=K")
+    assert.include(error.message, "http://***@h/v1?api_key=***")
+  })
+})
+
+describe("ProviderError.fromHttpStatus and the key", () => {
+  it("masks the key a server echoes, in any case or in part", () => {
+    const secret = Redacted.make("sk-test-SECRET123")
+    for (const echoed of ["sk-test-SECRET123", "SK-TEST-SECRET123", "sk-test-SECRET12", "k-test-secret12"]) {
+      const error = ProviderError.fromHttpStatus(401, { provider: "openai", body: `{"error":{"message":"bad key ${echoed}"}}`, secret })
+      assert.strictEqual(error.message, "openai: the server refused the credentials (HTTP 401): bad key [redacted]; check the API key")
+    }
+  })
+})
+
 describe("ProviderError as Schema.TaggedError", () => {
   const provider = "openai"
   const every: ReadonlyArray<ProviderError.ProviderError> = [

@@ -223,6 +223,142 @@ describe("SessionState entries", () => {
     assert.deepStrictEqual(state.plan?.items.map((i) => i.status), ["pending", "pending", "pending", "pending"])
   })
 
+  it("issues: an issue the session created shows with its id and title, however the title is quoted", () => {
+    // As agents write it (`--title="..."`, the form beads documents) and as beads answers.
+    const state = fold(
+      bash(
+        "b1",
+        "bd create --title=\"load_session_messages crashes on [uuid] refs\" --description=\"Seen in review\" --type=bug --priority=1",
+        "✓ Created issue: spotter-k2p\n  Title: load_session_messages crashes on [uuid] refs\n  Priority: P1\n  Status: open"
+      ),
+      bash("b2", "bd create 'Add retries' -t task", "✓ Created issue: spotter-x9q"),
+      bash("b3", "bd update spotter-x9q --status in_progress", "✓ Updated issue: spotter-x9q"),
+      bash("b4", "gh issue create --title \"Flaky upload test\" --body x", "https://github.com/o/r/issues/57")
+    )
+    assert.deepStrictEqual(state.issues, [
+      { id: "spotter-k2p", status: "open", title: "load_session_messages crashes on [uuid] refs", turnId: "b1" },
+      { id: "spotter-x9q", status: "in_progress", title: "Add retries", turnId: "b3" },
+      { id: "#57", status: "open", title: "Flaky upload test", turnId: "b4" }
+    ])
+    assert.deepStrictEqual(state.events, [])
+    const text = SessionState.render(state)
+    expect(text).toContain("Issues:\n- spotter-k2p: open — load_session_messages crashes on [uuid] refs [b1]")
+    assert.notInclude(text, "Git:")
+    // A create the tracker refused is an open error with its title whole.
+    const refused = fold(bash("b5", "bd create --title=\"Fix the loader\"", "Error: no beads database found", true))
+    expect(SessionState.render(refused)).toContain("Open errors:\n- bd create \"Fix the loader\" failed: Error: no beads database found [b5]")
+  })
+
+  it("plan: an item's state follows the tracker and the commits", () => {
+    // A prose plan written while spotter-gqc.7 was in progress (the shape of a real session's plan).
+    const plan = say(
+      "p1",
+      "I need to implement:\n1. **ReviewTokenStore** - ETS-backed GenServer for one-time tokens\n" +
+        "2. **hooks.json** - Add the review hook\n3. **Tmux.launch_project_review** - New function\n4. Polish the docs"
+    )
+    const before = fold(bash("b1", "bd update spotter-gqc.7 --status in_progress 2>&1", "✓ Updated issue: spotter-gqc.7"), plan)
+    assert.strictEqual(before.plan?.issue, "spotter-gqc.7")
+    // A commit of some of the files: the items that name them (by file or module name) are done.
+    const partial = SessionState.fold(
+      bash(
+        "b2",
+        "git add lib/spotter/services/review_token_store.ex spotter-plugin/hooks/hooks.json && git commit -m \"wip: token store\"",
+        "[spotter-gqc 1a2b3c4] wip: token store"
+      ),
+      before
+    )
+    expect(SessionState.render(partial)).toContain(
+      "- [x] ReviewTokenStore - ETS-backed GenServer for one-time tokens\n- [x] hooks.json - Add the review hook\n" +
+        "- [ ] Tmux.launch_project_review - New function\n- [ ] Polish the docs"
+    )
+    // The commit of the plan's issue does the rest.
+    const committed = SessionState.fold(
+      bash("b3", "git commit -am \"feat: launch project review (spotter-gqc.7)\"", "[spotter-gqc a230dbf] feat: launch project review"),
+      partial
+    )
+    assert.deepStrictEqual(committed.plan?.items.map((i) => i.status), ["completed", "completed", "completed", "completed"])
+    // So does closing it, without a commit.
+    const closed = SessionState.fold(bash("b4", "bd close spotter-gqc.7", "✓ Closed spotter-gqc.7: Closed"), before)
+    assert.deepStrictEqual(closed.plan?.items.map((i) => i.status), ["completed", "completed", "completed", "completed"])
+    // A commit of another issue's work leaves the plan open.
+    const other = SessionState.fold(bash("b5", "git commit -m \"fix: typo (spotter-abc)\"", "[x 1] fix"), before)
+    assert.deepStrictEqual(other.plan?.items.map((i) => i.status), ["pending", "pending", "pending", "pending"])
+  })
+
+  it("checks: the newest result of a check wins, and a whole run supersedes a run of some files", () => {
+    const state = fold(
+      bash("b1", "mix test test/spotter/services/loader_test.exs 2>&1", "  1) test loads (LoaderTest)\n3 tests, 1 failure", true),
+      bash("b2", "mix compile --warnings-as-errors", "Compiling 2 files (.ex)"),
+      bash("b3", "mix test 2>&1 | tail -3", "Finished in 2.1 seconds\n127 tests, 0 failures"),
+      bash("b4", "mix compile --force", "** (CompileError) lib/a.ex:3: undefined function x/0", true)
+    )
+    assert.deepStrictEqual(state.checks.map((c) => [c.command, c.passed, c.detail]), [
+      ["mix test", true, "127 tests, 0 failures"],
+      ["mix compile --force", false, "** (CompileError) lib/a.ex:3: undefined function x/0"]
+    ])
+    const text = SessionState.render(state)
+    expect(text).toContain("Last checks:\n- mix test: passed, 127 tests, 0 failures [b3r]")
+    assert.notInclude(text, "loader_test.exs")
+    // A narrower run after a whole one is a result of its own.
+    const narrower = SessionState.fold(bash("b5", "mix test test/a_test.exs", "2 tests, 0 failures"), state)
+    assert.deepStrictEqual(narrower.checks.map((c) => c.command), ["mix test", "mix compile --force", "mix test test/a_test.exs"])
+  })
+
+  it("checks: a command run in the background gets its result when its output is read (TaskOutput)", () => {
+    const read = (id: string, output: string) => [
+      call(id, "TaskOutput", { task_id: "bd0afab", block: true, timeout: 120000 }),
+      result(`${id}r`, id, output)
+    ]
+    // The shapes of a real session: the start, a read that timed out while it ran, the read once it completed.
+    const started = fold(
+      call("b1", "Bash", { command: "mix test test/a_test.exs test/b_test.exs 2>&1", run_in_background: true }),
+      result("b1r", "b1", "Command running in background with ID: bd0afab. Output is being written to: /tmp/x/bd0afab.output"),
+      read("o1", "<retrieval_status>timeout</retrieval_status>\n\n<task_id>bd0afab</task_id>\n\n<status>running</status>\n\n<output>\nCompiling 7 files (.ex)\n</output>")
+    )
+    assert.deepStrictEqual(started.checks, [])
+    const done = SessionState.fold(
+      read(
+        "o2",
+        "<retrieval_status>success</retrieval_status>\n\n<task_id>bd0afab</task_id>\n\n<status>completed</status>\n\n" +
+          "<exit_code>0</exit_code>\n\n<output>\nFinished in 0.7 seconds\n43 tests, 0 failures\n</output>"
+      ),
+      started
+    )
+    expect(SessionState.render(done)).toContain("- mix test test/a_test.exs test/b_test.exs: passed, 43 tests, 0 failures [o2r]")
+    assert.deepStrictEqual(done.background, [])
+    // A failing run in the background is an open error.
+    const failing = SessionState.fold(
+      read("o3", "<status>completed</status>\n<exit_code>2</exit_code>\n<output>\n43 tests, 2 failures\n</output>"),
+      started
+    )
+    assert.deepStrictEqual(failing.openErrors.map((e) => [e.command, e.detail]), [["mix test test/a_test.exs test/b_test.exs", "43 tests, 2 failures"]])
+  })
+
+  it("checks: counts read through a test runner's colours", () => {
+    const coloured = "\u001b[2m Test Files \u001b[22m \u001b[1m\u001b[32m3 passed\u001b[39m\u001b[22m\u001b[90m (3)\u001b[39m\n" +
+      "\u001b[2m      Tests \u001b[22m \u001b[1m\u001b[32m24 passed\u001b[39m\u001b[22m\u001b[90m (24)\u001b[39m\n" +
+      "\u001b[2m   Duration \u001b[22m 1.52s"
+    const state = fold(bash("b1", "npx vitest run", coloured))
+    expect(SessionState.render(state)).toContain("- npx vitest run: passed, Tests 24 passed (24) [b1r]")
+  })
+
+  it("citations: a long turn id is cited by its first 8 characters, a derived one with its suffix", () => {
+    const state = fold(
+      user("d35f0cc4-428d-436c-b878-0a1b2c3d4e5f", "Fix the loader"),
+      ...bash("9a8b7c6d-1111-2222-3333-444455556666", "mix test", "5 tests, 0 failures").map((turn, i) =>
+        i === 1 ? ConversationTurn.make({ ...turn, id: "0f1e2d3c-1111-2222-3333-444455556666#1" }) : turn
+      )
+    )
+    const text = SessionState.render(state)
+    expect(text).toContain("Session state (from turns d35f0cc4 … 0f1e2d3c#1, 3 turns):")
+    expect(text).toContain("- first request: Fix the loader [d35f0cc4]")
+    expect(text).toContain("- mix test: passed, 5 tests, 0 failures [0f1e2d3c#1]")
+    assert.notInclude(text, "428d")
+    assert.strictEqual(SessionState.shortId("u1"), "u1")
+    assert.strictEqual(SessionState.shortId("claude-code:412-1a2b3c4d5e6f"), "claude-code:412")
+    assert.strictEqual(SessionState.shortId("a-rather-long-id-of-some-other-source"), "a-rather-long-id-of-some-other-source")
+  })
+
   it("task: the first and the latest real requests, never tool results, meta lines or command noise", () => {
     const state = fold(
       user("u1", "<system-reminder>Be brief.</system-reminder>\nFix the login bug"),
@@ -366,7 +502,7 @@ describe("SessionState incremental", () => {
   )
 
   it("a state of another version is refused by the Schema", () => {
-    const text = encode(SessionState.fold(session)).replace("\"version\":2", "\"version\":1")
+    const text = encode(SessionState.fold(session)).replace("\"version\":3", "\"version\":2")
     assert.throws(() => decode(text))
   })
 })

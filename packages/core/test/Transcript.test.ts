@@ -137,11 +137,14 @@ describe("Prompt", () => {
     expect(prompt.endsWith("Reply with the summary only.")).toBe(true)
   })
 
-  it("asks the leaf summary to keep what agents need", () => {
-    const prompt = Prompt.leaf("[?] user: hi")
+  it("asks the leaf summary, in sections, for what the agent that continues needs, within its target", () => {
+    const prompt = Prompt.leaf("[?] user: hi", undefined, 1200)
     for (const need of ["decisions", "action items", "file paths", "commands", "error messages", "numbers"]) {
       expect(prompt).toContain(need)
     }
+    for (const section of Prompt.sections) expect(prompt).toContain(`. ${section.title}: `)
+    expect(prompt).toContain("within 1200 tokens")
+    expect(Prompt.leaf("[?] user: hi")).not.toMatch(/within \d+ tokens/)
   })
 
   it("includes the prior summary as fenced context only when given", () => {
@@ -150,10 +153,14 @@ describe("Prompt", () => {
     expect(Prompt.leaf("[?] user: hi", "  ")).not.toContain("prior-summary")
   })
 
-  it("asks the condensed summary to keep themes and remove redundancy", () => {
-    const prompt = Prompt.condense("[Summary 1, depth 0]\nx")
+  it("asks the condensed summary for the same sections, ids and statuses kept across them, themes, no redundancy", () => {
+    const prompt = Prompt.condense("[Summary 1, depth 0]\nx", 2000)
     expect(prompt).toContain("themes")
     expect(prompt).toContain("Remove redundancy")
+    for (const section of Prompt.sections) expect(prompt).toContain(`. ${section.title}: `)
+    expect(prompt).toContain("Keep every task and issue id with its status")
+    expect(prompt).toContain("the later one holds")
+    expect(prompt).toContain("within 2000 tokens")
     expect(prompt).toContain("```summaries\n[Summary 1, depth 0]\nx\n```")
   })
 

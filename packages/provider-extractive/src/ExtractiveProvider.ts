@@ -22,9 +22,12 @@ import * as internal from "./internal/extract.js"
 /**
  * Tuning of the extraction. Every field is optional.
  *
- * - `normalRatio` (default 0.3): share of the input a normal (leaf or
- *   condense) reply may use, at most `targetTokens`; well under 1 so the
- *   Summarizer keeps it at tier "normal".
+ * - `normalRatio` (default 0.3): share of the input a normal leaf reply may
+ *   use, at most `targetTokens`; well under 1 so the Summarizer keeps it at
+ *   tier "normal".
+ * - `condenseRatio` (default 0.6, since 0.3.0): the same for a condensation,
+ *   whose material is summaries (what the leaves already chose): cut by 0.3
+ *   again at every depth, a top summary would keep a few percent of them.
  * - `headLines` / `tailLines` (default 5 / 5): lines at each end of a long
  *   tool output; of its middle only lines with an error or a fact may be kept.
  * - `maxSegmentChars` (default 400): longer lines are split into sentences,
@@ -56,7 +59,8 @@ export const name = "extractive"
 
 /**
  * The largest token estimate a reply to `task` may have: for a normal request
- * `min(targetTokens, normalRatio × inputTokens)`; for an aggressive request
+ * `min(targetTokens, ratio × inputTokens)` (`normalRatio` for a leaf, `condenseRatio`
+ * for a condensation); for an aggressive request
  * `targetTokens - 1` (strictly under the target). At least 1.
  *
  * @since 0.1.0

@@ -2,6 +2,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import {
   ConversationTurn,
   Material,
+  OutputDigest,
   Provider,
   SessionState,
   Summarizer,
@@ -51,7 +52,7 @@ describe("extract", () => {
   })
 
   it.prop("is deterministic and within budget for any turns", [
-    FastCheck.array(Arbitraries.turn, { minLength: 1, maxLength: 30 }),
+    Arbitraries.turns({ maxLength: 30 }).filter((turns) => turns.length > 0),
     FastCheck.constantFrom("leaf" as const, "condense" as const, "aggressive" as const),
     FastCheck.integer({ min: 2, max: 400 })
   ], ([turns, kind, targetTokens]) => {
@@ -65,6 +66,14 @@ describe("extract", () => {
       if (kind === "aggressive") assert.isBelow(estimator.estimate(out), targetTokens)
       else if (input >= 2) assert.isBelow(estimator.estimate(out), input)
     }
+  })
+
+  it("cuts a condensation less than a leaf: its material is what the leaves already chose", () => {
+    const material = "x".repeat(4000)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "leaf", material, targetTokens: 2000 }, 1000), 300)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 2000 }, 1000), 600)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 500 }, 1000), 500)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 2000 }, 1000, { condenseRatio: 0.3 }), 300)
   })
 
   it("keeps a normal reply well under its input and within targetTokens", () => {
@@ -121,7 +130,8 @@ describe("extract", () => {
     expect(out).toContain("[2025-01-01T09:00] user: Please fix the crash")
     expect(out).toMatch(/^\[09:\d\d\] tool: TypeError/m)
     expect(out).not.toMatch(/\d\d:\d\d:\d\d\]/)
-    expect(out).toMatch(/^\[…\]$/m)
+    // Turns left out get no line of their own.
+    expect(out).not.toMatch(/^\[…\]$/m)
   })
 
   it("gives a chosen continuation line its turn's prefix", () => {
@@ -169,7 +179,7 @@ describe("extract", () => {
     expect(out).toContain("fixtures/users.json")
     expect(out).toContain("fixtures/orders.json")
     for (const i of [10, 30, 59, 61, 90, 110]) expect(out).not.toContain(`test case ${word(i)} passes`)
-    expect(out).toMatch(/\[…\]/)
+    expect(out).toMatch(/\n  … {3}AssertionError/)
     assert.isBelow(out.length, task.material.length / 4)
   })
 
@@ -227,7 +237,7 @@ describe("extract", () => {
     assert.strictEqual(out.split("--legacy-peer-deps").length - 1, 1)
   })
 
-  it("marks a gap inside a turn with an ellipsis and a gap between turns with […]", () => {
+  it("marks a gap inside a turn with an ellipsis, and gives turns left out no line of their own", () => {
     const body = Array.from({ length: 12 }, (_, i) => `${filler(i)}`)
     body[1] = "The config lives in src/config/defaults.ts"
     body[9] = "Port 8080 is taken by the dev proxy"
@@ -238,7 +248,24 @@ describe("extract", () => {
     ]
     const out = ExtractiveProvider.extract(leafTask(turns, 60), estimator)
     expect(out).toContain("[2025-01-01T09:00] assistant: The config lives in src/config/defaults.ts\n  … Port 8080 is taken")
-    expect(out).toMatch(/Port 8080 is taken by the dev proxy\n\[…\]\n\[09:06\] user: Use port 8081 instead\./)
+    expect(out).toMatch(/Port 8080 is taken by the dev proxy\n\[09:06\] user: Use port 8081 instead\./)
+    for (const line of out.split("\n")) expect(OutputDigest.isOmission(line.replace(/^\[[^\]]+\] \w+: |^ {2}(?:… )?/, ""))).toBe(false)
+  })
+
+  it("cuts a line that cannot fit whole at a word or path boundary, never inside a token", () => {
+    // The leaf of one large read is one line of material (a real session's shape).
+    const material = "[2026-02-12T14:12:22] tool: read /home/USER/projects/spotter-worktrees/spotter-4te/mix.exs (120 lines)"
+    for (const targetTokens of [8, 12, 16, 20]) {
+      const out = ExtractiveProvider.extract({ kind: "aggressive", material, targetTokens }, estimator)
+      assert.isBelow(estimator.estimate(out), targetTokens)
+      if (out.endsWith("(120 lines)")) continue
+      // Cut: an ellipsis right after a whole word or a path's directory of the line.
+      expect(out.endsWith("…")).toBe(true)
+      const kept = out.slice(out.indexOf(" tool:") + 1, -1)
+      const line = material.slice(material.indexOf(" tool:") + 1)
+      expect(line.startsWith(kept)).toBe(true)
+      expect(kept.endsWith("/") || line[kept.length] === " ").toBe(true)
+    }
   })
 
   it("takes the material's own omission marks for structure: a summary never shows both […] and [… N lines]", () => {

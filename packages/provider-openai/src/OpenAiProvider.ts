@@ -23,7 +23,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { OptionConfig, OptionError, OptionSchema, Provider, ProviderError } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Provider, ProviderError, Redact } from "@precis/core"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -37,7 +37,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { decodeChatCompletion, replyText } from "./internal/completion.js"
-import { readBody, transportCode, transportReason } from "./internal/http.js"
+import { endpoint, readBody, transportReason } from "./internal/http.js"
 
 /**
  * The defaults of {@link Options} and {@link RetryOptions}.
@@ -96,7 +96,11 @@ export interface RetryOptions extends Schema.Schema.Encoded<typeof RetryOptions>
 export const Options = Schema.Struct({
   /** The model name sent in each request, e.g. `gpt-4o-mini` or `llama3.1:8b`: not empty. */
   model: OptionSchema.nonEmptyString,
-  /** The API root, without `/chat/completions`: an http(s) URL. Default `https://api.openai.com/v1`. */
+  /**
+   * The API root, without `/chat/completions`: an http(s) URL without user,
+   * password or fragment; a query (`?api-version=...`) is kept after the
+   * path. Default `https://api.openai.com/v1`.
+   */
   baseUrl: Schema.optionalWith(OptionSchema.url, { default: () => defaults.baseUrl }),
   /** Sent as `Authorization: Bearer …` when set (and not empty); local servers usually need none. */
   apiKey: Schema.optional(Schema.RedactedFromSelf(Schema.String)),
@@ -229,8 +233,9 @@ export const make = Effect.fnUntraced(function*(input: Options) {
   const apiKey = options.apiKey !== undefined && Redacted.value(options.apiKey).length > 0
     ? options.apiKey
     : undefined
-  const baseUrl = options.baseUrl.replace(/\/+$/, "")
-  const url = `${baseUrl}/chat/completions`
+  const url = endpoint(options.baseUrl)
+  // What logs, spans and messages show of the URL: no credentials, no query values.
+  const shownUrl = Redact.url(url)
   const client = (yield* HttpClient.HttpClient).pipe(
     HttpClient.mapRequest((request) =>
       request.pipe(
@@ -238,11 +243,16 @@ export const make = Effect.fnUntraced(function*(input: Options) {
         HttpClientRequest.setHeaders(options.headers ?? {}),
         apiKey === undefined ? (r) => r : HttpClientRequest.bearerToken(apiKey)
       )
-    )
+    ),
+    // The client's own span records the full URL (`url.full`, `url.query`) as it is: it is left
+    // out when that would show a secret, and the call's span carries the URL as `Redact.url` shows it.
+    HttpClient.withTracerDisabledWhen(() => shownUrl !== url)
   )
 
-  const fromHttpError = (error: HttpClientError.HttpClientError): ProviderError.ProviderError =>
-    new ProviderError.TransportError({ provider: name, reason: transportReason(error, baseUrl), code: transportCode(error) })
+  const fromHttpError = (error: HttpClientError.HttpClientError): ProviderError.ProviderError => {
+    const { code, reason } = transportReason(error, shownUrl)
+    return new ProviderError.TransportError({ provider: name, reason, code })
+  }
 
   const fromStatus = (
     response: HttpClientResponse.HttpClientResponse,
@@ -257,10 +267,10 @@ export const make = Effect.fnUntraced(function*(input: Options) {
       notFound: `no such endpoint or model (${model})`
     })
 
-  // A key echoed back by the server (or by a model told it) never reaches the summary.
+  // A key echoed back by the server (or by a model told it), in any case or in part, never
+  // reaches the summary.
   const secret = apiKey === undefined ? undefined : Redacted.value(apiKey)
-  const redact = (text: string): string =>
-    secret === undefined || !text.includes(secret) ? text : text.split(secret).join("[redacted]")
+  const redact = (text: string): string => secret === undefined ? text : Redact.secret(text, secret)
 
   const attempt = (body: HttpBody.HttpBody, limit: number) =>
     Effect.gen(function*() {
@@ -303,7 +313,12 @@ export const make = Effect.fnUntraced(function*(input: Options) {
     )
 
   const chat = Effect.fn("OpenAiProvider.chat", {
-    attributes: { "precis.provider": name, "gen_ai.system": "openai", "gen_ai.request.model": model }
+    attributes: {
+      "precis.provider": name,
+      "gen_ai.system": "openai",
+      "gen_ai.request.model": model,
+      "url.full": shownUrl
+    }
   })(function*(request: Provider.ChatRequest) {
     const body = HttpBody.unsafeJson({
       model,

@@ -15,7 +15,6 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
 import * as OpenAiProvider from "../src/OpenAiProvider.js"
 import * as Loopback from "./utils/LoopbackServer.js"
 
@@ -338,24 +337,9 @@ describe("OpenAiProvider: errors and retries", () => {
 
 describe("OpenAiProvider: secrets, logs and spans", () => {
   it.scopedLive("the key appears in no log line, error message or span attribute", () => {
-    const lines: Array<string> = []
-    const capture = Logger.replace(
-      Logger.defaultLogger,
-      Logger.map(Logger.logfmtLogger, (line) => {
-        lines.push(line)
-      })
-    )
+    const { layer: capture, lines } = Loopback.recordLogs()
     return Effect.gen(function*() {
-      const spans: Array<Tracer.Span> = []
-      const tracer = yield* Effect.tracer
-      const recording = Tracer.make({
-        span: (...args) => {
-          const span = tracer.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: tracer.context
-      })
+      const { spans, tracer: recording } = yield* Loopback.recordSpans
       const echoKey: Loopback.Handler = (_, seen) =>
         Effect.succeed(Loopback.failure(401, `Incorrect API key provided: ${seen.headers["authorization"]}`))
       const handlers: ReadonlyArray<Loopback.Handler> = [
@@ -462,7 +446,10 @@ describe("OpenAiProvider options", () => {
   it("refuses each option out of its bounds with a typed error naming it", () => {
     const cases: ReadonlyArray<readonly [OpenAiProvider.Options, string]> = [
       [{ model: "" }, `model must be a non-empty string (got "")`],
-      [{ model: "m", baseUrl: "localhost:11434/v1" }, `baseUrl must be an http(s) URL (got "localhost:11434/v1")`],
+      [
+        { model: "m", baseUrl: "localhost:11434/v1" },
+        `baseUrl must be an http(s) URL without user, password or #fragment (got "localhost:11434/v1")`
+      ],
       [{ model: "m", maxResponseBytes: -1 }, "maxResponseBytes must be an integer >= 1 (got -1)"],
       [{ model: "m", retry: { maxAttempts: -1 } }, "retry.maxAttempts must be an integer >= 1 (got -1)"],
       [{ model: "m", retry: { maxAttempts: 0 } }, "retry.maxAttempts must be an integer >= 1 (got 0)"],

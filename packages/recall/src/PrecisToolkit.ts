@@ -31,16 +31,19 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { findSession } from "./internal/lookup.js"
+import { RecallError } from "./internal/recallError.js"
+import * as RecallTool from "./internal/recallTool.js"
 
-/**
- * A tool call that could not be answered: an unknown session or summary, or a
- * store failure. The model sees its `message` as the tool's result.
- *
- * @since 0.1.0
- */
-export class RecallError extends Schema.TaggedError<RecallError>()("RecallError", {
-  message: Schema.String
-}) {}
+export {
+  /**
+   * A tool call that could not be answered: an unknown session or summary, or a
+   * store failure. The model sees its `message` as the tool's result.
+   *
+   * @since 0.1.0
+   */
+  RecallError
+} from "./internal/recallError.js"
 
 /**
  * One entry of an {@link ExpandPage}: a child summary or a source turn, its
@@ -121,7 +124,7 @@ const PREVIEW_CHARS = 200
  *
  * @since 0.1.0
  */
-export const Search = Tool.make("search", {
+export const Search = RecallTool.make("search", {
   description: "Full-text search over the stored conversation turns and summaries, best first. " +
     "Every word must match (a word ending in * is a prefix). Matches are marked «like this». " +
     "A turn's hit names the leaf summary covering it.",
@@ -133,8 +136,6 @@ export const Search = Tool.make("search", {
     )
   },
   success: Schema.Array(SearchIndex.SearchHit),
-  failure: RecallError,
-  failureMode: "return"
 })
 
 /**
@@ -142,7 +143,7 @@ export const Search = Tool.make("search", {
  *
  * @since 0.1.0
  */
-export const Expand = Tool.make("expand", {
+export const Expand = RecallTool.make("expand", {
   description: "Open a summary: its child summaries (the default for a condensed summary) or the raw turns " +
     "below it (the default for a leaf), one page at a time within maxTokens; pass nextOffset as offset for more.",
   parameters: {
@@ -155,9 +156,7 @@ export const Expand = Tool.make("expand", {
       })
     )
   },
-  success: ExpandPage,
-  failure: RecallError,
-  failureMode: "return"
+  success: ExpandPage
 })
 
 /**
@@ -165,13 +164,11 @@ export const Expand = Tool.make("expand", {
  *
  * @since 0.1.0
  */
-export const Describe = Tool.make("describe", {
+export const Describe = RecallTool.make("describe", {
   description: "Outline a session's summary DAG: turn and summary counts, summaries and tokens per depth, " +
     "tiers, and the parentless summaries (the ones in context) with their ids and time ranges.",
   parameters: { session: Schema.String.annotations({ description: "the session id" }) },
   success: Outline,
-  failure: RecallError,
-  failureMode: "return"
 })
 
 /**
@@ -259,13 +256,6 @@ export const layer: Layer.Layer<
       onNone: () => Effect.fail(new RecallError({ message: `no summary ${JSON.stringify(id)}` })),
       onSome: Effect.succeed
     }))
-  const findSession = (id: string) =>
-    Effect.flatMap(turnStore.sessions, (sessions) => {
-      const found = sessions.find((s) => s.id === id)
-      return found === undefined
-        ? Effect.fail(new RecallError({ message: `no session ${JSON.stringify(id)}` }))
-        : Effect.succeed(found)
-    })
   return {
     search: ({ limit, query, session }) =>
       index.search(session, query, { limit: limit ?? DEFAULT_LIMIT }).pipe(Effect.mapError(recallError)),
@@ -282,7 +272,7 @@ export const layer: Layer.Layer<
       }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
     describe: ({ session }) =>
       Effect.gen(function*() {
-        const info = yield* findSession(session)
+        const info = yield* Effect.provideService(findSession(session), TurnStore.TurnStore, turnStore)
         const [summaries, uncovered] = yield* Effect.all([dag.summaries(session), turnStore.uncoveredTurns(session)])
         const depths = new Map<number, { count: number; tokens: number }>()
         let tiers = Summary.emptyTierCounts

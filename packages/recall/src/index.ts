@@ -7,3 +7,9 @@
 
 /** @since 0.1.0 */
 export * as PrecisToolkit from "./PrecisToolkit.js"
+
+/** @since 0.1.0 */
+export * as ContextTool from "./ContextTool.js"
+
+/** @since 0.1.0 */
+export * as McpTools from "./McpTools.js"

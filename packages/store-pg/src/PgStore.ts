@@ -18,7 +18,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 
 /**
  * Options of {@link make}.
@@ -27,10 +27,16 @@ import type * as Redacted from "effect/Redacted"
  */
 export interface MakeOptions {
   /**
-   * Read only: check that the database is a precis store this version can
-   * read and never migrate (the connection itself is not made read-only).
+   * Read only: check that the database is a precis store of this version's
+   * schema and never migrate. {@link layer} also makes the connection itself
+   * read-only when it is given a `url` (`default_transaction_read_only`).
    */
   readonly readonly?: boolean | undefined
+  /**
+   * Whether a writing store may create the schema in an empty database
+   * (default true); `false` refuses it (an older schema is still migrated).
+   */
+  readonly create?: boolean | undefined
   /** How often a lease holder checks that its connection (and so its lock) is alive (default 10 seconds). */
   readonly leaseCheck?: Duration.DurationInput | undefined
 }
@@ -48,7 +54,7 @@ export interface MakeOptions {
 export const make = (
   options: MakeOptions = {}
 ): Effect.Effect<Store.Service, StoreError.StoreError, SqlClient.SqlClient> =>
-  SqlStore.make({ _tag: "pg", leaseCheck: options.leaseCheck }, { readonly: options.readonly })
+  SqlStore.make({ _tag: "pg", leaseCheck: options.leaseCheck }, { readonly: options.readonly, create: options.create })
 
 /**
  * Options of {@link layer}: where the server is, as a URL
@@ -89,7 +95,7 @@ export const layer = (options: PgOptions): Layer.Layer<Store.Store | SqlClient.S
   SqlStore.layer(make(options)).pipe(
     Layer.provide(
       PgClient.layer({
-        url: options.url,
+        url: options.readonly === true && options.url !== undefined ? readOnlyUrl(options.url) : options.url,
         host: options.host,
         port: options.port,
         database: options.database,
@@ -100,6 +106,19 @@ export const layer = (options: PgOptions): Layer.Layer<Store.Store | SqlClient.S
       }).pipe(Layer.mapError((cause) => StoreError.StoreError.fromCause(cause, "Store.open")))
     )
   )
+
+const READ_ONLY = "-c default_transaction_read_only=on"
+
+// `url` with the server told, at connection, that every transaction is read-only
+// (libpq's `options` parameter, added to any already given).
+const readOnlyUrl = (url: Redacted.Redacted): Redacted.Redacted => {
+  const text = Redacted.value(url)
+  const question = text.indexOf("?")
+  const params = new URLSearchParams(question === -1 ? "" : text.slice(question + 1))
+  const given = params.get("options")
+  params.set("options", given === null ? READ_ONLY : `${given} ${READ_ONLY}`)
+  return Redacted.make(`${question === -1 ? text : text.slice(0, question)}?${params.toString()}`)
+}
 
 /**
  * {@link PgOptions} from `Config`: `PRECIS_PG_URL` when set; the parts not

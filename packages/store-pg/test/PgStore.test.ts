@@ -4,12 +4,16 @@
  * Skipped without a test server (`PRECIS_TEST_PG_URL`), except under CI.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Store, TurnStore } from "@precis/store"
-import { Fixtures } from "@precis/testing"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Store, TurnStore, WorkQueue } from "@precis/store"
+import { Fixtures, Logs } from "@precis/testing"
 import { postgres, storeSuite } from "@precis/testing/StoreSuite"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as PgStore from "../src/PgStore.js"
 import { freshPgDatabase, pgStoreLayer, skipPg } from "./helpers.js"
 
@@ -62,6 +66,58 @@ describe.skipIf(skipPg)("PgStore", () => {
       expect(yield* store.search("a", "   ")).toEqual([])
       expect((yield* store.search(undefined, "capacitor", { limit: 2 })).length).toBe(2)
     }).pipe(Effect.provide(pgStoreLayer())))
+
+  it.scoped("read-only at the connection: a reader's SqlClient cannot write; create: false refuses an empty database", () =>
+    Effect.gen(function*() {
+      const url = yield* freshPgDatabase
+      const open = <A, E>(options: Omit<PgStore.PgOptions, "url">, use: Effect.Effect<A, E, Store.Store | SqlClient.SqlClient>) =>
+        Effect.scoped(Effect.flatMap(Layer.build(PgStore.layer({ url: Redacted.make(url), ...options })), (ctx) => Effect.provide(use, ctx)))
+      const empty = yield* Effect.flip(open({ create: false }, Effect.void))
+      expect(empty.message).toBe("Store.open: not a precis store (it is empty)")
+      yield* open({}, Effect.flatMap(TurnStore.TurnStore, (store) => store.appendTurns("s", Fixtures.conversation(2))))
+      const write = yield* Effect.flip(open({ readonly: true }, Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`INSERT INTO sessions (id, created_at) VALUES ('x', 'now')`)))
+      expect(String(write.cause ?? write)).toMatch(/read-only transaction/)
+      const turns = yield* open({ readonly: true }, Effect.flatMap(TurnStore.TurnStore, (store) => store.turns("s")))
+      expect(turns.length).toBe(2)
+      const added = yield* open({ create: false }, Effect.flatMap(TurnStore.TurnStore, (store) => store.appendTurns("s", Fixtures.conversation(3))))
+      expect(added.length).toBe(1)
+    }))
+
+  it.scoped("NUL: refused in a turn (a StoreError, not the driver's), stripped by nobody else; the same on SQLite", () =>
+    Effect.gen(function*() {
+      const url = yield* freshPgDatabase
+      const error = yield* Effect.flip(
+        Effect.flatMap(TurnStore.TurnStore, (store) =>
+          store.appendTurns("s", [Fixtures.turn("user", "ok"), { role: "tool", content: "bin\u0000ary" } as never])).pipe(
+            Effect.provide(PgStore.layer({ url: Redacted.make(url) }))
+          )
+      )
+      expect(error.message).toBe("TurnStore.appendTurns: turn 2 of 2: \"content\" must not hold U+0000 (NUL)")
+    }))
+
+  it.scopedLive("a waiter for a session's lock says so once, then takes it when the holder lets go", () => {
+    const warnings = Logs.capture()
+    return Effect.gen(function*() {
+      const url = yield* freshPgDatabase
+      const store = Layer.fresh(PgStore.layer({ url: Redacted.make(url) }))
+      const gate = yield* Deferred.make<void>()
+      const held = yield* Deferred.make<void>()
+      const lease = (effect: Effect.Effect<void>) =>
+        Effect.flatMap(WorkQueue.WorkQueue, (queue) => queue.withSessionLease("s", effect)).pipe(Effect.provide(store))
+      const a = yield* Effect.fork(lease(Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(gate))))
+      yield* Deferred.await(held)
+      const b = yield* Effect.fork(lease(Effect.void))
+      yield* Effect.sleep("300 millis")
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(a)
+      yield* Fiber.join(b)
+      expect(warnings.messages).toEqual([
+        "session s is held by another process (compacting it): waiting until it is done " +
+        "(a holder that was killed gives it up at once, with its connection)"
+      ])
+    }).pipe(Effect.provide(warnings.layer))
+  })
 
   it.effect("reports an unreachable server as a StoreError", () =>
     Effect.gen(function*() {

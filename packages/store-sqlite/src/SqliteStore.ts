@@ -2,10 +2,12 @@
  * The SQLite driver of the precis store, over `@effect/sql-sqlite-node`: it
  * opens the file, sets up the connection and builds the store
  * (`SqlStore.make`, SQLite dialect). Every write is one IMMEDIATE transaction,
- * so concurrent writers from other processes wait under the busy timeout
- * instead of failing; session leases live in a `leases` table. A writing store
- * refuses a file that is not a precis store or that a newer precis wrote; a
- * read-only one (`readonly: true`) never writes, migrates or creates anything.
+ * so concurrent writers from other processes wait for the write lock instead
+ * of failing (as long as a lease lives, logging a warning when they start
+ * waiting); session leases live in a `leases` table. A writing store refuses a
+ * file that is not a precis store or that a newer precis wrote (and, with
+ * `create: false`, an empty one); a read-only one (`readonly: true`) opens the
+ * file read-only at the driver and never writes, migrates or creates anything.
  *
  * @since 0.1.0
  */
@@ -19,6 +21,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { existsSync } from "node:fs"
+import { type ReadTarget, readTarget } from "./internal/readOnly.js"
 
 /**
  * Options of {@link make}.
@@ -29,11 +32,18 @@ export interface MakeOptions {
   /** The database file, named in every `StoreError` of this store. */
   readonly filename?: string | undefined
   /**
-   * Read only: check that the database is a precis store this version can
-   * read, never migrate, and fail on any write. The connection itself must
+   * Read only: check that the database is a precis store of this version's
+   * schema, never migrate, and fail on any write. The connection itself must
    * refuse writes too (as {@link layer} sets it up).
    */
   readonly readonly?: boolean | undefined
+  /**
+   * Whether a writing store may create the schema in an empty database (a
+   * new or 0-byte file; default true). `false` refuses it, and {@link layer}
+   * refuses a missing file: for writers that only work on what the store
+   * already holds. An older schema is still migrated.
+   */
+  readonly create?: boolean | undefined
   /** How long a session lease lives unless its holder renews it (default 30 seconds). */
   readonly leaseTtl?: Duration.DurationInput | undefined
   /** How often a waiter for a session lease tries again (default 100 millis). */
@@ -55,13 +65,15 @@ export const make = (options: MakeOptions = {}): Effect.Effect<Store.Service, St
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`PRAGMA foreign_keys = ON`
-    yield* sql`PRAGMA busy_timeout = 5000`
+    // Each attempt at the write lock waits this long; the store tries again (saying so) for as
+    // long as a lease lives, so the wait is never silent.
+    yield* sql`PRAGMA busy_timeout = 1000`
     // With WAL, NORMAL keeps the database consistent on a crash (it may lose the
     // last commits on power loss) and avoids an fsync per transaction.
     yield* sql`PRAGMA synchronous = NORMAL`
     return yield* SqlStore.make(
       { _tag: "sqlite", leaseTtl: options.leaseTtl, leaseRetry: options.leaseRetry },
-      { filename: options.filename, readonly: options.readonly }
+      { filename: options.filename, readonly: options.readonly, create: options.create }
     )
   }).pipe(Effect.mapError((cause) => StoreError.StoreError.fromCause(cause, "Store.open", options.filename)))
 
@@ -88,24 +100,34 @@ export interface SqliteOptions extends MakeOptions {
 const PAGE_SIZE = 16384
 
 // What the connection needs before the store is built. Writing: refuse a
-// foreign or newer file before anything touches it, then page size and WAL (the
-// page size only takes effect before the file is initialized, which switching
-// to WAL does, so WAL is turned on here rather than by the client; 16 KiB pages
-// hold most turns without overflow pages, which makes bulk imports several
-// times cheaper; an existing file keeps its own). Read-only: `query_only`.
-// Why not better-sqlite3's `readonly` (SQLITE_OPEN_READONLY): on a WAL database
-// such a connection creates the -wal and -shm files and, unable to write, can
-// never remove them; a `query_only` connection refuses every write just the
-// same, and as the last one to close it removes them like any reader.
-const setUp = (options: SqliteOptions) =>
+// foreign or newer file (or, with `create: false`, an empty one) before
+// anything touches it, then page size and WAL (the page size only takes
+// effect before the file is initialized, which switching to WAL does, so WAL
+// is turned on here rather than by the client; 16 KiB pages hold most turns
+// without overflow pages, which makes bulk imports several times cheaper; an
+// existing file keeps its own). Reading: the connection is read-only at the
+// driver (SQLITE_OPEN_READONLY), or, on a private copy, `query_only`.
+const setUp = (options: SqliteOptions, copy: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     if (options.maxPageCount !== undefined) yield* sql.unsafe(`PRAGMA max_page_count = ${options.maxPageCount}`)
-    if (options.readonly === true) return yield* sql`PRAGMA query_only = ON`
-    yield* SqlStore.requireUsable("write")
+    if (options.readonly === true) {
+      if (copy) yield* sql`PRAGMA query_only = ON`
+      return
+    }
+    yield* SqlStore.requireUsable(SqlStore.modeOf(options))
     yield* sql.unsafe(`PRAGMA page_size = ${PAGE_SIZE}`)
     yield* sql`PRAGMA journal_mode = WAL`
   })
+
+// The connection `options` ask for, on `target` (the file, or a reader's copy of it).
+const client = (options: SqliteOptions, target: ReadTarget) =>
+  SqliteClient.layer({
+    filename: target.filename,
+    // A reader's own copy is opened read-write, so that SQLite can recover its WAL; `query_only` guards it.
+    readonly: options.readonly === true && !target.copy,
+    disableWAL: true
+  }).pipe(Layer.tap((context) => Effect.provide(setUp(options, target.copy), context)))
 
 /**
  * The SQLite store: opens (or creates) `filename` and migrates its schema,
@@ -113,9 +135,12 @@ const setUp = (options: SqliteOptions) =>
  * written in the store's transactions: `TurnStore.withTransaction`). A new
  * file gets 16 KiB pages and WAL mode. It fails with a `StoreError` naming the
  * file when the file is not a precis store (it has tables but no precis
- * migrations) or a newer precis wrote it. With `readonly: true` it never
- * writes (no migration, no WAL switch, no file created) and also refuses an
- * empty file.
+ * migrations) or a newer precis wrote it; with `create: false`, also when the
+ * file is missing or empty. With `readonly: true` it opens the file read-only
+ * at the driver and never writes (no migration, no WAL switch, no file
+ * created), and refuses a missing or empty file and an older schema; a WAL
+ * store it cannot read in place (no `-shm` file, and the file or its
+ * directory not writable) is read from a private copy.
  *
  * @example
  * ```ts
@@ -137,16 +162,19 @@ export const layer = (
       })
     )
   }
-  // A read-write connection creates a missing file: a reader checks first.
-  if (options.readonly === true && options.filename !== ":memory:" && !existsSync(options.filename)) {
+  // A read-write connection creates a missing file: a reader, and a writer that creates nothing, check first.
+  const creates = options.readonly !== true && options.create !== false
+  if (!creates && options.filename !== ":memory:" && !existsSync(options.filename)) {
     return Layer.fail(
       new StoreError.StoreError({ operation: "Store.open", reason: "no such file", filename: options.filename })
     )
   }
+  const connection = options.readonly === true
+    ? Layer.unwrapScoped(Effect.map(readTarget(options.filename), (target) => client(options, target)))
+    : client(options, { filename: options.filename, copy: false, tidy: false })
   return SqlStore.layer(make(options)).pipe(
     Layer.provide(
-      SqliteClient.layer({ filename: options.filename, disableWAL: true }).pipe(
-        Layer.tap((context) => Effect.provide(setUp(options), context)),
+      connection.pipe(
         // better-sqlite3 throws (a defect) when the file cannot be opened.
         Layer.catchAllCause((cause) => Layer.fail(error(Cause.squash(cause))))
       )

@@ -7,7 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { SqlStore, Store, WorkQueue } from "@precis/store"
-import { Fixtures } from "@precis/testing"
+import { Fixtures, Logs } from "@precis/testing"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -116,6 +116,27 @@ describe("SqliteStore session leases", () => {
       const sql = yield* SqlClient.SqlClient
       assert.deepStrictEqual(yield* sql`SELECT * FROM leases`, [])
     }).pipe(Effect.provide(leaseStore())))
+
+  it.effect("a waiter for a lease says so once (a warning naming the session and when a dead holder lets go)", () => {
+    const warnings = Logs.capture()
+    return Effect.gen(function*() {
+      const store = yield* WorkQueue.WorkQueue
+      const gate = yield* Deferred.make<void>()
+      const held = yield* Deferred.make<void>()
+      const a = yield* Effect.fork(store.withSessionLease("s", Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(gate))))
+      yield* Deferred.await(held)
+      const b = yield* Effect.fork(store.withSessionLease("s", Effect.void))
+      yield* TestClock.adjust("20 seconds")
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(a)
+      yield* TestClock.adjust("5 seconds")
+      yield* Fiber.join(b)
+      assert.deepStrictEqual(warnings.messages, [
+        "session s is held by another process (compacting it): waiting until it is done " +
+        "(a holder that was killed gives it up within 30s)"
+      ])
+    }).pipe(Effect.provide(leaseStore()), Effect.provide(warnings.layer))
+  })
 
   it.effect("an expired lease (its holder was killed) is taken over, a live one is not", () =>
     Effect.gen(function*() {
@@ -329,4 +350,82 @@ describe("SqliteStore files", () => {
       const error = yield* openError({ filename: "" })
       expect(error.message).toMatch(/filename is empty/)
     }))
+})
+
+describe("SqliteStore: read-only means read-only, nothing created by mistake, writers wait", () => {
+  it.effect("a writer that creates nothing (create: false) refuses a missing, a 0-byte and an empty-schema file", () =>
+    Effect.gen(function*() {
+      const missing = file("nocreate-missing.db")
+      const notThere = yield* openError({ filename: missing, create: false })
+      assert.strictEqual(notThere.message, `${missing}: no such file`)
+      assert.isFalse(fs.existsSync(missing))
+      const zero = file("nocreate-zero.db")
+      fs.writeFileSync(zero, "")
+      const empty = yield* openError({ filename: zero, create: false })
+      assert.strictEqual(empty.message, `${zero}: not a precis store (it is empty)`)
+      assert.strictEqual(fs.statSync(zero).size, 0)
+      assert.deepStrictEqual(siblings(zero), [])
+      // A store it is given is written as ever.
+      const db = file("nocreate-ok.db")
+      yield* withStore({ filename: db }, (store) => store.appendTurns("s", Fixtures.conversation(2)))
+      const added = yield* withStore({ filename: db, create: false }, (store) => store.appendTurns("s", Fixtures.conversation(3)))
+      assert.strictEqual(added.length, 1)
+    }))
+
+  it.effect("a reader refuses an older schema (only a writer migrates) and leaves it as it is; a writer migrates it", () =>
+    Effect.gen(function*() {
+      const db = file("older.db")
+      yield* withStore({ filename: db }, (store) => store.appendTurns("s", Fixtures.conversation(2)))
+      yield* raw(db, [...toSchema6])
+      const before = fs.readFileSync(db)
+      const error = yield* openError({ filename: db, readonly: true })
+      assert.strictEqual(
+        error.message,
+        `${db}: written by an older precis (schema 6, this one reads ${SqlStore.schemaVersion}): ` +
+          "a command that writes (import, compact) upgrades it"
+      )
+      assert.isTrue(before.equals(fs.readFileSync(db)))
+      const turns = yield* withStore({ filename: db, create: false }, (store) => store.turns("s"))
+      assert.strictEqual(turns.length, 2)
+      assert.strictEqual((yield* withStore({ filename: db, readonly: true }, (store) => store.turns("s"))).length, 2)
+    }))
+
+  it.effect("a reader's connection is read-only at the driver: even the SqlClient it provides cannot write", () =>
+    Effect.gen(function*() {
+      const db = file("driver-ro.db")
+      yield* withStore({ filename: db }, (store) => store.appendTurns("s", Fixtures.conversation(2)))
+      const error = yield* Effect.scoped(
+        Effect.flatMap(Layer.build(SqliteStore.layer({ filename: db, readonly: true })), (ctx) =>
+          Effect.flip(Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`PRAGMA query_only = OFF`.pipe(
+            Effect.zipRight(sql`INSERT INTO sessions (id, created_at) VALUES ('x', 'now')`)
+          )), ctx)))
+      )
+      expect(String(error.cause)).toMatch(/readonly/)
+      assert.deepStrictEqual(siblings(db), [])
+    }))
+
+  it.live("a writer held up by another's write lock waits for it, saying so once, then writes", () => {
+    const warnings = Logs.capture()
+    return Effect.gen(function*() {
+      const db = file("waits.db")
+      yield* withStore({ filename: db }, (store) => store.appendTurns("s", Fixtures.conversation(1)))
+      // Another process's long transaction: a plain connection holding the write lock for 2.5 seconds.
+      const holder = yield* Effect.fork(
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`BEGIN IMMEDIATE`
+          yield* sql`INSERT INTO sessions (id, created_at) VALUES ('held', 'now')`
+          yield* Effect.sleep("2500 millis")
+          yield* sql`COMMIT`
+        }).pipe(Effect.provide(SqliteClient.layer({ filename: db, disableWAL: true })), Effect.orDie)
+      )
+      yield* Effect.sleep("200 millis")
+      const started = Date.now()
+      const added = yield* withStore({ filename: db }, (store) => store.appendTurns("s", Fixtures.conversation(3)))
+      assert.strictEqual(added.length, 2)
+      assert.isAtLeast(Date.now() - started, 1500)
+      yield* Fiber.join(holder)
+      assert.deepStrictEqual(warnings.messages, [`${db}: another process is writing; waiting for it (up to 30s)`])
+    }).pipe(Effect.provide(warnings.layer))
+  })
 })

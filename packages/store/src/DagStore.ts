@@ -10,7 +10,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { StoreError } from "./StoreError.js"
-import type { StoredTurn } from "./TurnStore.js"
+import type { Page, StoredTurn } from "./TurnStore.js"
 
 /**
  * A leaf summary to insert: its text and the ids of the (uncovered) turns it summarizes.
@@ -57,6 +57,8 @@ export interface SummaryText {
  */
 export interface DepthOptions {
   readonly depth?: number | undefined
+  /** One page of the summaries, in conversation order. */
+  readonly page?: Page | undefined
 }
 
 /**
@@ -77,8 +79,8 @@ export interface Service {
   ) => Effect.Effect<ReadonlyArray<SummaryRecord.SummaryRecord>, StoreError>
   /** The children of a condensed summary, in order (none for a leaf). */
   readonly children: (summaryId: string) => Effect.Effect<ReadonlyArray<SummaryRecord.SummaryRecord>, StoreError>
-  /** Drill-down: the raw turns below a summary (of any depth), in seq order. */
-  readonly sourceTurns: (summaryId: string) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
+  /** Drill-down: the raw turns below a summary (of any depth), in seq order (one page of them with `page`). */
+  readonly sourceTurns: (summaryId: string, page?: Page) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** The leaf covering the newest turns, if any. */
   readonly latestLeaf: (sessionId: string) => Effect.Effect<Option.Option<SummaryRecord.SummaryRecord>, StoreError>
   /**

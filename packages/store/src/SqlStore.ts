@@ -75,7 +75,33 @@ export interface MakeOptions {
    * should refuse writes too (as `SqliteStore.layer` sets it up).
    */
   readonly readonly?: boolean | undefined
+  /**
+   * Whether a writing store may create the schema in an empty database
+   * (default true). `false` refuses an empty database, as a reader does, but
+   * still migrates an older schema: for writers that only work on what the
+   * store already holds (compacting stored sessions), so that they never turn
+   * a stray empty file into a store.
+   */
+  readonly create?: boolean | undefined
 }
+
+/**
+ * How a store uses its database: `read` (a reader: the database must be a
+ * precis store of this very schema), `write` (may create the schema and
+ * migrate an older one) or `update` (migrates an older schema but creates
+ * nothing).
+ *
+ * @since 0.3.0
+ */
+export type Mode = "read" | "write" | "update"
+
+/**
+ * The {@link Mode} of a store opened with `options`.
+ *
+ * @since 0.3.0
+ */
+export const modeOf = (options: MakeOptions): Mode =>
+  options.readonly === true ? "read" : options.create === false ? "update" : "write"
 
 /**
  * The newest schema version this code knows (the id of its last migration).
@@ -87,12 +113,13 @@ export const schemaVersion: number = Migrations.knownVersion
 /**
  * Fails with a `StoreError` when the database of the `SqlClient` in context
  * must not be used in `mode`: it has tables but is not a precis store, a newer
- * precis wrote it, or (to read) it is empty. Writes nothing: a driver checks
- * with it before it changes anything on a connection.
+ * precis wrote it, (but to create it) it is empty, or (to read) an older
+ * precis wrote it. Writes nothing: a driver checks with it before it changes
+ * anything on a connection.
  *
  * @since 0.1.0
  */
-export const requireUsable = (mode: "read" | "write"): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+export const requireUsable = (mode: Mode): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.mapError(Migrations.requireUsable(mode), (cause) => StoreError.fromCause(cause, "Store.open"))
 
 // A constant advisory-lock key that serializes migrations across processes
@@ -101,19 +128,19 @@ const MIGRATION_LOCK = 0x70726563
 
 // SQLite: check and migrate in one IMMEDIATE transaction (two processes
 // opening a new file do not race).
-const migrateSqlite = (transaction: Dialects.Dialect["transaction"]) =>
+const migrateSqlite = (transaction: Dialects.Dialect["transaction"], mode: Mode) =>
   transaction(Effect.zipRight(
-    Migrations.requireUsable("write"),
+    Migrations.requireUsable(mode),
     // The migrator turns a failed migration into a defect: report it as a StoreError.
     Effect.catchAllDefect(Migrations.migrate, (defect) => Effect.fail(StoreError.fromCause(defect, "Store.migrate")))
   ))
 
 // PostgreSQL: check the current schema and migrate in one transaction under an
 // advisory lock (processes starting together do not race).
-const migratePg = (sql: SqlClient.SqlClient) =>
+const migratePg = (sql: SqlClient.SqlClient, mode: Mode) =>
   sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
-    yield* Migrations.requireUsable("write")
+    yield* Migrations.requireUsable(mode)
     // The migrator probes its table with a query that fails when the table is
     // missing, which would abort this transaction: create it first, as it would.
     yield* sql`CREATE TABLE IF NOT EXISTS ${sql(Migrations.MIGRATIONS_TABLE)} (
@@ -126,9 +153,11 @@ const migratePg = (sql: SqlClient.SqlClient) =>
 
 /**
  * Builds the store over the `SqlClient` in context, in `dialect`. A writing
- * store first checks that the database is empty or a precis store no newer
- * than this version, then runs the missing migrations; a read-only store only
- * checks. Every failure is a `StoreError` naming `options.filename` when given.
+ * store first checks that the database is empty (unless `create: false`) or
+ * a precis store no newer than this version, then runs the missing
+ * migrations; a read-only store only checks (and refuses an older schema,
+ * which it would misread). Every failure is a `StoreError` naming
+ * `options.filename` when given.
  *
  * @since 0.1.0
  */
@@ -137,12 +166,16 @@ export const make = (
   options: MakeOptions = {}
 ): Effect.Effect<Store.Service, StoreError, SqlClient.SqlClient> => {
   const error = (operation: string) => (cause: unknown) => StoreError.fromCause(cause, operation, options.filename)
-  const readonly = options.readonly === true
+  const mode = modeOf(options)
+  const readonly = mode === "read"
   return Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const transaction = dialect._tag === "sqlite" ? immediate(sql) : sql.withTransaction
+    // A writer waits for the write lock as long as a lease lives, saying so once.
+    const transaction = dialect._tag === "sqlite"
+      ? immediate(sql, { wait: Duration.decode(dialect.leaseTtl ?? "30 seconds"), name: options.filename })
+      : sql.withTransaction
     if (readonly) yield* Migrations.requireUsable("read")
-    else yield* dialect._tag === "sqlite" ? migrateSqlite(transaction) : migratePg(sql)
+    else yield* dialect._tag === "sqlite" ? migrateSqlite(transaction, mode) : migratePg(sql, mode)
     const env: Dialects.Env = {
       sql,
       dialect: dialect._tag === "sqlite" ? Dialects.sqlite(transaction) : Dialects.postgres(transaction),

@@ -62,6 +62,18 @@ export interface StoredSessionState {
 }
 
 /**
+ * A page of a read that can return many rows: at most `limit` of them, after
+ * the first `offset` (default 0), in the read's order. A value that is not a
+ * whole number counts as 0.
+ *
+ * @since 0.1.0
+ */
+export interface Page {
+  readonly limit: number
+  readonly offset?: number | undefined
+}
+
+/**
  * @since 0.1.0
  */
 export interface Service {
@@ -88,8 +100,8 @@ export interface Service {
   readonly withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   /** A session's turns in seq order, optionally within a seq range. */
   readonly turns: (sessionId: string, range?: SeqRange) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
-  /** The turns no leaf summary covers yet, in seq order. */
-  readonly uncoveredTurns: (sessionId: string) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
+  /** The turns no leaf summary covers yet, in seq order (one page of them with `page`). */
+  readonly uncoveredTurns: (sessionId: string, page?: Page) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** Every session, oldest first. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StoreError>
   /** The stored session state of a session, if one was saved (see {@link StoredSessionState}). */

@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { ConversationTurn, TokenEstimator } from "@precis/core"
+import { ConversationTurn, TokenEstimator, ToolMetadata } from "@precis/core"
 import { DagStore, type StoreError, Tables, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -32,6 +32,14 @@ export interface Expectations {
   readonly maxFanIn?: number
   /** Parentless summaries per depth stay below `minFanIn` (true after a completed compaction). */
   readonly condensedFully?: boolean
+  /**
+   * Tool calls and their results paired by id (a call's id in an assistant
+   * turn's `toolCalls`, a result's `toolCallId`, as `ToolMetadata.read` reads
+   * them): a result is covered exactly when its call is, so the two are never
+   * on either side of the boundary between the summarized turns and the fresh
+   * tail, and a covered pair is in one leaf.
+   */
+  readonly toolPairs?: boolean
 }
 
 // Tiers are read as text, so that an unknown one is reported rather than failing the read.
@@ -48,6 +56,39 @@ const minMax = (values: ReadonlyArray<string | null>) => {
 }
 
 const instantOf = (value: string | null) => (value === null ? null : Date.parse(value))
+
+const turnKey = (session: string, id: string) => `${session}\u0000${id}`
+
+/** The violations of {@link Expectations.toolPairs}: each result against the turn whose call it answers. */
+const pairViolations = (
+  perSession: ReadonlyMap<string, ReadonlyArray<TurnRow>>,
+  leafOf: ReadonlyMap<string, string>
+): Array<string> => {
+  const out: Array<string> = []
+  for (const [session, list] of perSession) {
+    const callers = new Map<string, TurnRow>()
+    for (const turn of list) {
+      const calls = ToolMetadata.read(turn.metadata ?? undefined).toolCalls ?? []
+      for (const call of calls) if (call.id !== undefined) callers.set(call.id, turn)
+    }
+    for (const turn of list) {
+      const callId = ToolMetadata.read(turn.metadata ?? undefined).toolCallId
+      const caller = callId === undefined ? undefined : callers.get(callId)
+      if (caller === undefined) continue
+      const resultLeaf = leafOf.get(turnKey(session, turn.id))
+      const callLeaf = leafOf.get(turnKey(session, caller.id))
+      if ((resultLeaf === undefined) !== (callLeaf === undefined)) {
+        out.push(
+          `session ${session}: tool result ${turn.id} (seq ${turn.seq}) is ${resultLeaf === undefined ? "in the tail" : "summarized"}` +
+            ` but its call ${callId} (turn ${caller.id}, seq ${caller.seq}) is ${callLeaf === undefined ? "in the tail" : "summarized"}`
+        )
+      } else if (resultLeaf !== callLeaf) {
+        out.push(`session ${session}: tool result ${turn.id} and its call ${callId} (turn ${caller.id}) are in different leaves`)
+      }
+    }
+  }
+  return out
+}
 
 /**
  * Every violated invariant of the store, as a readable line; empty when it is
@@ -71,7 +112,6 @@ export const violations = (expect: Expectations = {}): Effect.Effect<Array<strin
       yield* sql`SELECT * FROM summary_sources ORDER BY summary_id, position`
     )
     const out: Array<string> = []
-    const turnKey = (session: string, id: string) => `${session}\u0000${id}`
     const turnByKey = new Map(turns.map((t) => [turnKey(t.session_id, t.id), t]))
     const byId = new Map(summaries.map((s) => [s.id, s]))
     const sourcesOf = new Map<string, Array<Tables.SourceRow>>()
@@ -88,6 +128,8 @@ export const violations = (expect: Expectations = {}): Effect.Effect<Array<strin
 
     // Sources: well-formed, dangling-free.
     const coverCount = new Map<string, number>()
+    // The leaf each covered turn is in.
+    const leafOf = new Map<string, string>()
     for (const row of sources) {
       const owner = byId.get(row.summary_id)
       if (owner === undefined) {
@@ -101,6 +143,7 @@ export const violations = (expect: Expectations = {}): Effect.Effect<Array<strin
         const key = turnKey(owner.session_id, row.turn_id)
         if (!turnByKey.has(key)) out.push(`summary ${owner.id} links missing turn ${row.turn_id}`)
         coverCount.set(key, (coverCount.get(key) ?? 0) + 1)
+        leafOf.set(key, row.summary_id)
       }
       if (row.child_summary_id !== null) {
         const child = byId.get(row.child_summary_id)
@@ -132,6 +175,8 @@ export const violations = (expect: Expectations = {}): Effect.Effect<Array<strin
         }
       }
     }
+
+    if (expect.toolPairs === true) out.push(...pairViolations(perSession, leafOf))
 
     const estimator = TokenEstimator.approximate
     const descendants = (id: string): number =>

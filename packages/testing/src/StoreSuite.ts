@@ -21,6 +21,7 @@ import type { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Dag from "./internal/storeCases/dag.js"
+import * as Pages from "./internal/storeCases/pages.js"
 import * as Search from "./internal/storeCases/search.js"
 import * as Turns from "./internal/storeCases/turns.js"
 import * as Work from "./internal/storeCases/workQueue.js"
@@ -31,8 +32,6 @@ import * as Work from "./internal/storeCases/workQueue.js"
  * @since 0.1.0
  */
 export interface Dialect {
-  /** Ids only some engines can store (PostgreSQL text cannot hold a NUL character). */
-  readonly oddIds: ReadonlyArray<string>
   /** Creates a trigger `name` (`timing`, e.g. `BEFORE INSERT ON turns`) failing with `message` when `condition` holds. */
   readonly refuse: (
     name: string,
@@ -47,6 +46,8 @@ export interface Dialect {
    * also that it holds exactly the stored turns (SQLite: FTS5's `integrity-check`).
    */
   readonly checkSearchIndex: (complete: boolean) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
+  /** Whether the engine cancels a search past its timeout (PostgreSQL; SQLite runs a statement to its end). */
+  readonly cancelsSearches: boolean
 }
 
 /**
@@ -55,14 +56,14 @@ export interface Dialect {
  * @since 0.1.0
  */
 export const sqlite: Dialect = {
-  oddIds: ["nul\u0000byte"],
   refuse: (name, timing, condition, message) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql.unsafe(`CREATE TRIGGER ${name} ${timing} WHEN ${condition} BEGIN SELECT RAISE(ABORT, '${message}'); END`)),
   dropTrigger: (name) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP TRIGGER ${name}`)),
   checkSearchIndex: (complete) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql.unsafe(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', ${complete ? 1 : 0})`))
+      sql.unsafe(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', ${complete ? 1 : 0})`)),
+  cancelsSearches: false
 }
 
 /**
@@ -71,7 +72,6 @@ export const sqlite: Dialect = {
  * @since 0.1.0
  */
 export const postgres: Dialect = {
-  oddIds: [],
   refuse: (name, timing, condition, message) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       Effect.zipRight(
@@ -83,7 +83,8 @@ export const postgres: Dialect = {
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       Effect.zipRight(sql.unsafe(`DROP TRIGGER ${name} ON ${table}`), sql.unsafe(`DROP FUNCTION ${name}()`))),
   // PostgreSQL's GIN indexes are its own to keep consistent.
-  checkSearchIndex: () => Effect.void
+  checkSearchIndex: () => Effect.void,
+  cancelsSearches: true
 }
 
 /**
@@ -104,7 +105,7 @@ export interface Case {
  *
  * @since 0.1.0
  */
-export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Dag.cases, ...Search.cases, ...Work.cases]
+export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Dag.cases, ...Pages.cases, ...Search.cases, ...Work.cases]
 
 /**
  * The port's behaviour over `store` (a fresh, empty database, its `SqlClient`

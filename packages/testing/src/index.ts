@@ -10,6 +10,8 @@
 export * as Arbitraries from "./Arbitraries.js"
 /** @since 0.1.0 */
 export * as Fixtures from "./Fixtures.js"
+/** @since 0.3.0 */
+export * as Logs from "./Logs.js"
 /** @since 0.1.0 */
 export * as ScriptedProvider from "./ScriptedProvider.js"
 /** @since 0.1.0 */

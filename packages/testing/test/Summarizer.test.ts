@@ -60,6 +60,18 @@ describe("Summarizer escalation", () => {
       expect(counts).toEqual({ normal: 1, aggressive: 0, fallback: 0 })
     }))
 
+  it.effect("strips NUL from every reply, whatever the tier: no store refuses the summary", () =>
+    Effect.gen(function*() {
+      const normal = yield* summarize([ScriptedProvider.reply(`\u0000${short}\u0000`)])
+      expect(normal.summary.text).toBe(short)
+      const nulOnly = yield* summarize([ScriptedProvider.reply("\u0000\u0000"), ScriptedProvider.reply(`a\u0000${short}`)])
+      expect(nulOnly.summary.tier).toBe("aggressive")
+      expect(nulOnly.summary.text).toBe(`a${short}`)
+      expect(nulOnly.summary.escalations[0]?.reason).toBe("BlankReply")
+      const fallback = Summarizer.fallbackText(TokenEstimator.approximate, "tool said \u0000 here", 10)
+      expect(fallback).not.toContain("\u0000")
+    }))
+
   it.effect("estimates the material and the kept reply once each", () =>
     Effect.gen(function*() {
       const estimated: Array<string> = []
@@ -384,6 +396,47 @@ describe("Summarizer leaf prompt", () => {
       const closing = body.indexOf(`\n${fence}\n`)
       expect(body.slice(0, closing)).toContain("Ignore previous instructions")
       expect(body.slice(closing)).not.toContain("Ignore previous instructions")
+    }))
+})
+
+describe("Summarizer prompts: what a hand-off needs", () => {
+  // The sections both Claude Code's and OpenHands' summary prompts ask for, in our words.
+  const asked = ["User requests", "Tasks", "Files", "Commands and results", "Errors and fixes", "Current work", "Next step"]
+
+  it.effect("the normal and the aggressive leaf prompts ask for the sections and state the target", () =>
+    Effect.gen(function*() {
+      // A reply as long as its input escalates: the provider sees both prompts.
+      const { requests, summary } = yield* summarize(
+        [ScriptedProvider.reply(material().repeat(2)), ScriptedProvider.reply(short)],
+        { targetTokens: 321 }
+      )
+      expect(summary.tier).toBe("aggressive")
+      const [normal, aggressive] = requests.map((r) => r.messages[0]!.content)
+      for (const prompt of [normal!, aggressive!]) {
+        for (const section of asked) expect(prompt).toContain(`. ${section}: `)
+        expect(prompt).toContain("exact id")
+        expect(prompt).toContain("with their counts")
+        expect(prompt).toContain("how it was fixed")
+      }
+      expect(normal).toContain("within 321 tokens")
+      expect(aggressive).toContain("shorter than 321 tokens")
+    }))
+
+  it.effect("the condensation prompt asks for the sections, keeps ids and statuses across depths, and states the target", () =>
+    Effect.gen(function*() {
+      const children = [
+        Fixtures.summary({ id: "a", depth: 1, content: "spotter-4te.1: in progress; 12 tests, 2 failures" }),
+        Fixtures.summary({ id: "b", depth: 1, content: "spotter-4te.1: closed; 14 tests, 0 failures" })
+      ]
+      const requests = yield* Effect.gen(function*() {
+        yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeSummaries(children, { targetTokens: 900 }))
+        return yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
+      }).pipe(Effect.provide(withScript([ScriptedProvider.reply("spotter-4te.1: closed")])))
+      const prompt = requests[0]!.messages[0]!.content
+      for (const section of asked) expect(prompt).toContain(`. ${section}: `)
+      expect(prompt).toContain("Keep every task and issue id with its status")
+      expect(prompt).toContain("the later one holds")
+      expect(prompt).toContain("within 900 tokens")
     }))
 })
 

@@ -83,7 +83,7 @@ export const make = (
       const task: Provider.SummaryTask = opts.priorSummary === undefined
         ? { kind: "leaf", material, targetTokens }
         : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
-      const prompt = Prompt.leaf(material, opts.priorSummary)
+      const prompt = Prompt.leaf(material, opts.priorSummary, targetTokens)
       const inputTokens = estimator.estimate(material)
       const escalations: Array<Summary.Escalation> = []
       const done = (tier: Summary.Tier, text: string) => {

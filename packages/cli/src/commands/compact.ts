@@ -9,7 +9,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import { CompactionManager, type CompactionOptions } from "@precis/compaction"
-import { Summarizer } from "@precis/core"
+import { Escape, Summarizer } from "@precis/core"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import type { Importer } from "@precis/importers"
 import type { StoreError } from "@precis/store"
@@ -42,6 +42,9 @@ export type Failure =
   | CompactionManager.ProviderUnavailableError
   | Importer.ImportError
   | StoreError.StoreError
+
+/** What `compact` does, in one line (the root page and the README list it). */
+export const summary = "Import FILE if given, then compact the session into a DAG of summaries"
 
 /** The `compact` command. */
 export const command = Command.make(
@@ -117,7 +120,9 @@ export const command = Command.make(
         const result = yield* timed("compacted")(manager.compactAll(options))
         const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
         if (args.json) return yield* printJson({ ...result, tierCounts })
-        for (const { sessionId, ...stats } of result.sessions) yield* Console.log(`${sessionId}: ${statsLine(stats)}`)
+        for (const { sessionId, ...stats } of result.sessions) {
+          yield* Console.log(`${Escape.line(sessionId)}: ${statsLine(stats)}`)
+        }
         yield* Console.log(`${result.sessions.length} sessions: ${statsLine(result.totals)}`)
         yield* Console.log(`tiers this run: ${Render.tierCountsLine(tierCounts)}`)
       })
@@ -137,8 +142,9 @@ export const command = Command.make(
       })
 
       // The summarizer (and its provider configuration) is checked before the store is opened.
+      // Only an import creates a store: compacting what a store holds refuses a missing or empty one.
       const live = CompactionManager.layer().pipe(
-        Layer.provideMerge(Layers.store(args.db)),
+        Layer.provideMerge(Layers.store(args.db, { create: Option.isSome(input) })),
         Layer.provideMerge(Layers.summarizer(args.provider, args.timeout))
       )
       yield* Effect.provide(args.all ? compactAll : program, live).pipe(inStore(args.db))

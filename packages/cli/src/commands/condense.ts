@@ -30,6 +30,9 @@ export type Failure =
   | Summarizer.InvalidSummarizerOptionsError
   | OpenAiProvider.InvalidOpenAiOptionsError
 
+/** What `condense` does, in one line (the root page and the README list it). */
+export const summary = "Fit the turns of a file into --budget N tokens (no store)"
+
 /** The `condense` command. */
 export const command = Command.make(
   "condense",
@@ -49,6 +52,7 @@ export const command = Command.make(
       const turns = Importer.allTurns(yield* timed("parsed input")(readConversations(args.file, args.format)))
       const condensed = yield* Condenser.condense(turns, { budget }).pipe(
         timed("condensed"),
+        Layers.failOnPermanentFallback(args.file),
         Effect.provide(Layers.summarizer(args.provider, args.timeout))
       )
       if (args.json) {

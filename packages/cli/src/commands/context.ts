@@ -29,6 +29,9 @@ import * as Session from "../internal/session.js"
 /** What `context` fails with: each is printed as one line. */
 export type Failure = CliError | StoreError.StoreError | CompactionOptions.InvalidOptionsError
 
+/** What `context` does, in one line (the root page and the README list it). */
+export const summary = "Print the context an agent would send, within --budget N tokens if given"
+
 /** The `context` command. */
 export const command = Command.make(
   "context",

@@ -22,6 +22,9 @@ import * as Session from "../internal/session.js"
 /** What `import` fails with: each is printed as one line. */
 export type Failure = CliError | Importer.ImportError | StoreError.StoreError
 
+/** What `import` does, in one line (the root page and the README list it). */
+export const summary = "Append the turns of a conversation file to a session"
+
 /** The `import` command. */
 export const command = Command.make(
   "import",

@@ -6,6 +6,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import { Escape } from "@precis/core"
 import { SearchIndex, type StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -30,10 +31,15 @@ const query = Args.text({ name: "QUERY" }).pipe(
  */
 export const hitLine = (hit: SearchIndex.SearchHit): string => {
   const where = hit.kind === "turn"
-    ? `seq ${hit.seq}${hit.leafId === undefined ? ", not summarized" : `, leaf ${hit.leafId}`}`
+    ? `seq ${hit.seq}${hit.leafId === undefined ? ", not summarized" : `, leaf ${Escape.line(hit.leafId)}`}`
     : `depth ${hit.depth}`
-  return `${hit.kind} ${hit.id} (${where}) in ${hit.sessionId}: ${hit.snippet.replace(/\s+/g, " ")}`
+  return `${hit.kind} ${Escape.line(hit.id)} (${where}) in ${Escape.line(hit.sessionId)}: ${
+    Escape.line(hit.snippet.replace(/\s+/g, " "))
+  }`
 }
+
+/** What `search` does, in one line (the root page and the README list it). */
+export const summary = "Full-text search over the stored turns and summaries"
 
 /** The `search` command. */
 export const command = Command.make(
@@ -44,7 +50,8 @@ export const command = Command.make(
       yield* Session.requireStore(args.db)
       yield* Effect.gen(function*() {
         const index = yield* SearchIndex.SearchIndex
-        const session = Option.getOrUndefined(args.session)
+        // A session named must exist: "no match" would hide a misspelt id.
+        const session = Option.isSome(args.session) ? yield* Session.resolve(args.db, args.session) : undefined
         const hits = yield* index.search(session, args.query, { limit: Option.getOrElse(args.limit, () => Opt.defaultLimit) })
         if (args.json) return yield* printJson({ query: args.query, session: session ?? null, hits })
         yield* Console.log(hits.length === 0 ? `no match for ${JSON.stringify(args.query)}` : hits.map(hitLine).join("\n"))

@@ -1,37 +1,61 @@
 /**
  * `precis serve`: the local, read-only viewer of a store (see
- * `internal/viewer.ts`), on 127.0.0.1 unless `--host` says otherwise. Runs
- * until interrupted (Ctrl-C).
+ * `internal/viewer.ts`), on 127.0.0.1 unless `--host` says otherwise (another
+ * machine's view of it only with `--allow-remote`, and a warning: see
+ * `internal/bind.ts`). Run as the `precis` executable, its searches run as
+ * `precis search` processes (`internal/searchProcess.ts`). Runs until
+ * interrupted (Ctrl-C).
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { StoreError } from "@precis/store"
+import { SearchIndex, type StoreError } from "@precis/store"
+import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Bind from "../internal/bind.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
+import * as SearchProcess from "../internal/searchProcess.js"
 import * as Session from "../internal/session.js"
 import * as Viewer from "../internal/viewer.js"
 
 /** What `serve` fails with: each is printed as one line. */
 export type Failure = CliError | StoreError.StoreError
 
+/** What `serve` does, in one line (the root page and the README list it). */
+export const summary = "Serve a local, read-only web viewer of the store"
+
+// A search process's own time: the store's limit, and the start of a process.
+const searchTimeout = Duration.sum(SearchIndex.defaultTimeout, Duration.seconds(5))
+
 /** The `serve` command. */
 export const command = Command.make(
   "serve",
-  { db: Opt.db, port: Opt.port, host: Opt.host, verbose: Opt.verbose },
+  { db: Opt.db, port: Opt.port, host: Opt.host, allowRemote: Opt.allowRemote, verbose: Opt.verbose },
   (args) =>
     Effect.gen(function*() {
+      const bind = Bind.checkBind(args.host, args.allowRemote)
+      if (Either.isLeft(bind)) return yield* new CliError({ reason: bind.left })
       yield* Session.requireStore(args.db)
       const port = Option.getOrElse(args.port, () => Opt.defaultPort)
+      const executable = yield* SearchProcess.Executable
+      const search = Option.isNone(executable)
+        ? undefined
+        : SearchProcess.make(executable.value, args.db.path, searchTimeout)
+      const cannotListen = (reason: string) => new CliError({ reason: `cannot listen on ${args.host}:${port}: ${reason}` })
       yield* Effect.scoped(Effect.gen(function*() {
-        const url = yield* Viewer.listen({ port, host: args.host }).pipe(
-          Effect.mapError((e) => new CliError({ reason: `cannot listen on ${args.host}:${port}: ${String(e.cause)}` }))
+        const url = yield* Viewer.listen({ port, host: args.host, search }).pipe(
+          Effect.mapError((e) => cannotListen(String(e.cause))),
+          // Node throws some refusals (a port out of its range) instead of reporting them.
+          Effect.catchAllDefect((defect) => Effect.fail(cannotListen(Cause.pretty(Cause.die(defect)).split("\n")[0]!)))
         )
+        if (bind.right.warning !== undefined) yield* Console.error(`precis: warning: ${bind.right.warning}`)
         yield* Console.log(`precis: viewing ${args.db} at ${url}/ (read-only; Ctrl-C stops)`)
         return yield* Effect.never
       })).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
@@ -39,6 +63,7 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     "Serve a local, read-only web viewer of the store: the sessions, each session's DAG as a collapsible " +
-      "tree, each summary with its text, children and source turns, and full-text search. Runs until Ctrl-C."
+      "tree, each summary with its text, children and source turns, and full-text search; long lists a page " +
+      "at a time. Answers only requests addressed to the names it listens on (and localhost). Runs until Ctrl-C."
   )
 )

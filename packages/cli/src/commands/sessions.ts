@@ -5,7 +5,7 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { Transcript } from "@precis/core"
+import { Escape, Transcript } from "@precis/core"
 import { type StoreError, TurnStore } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -50,12 +50,15 @@ const row = (session: TurnStore.SessionInfo) =>
 
 /** `coding-session · 245 turns (17 not summarized) · 11 summaries · 2025-03-14T09:02:11 → 2025-03-14T11:33:59`. */
 const line = (s: SessionRow): string =>
-  `${s.id} · ${s.turns} turns (${s.uncoveredTurns} not summarized) · ${s.summaries} summaries · ` +
+  `${Escape.line(s.id)} · ${s.turns} turns (${s.uncoveredTurns} not summarized) · ${s.summaries} summaries · ` +
   (s.timeRangeStart === null && s.timeRangeEnd === null
     ? "no time range"
     : `${Transcript.shortTimestamp(s.timeRangeStart ?? undefined)} → ${
       Transcript.shortTimestamp(s.timeRangeEnd ?? undefined)
     }`)
+
+/** What `sessions` does, in one line (the root page and the README list it). */
+export const summary = "List the sessions of a store with their sizes and time ranges"
 
 /** The `sessions` command. */
 export const command = Command.make(
@@ -69,7 +72,7 @@ export const command = Command.make(
         const rows = yield* Effect.forEach(yield* store.sessions, row)
         if (args.json) return yield* printJson({ db: args.db, sessions: rows })
         yield* Console.log(rows.length === 0 ? `${args.db} holds no session yet (import a file first)` : rows.map(line).join("\n"))
-      }).pipe(Effect.provide(Layers.store(args.db)), inStore(args.db))
+      }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

@@ -18,6 +18,9 @@ import * as Session from "../internal/session.js"
 /** What `show` fails with: each is printed as one line. */
 export type Failure = CliError | StoreError.StoreError
 
+/** What `show` does, in one line (the root page and the README list it). */
+export const summary = "Print a session's summary DAG as a tree, a diagram or JSON"
+
 /** The `show` command. */
 export const command = Command.make(
   "show",

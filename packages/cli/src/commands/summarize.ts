@@ -25,6 +25,9 @@ export type Failure =
   | Summarizer.InvalidSummarizerOptionsError
   | OpenAiProvider.InvalidOpenAiOptionsError
 
+/** What `summarize` does, in one line (the root page and the README list it). */
+export const summary = "Summarize the turns of a file into one summary (no store)"
+
 /** The `summarize` command. */
 export const command = Command.make(
   "summarize",
@@ -46,14 +49,11 @@ export const command = Command.make(
         s.summarizeTurns(turns, {
           priorSummary,
           targetTokens: Option.getOrUndefined(args.targetTokens)
-        })).pipe(timed("summarized"), Effect.provide(Layers.summarizer(args.provider, args.timeout)))
-      if (summary.failedPermanently) {
-        // A truncation is no summary: a provider that will not heal is a configuration to fix.
-        const last = summary.escalations[summary.escalations.length - 1]!
-        return yield* new CliError({
-          reason: `${args.file}: not summarized: the provider fails in a way that will not heal (${last.reason}: ${last.message})`
-        })
-      }
+        })).pipe(
+          timed("summarized"),
+          Layers.failOnPermanentFallback(args.file),
+          Effect.provide(Layers.summarizer(args.provider, args.timeout))
+        )
       if (args.json) {
         return yield* printJson({
           text: summary.text,

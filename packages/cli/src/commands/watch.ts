@@ -1,7 +1,8 @@
 /**
  * `precis watch PATH...`: follow transcript files as they grow, import their
- * new lines into the store (see `internal/follow.ts`: polling with `stat`,
- * the offsets kept in the store) and compact their sessions in idle time with
+ * new lines into the store (see `internal/follow.ts`: change notifications
+ * and polling with backoff, the offsets kept in the store, one failing file
+ * never stopping the others) and compact their sessions in idle time with
  * Sleep Mode. Runs until interrupted (Ctrl-C): each file's new turns and its
  * offset are written in one transaction and compaction is interrupt-safe, so
  * stopping leaves nothing half-written.
@@ -10,7 +11,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import { CompactionManager, type CompactionOptions, SleepMode } from "@precis/compaction"
-import type { Summarizer } from "@precis/core"
+import { Escape, type Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
@@ -103,6 +104,9 @@ export const eventLine = (event: Follow.FollowEvent | SleepMode.Event): string =
   }
 }
 
+/** What `watch` does, in one line (the root page and the README list it). */
+export const summary = "Follow transcript files as they grow and compact their sessions in idle time"
+
 /** The `watch` command. */
 export const command = Command.make(
   "watch",
@@ -131,8 +135,9 @@ export const command = Command.make(
         return Effect.sync(() => {
           if (event._tag === "Imported") totals.imported += event.added
           if (event._tag === "SessionCompacted") totals.compacted += event.stats.turnsCompacted
+          // Written past the console: its file names and session ids are escaped here (`Escape.line`).
           out.write(
-            `\r\x1b[Kwatching: ${totals.imported} turns imported, ${totals.compacted} compacted · ${eventLine(event)}`
+            `\r\x1b[Kwatching: ${totals.imported} turns imported, ${totals.compacted} compacted · ${Escape.line(eventLine(event))}`
           )
         })
       }
@@ -169,15 +174,18 @@ export const command = Command.make(
           return yield* Effect.forever(Effect.zipRight(tick, Effect.sleep(pollInterval)))
         }).pipe(Effect.scoped, Effect.provide(sleepMode(follower.sessions)))
       })
-      yield* Effect.provide(program, manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
+      yield* Effect.provide(Effect.scoped(program), manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
     `Follow transcript files read line by line (${formatList(true)}) as they grow, e.g. ~/.claude/projects: ` +
       "import their new lines into a session per file (named after it, or --session for a single file) and " +
       "compact the sessions in idle time (Sleep Mode: PRECIS_SLEEP_ENABLED, the idle and batch settings below, " +
-      "the compaction flags). The files are polled; how far each was read is kept in the store, so a restart " +
-      "goes on where it stopped, and a truncated or replaced file is read again. On a terminal, a status line on " +
-      "stderr; otherwise one line per event on stdout (a JSON object per line with --json). Stop with Ctrl-C."
+      "the compaction flags). Directories are watched for changes and the files polled (an idle file less and " +
+      "less often); links that loop, a file under several paths and anything but regular files (FIFOs) are " +
+      "followed once or never; how far each file was read is kept in the store, so a restart goes on where it " +
+      "stopped, and a truncated or replaced file (another inode) is read again. A file that fails is reported " +
+      "and left alone until it changes; the others go on. On a terminal, a status line on stderr; otherwise one " +
+      "line per event on stdout (a JSON object per line with --json). Stop with Ctrl-C."
   )
 )

@@ -2,12 +2,12 @@
  * The summary DAG as a diagram to paste into Markdown (Mermaid) or to feed to
  * Graphviz (DOT): one node per summary, labelled with its depth, tier, token
  * estimate, time range and short id, and an edge from each parent to each of
- * its children, in order. Labels are escaped for each language, whatever the
- * ids or fields hold.
+ * its children, in order. Labels are escaped for each language by core's
+ * `Escape` (one function per format), whatever the ids or fields hold.
  *
  * @internal
  */
-import type { SummaryRecord } from "@precis/core"
+import { Escape, type SummaryRecord } from "@precis/core"
 import { timeRange } from "./render.js"
 
 /** The diagram languages of `precis show --format`. */
@@ -36,37 +36,29 @@ const edges = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): Array<rea
 }
 
 /**
- * Mermaid text: characters with a meaning in a quoted label (`"`, `#`, `<`,
- * `>`, `&`, `` ` ``) become Mermaid's numeric entities (`#34;`).
- */
-export const mermaidText = (text: string): string => text.replace(/["#<>&`]/g, (c) => `#${c.charCodeAt(0)};`)
-
-/**
  * The DAG as a Mermaid flowchart, top down. Node names are `n0`, `n1`, ... in
- * the order given (ids need no escaping); a title line names the session.
+ * the order given (ids need no escaping); a title line names the session, as
+ * a YAML string (`Escape.yaml`) that nothing in the id can end; labels are
+ * escaped by `Escape.mermaid`.
  */
 export const mermaid = (sessionId: string, summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): string =>
   [
     "---",
-    `title: "session ${mermaidText(sessionId)}"`,
+    `title: ${Escape.yaml(`session ${sessionId}`)}`,
     "---",
     "flowchart TD",
-    ...summaries.map((s, i) => `  n${i}["${labelLines(s).map(mermaidText).join("<br/>")}"]`),
+    ...summaries.map((s, i) => `  n${i}["${labelLines(s).map(Escape.mermaid).join("<br/>")}"]`),
     ...edges(summaries).map(([from, to]) => `  n${from} --> n${to}`)
   ].join("\n")
 
-/** DOT text inside a quoted string: backslashes and quotes escaped, newlines as `\n`. */
-export const dotText = (text: string): string =>
-  text.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\r?\n/g, "\\n")
-
-/** The DAG as a Graphviz digraph: boxes named by summary id, parents above their children. */
+/** The DAG as a Graphviz digraph: boxes named by summary id, parents above their children (`Escape.dot`). */
 export const dot = (sessionId: string, summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): string =>
   [
-    `digraph "${dotText(sessionId)}" {`,
+    `digraph "${Escape.dot(sessionId)}" {`,
     `  node [shape=box, fontname="Helvetica"];`,
-    ...summaries.map((s) => `  "${dotText(s.id)}" [label="${labelLines(s).map(dotText).join("\\n")}"];`),
+    ...summaries.map((s) => `  "${Escape.dot(s.id)}" [label="${labelLines(s).map(Escape.dot).join("\\n")}"];`),
     ...edges(summaries).map(([from, to]) =>
-      `  "${dotText(summaries[from]!.id)}" -> "${dotText(summaries[to]!.id)}";`
+      `  "${Escape.dot(summaries[from]!.id)}" -> "${Escape.dot(summaries[to]!.id)}";`
     ),
     "}"
   ].join("\n")

@@ -4,11 +4,13 @@
  * @internal
  */
 import * as ValidationError from "@effect/cli/ValidationError"
+import { Redact } from "@precis/core"
 import { StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import type { Db } from "./layers.js"
 
 /** A user mistake (missing file, unknown session, bad option value, missing configuration). */
 export class CliError extends Data.TaggedError("CliError")<{ readonly reason: string }> {
@@ -32,15 +34,20 @@ const configErrorLine = (error: ConfigError.ConfigError): string => {
   return `configuration error: ${Array.from(new Set(parts)).join("; ")}`
 }
 
-/** One line describing a failure value. */
-export const failureLine = (error: unknown): string => {
-  if (ConfigError.isConfigError(error)) return collapse(configErrorLine(error))
-  if (error instanceof Error) return collapse(error.message.length > 0 ? error.message : error.name)
+const describe = (error: unknown): string => {
+  if (ConfigError.isConfigError(error)) return configErrorLine(error)
+  if (error instanceof Error) return error.message.length > 0 ? error.message : error.name
   if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
-    return collapse(error.message)
+    return error.message
   }
-  return collapse(String(error))
+  return String(error)
 }
+
+/**
+ * One line describing a failure value, with no URL's secrets (`Redact.url`),
+ * whoever wrote the message.
+ */
+export const failureLine = (error: unknown): string => collapse(Redact.url(describe(error)))
 
 /** Whether the cause is a parse error of `@effect/cli`, which the CLI app has already printed. */
 export const isValidationError = (cause: Cause.Cause<unknown>): boolean =>
@@ -50,7 +57,7 @@ export const isValidationError = (cause: Cause.Cause<unknown>): boolean =>
  * `self` with its store failures naming the store file: `precis.db: TurnStore.sessions: …`
  * (a `StoreError` of a file store already starts with its file name).
  */
-export const inStore = (db: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
+export const inStore = (db: Db) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
   Effect.mapError(
     self,
     (error): E | CliError =>

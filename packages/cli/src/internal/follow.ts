@@ -1,294 +1,209 @@
 /**
- * Following transcript files as they grow (`precis watch`), by polling with
- * `stat`: polling is simple and works the same on every platform and file
- * system (network mounts, editors that replace files), where change
- * notifications do not. Each poll reads the bytes a file gained up to its
- * last complete line (a partial last line waits for its line break), parses
- * them with the file's `Importer.LineParser` and appends their turns and the
- * new offset in one transaction, so an interruption (Ctrl-C) leaves either
- * both or neither. The offset lives in the store's database, in the CLI's own
- * table (`followedFiles.ts`), with a hash of the file's first bytes: a file
- * shorter than its offset was truncated, one whose first bytes changed was
- * replaced; either is read again
- * from the start (turns already stored are skipped by `appendTurns`). After a
- * restart, the lines before the offset are parsed again (nothing written) to
- * rebuild the parser's state, so ids come out as a whole-file import's.
+ * Following transcript files as they grow (`precis watch`). Each poll reads
+ * the bytes a file gained up to its last complete line (a partial last line
+ * waits for its line break), parses them with the file's
+ * `Importer.LineParser` and appends their turns and the new offset in one
+ * transaction, so an interruption (Ctrl-C) leaves either both or neither.
+ *
+ * - **Which files**: those `watchedTree.ts` finds (each directory listed
+ *   once, link loops ended, a file under several paths followed once, only
+ *   regular files), found again when a directory changes, or every few polls.
+ * - **When**: a file is looked at (`stat`) when its directory reports a change
+ *   (`changes.ts`), else on a poll, less and less often while it stays the
+ *   same (1, 2, 4, ... up to 32 polls apart); an unchanged file is not read.
+ * - **Which file it is**: the offset lives in the store's database, in the
+ *   CLI's own table (`followedFiles.ts`), with the file's device and inode
+ *   and a hash of its first bytes. A file with another inode was replaced
+ *   (whatever its content), one shorter than its offset was truncated, one
+ *   whose first bytes changed was rewritten: each is read again from the
+ *   start (turns already stored are skipped by `appendTurns`), reported once,
+ *   its offset recorded as 0 at once. After a restart, the lines before the
+ *   offset are parsed again (nothing written) to rebuild the parser's state,
+ *   so ids come out as a whole-file import's.
+ * - **One bad file**: whatever fails on a file (a bad line, a format it
+ *   cannot tell, a turn the store refuses, a file it cannot read) is reported
+ *   (`FileFailed`), and the file is left alone until it changes; the others
+ *   go on.
  *
  * @internal
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { Importer } from "@precis/importers"
+import type { Importer } from "@precis/importers"
 import { SearchIndex, type StoreError, TurnStore } from "@precis/store"
-import * as Chunk from "effect/Chunk"
-import * as Data from "effect/Data"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
-import { createHash } from "node:crypto"
+import type * as Scope from "effect/Scope"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import * as Changes from "./changes.js"
 import { CliError } from "./errors.js"
 import * as FollowedFiles from "./followedFiles.js"
-import * as Render from "./render.js"
+import * as FollowFile from "./followFile.js"
+import * as TranscriptFile from "./transcriptFile.js"
+import * as WatchedTree from "./watchedTree.js"
 
-/** What following does, file by file. */
-export type FollowEvent = Data.TaggedEnum<{
-  /** Complete lines were read: `added` new turns (of `turns`) went to `session`; the file is read up to `offset`. */
-  Imported: {
-    readonly file: string
-    readonly session: string
-    readonly turns: number
-    readonly added: number
-    readonly offset: number
-  }
-  /** The file is read again from its start: it was truncated or replaced. */
-  Restarted: { readonly file: string; readonly reason: "truncated" | "replaced" }
-  /** The file cannot be followed (a bad line, an unknown format, a conflicting turn); it is left alone. */
-  FileFailed: { readonly file: string; readonly reason: string }
-}>
+export {
+  /** What following does, file by file. */
+  FollowEvent
+} from "./followFile.js"
 
-/** Constructors of {@link FollowEvent}. */
-export const FollowEvent = Data.taggedEnum<FollowEvent>()
+/**
+ * The most polls between two looks at a file that stays the same: when its
+ * directory notifies changes, and when it does not (then polling is all there is).
+ */
+const MAX_IDLE_POLLS = { notified: 32, polled: 8 } as const
 
-/** The first bytes whose hash tells a replaced file from a grown one. */
-const HEAD_BYTES = 1024
+/** Polls between two scans of the tree, when every directory notifies changes, and when not. */
+const RESCAN_POLLS = { notified: 32, polled: 4 } as const
 
-const hash = (bytes: Uint8Array): string => createHash("sha1").update(bytes).digest("hex")
-
-/** What is known of a followed file. */
-interface State {
-  readonly session: string
-  readonly parser: Importer.LineParser
-  readonly offset: number
-  readonly headHash: string
+/** When a file is looked at next: as it was last seen, and the polls to wait (idle backoff). */
+interface Schedule {
+  readonly seen: TranscriptFile.Identity
+  readonly idle: number
+  readonly wait: number
 }
 
 /** What to follow and how. */
 export interface FollowOptions {
-  /** Files and directories (their `.jsonl` files, at any depth, found again at each poll). */
+  /** Files and directories (their `.jsonl` files, at any depth, found again as they change). */
   readonly paths: ReadonlyArray<string>
   /** The session of the one file followed; else each file's base name. */
   readonly session: Option.Option<string>
   readonly format: Importer.Format
-  readonly onEvent: (event: FollowEvent) => Effect.Effect<void>
+  readonly onEvent: (event: FollowFile.FollowEvent) => Effect.Effect<void>
 }
 
-/** Fails unless every path exists, and unless `--session` goes with a single file. */
+/** Fails unless every path is a regular file or a directory, and unless `--session` goes with a single file. */
 export const checkPaths = (paths: ReadonlyArray<string>, session: Option.Option<string>) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    for (const path of paths) {
-      const info = yield* fs.stat(path).pipe(
-        Effect.catchAll(() => Effect.fail(new CliError({ reason: `${path}: no such file or directory` })))
-      )
-      if (Option.isSome(session) && (paths.length > 1 || info.type !== "File")) {
+  Effect.forEach(paths, (file) =>
+    Effect.gen(function*() {
+      const stats = yield* Effect.promise(() => fsp.stat(file).catch(() => undefined))
+      if (stats === undefined) return yield* new CliError({ reason: `${file}: no such file or directory` })
+      if (!stats.isFile() && !stats.isDirectory()) {
+        return yield* new CliError({ reason: `${file}: not a regular file or a directory: never read` })
+      }
+      if (Option.isSome(session) && (paths.length > 1 || !stats.isFile())) {
         return yield* new CliError({ reason: "--session names the session of a single file: give one FILE" })
       }
-    }
-  })
+    }), { discard: true })
 
 /**
- * A follower: `poll` reads what every followed file gained since the last
+ * A follower: `poll` reads what the followed files gained since the last
  * poll (returning the turns added); `sessions` are the sessions the followed
  * files go to.
  */
 export interface Follower {
-  readonly poll: Effect.Effect<number, StoreError.StoreError>
+  readonly poll: Effect.Effect<number>
   readonly sessions: Effect.Effect<ReadonlyArray<string>>
+  /** How many times files were looked at (`stat`) and read (opened) so far: what idle files cost. */
+  readonly counts: Effect.Effect<{ readonly looks: number; readonly reads: number }>
 }
 
-/** A {@link Follower} of `options.paths`, over the store in context. */
+/** A follower's state across polls: what reading a file needs, when each file is looked at, the tree. */
+interface Env extends FollowFile.Env {
+  readonly paths: ReadonlyArray<string>
+  readonly changes: Changes.Changes
+  readonly schedules: Map<string, Schedule>
+  readonly scans: { tree: WatchedTree.Tree; polls: number; last: number }
+}
+
+const look = (env: Env, file: string) =>
+  Effect.zipLeft(TranscriptFile.look(file), Effect.sync(() => env.counts.looks++))
+
+// What a failure of one file says, whatever it is (an error's message, a defect's).
+const reasonOf = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? error.message : String(error)
+}
+
+// Reported, and the file left alone until it changes (as an idle one is).
+const failed = (env: Env, file: string, cause: Cause.Cause<unknown>) =>
+  Effect.gen(function*() {
+    env.states.delete(file)
+    yield* env.options.onEvent(FollowFile.FollowEvent.FileFailed({ file, reason: reasonOf(cause) }))
+    const seen = yield* Effect.option(look(env, file))
+    if (Option.isSome(seen)) env.schedules.set(file, { seen: seen.value, idle: 1, wait: 1 })
+    return 0
+  })
+
+// Looks at `file`; reads it only if it changed since the last look (else waits longer before the next,
+// up to `maxIdle` polls). A file gone since the scan is forgotten; one that fails is `failed`.
+const check = (env: Env, file: string, maxIdle: number) =>
+  Effect.gen(function*() {
+    const looked = yield* Effect.either(look(env, file))
+    if (Either.isLeft(looked) && looked.left.missing) {
+      env.states.delete(file)
+      env.schedules.delete(file)
+      return 0
+    }
+    const identity = yield* looked
+    const before = env.schedules.get(file)
+    if (before !== undefined && TranscriptFile.unchanged(before.seen, identity)) {
+      const idle = Math.min(maxIdle, Math.max(1, before.idle * 2))
+      env.schedules.set(file, { seen: identity, idle, wait: idle })
+      return 0
+    }
+    const added = yield* FollowFile.step(env, file, identity, before?.seen)
+    env.schedules.set(file, { seen: identity, idle: 0, wait: 0 })
+    return added
+  }).pipe(
+    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.interrupt : failed(env, file, cause)))
+  )
+
+// Reads what the followed files gained; returns the turns added. The tree is scanned again when a
+// directory changed, else every few polls.
+const poll = (env: Env) =>
+  Effect.gen(function*() {
+    const scans = env.scans
+    scans.polls += 1
+    const changed = yield* env.changes.take
+    const notified = yield* env.changes.complete
+    if (changed.size > 0 || scans.polls - scans.last >= (notified ? RESCAN_POLLS.notified : RESCAN_POLLS.polled)) {
+      scans.tree = yield* WatchedTree.scan(env.paths)
+      yield* env.changes.watch(scans.tree.directories)
+      scans.last = scans.polls
+      const present = new Set(scans.tree.files.map((found) => found.path))
+      for (const file of [...env.schedules.keys()]) if (!present.has(file)) env.schedules.delete(file)
+    }
+    let added = 0
+    for (const { path: file } of scans.tree.files) {
+      const schedule = env.schedules.get(file)
+      if (schedule !== undefined && schedule.wait > 0 && !changed.has(path.dirname(file))) {
+        env.schedules.set(file, { ...schedule, wait: schedule.wait - 1 })
+        continue
+      }
+      added += yield* check(env, file, notified ? MAX_IDLE_POLLS.notified : MAX_IDLE_POLLS.polled)
+    }
+    return added
+  })
+
+/** A {@link Follower} of `options.paths`, over the store in context; its change notifications live in the scope. */
 export const make = (
   options: FollowOptions
 ): Effect.Effect<
   Follower,
   StoreError.StoreError,
-  FileSystem.FileSystem | Path.Path | TurnStore.TurnStore | SearchIndex.SearchIndex | SqlClient.SqlClient
+  TurnStore.TurnStore | SearchIndex.SearchIndex | SqlClient.SqlClient | Scope.Scope
 > =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const store = yield* TurnStore.TurnStore
-    const index = yield* SearchIndex.SearchIndex
-    const followed = yield* FollowedFiles.make
-    const states = new Map<string, State>()
-    const failed = new Set<string>()
-    const sessions = new Set<string>()
-
-    const files = Effect.forEach(options.paths, (root) =>
-      Effect.gen(function*() {
-        const info = yield* fs.stat(root)
-        if (info.type === "File") return [root]
-        const names = yield* fs.readDirectory(root, { recursive: true })
-        return names.filter((name) => name.endsWith(".jsonl")).sort().map((name) => path.join(root, name))
-      }).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))).pipe(Effect.map((lists) => lists.flat()))
-
-    const readBytes = (file: string, offset: number, length: number) =>
-      fs.stream(file, { offset, bytesToRead: length }).pipe(
-        Stream.runCollect,
-        Effect.map((chunks) => {
-          const parts = Chunk.toReadonlyArray(chunks)
-          const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
-          let at = 0
-          for (const part of parts) {
-            out.set(part, at)
-            at += part.length
-          }
-          return out
-        })
-      )
-
-    const headHash = (file: string, offset: number) =>
-      Effect.map(readBytes(file, 0, Math.min(offset, HEAD_BYTES)), hash)
-
-    // Complete lines of `bytes` (up to its last line break) and how many bytes they take.
-    const completeLines = (bytes: Uint8Array): { readonly lines: Array<string>; readonly length: number } => {
-      const end = bytes.lastIndexOf(0x0a)
-      if (end === -1) return { lines: [], length: 0 }
-      const lines = new TextDecoder().decode(bytes.subarray(0, end)).split("\n")
-      return { lines, length: end + 1 }
+    const env: Env = {
+      options,
+      paths: options.paths,
+      store: yield* TurnStore.TurnStore,
+      index: yield* SearchIndex.SearchIndex,
+      followed: yield* FollowedFiles.make,
+      changes: yield* Changes.make,
+      states: new Map(),
+      schedules: new Map(),
+      sessions: new Set(),
+      counts: { looks: 0, reads: 0 },
+      scans: { tree: { files: [], directories: [] }, polls: 0, last: Number.NEGATIVE_INFINITY }
     }
-
-    const fail = (file: string, reason: string) =>
-      Effect.zipRight(Effect.sync(() => failed.add(file)), options.onEvent(FollowEvent.FileFailed({ file, reason })))
-
-    const sessionOf = (file: string) => Option.getOrElse(options.session, () => Render.sessionIdFromPath(file))
-
-    // A fresh state for a file read from its start: its format from its first complete lines.
-    const fresh = (file: string) =>
-      Effect.gen(function*() {
-        const sample = completeLines(yield* readBytes(file, 0, Importer.detectionSampleBytes))
-        if (sample.lines.join("").trim().length === 0) return Option.none<State>()
-        const format = options.format === "auto"
-          ? Importer.detect(sample.lines.join("\n"), file)
-          : Option.some(options.format)
-        if (Option.isNone(format)) {
-          yield* fail(file, "cannot tell its format: give --format")
-          return Option.none<State>()
-        }
-        const parser = Importer.lineParser(format.value, file)
-        if (parser === undefined) {
-          yield* fail(file, `${format.value} is not a line-based format: precis watch follows JSONL transcripts`)
-          return Option.none<State>()
-        }
-        return Option.some<State>({ session: sessionOf(file), parser, offset: 0, headHash: hash(new Uint8Array()) })
-      })
-
-    // The state of a file recorded in the store, its parser brought up to the recorded offset.
-    const resume = (file: string, size: number, row: FollowedFiles.FollowedFile) =>
-      Effect.gen(function*() {
-        const parser = Importer.lineParser(row.format as Importer.ConcreteFormat, file)
-        if (parser === undefined || size < row.byteOffset) return Option.none<State>()
-        if ((yield* headHash(file, row.byteOffset)) !== row.headHash) return Option.none<State>()
-        const { lines } = completeLines(yield* readBytes(file, 0, row.byteOffset))
-        if (Either.isLeft(parser.push(lines))) return Option.none<State>()
-        sessions.add(row.sessionId)
-        return Option.some<State>({ session: sessionOf(file), parser, offset: row.byteOffset, headHash: row.headHash })
-      })
-
-    const load = (file: string, size: number) =>
-      Effect.gen(function*() {
-        const row = yield* followed.get(file)
-        if (Option.isSome(row)) {
-          const resumed = yield* resume(file, size, row.value)
-          if (Option.isSome(resumed)) return resumed
-          const reason = size < row.value.byteOffset ? "truncated" : "replaced"
-          yield* options.onEvent(FollowEvent.Restarted({ file, reason }))
-        }
-        return yield* fresh(file)
-      })
-
-    const step = (file: string) =>
-      Effect.gen(function*() {
-        const size = Number((yield* fs.stat(file)).size)
-        let state = states.get(file)
-        if (state !== undefined && state.offset > 0) {
-          const reason = size < state.offset
-            ? "truncated"
-            : (yield* headHash(file, state.offset)) !== state.headHash
-            ? "replaced"
-            : undefined
-          if (reason !== undefined) {
-            states.delete(file)
-            state = undefined
-            yield* options.onEvent(FollowEvent.Restarted({ file, reason }))
-            const restarted = yield* fresh(file)
-            if (Option.isNone(restarted)) return 0
-            state = restarted.value
-          }
-        }
-        if (state === undefined) {
-          const loaded = yield* load(file, size)
-          if (Option.isNone(loaded)) return 0
-          state = loaded.value
-          states.set(file, state)
-        }
-        if (size <= state.offset) return 0
-        const { lines, length } = completeLines(yield* readBytes(file, state.offset, size - state.offset))
-        if (length === 0) return 0
-        const parsed = state.parser.push(lines)
-        if (Either.isLeft(parsed)) {
-          states.delete(file)
-          yield* fail(file, parsed.left.message)
-          return 0
-        }
-        const offset = state.offset + length
-        const head = state.offset >= HEAD_BYTES ? state.headHash : yield* headHash(file, offset)
-        const prefix = state.session
-        const written = yield* store.withTransaction(
-          Effect.gen(function*() {
-            const results = yield* Effect.forEach(parsed.right, (conversation) =>
-              Effect.map(
-                store.appendTurns(Importer.sessionId(prefix, conversation), conversation.turns),
-                (added) => ({ session: Importer.sessionId(prefix, conversation), turns: conversation.turns.length, added })
-              ))
-            yield* followed.save({
-              path: file,
-              sessionId: prefix,
-              format: state.parser.format,
-              byteOffset: offset,
-              lineCount: state.parser.lineCount(),
-              headHash: head
-            })
-            // Indexed for search with them (a read-only `precis search` cannot index them).
-            yield* index.indexSearch
-            return results
-          })
-        ).pipe(
-          Effect.catchTag("TurnConflictError", (error) => Effect.as(fail(file, error.message), undefined))
-        )
-        if (written === undefined) {
-          states.delete(file)
-          return 0
-        }
-        states.set(file, { ...state, offset, headHash: head })
-        if (written.length === 0) sessions.add(prefix)
-        let added = 0
-        for (const result of written) {
-          added += result.added.length
-          sessions.add(result.session)
-          yield* options.onEvent(
-            FollowEvent.Imported({ file, session: result.session, turns: result.turns, added: result.added.length, offset })
-          )
-        }
-        return added
-      })
-
-    /** Reads what every followed file gained; returns the turns added. */
-    const poll = Effect.gen(function*() {
-      let added = 0
-      for (const file of yield* files) {
-        if (failed.has(file)) continue
-        added += yield* step(file).pipe(
-          Effect.catchTags({
-            SystemError: (error) => Effect.as(fail(file, error.message), 0),
-            BadArgument: (error) => Effect.as(fail(file, error.message), 0)
-          })
-        )
-      }
-      return added
-    })
-
-    return { poll, sessions: Effect.sync(() => Array.from(sessions)) }
+    return {
+      poll: poll(env),
+      sessions: Effect.sync(() => Array.from(env.sessions)),
+      counts: Effect.sync(() => ({ ...env.counts }))
+    }
   })

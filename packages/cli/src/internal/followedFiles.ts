@@ -4,12 +4,15 @@
  * the store layer provides (`Layers.store`). Not part of the library's store
  * port or migrations: {@link make} creates it where it is missing, with the
  * definition stores written by earlier versions already hold (their rows stay
- * and are read as they are). A `save` inside `TurnStore.withTransaction` is
- * committed with the turns appended there.
+ * and are read as they are), and adds the `file_id` column (device and inode)
+ * to a table without it (its rows have none: only their content tells). A
+ * `save` inside `TurnStore.withTransaction` is committed with the turns
+ * appended there.
  *
  * @internal
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { StoreError } from "@precis/store"
 import * as DateTime from "effect/DateTime"
@@ -30,6 +33,8 @@ export interface FollowedFile {
   readonly byteOffset: number
   readonly lineCount: number
   readonly headHash: string
+  /** The file's device and inode (`dev:ino`) when read; absent in rows written before it was kept. */
+  readonly fileId?: string | undefined
 }
 
 // An integer column may come back as text (pg gives 64-bit integers so).
@@ -41,7 +46,8 @@ const Row = Schema.Struct({
   format: Schema.String,
   byte_offset: Count,
   line_count: Count,
-  head_hash: Schema.String
+  head_hash: Schema.String,
+  file_id: Schema.NullOr(Schema.String)
 })
 
 // An advisory-lock key of ours that serializes creating the table across
@@ -70,16 +76,32 @@ export const make: Effect.Effect<FollowedFiles, StoreError.StoreError, SqlClient
     head_hash TEXT NOT NULL,
     updated_at TEXT NOT NULL
   )`
-  yield* sql.onDialectOrElse({
-    pg: () => sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(${CREATE_LOCK})`, create)),
-    orElse: () => create
-  }).pipe(Effect.mapError(failure("FollowedFiles.create")))
+  // The device and inode of a file, added to a table created without them (on SQLite, by whichever
+  // of two processes starting at once gets there first).
+  const hasFileId = Effect.map(
+    sql<{ readonly name: string }>`SELECT name FROM pragma_table_info('followed_files')`,
+    (columns) => columns.some((c) => c.name === "file_id")
+  )
+  const addFileId = sql`ALTER TABLE followed_files ADD COLUMN file_id TEXT`
+  const pg = sql.withTransaction(Effect.all([
+    sql`SELECT pg_advisory_xact_lock(${CREATE_LOCK})`,
+    create,
+    sql`ALTER TABLE followed_files ADD COLUMN IF NOT EXISTS file_id TEXT`
+  ], { discard: true }))
+  const sqlite = Effect.zipRight(
+    create,
+    Effect.flatMap(hasFileId, (has): Effect.Effect<void, SqlError> =>
+      has ? Effect.void : Effect.catchAll(Effect.asVoid(addFileId), (error) =>
+        Effect.flatMap(hasFileId, (added) => (added ? Effect.void : Effect.fail(error)))))
+  )
+  yield* sql.onDialectOrElse({ pg: () => pg, orElse: () => sqlite }).pipe(Effect.mapError(failure("FollowedFiles.create")))
 
   const find = SqlSchema.findOne({
     Request: Schema.String,
     Result: Row,
     execute: (path) =>
-      sql`SELECT path, session_id, format, byte_offset, line_count, head_hash FROM followed_files WHERE path = ${path}`
+      sql`SELECT path, session_id, format, byte_offset, line_count, head_hash, file_id FROM followed_files
+        WHERE path = ${path}`
   })
 
   const get: FollowedFiles["get"] = (path) =>
@@ -90,7 +112,8 @@ export const make: Effect.Effect<FollowedFiles, StoreError.StoreError, SqlClient
         format: row.format,
         byteOffset: row.byte_offset,
         lineCount: row.line_count,
-        headHash: row.head_hash
+        headHash: row.head_hash,
+        ...(row.file_id === null ? {} : { fileId: row.file_id })
       }))),
       Effect.mapError(failure("FollowedFiles.get"))
     )
@@ -99,12 +122,12 @@ export const make: Effect.Effect<FollowedFiles, StoreError.StoreError, SqlClient
     Effect.flatMap(
       DateTime.now,
       (now) =>
-        sql`INSERT INTO followed_files (path, session_id, format, byte_offset, line_count, head_hash, updated_at)
+        sql`INSERT INTO followed_files (path, session_id, format, byte_offset, line_count, head_hash, file_id, updated_at)
           VALUES (${file.path}, ${file.sessionId}, ${file.format}, ${file.byteOffset}, ${file.lineCount},
-            ${file.headHash}, ${DateTime.formatIso(now)})
+            ${file.headHash}, ${file.fileId ?? null}, ${DateTime.formatIso(now)})
           ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, format = excluded.format,
             byte_offset = excluded.byte_offset, line_count = excluded.line_count, head_hash = excluded.head_hash,
-            updated_at = excluded.updated_at`
+            file_id = excluded.file_id, updated_at = excluded.updated_at`
     ).pipe(Effect.asVoid, Effect.mapError(failure("FollowedFiles.save")))
 
   return { get, save }

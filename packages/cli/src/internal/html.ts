@@ -24,6 +24,28 @@ export const summaryHref = (id: string): string => `/summary/${encodeURIComponen
 /** The anchor of a turn on a page. */
 export const turnAnchor = (id: string): string => `turn-${encodeURIComponent(id)}`
 
+/**
+ * One page of a longer list: its items, its number (from 1), how many pages
+ * there are when that is known, and whether another follows.
+ */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly number: number
+  readonly pages?: number | undefined
+  readonly more: boolean
+}
+
+/** Links to the pages before and after `page` (`href(n)` is page n's address); nothing for a single page. */
+export const pager = (page: Page<unknown>, href: (n: number) => string): string =>
+  page.number <= 1 && !page.more ? "" : `<nav class="pages">` +
+    (page.number > 1 ? `<a href="${escape(href(page.number - 1))}" rel="prev">‹ previous</a> · ` : "") +
+    `page ${page.number}${page.pages === undefined ? "" : ` of ${page.pages}`}` +
+    (page.more ? ` · <a href="${escape(href(page.number + 1))}" rel="next">next ›</a>` : "") +
+    "</nav>"
+
+/** The most characters of one turn a page shows: a turn can hold megabytes of tool output. */
+export const MAX_TURN_CHARS = 20_000
+
 const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f7f7f9}
 header{display:flex;gap:1em;align-items:center;padding:.6em 1.2em;background:#1d2330;color:#fff}
@@ -68,16 +90,16 @@ export const page = (
 <main>${body}</main>
 <script nonce="${escape(options.nonce)}">${SCRIPT}</script></body></html>`
 
-/** The home page: the sessions with their sizes. */
-export const sessionsBody = (sessions: ReadonlyArray<TurnStore.SessionInfo>): string =>
-  sessions.length === 0
+/** The home page: the sessions with their sizes, a page of them. */
+export const sessionsBody = (sessions: Page<TurnStore.SessionInfo>): string =>
+  sessions.items.length === 0 && sessions.number === 1
     ? "<p>This store holds no session yet: import a file first (<code>precis import FILE</code>).</p>"
     : `<h1>Sessions</h1><ul class="sessions">${
-      sessions.map((s) =>
+      sessions.items.map((s) =>
         `<li><a href="${escape(sessionHref(s.id))}">${escape(s.id)}</a> ` +
         `<span class="meta">${s.turnCount} turns · ${s.summaryCount} summaries · since ${escape(s.createdAt)}</span></li>`
       ).join("")
-    }</ul>`
+    }</ul>${pager(sessions, (n) => `/?page=${n}`)}`
 
 const nodeMeta = (s: SummaryRecord.SummaryRecord): string =>
   `depth ${s.depth} · ${escape(s.tier ?? "?")} · ${s.tokenEstimate ?? "?"} tokens · ${escape(timeRange(s))}`
@@ -105,51 +127,68 @@ export const dagTree = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>): 
   return summaries.filter((s) => s.parentId === undefined || !byId.has(s.parentId)).map(visit).join("\n")
 }
 
-/** A turn as an `<article>` anchored by its id. */
-export const turnArticle = (t: TurnStore.StoredTurn): string =>
-  `<article id="${escape(turnAnchor(t.id))}"><div class="meta">#${t.seq} · ${escape(Transcript.shortTimestamp(t.timestamp))} · ` +
-  `<strong>${escape(t.role)}</strong> · ${escape(t.id)}</div><pre>${escape(t.content)}</pre></article>`
+/** A turn as an `<article>` anchored by its id, its content cut at {@link MAX_TURN_CHARS}. */
+export const turnArticle = (t: TurnStore.StoredTurn): string => {
+  const cut = t.content.length > MAX_TURN_CHARS
+  return `<article id="${escape(turnAnchor(t.id))}"><div class="meta">#${t.seq} · ${
+    escape(Transcript.shortTimestamp(t.timestamp))
+  } · <strong>${escape(t.role)}</strong> · ${escape(t.id)}</div><pre>${escape(cut ? t.content.slice(0, MAX_TURN_CHARS) : t.content)}</pre>` +
+    (cut ? `<p class="meta">… ${t.content.length - MAX_TURN_CHARS} more characters not shown</p>` : "") +
+    "</article>"
+}
 
-/** A session's page: its sizes, the tree, and the turns no leaf covers yet. */
+/** The summaries of a session's page: the whole tree, or (past a size) a page of its top summaries. */
+export type Tree =
+  | { readonly _tag: "Whole"; readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord> }
+  | { readonly _tag: "Roots"; readonly roots: Page<SummaryRecord.SummaryRecord> }
+
+const treeBody = (id: string, tree: Tree): string => {
+  if (tree._tag === "Roots") {
+    return `<p class="meta">Too many summaries for one tree: the top ones, each opening on its own page.</p>` +
+      `<ul class="roots">${
+        tree.roots.items.map((r) => `<li>${nodeLink(r)} <span class="meta">${nodeMeta(r)}</span> ${escape(preview(r.content))}</li>`)
+          .join("")
+      }</ul>${pager(tree.roots, (n) => `${sessionHref(id)}?roots=${n}`)}`
+  }
+  return `<p class="tools"><button type="button" data-toggle="open">Expand all</button>` +
+    `<button type="button" data-toggle="close">Collapse all</button></p><div class="tree">${dagTree(tree.summaries)}</div>`
+}
+
+/** A session's page: its sizes, the tree, and a page of the turns no leaf covers yet (`uncovered` of them). */
 export const sessionBody = (
   info: TurnStore.SessionInfo,
-  summaries: ReadonlyArray<SummaryRecord.SummaryRecord>,
-  uncovered: ReadonlyArray<TurnStore.StoredTurn>
+  tree: Tree,
+  turns: Page<TurnStore.StoredTurn>,
+  uncovered: number
 ): string =>
   `<h1>Session ${escape(info.id)}</h1>
-<p class="meta">${info.turnCount} turns (${uncovered.length} not summarized) · ${summaries.length} summaries</p>` +
-  (summaries.length === 0
-    ? "<p>No summaries yet: run <code>precis compact</code>.</p>"
-    : `<p class="tools"><button type="button" data-toggle="open">Expand all</button>` +
-      `<button type="button" data-toggle="close">Collapse all</button></p><div class="tree">${dagTree(summaries)}</div>`) +
-  (uncovered.length === 0
+<p class="meta">${info.turnCount} turns (${uncovered} not summarized) · ${info.summaryCount} summaries</p>` +
+  (info.summaryCount === 0 ? "<p>No summaries yet: run <code>precis compact</code>.</p>" : treeBody(info.id, tree)) +
+  (uncovered === 0
     ? ""
-    : `<details class="uncovered"><summary>${uncovered.length} turns not summarized yet</summary>${
-      uncovered.map(turnArticle).join("")
-    }</details>`)
+    : `<details class="uncovered"${turns.number > 1 ? " open" : ""}><summary>${uncovered} turns not summarized yet</summary>${
+      turns.items.map(turnArticle).join("")
+    }${pager(turns, (n) => `${sessionHref(info.id)}?turns=${n}`)}</details>`)
 
-/** How many source turns a summary's page shows at most. */
-export const MAX_TURNS = 500
-
-/** A summary's page: where it sits, its text, its children and the turns below it. */
+/** A summary's page: where it sits, its text, its children and a page of the turns below it (`total` when known). */
 export const summaryBody = (
   s: SummaryRecord.SummaryRecord,
   children: ReadonlyArray<SummaryRecord.SummaryRecord>,
-  turns: ReadonlyArray<TurnStore.StoredTurn>
-): string => {
-  const shown = turns.slice(0, MAX_TURNS)
-  return `<p class="meta"><a href="${escape(sessionHref(s.sessionId ?? ""))}">session ${escape(s.sessionId ?? "?")}</a>` +
-    (s.parentId === undefined ? "" : ` · parent <a href="${escape(summaryHref(s.parentId))}">${escape(s.parentId.slice(0, 8))}</a>`) +
-    `</p><h1>Summary ${escape(s.id)}</h1><p class="meta">${nodeMeta(s)} · ${s.descendantCount ?? 0} summaries below</p>` +
-    `<pre class="content">${escape(s.content)}</pre>` +
-    (children.length === 0 ? "" : `<h2>Children</h2><ul class="children">${
-      children.map((c) => `<li>${nodeLink(c)} <span class="meta">${nodeMeta(c)}</span> ${escape(preview(c.content))}</li>`).join("")
-    }</ul>`) +
-    `<details class="turns"${s.depth === 0 ? " open" : ""}><summary>Source turns (${turns.length})</summary>` +
-    shown.map(turnArticle).join("") +
-    (turns.length > shown.length ? `<p class="meta">… and ${turns.length - shown.length} more</p>` : "") +
-    "</details>"
-}
+  turns: Page<TurnStore.StoredTurn>,
+  total: number | undefined
+): string =>
+  `<p class="meta"><a href="${escape(sessionHref(s.sessionId ?? ""))}">session ${escape(s.sessionId ?? "?")}</a>` +
+  (s.parentId === undefined ? "" : ` · parent <a href="${escape(summaryHref(s.parentId))}">${escape(s.parentId.slice(0, 8))}</a>`) +
+  `</p><h1>Summary ${escape(s.id)}</h1><p class="meta">${nodeMeta(s)} · ${s.descendantCount ?? 0} summaries below</p>` +
+  `<pre class="content">${escape(s.content)}</pre>` +
+  (children.length === 0 ? "" : `<h2>Children</h2><ul class="children">${
+    children.map((c) => `<li>${nodeLink(c)} <span class="meta">${nodeMeta(c)}</span> ${escape(preview(c.content))}</li>`).join("")
+  }</ul>`) +
+  `<details class="turns"${s.depth === 0 || turns.number > 1 ? " open" : ""}><summary>Source turns${
+    total === undefined ? "" : ` (${total})`
+  }</summary>` +
+  turns.items.map(turnArticle).join("") + pager(turns, (n) => `${summaryHref(s.id)}?turns=${n}`) +
+  "</details>"
 
 /** A hit's snippet: escaped, its `«matches»` as `<mark>`. */
 export const snippetHtml = (snippet: string): string =>

@@ -6,7 +6,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { type Provider, Summarizer } from "@precis/core"
+import { Escape, type Provider, Redact, type Summary, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
 import type { Store, StoreError } from "@precis/store"
@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import { CliError } from "./errors.js"
 
 /** The summary providers of `--provider`. */
@@ -30,6 +31,29 @@ export const providers = ["extractive", "openai"] as const
  */
 export type ProviderName = typeof providers[number]
 
+// The ports fetch refuses to connect to (the Fetch standard's "bad ports"), as undici lists them:
+// the CLI's HTTP client is fetch, so a base URL on one of them can never be reached.
+const FETCH_BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109,
+  110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530,
+  531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190,
+  5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080
+])
+
+// A base URL on a port fetch refuses fails at start, as the options Schema fails one it cannot use.
+const fetchablePort = Effect.flatMap(Config.option(Config.string("PRECIS_OPENAI_BASE_URL")), (baseUrl) => {
+  const url = Option.getOrUndefined(baseUrl)
+  const port = url !== undefined && URL.canParse(url) ? Number(new URL(url).port) : 0
+  return FETCH_BAD_PORTS.has(port)
+    ? Effect.fail(
+      new CliError({
+        reason: `PRECIS_OPENAI_BASE_URL: port ${port} is one that fetch refuses to connect to (a blocked port): ` +
+          "run the server on another port"
+      })
+    )
+    : Effect.void
+})
+
 const openAi = Layer.unwrapEffect(
   Effect.map(
     Config.nonEmptyString("PRECIS_OPENAI_MODEL").pipe(
@@ -38,7 +62,8 @@ const openAi = Layer.unwrapEffect(
           reason: "--provider openai needs a model: set PRECIS_OPENAI_MODEL (e.g. PRECIS_OPENAI_MODEL=gpt-4o-mini); " +
             "PRECIS_OPENAI_BASE_URL and PRECIS_OPENAI_API_KEY are optional"
         })
-      )
+      ),
+      Effect.zipLeft(fetchablePort)
     ),
     // Node's own fetch: the CLI bundle then carries no second HTTP client (undici alone would double its size).
     () => OpenAiProvider.layerConfig().pipe(Layer.provide(FetchHttpClient.layer))
@@ -70,20 +95,84 @@ export const summarizer = (name: ProviderName, timeout: Option.Option<Duration.D
     })
   ).pipe(Layer.provide(provider(name)))
 
+/**
+ * Runs `self` with the Summarizer in context watched, and fails with a
+ * {@link CliError} (`FILE: not summarized: the provider fails in a way that
+ * will not heal (UnauthorizedError: ...)`) when any summary fell back because
+ * the provider fails for good (`Summary.failedPermanently`: refused
+ * credentials, an unknown model, a server nobody can reach): a truncation is
+ * no summary, and a provider that will not heal is a configuration to fix.
+ * The rule `compact` follows (`ProviderUnavailableError`), for the commands
+ * that summarize without a store (`summarize`, `condense`).
+ */
+export const failOnPermanentFallback = (file: string) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R | Summarizer.Summarizer> =>
+  Effect.gen(function*() {
+    const summarizer = yield* Summarizer.Summarizer
+    const failed = yield* Ref.make(Option.none<Summary.Escalation>())
+    const note = (summary: Summary.Summary) =>
+      summary.failedPermanently
+        ? Ref.update(failed, Option.orElse(() => Option.fromNullable(summary.escalations.at(-1))))
+        : Effect.void
+    const watched = Summarizer.Summarizer.of({
+      ...summarizer,
+      summarizeTurns: (turns, options) => Effect.tap(summarizer.summarizeTurns(turns, options), note),
+      summarizeSummaries: (summaries, options) => Effect.tap(summarizer.summarizeSummaries(summaries, options), note)
+    })
+    const result = yield* Effect.provideService(self, Summarizer.Summarizer, watched)
+    const escalation = yield* Ref.get(failed)
+    if (Option.isNone(escalation)) return result
+    return yield* new CliError({
+      reason: `${Escape.line(file)}: not summarized: the provider fails in a way that will not heal ` +
+        `(${escalation.value.reason}: ${escalation.value.message})`
+    })
+  })
+
+/**
+ * The store `--db` names: `path`, what the drivers open (a SQLite file, or a
+ * PostgreSQL URL, its password included), and `shown`, what every message and
+ * output shows of it (`Redact.url`: no password, no secret query value).
+ * Printed, interpolated or written as JSON, it is `shown`, so no message can
+ * show the password by mistake.
+ */
+export class Db {
+  constructor(readonly path: string) {}
+
+  /** True for a PostgreSQL URL, false for a SQLite file. */
+  get isUrl(): boolean {
+    return PgStore.isUrl(this.path)
+  }
+
+  /** What is shown of the store. */
+  get shown(): string {
+    return Redact.url(this.path)
+  }
+
+  toString(): string {
+    return this.shown
+  }
+
+  toJSON(): string {
+    return this.shown
+  }
+}
+
 /** A store with its `SqlClient`, for the CLI's own tables (`followedFiles.ts`). */
 export type StoreLayer = Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError>
 
 /**
- * The store named by `db`, for the commands that write (created and migrated
- * when needed): a PostgreSQL database for a `postgres://` URL, else a SQLite file.
+ * The store named by `db`, for the commands that write: migrated when needed
+ * and, with `create` (the default: the commands that import), created when
+ * missing or empty. Without it (compacting what a store holds) a missing or
+ * empty store is refused, so that no stray file becomes a store.
  */
-export const store = (db: string): StoreLayer =>
-  PgStore.isUrl(db)
-    ? PgStore.layer({ url: Redacted.make(db) })
-    : SqliteStore.layer({ filename: db })
+export const store = (db: Db, options: { readonly create?: boolean } = {}): StoreLayer =>
+  db.isUrl
+    ? PgStore.layer({ url: Redacted.make(db.path), create: options.create })
+    : SqliteStore.layer({ filename: db.path, create: options.create })
 
-/** The store named by `db`, read-only (never migrated): for the commands that never write. */
-export const readStore = (db: string): StoreLayer =>
-  PgStore.isUrl(db)
-    ? PgStore.layer({ url: Redacted.make(db), readonly: true })
-    : SqliteStore.layer({ filename: db, readonly: true })
+/** The store named by `db`, read-only at the driver (never created or migrated): for the commands that never write. */
+export const readStore = (db: Db): StoreLayer =>
+  db.isUrl
+    ? PgStore.layer({ url: Redacted.make(db.path), readonly: true })
+    : SqliteStore.layer({ filename: db.path, readonly: true })

@@ -13,7 +13,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import { CompactionOptions, SleepMode } from "@precis/compaction"
-import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
+import { ConversationTurn, OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -23,33 +23,43 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CliError } from "./errors.js"
 import * as Diagram from "./diagram.js"
-import { type ProviderName, providers } from "./layers.js"
+import { Db, type ProviderName, providers } from "./layers.js"
 
 /** The conversation file a command reads. */
 export const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("the conversation file to read"))
 
-/** `--db FILE`: the SQLite store; an empty name is refused (SQLite would use a throwaway database). */
+/**
+ * `--db FILE`: the store. A store that would be thrown away is refused: an
+ * empty name or `:memory:` (SQLite would use a temporary database).
+ */
 export const db = Options.text("db").pipe(
   Options.withPseudoName("FILE"),
   Options.filterMap(
-    (name) => (name.trim().length === 0 ? Option.none() : Option.some(name)),
-    "--db must name a file (an empty name would write to a temporary database that is thrown away)"
+    (name) => (name.trim().length === 0 || name.trim() === ":memory:" ? Option.none() : Option.some(name)),
+    "--db must name a file or a PostgreSQL URL (an empty name or :memory: would write to a temporary database " +
+      "that is thrown away)"
   ),
   Options.withDefault("precis.db"),
+  Options.map((name) => new Db(name)),
   Options.withDescription(
     "the store: a SQLite file, or a PostgreSQL database as a URL postgres://USER@HOST:PORT/DB (default precis.db)"
   )
 )
 
-const session = (fallback: string) =>
-  Options.text("session").pipe(
-    Options.withPseudoName("ID"),
-    Options.filterMap(
-      (text) => (text.trim().length > 0 ? Option.some(text) : Option.none()),
-      "--session must not be empty"
-    ),
+// A session id as core's one rule has it (`ConversationTurn.isId`).
+const sessionId = Options.text("session").pipe(
+  Options.withPseudoName("ID"),
+  Options.filterMap(
+    (text) => (ConversationTurn.isId(text) ? Option.some(text) : Option.none()),
+    "--session must not be empty or hold control characters (a line break, an escape sequence)"
+  )
+)
+
+/** `--session ID` as core's rule has it, described by `description`. */
+const session = (description: string) =>
+  sessionId.pipe(
     Options.optional,
-    Options.withDescription(`the session id (default: ${fallback})`)
+    Options.withDescription(description)
   )
 
 /**
@@ -57,11 +67,12 @@ const session = (fallback: string) =>
  * of several conversations, the prefix of their sessions (`ID-TREE-ID`).
  */
 export const importSession = session(
-  "the file's base name without .jsonl/.json/.traj; for a file of several conversations, the prefix of their sessions"
+  "the session id (default: the file's base name without .jsonl/.json/.traj; for a file of several conversations, " +
+    "the prefix of their sessions)"
 )
 
 /** `--session ID` of the commands that read a store. */
-export const storeSession = session(`"default" if the store has it, else the store's only session`)
+export const storeSession = session(`the session id (default: "default" if the store has it, else the store's only session)`)
 
 /** `--format`: the input format, or `auto`. */
 export const format = Options.choice("format", Importer.formats).pipe(
@@ -286,7 +297,7 @@ export const watchPaths = Args.text({ name: "PATH" }).pipe(
 )
 
 /** `--session ID` of `watch`. */
-export const watchSession = session("each file's base name without .jsonl; only with a single FILE")
+export const watchSession = session("the session id (default: each file's base name without .jsonl; only with a single FILE)")
 
 /** How often `watch` looks at the files, when `--poll-interval` is not given. */
 export const defaultPollInterval = Duration.seconds(1)
@@ -333,12 +344,7 @@ export const diagramFormat = Options.choice("format", ["text", ...Diagram.format
 )
 
 /** `--session ID` of `search`: one session, or every session. */
-export const searchSession = Options.text("session").pipe(
-  Options.withPseudoName("ID"),
-  Options.filterMap((text) => (text.trim().length > 0 ? Option.some(text) : Option.none()), "--session must not be empty"),
-  Options.optional,
-  Options.withDescription("search this session only (default: every session)")
-)
+export const searchSession = session("search this session only (default: every session)")
 
 /** The number of hits `search` prints without `--limit`. */
 export const defaultLimit = 20
@@ -346,15 +352,59 @@ export const defaultLimit = 20
 /** `--limit N` of `search`. */
 export const limit = integer("limit", 1, `at most N hits (default ${defaultLimit})`)
 
-/** `--port N` of `serve`. */
-export const port = integer("port", 0, "the port to listen on; 0 picks a free one (default 4321)")
+/** `--port N` of `serve`: a TCP port (a bad one is one line naming the flag, before anything listens). */
+export const port = flag(
+  "port",
+  "N",
+  OptionSchema.int({ min: 0, max: 65535 }),
+  "the port to listen on; 0 picks a free one (default 4321)"
+)
 
 /** The port `serve` listens on without `--port`. */
 export const defaultPort = 4321
 
-/** `--host HOST` of `serve`. */
+/** `--host HOST` of `serve` (checked by `bind.ts`: this machine only, unless `--allow-remote`). */
 export const host = Options.text("host").pipe(
   Options.withPseudoName("HOST"),
   Options.withDefault("127.0.0.1"),
-  Options.withDescription("the address to listen on (default 127.0.0.1: this machine only)")
+  Options.withDescription(
+    "the address to listen on (default 127.0.0.1: this machine only); another machine's view of it " +
+      "(0.0.0.0, ::, an interface's address) needs --allow-remote"
+  )
+)
+
+/** `--allow-remote` of `serve`. */
+export const allowRemote = Options.boolean("allow-remote").pipe(
+  Options.withDescription(
+    "let --host be an address other machines reach (0.0.0.0 serves every interface): anyone who can reach it " +
+      "reads every transcript in the store; a warning says so (default: this machine only)"
+  )
+)
+
+/**
+ * `--db FILE` of `mcp`, `hook claude-code` and `install claude-code`: the
+ * store, by default the per-user one of the Claude Code set-up (see
+ * `claudeCode.ts`: `$PRECIS_CLAUDE_CODE_DB`, else under `$XDG_DATA_HOME` or
+ * `~/.local/share`).
+ */
+export const agentDb = Options.text("db").pipe(
+  Options.withPseudoName("FILE"),
+  Options.filterMap((name) => (name.trim().length === 0 ? Option.none() : Option.some(name)), "--db must name a file"),
+  Options.optional,
+  Options.withDescription(
+    "the store: a SQLite file or a postgres:// URL (default: $PRECIS_CLAUDE_CODE_DB, else " +
+      "$XDG_DATA_HOME/precis/claude-code.db, else ~/.local/share/precis/claude-code.db)"
+  )
+)
+
+/** How long `hook claude-code` may import and compact on `PreCompact` and `SessionEnd` without `--deadline`. */
+export const defaultDeadline = Duration.seconds(45)
+
+/** `--deadline DURATION` of `hook claude-code`. */
+export const deadline = flag(
+  "deadline",
+  "DURATION",
+  OptionSchema.duration({ positive: true }),
+  "how long PreCompact and SessionEnd may import and compact before they stop and leave the rest to the next " +
+    `hook (default ${Duration.format(defaultDeadline)}; the hooks precis installs have 60 s)`
 )

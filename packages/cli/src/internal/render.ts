@@ -5,7 +5,7 @@
  */
 import type { Condenser } from "@precis/context"
 import type { ConversationTurn, SummaryRecord } from "@precis/core"
-import { OutputDigest, Summary, Transcript } from "@precis/core"
+import { Escape, OutputDigest, Summary, Transcript } from "@precis/core"
 
 /** A node of `precis show --json`. */
 export interface DagNode {
@@ -59,7 +59,7 @@ export const timeRange = (summary: SummaryRecord.SummaryRecord): string =>
 /** One line describing a node: depth, tier, tokens, time range, id and a preview. */
 export const nodeLine = (summary: SummaryRecord.SummaryRecord): string =>
   `depth ${summary.depth} · ${summary.tier ?? "?"} · ${summary.tokenEstimate ?? "?"} tokens · ${timeRange(summary)} · ` +
-  `${summary.id}  ${JSON.stringify(preview(summary.content))}`
+  `${Escape.line(summary.id)}  ${JSON.stringify(preview(summary.content))}`
 
 /**
  * The DAG as an indented tree: the parentless summaries (roots) in
@@ -94,7 +94,7 @@ export const dagHeader = (
 ): string => {
   const leaves = summaries.filter((s) => s.depth === 0).length
   const maxDepth = summaries.reduce((m, s) => Math.max(m, s.depth), -1)
-  return `session ${sessionId}: ${turnCount} turns (${uncovered} not summarized), ${summaries.length} summaries ` +
+  return `session ${Escape.line(sessionId)}: ${turnCount} turns (${uncovered} not summarized), ${summaries.length} summaries ` +
     `(${leaves} leaves, ${summaries.length - leaves} condensed, ${maxDepth + 1} levels)`
 }
 

@@ -3,6 +3,7 @@
  * configuration read only from `env` (never from the real environment).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Terminal from "@effect/platform/Terminal"
 import { assert, expect } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Console from "effect/Console"
@@ -13,6 +14,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../../src/Cli.js"
 import { type Stderr, StderrRef } from "../../src/internal/progress.js"
+import { StdinRef } from "../../src/internal/stdin.js"
 
 export interface Result {
   readonly code: number
@@ -47,6 +49,10 @@ export interface RunOptions {
   readonly stderr?: Stderr
   /** Receives stdout's lines as they are printed (for a command that runs until interrupted). */
   readonly stdout?: Array<string>
+  /** The terminal's width (`Terminal.columns`); 0, as when stdout is not a terminal, by default. */
+  readonly columns?: number
+  /** What the command reads on stdin (`precis hook`). */
+  readonly stdin?: string
 }
 
 export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Effect.Effect<Result> =>
@@ -54,15 +60,26 @@ export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): E
     const out: Array<string> = options.stdout ?? []
     const err: Array<string> = []
     const program = Cli.main(["node", "precis", ...args]).pipe(
+      Effect.updateService(Terminal.Terminal, (terminal) => ({ ...terminal, columns: Effect.succeed(options.columns ?? 0) })),
       Effect.provide(NodeContext.layer),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {})))),
       Effect.withConsole(capturing(base, out, err))
     )
+    const withStdin = options.stdin === undefined
+      ? program
+      : Effect.provideService(program, StdinRef, { readAll: Effect.succeed(options.stdin) })
     return Effect.map(
-      options.stderr === undefined ? program : Effect.provideService(program, StderrRef, options.stderr),
+      options.stderr === undefined ? withStdin : Effect.provideService(withStdin, StderrRef, options.stderr),
       (code): Result => ({ code, stdout: out.join("\n"), stderr: err.join("\n") })
     )
   })
+
+/** `text` with the characters special in a regular expression escaped. */
+export const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** Runs the CLI as a promise (for `beforeAll`). */
+export const run = (args: ReadonlyArray<string>, options?: RunOptions): Promise<Result> =>
+  Effect.runPromise(runCli(args, options))
 
 /** A fresh temporary directory. */
 export const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "precis-cli-"))

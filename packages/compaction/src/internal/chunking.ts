@@ -34,37 +34,55 @@ export const bounded = <A extends TurnLike>(turns: ReadonlyArray<A>, max: number
 }
 
 /**
- * Chunks under this many tokens merge with a neighbour (see {@link chunk}): a
- * leaf of one short turn (`assistant: No`) says nothing an agent can use.
+ * The least material (`Material` tokens: what a summarizer reads of the turns)
+ * a chunk needs for a leaf of its own (see {@link chunk}): a summary of less
+ * says a line or two (`assistant: No`), and pays a summary header for it. A 39 KB file read is 10,000 tokens of
+ * turns but one line of material; an extractive leaf keeps 0.3 of its
+ * material, so this gives leaves of about 100 tokens or more. Half a smaller
+ * chunk limit.
  */
-export const MIN_CHUNK_TOKENS = 100
+export const MIN_LEAF_MATERIAL = 400
 
-/**
- * The smallest chunk worth a leaf of its own under a chunk limit of `limit`:
- * {@link MIN_CHUNK_TOKENS}, or a quarter of a smaller limit.
- */
-export const minChunkTokens = (limit: number): number => Math.min(MIN_CHUNK_TOKENS, Math.floor(limit / 4))
+/** {@link MIN_LEAF_MATERIAL}, or half a smaller chunk limit. */
+export const minLeafMaterial = (limit: number): number => Math.min(MIN_LEAF_MATERIAL, Math.floor(limit / 2))
+
+/** What {@link chunk} may also know of its items. */
+export interface ChunkOptions<A> {
+  /**
+   * The ids of the calls an item makes and of those it answers: a result then
+   * stays in the chunk of its call even when calls run in parallel (two calls,
+   * then their two results), not only when it follows its call.
+   */
+  readonly pairs?: {
+    readonly calls: (item: A) => ReadonlyArray<string>
+    readonly answers: (item: A) => ReadonlyArray<string>
+  } | undefined
+  /** What decides that a chunk is too small to stand alone (default: its tokens), measured against `minTokens`. */
+  readonly weight?: ((item: A) => number) | undefined
+}
 
 /**
  * Greedy chunks, in order: a chunk takes items while its total stays at most
  * `limit`; an item larger than `limit` is a chunk of its own. A `sticky` item
  * (a tool result) never starts a chunk after the first: when it does not fit,
  * the chunk is cut before the last non-sticky item (its call), which moves to
- * the next chunk with it; when there is no such item to cut before, the chunk
- * grows past `limit` rather than separate them. Then a chunk of fewer than
- * `minTokens` merges whole with its smaller neighbour (the previous one on a
- * tie), so it may pass `limit` by less than `minTokens`; merging only removes a
- * cut, so a call and its result still stay together.
+ * the next chunk with it; with `options.pairs`, the cut moves on before every
+ * call whose result would go to the next chunk (parallel calls and their
+ * results stay together); when there is no such item to cut before, the chunk
+ * grows past `limit` rather than separate them. Then a chunk under `minTokens`
+ * (by `options.weight`, else by its tokens) merges whole with its smaller
+ * neighbour (the previous one on a tie), so it may pass `limit`; merging only
+ * removes a cut, so a call and its result still stay together.
  */
 export const chunk = <A>(
   items: ReadonlyArray<A>,
   tokens: (item: A) => number,
   limit: number,
   sticky: (item: A) => boolean = () => false,
-  minTokens = 0
+  minTokens = 0,
+  options: ChunkOptions<A> = {}
 ): Array<Array<A>> => {
   const chunks: Array<Array<A>> = []
-  const totals: Array<number> = []
   let current: Array<A> = []
   let sizes: Array<number> = []
   let total = 0
@@ -75,25 +93,51 @@ export const chunk = <A>(
       if (sticky(item)) {
         cut = current.length - 1
         while (cut > 0 && sticky(current[cut]!)) cut--
+        if (options.pairs !== undefined) cut = pairedCut(current, item, cut, options.pairs)
       }
       if (cut > 0) {
         chunks.push(current.slice(0, cut))
         current = current.slice(cut)
         sizes = sizes.slice(cut)
-        const rest = sizes.reduce((a, b) => a + b, 0)
-        totals.push(total - rest)
-        total = rest
+        total = sizes.reduce((a, b) => a + b, 0)
       }
     }
     current.push(item)
     sizes.push(size)
     total += size
   }
-  if (current.length > 0) {
-    chunks.push(current)
-    totals.push(total)
+  if (current.length > 0) chunks.push(current)
+  if (minTokens <= 0) return chunks
+  const weight = options.weight ?? tokens
+  return mergeSmall(chunks, chunks.map((c) => c.reduce((n, item) => n + weight(item), 0)), minTokens)
+}
+
+// The cut at or before `cut` that leaves no call before it whose result comes after it (in
+// `current[cut..]` or `next`): each result that moves takes its call along, until none is left behind.
+const pairedCut = <A>(
+  current: ReadonlyArray<A>,
+  next: A,
+  cut: number,
+  pairs: NonNullable<ChunkOptions<A>["pairs"]>
+): number => {
+  const callAt = new Map<string, number>()
+  current.forEach((item, i) => {
+    for (const id of pairs.calls(item)) callAt.set(id, i)
+  })
+  let at = cut
+  for (let moved = true; moved;) {
+    moved = false
+    for (const item of [...current.slice(at), next]) {
+      for (const id of pairs.answers(item)) {
+        const call = callAt.get(id)
+        if (call !== undefined && call < at) {
+          at = call
+          moved = true
+        }
+      }
+    }
   }
-  return minTokens > 0 ? mergeSmall(chunks, totals, minTokens) : chunks
+  return at
 }
 
 /** Merges each chunk under `minTokens` into its smaller neighbour (the previous one on a tie). */

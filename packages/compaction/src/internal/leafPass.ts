@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { ConversationTurn, Summarizer, TokenEstimator } from "@precis/core"
+import { ConversationTurn, Material, Summarizer, TokenEstimator, ToolUse } from "@precis/core"
 import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -41,12 +41,15 @@ export const leafPass = (
       Chunking.evictable(read, options.freshTailTurns, tailBound(estimator, tailTokens)),
       maxTurns
     )
+    // A chunk too small to say anything is measured by what a summarizer reads of it.
+    const material = new Map(Material.renderEach(evictable).map((text, i) => [evictable[i]!, estimator.estimate(text)]))
     const chunks = Chunking.chunk(
       evictable,
       (turn) => ActiveContext.turnTokens(estimator, turn),
       options.leafChunkTokens,
       ConversationTurn.isToolResult,
-      Chunking.minChunkTokens(options.leafChunkTokens)
+      Chunking.minLeafMaterial(options.leafChunkTokens),
+      { pairs: { calls: ToolUse.callIds, answers: ToolUse.answeredIds }, weight: (turn) => material.get(turn) ?? 0 }
     )
     if (chunks.length > 0) {
       yield* Step.report(run, ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))

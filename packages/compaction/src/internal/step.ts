@@ -73,7 +73,7 @@ export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Su
 // The Also line: the most important keys the summary dropped, as many as fit within its target; those it
 // lists are no longer dropped.
 const withAlso = (estimator: TokenEstimator.Service, summary: Summary.Summary, targetTokens: number): Summary.Summary => {
-  if (summary.dropped.length === 0) return summary
+  // Even with nothing dropped, Also lines the summary already holds (its children's) merge into one.
   const text = FactCheck.appendAlso(summary.text, summary.dropped, estimator, { maxTokens: targetTokens })
   return text === summary.text ? summary : new Summary.Summary({
     ...summary,

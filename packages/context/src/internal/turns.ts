@@ -37,16 +37,20 @@ export const firstRequest = (turns: ReadonlyArray<ConversationTurn.ConversationT
 export const turnLabel = (turn: ConversationTurn.ConversationTurn, index: number): string =>
   turn.id === undefined ? `#${index + 1}` : turn.id
 
-/** The same turn with another content (id, role, timestamp and metadata kept). */
+/**
+ * The same turn with another content (id, role, timestamp and metadata kept),
+ * not checked again: a turn read from a store written before its rules were
+ * checked stays readable.
+ */
 export const withContent = (turn: ConversationTurn.ConversationTurn, content: string): ConversationTurn.ConversationTurn =>
-  ConversationTurn.make({
+  new ConversationTurn.ConversationTurn({
     role: turn.role,
     content,
     ...(turn.id === undefined ? {} : { id: turn.id }),
     ...(turn.sessionId === undefined ? {} : { sessionId: turn.sessionId }),
     ...(turn.timestamp === undefined ? {} : { timestamp: turn.timestamp }),
     ...(turn.metadata === undefined ? {} : { metadata: turn.metadata })
-  })
+  }, true)
 
 /**
  * `text` with its middle replaced by `marker(cutCodePoints)` so that

@@ -6,8 +6,15 @@
 import { ActiveContext } from "@precis/compaction"
 import { type ConversationTurn, SummaryRecord, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
+import * as Layout from "../Layout.js"
 import { type Stage, unchanged } from "./stage.js"
 import { cutMiddle, cutTurn, firstRequest, turnLabel, type Unit, units } from "./turns.js"
+
+/** What the window fits: summaries and turns. */
+interface Windowable {
+  readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
+  readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
+}
 
 /** What the window keeps, and how much it cut. */
 export interface Windowed {
@@ -20,6 +27,29 @@ export interface Windowed {
 }
 
 /**
+ * Fits a context into `maxTokens` as it is sent: as `Layout.render`
+ * writes it, the summaries' header lines and the separators included, which
+ * `ActiveContext.count` (what {@link fit} measures) leaves out. {@link fit}
+ * runs again with the excess taken off what it kept until the text fits.
+ */
+export const window = (
+  estimator: TokenEstimator.Service,
+  context: Windowable,
+  maxTokens: number
+): Windowed => {
+  let target = maxTokens
+  let out = fit(estimator, context, target)
+  for (let round = 0; round < 4; round++) {
+    const over = estimator.estimate(Layout.render(out)) - maxTokens
+    if (over <= 0 || target <= 0) break
+    // What it kept, as counted, less the excess: the next fit keeps less.
+    target = Math.max(0, Math.min(target, ActiveContext.count(estimator, out)) - over)
+    out = fit(estimator, context, target)
+  }
+  return out
+}
+
+/**
  * Fits a context into `maxTokens` (as `ActiveContext.count` counts it), in
  * this order of priority: the newest unit (a turn with its tool results), the
  * unit of the first user request, the summaries from the newest back, then
@@ -28,12 +58,9 @@ export interface Windowed {
  * a summary too large is cut the same way and the older ones dropped. A unit
  * that cannot fit even cut is dropped whole, never split.
  */
-export const window = (
+const fit = (
   estimator: TokenEstimator.Service,
-  context: {
-    readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
-    readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
-  },
+  context: Windowable,
   maxTokens: number
 ): Windowed => {
   const { summaries, turns } = context
@@ -150,7 +177,10 @@ export const stage = (options: { readonly maxTokens: number }): Stage => ({
   name: "window",
   run: (context, tokens) =>
     Effect.map(TokenEstimator.TokenEstimator, (estimator) => {
-      if (tokens <= options.maxTokens) return unchanged(context)
+      // Within the budget as counted and as sent (summary headers and separators included).
+      if (tokens <= options.maxTokens && estimator.estimate(Layout.render(context)) <= options.maxTokens) {
+        return unchanged(context)
+      }
       const out = window(estimator, context, options.maxTokens)
       return { context: { summaries: out.summaries, turns: out.turns }, counts: { dropped: out.dropped, trimmed: out.trimmed } }
     })

@@ -25,6 +25,7 @@ export type Change =
   | { readonly _tag: "Issue"; readonly id: string; readonly status: string }
   | { readonly _tag: "Git"; readonly text: string }
   | { readonly _tag: "Branch"; readonly name: string }
+  | { readonly _tag: "Created"; readonly title: string | undefined; readonly text: string }
 
 const MAX_COMMAND = 120
 
@@ -223,10 +224,35 @@ export const failureDetail = (output: string): string | undefined => {
 /** Outputs that are no result yet: the command went on in the background. */
 export const isDeferred = (output: string): boolean => /^Command running in background\b/.test(output)
 
+/** The id a command that went on in the background gets (`Command running in background with ID: bd0afab`). */
+export const deferredId = (output: string): string | undefined =>
+  /^Command running in background with ID: ([\w-]+)/.exec(output)?.[1]
+
+/**
+ * What a read of a background command's output says once the command ended
+ * (`<status>completed</status>`, `<exit_code>0</exit_code>`, `<output>...</output>`):
+ * its output and exit code; `undefined` while it still runs.
+ */
+export const backgroundResult = (output: string): { readonly output: string; readonly exitCode: number | undefined } | undefined => {
+  const status = /<status>(\w+)<\/status>/.exec(output)?.[1]
+  if (status === undefined || status === "running" || status === "pending") return undefined
+  const code = /<exit_code>(-?\d+)<\/exit_code>/.exec(output)?.[1]
+  const body = /<output>\n?([\s\S]*?)\n?<\/output>/.exec(output)?.[1] ?? ""
+  return { output: body, exitCode: code === undefined ? (status === "completed" ? 0 : 1) : Number(code) }
+}
+
 const ISSUE_ID = /^[A-Za-z][\w-]*(?:\.\d+)*$|^#?\d+$/
 
+// A word of a command line: runs of quoted and unquoted parts (`--title="a b"` is one word, `--title=a b`).
+const WORD = /(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+)+/g
+const QUOTED = /"((?:[^"\\]|\\.)*)"|'([^']*)'/g
+
 const words = (command: string): ReadonlyArray<string> =>
-  Array.from(command.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g), (m) => m[1] ?? m[2] ?? m[3] ?? "")
+  Array.from(
+    command.matchAll(WORD),
+    (m) => m[0].replace(QUOTED, (_, double: string | undefined, single: string | undefined) =>
+      double !== undefined ? double.replace(/\\(.)/g, "$1") : single ?? "")
+  )
 
 const optionValue = (args: ReadonlyArray<string>, name: string): string | undefined => {
   for (let i = 0; i < args.length; i++) {
@@ -248,17 +274,50 @@ const positional = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
 }
 
 /**
- * The message of a `git commit` in a command line: `-m "..."` (the first
+ * The message of a `git commit` in a command line: `-m "..."` or `-am "..."` (the first
  * one), or the first line of a here-document fed to it; `undefined` when the
  * line commits nothing it names.
  */
 export const commitMessage = (line: string): string | undefined => {
   if (!/\bgit\s+commit\b/.test(line)) return undefined
   const heredoc = /<<-?\s*['"]?(\w+)['"]?[^\n]*\n([\s\S]*?)\n\s*\1\b/.exec(line)
-  const text = heredoc?.[2] ?? /\s(?:-m|--message)(?:=|\s+)("(?:[^"\\]|\\.)*"|'[^']*'|\S+)/.exec(line)?.[1]
+  const text = heredoc?.[2] ?? /\s(?:-[a-zA-Z]*m|--message)(?:=|\s+)("(?:[^"\\]|\\.)*"|'[^']*'|\S+)/.exec(line)?.[1]
   if (text === undefined) return undefined
   const first = text.replace(/^["']|["']$/g, "").split("\n").map((l) => l.trim()).find((l) => l.length > 0)
   return first === undefined ? undefined : clip(first, 100)
+}
+
+// What a tracker prints for an issue it created: beads' `✓ Created issue: spotter-k2p`,
+// GitHub's URL of the new issue or pull request.
+const CREATED_BD = /\bCreated issue:?\s+([A-Za-z][\w.-]*\w)/
+const CREATED_GH = /\bgithub\.com\/[^\s/]+\/[^\s/]+\/(issues|pull)\/(\d+)\b/
+
+/** The id of the issue (or pull request) a `bd create` / `gh issue create` output names, if it names one. */
+export const createdId = (output: string): string | undefined => {
+  const bd = CREATED_BD.exec(output)
+  if (bd !== null) return bd[1]
+  const gh = CREATED_GH.exec(output)
+  return gh === null ? undefined : gh[1] === "pull" ? `PR ${gh[2]}` : `#${gh[2]}`
+}
+
+/**
+ * What a command line stages for its commit: the paths its `git add`s name,
+ * and whether it stages every change (`git add -A`, `git add .`, `git commit -a`).
+ */
+export const stagedPaths = (commands: ReadonlyArray<string>): { readonly all: boolean; readonly paths: ReadonlyArray<string> } => {
+  let all = false
+  const paths: Array<string> = []
+  for (const command of commands) {
+    const [tool, sub, ...rest] = words(command)
+    if (tool !== "git") continue
+    if (sub === "add") {
+      for (const arg of rest) {
+        if (arg === "." || arg === "-A" || arg === "--all" || arg === "-u" || arg === "--update") all = true
+        else if (!arg.startsWith("-")) paths.push(arg)
+      }
+    } else if (sub === "commit" && rest.some((arg) => arg === "--all" || /^-[a-zA-Z]*a/.test(arg))) all = true
+  }
+  return { all, paths }
 }
 
 /** The tracker and git changes of one simple command (the commit message comes from {@link commitMessage}). */
@@ -275,9 +334,10 @@ export const changesOf = (command: string): ReadonlyArray<Change> => {
         const status = optionValue(rest, "--status") ?? optionValue(rest, "-s")
         return status === undefined ? [] : ids.map((id) => ({ _tag: "Issue", id, status }))
       }
-      case "create": {
-        const title = positional(rest)[0] ?? optionValue(rest, "--title")
-        return title === undefined ? [] : [{ _tag: "Git", text: `bd create ${clip(title, 80)}` }]
+      case "create":
+      case "new": {
+        const title = positional(rest)[0] ?? optionValue(rest, "--title") ?? optionValue(rest, "-t")
+        return [{ _tag: "Created", title: title === undefined ? undefined : clip(title, 100), text: "bd create" }]
       }
       default:
         return []
@@ -291,7 +351,7 @@ export const changesOf = (command: string): ReadonlyArray<Change> => {
     }
     if (action === "create") {
       const title = optionValue(rest, "--title") ?? optionValue(rest, "-t")
-      return [{ _tag: "Git", text: `gh ${sub} create${title === undefined ? "" : ` ${clip(title, 80)}`}` }]
+      return [{ _tag: "Created", title: title === undefined ? undefined : clip(title, 100), text: `gh ${sub} create` }]
     }
     return []
   }

@@ -59,12 +59,22 @@ export const prosePlan = (content: string): ReadonlyArray<PlanItem> | undefined 
 const ISSUE_DONE = /^(?:closed|done|completed|resolved|merged)$/i
 const ISSUE_ACTIVE = /^(?:in[_-]?progress|started|active)$/i
 
+/** Whether a tracker's status says the issue is done. */
+export const isDone = (status: string): boolean => ISSUE_DONE.test(status)
+
+/** Whether a tracker's status says the issue is being worked on. */
+export const isActive = (status: string): boolean => ISSUE_ACTIVE.test(status)
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
+/** Whether `text` names the issue `id`, not as part of a longer id (`x-1.2` does not name `x-1`). */
+export const namesIssue = (text: string, id: string): boolean =>
+  new RegExp(`(?<![\\w.-])${escapeRegExp(id)}(?![\\w-]|\\.\\w)`).test(text)
+
 /**
- * The status a prose plan's item shows: its own unless pending, else the
- * tracker's status of the issue it names (the longest id it names, so `x-1.2`
- * wins over `x-1`).
+ * The status a plan's item shows: its own unless pending, else the tracker's
+ * status of the issue it names (the longest id it names, so `x-1.2` wins over
+ * `x-1`).
  */
 export const trackedStatus = (
   item: PlanItem,
@@ -74,8 +84,58 @@ export const trackedStatus = (
   let best: { readonly id: string; readonly status: string } | undefined
   for (const issue of issues) {
     if (best !== undefined && issue.id.length <= best.id.length) continue
-    if (new RegExp(`(?<![\\w.-])${escapeRegExp(issue.id)}(?![\\w-]|\\.\\w)`).test(item.text)) best = issue
+    if (namesIssue(item.text, issue.id)) best = issue
   }
   if (best === undefined) return item.status
-  return ISSUE_DONE.test(best.status) ? "completed" : ISSUE_ACTIVE.test(best.status) ? "in_progress" : item.status
+  return isDone(best.status) ? "completed" : isActive(best.status) ? "in_progress" : item.status
+}
+
+/** A plan as the session state keeps it: its items, and the issue it is the work of. */
+export interface Plan {
+  readonly items: ReadonlyArray<PlanItem>
+  readonly issue?: string | undefined
+}
+
+const done = (item: PlanItem): PlanItem => item.status === "completed" ? item : { ...item, status: "completed" }
+
+/** The plan after its issue was closed: its items are done. */
+export const afterClose = <P extends Plan>(plan: P, id: string): P =>
+  plan.issue === id ? { ...plan, items: plan.items.map(done) } : plan
+
+// `ReviewTokenStore` as a file name says it: `review_token_store`.
+const snake = (name: string): string =>
+  name.replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()
+
+const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
+
+// The files an item names in its head (before ` - ` or `: `): file names, and modules by their file's name.
+const namedFiles = (text: string): ReadonlyArray<string> => {
+  const head = text.split(/\s[-—–]\s|:\s/, 1)[0]!
+  return (head.match(/[\w./-]+/g) ?? []).flatMap((token) => {
+    if (/\.[A-Za-z]\w{0,5}$/.test(token) && !/^[A-Z]/.test(token)) return [baseName(token)]
+    return /^[A-Z]\w*[a-z]/.test(token) ? [snake(token.split(".", 1)[0]!)] : []
+  })
+}
+
+/**
+ * The plan after a commit of `paths` with `message`: the commit of its issue
+ * (the message names it) does every item; otherwise an item is done when the
+ * message names an issue (of the known `issues`) the item names, or the commit
+ * holds a file it names
+ * (`hooks.json`, or `ReviewTokenStore` for `review_token_store.ex`).
+ */
+export const afterCommit = <P extends Plan>(
+  plan: P,
+  commit: { readonly message: string; readonly paths: ReadonlyArray<string>; readonly issues: ReadonlyArray<string> }
+): P => {
+  const { message, paths } = commit
+  if (plan.issue !== undefined && namesIssue(message, plan.issue)) return { ...plan, items: plan.items.map(done) }
+  const names = new Set(paths.flatMap((path) => {
+    const base = baseName(path)
+    return [base, base.replace(/\.\w+$/, "")]
+  }))
+  const ids = commit.issues.filter((id) => namesIssue(message, id))
+  const committed = (item: PlanItem) =>
+    ids.some((id) => namesIssue(item.text, id)) || namedFiles(item.text).some((name) => names.has(name))
+  return { ...plan, items: plan.items.map((item) => item.status !== "completed" && committed(item) ? done(item) : item) }
 }

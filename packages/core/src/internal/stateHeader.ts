@@ -5,9 +5,11 @@
  *
  * @internal
  */
+import * as Escape from "../Escape.js"
 import type * as TokenEstimator from "../TokenEstimator.js"
 import * as ToolKind from "../ToolKind.js"
 import * as Plans from "./plans.js"
+import { relativePaths } from "./text.js"
 import type { FileEntry, State } from "./stateSchema.js"
 
 /** One entry: its section, its text, and when it may be dropped (lower first). */
@@ -31,7 +33,8 @@ const assemble = (heading: string, rank: SectionRank, kept: ReadonlyArray<Entry>
   const parts = [heading]
   for (const section of ordered) parts.push(`${section}:`, ...sections.get(section)!)
   if (dropped > 0) parts.push(`(${dropped} older entries left out)`)
-  return parts.join("\n")
+  // Each part is one line, whatever an id, a path or a command in it holds.
+  return parts.map(Escape.line).join("\n")
 }
 
 /**
@@ -66,11 +69,20 @@ const fit = (
   return build(lo)
 }
 
-const cite = (turnId: string) => ` [${turnId}]`
+/**
+ * A turn id as the header cites it: a UUID by its first 8 characters, as git
+ * shortens a hash (the `#k` suffix of a turn derived from a line, `uuid#2`,
+ * kept); an importer's derived id (`claude-code:412-1a2b3c4d5e6f`) by its
+ * format and position (`claude-code:412`); other ids as they are. The short
+ * form starts the id as the store and recall's `expand` show it.
+ */
+export const shortId = (id: string): string => {
+  const uuid = /^([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(#\d+)?$/i.exec(id)
+  if (uuid !== null) return `${uuid[1]}${uuid[2] ?? ""}`
+  return /^([\w.-]+:\d+)-[0-9a-f]{12}$/.exec(id)?.[1] ?? id
+}
 
-// The directory a path is shown relative to, when it lies below it.
-const relative = (path: string, cwd: string | undefined): string =>
-  cwd !== undefined && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path
+const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
@@ -89,7 +101,7 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   if (plan !== undefined) {
     const title = plan.source === "todo" ? `Plan (todo list${cite(plan.turnId)})` : `Plan (from the assistant${cite(plan.turnId)})`
     plan.items.forEach((item, i) => {
-      const status = plan.source === "prose" ? Plans.trackedStatus(item, state.issues) : item.status
+      const status = Plans.trackedStatus(item, state.issues)
       out.push({
         section: title,
         text: `- ${ToolKind.todoMark(status)} ${item.text}`,
@@ -116,11 +128,16 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   for (const [action, title, rank] of [["created", "Files created", 4], ["modified", "Files modified", 4], ["read", "Files read", 0]] as const) {
     const files = byAction(action)
     files.forEach((f, i) =>
-      out.push({ section: title, text: `- ${relative(f.path, cwd)}${cite(f.turnId)}`, drop: band(rank, i, files.length) + (action === "created" ? 0.5 : 0) })
+      out.push({ section: title, text: `- ${relativePaths(f.path, cwd)}${cite(f.turnId)}`, drop: band(rank, i, files.length) + (action === "created" ? 0.5 : 0) })
     )
   }
+  // An issue still open is work left: it stays longer than a closed one.
   state.issues.forEach((issue, i) =>
-    out.push({ section: "Issues", text: `- ${issue.id}: ${issue.status}${cite(issue.turnId)}`, drop: band(3, i, state.issues.length) })
+    out.push({
+      section: "Issues",
+      text: `- ${issue.id}: ${issue.status}${issue.title === undefined ? "" : ` — ${issue.title}`}${cite(issue.turnId)}`,
+      drop: band(Plans.isDone(issue.status) ? 3 : 6, i, state.issues.length)
+    })
   )
   // A failed event not yet redone is an open error.
   state.events.forEach((e, i) =>
@@ -141,7 +158,7 @@ const sectionRank = (section: string): number => section.startsWith("Plan") ? 1.
 const heading = (state: State): string =>
   state.firstTurnId === undefined
     ? "Session state (no turns yet):"
-    : `Session state (from turns ${state.firstTurnId} … ${state.lastTurnId ?? state.firstTurnId}, ${state.turnCount} turns):`
+    : `Session state (from turns ${shortId(state.firstTurnId)} … ${shortId(state.lastTurnId ?? state.firstTurnId)}, ${state.turnCount} turns):`
 
 /** The state as its header within `maxTokens` (see `SessionState.render`). */
 export const render = (state: State, maxTokens: number, estimator: TokenEstimator.Service): string =>

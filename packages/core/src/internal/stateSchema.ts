@@ -54,7 +54,13 @@ export const CheckResult = Schema.Struct({
  *
  * @since 0.3.0
  */
-export const IssueStatus = Schema.Struct({ id: Schema.String, status: Schema.String, ...Cited })
+export const IssueStatus = Schema.Struct({
+  id: Schema.String,
+  status: Schema.String,
+  /** Its title, when the session created it (`bd create`, `gh issue create`). */
+  title: Schema.optional(Schema.String),
+  ...Cited
+})
 
 /**
  * A git or tracker event: a commit, a push, a new branch, an issue created;
@@ -87,6 +93,8 @@ export const PlanItem = Schema.Struct({ text: Schema.String, status: Schema.Stri
 export const Plan = Schema.Struct({
   source: Schema.Literal("todo", "prose"),
   items: Schema.Array(PlanItem),
+  /** The issue in progress when the plan was written: the plan is its work, done when it is closed or committed. */
+  issue: Schema.optional(Schema.String),
   ...Cited
 })
 
@@ -110,7 +118,7 @@ export const PendingCall = Schema.Struct({
  * @since 0.3.0
  */
 export const State = Schema.Struct({
-  version: Schema.Literal(2),
+  version: Schema.Literal(3),
   turnCount: Schema.Int,
   firstTurnId: Schema.optional(Schema.String),
   lastTurnId: Schema.optional(Schema.String),
@@ -125,7 +133,9 @@ export const State = Schema.Struct({
   events: Schema.Array(Event),
   plan: Schema.optional(Plan),
   todos: Schema.optional(Plan),
-  pending: Schema.Array(PendingCall)
+  pending: Schema.Array(PendingCall),
+  /** Shell commands that went on in the background, by the id a later read of their output names. */
+  background: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, command: Schema.String, ...Cited })))
 })
 
 /**
@@ -146,7 +156,7 @@ export const StateFromJson = Schema.parseJson(State)
  * @since 0.3.0
  */
 export const empty: State = {
-  version: 2,
+  version: 3,
   turnCount: 0,
   files: [],
   checks: [],
@@ -164,3 +174,9 @@ export type CheckResult = typeof CheckResult.Type
 
 /** @since 0.3.0 */
 export type Event = typeof Event.Type
+
+/** @since 0.3.0 */
+export type Plan = typeof Plan.Type
+
+/** @since 0.3.0 */
+export type IssueStatus = typeof IssueStatus.Type

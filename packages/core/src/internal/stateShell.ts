@@ -5,15 +5,18 @@
  * @internal
  */
 import type * as ConversationTurn from "../ConversationTurn.js"
+import * as OutputDigest from "../OutputDigest.js"
 import * as ToolMetadata from "../ToolMetadata.js"
 import type * as ToolUse from "../ToolUse.js"
 import * as Commands from "./commands.js"
-import type { CheckResult, Event, State } from "./stateSchema.js"
+import * as Plans from "./plans.js"
+import type { CheckResult, Event, IssueStatus, State } from "./stateSchema.js"
 
 // Bounds that keep a state (and its row) small however long the session.
 const MAX_CHECKS = 40
 const MAX_ISSUES = 60
 const MAX_EVENTS = 30
+const MAX_BACKGROUND = 16
 
 type Turn = ConversationTurn.ConversationTurn
 
@@ -36,11 +39,18 @@ const failedRun = (
 ): boolean => {
   if (counts !== undefined) return counts.failed > 0
   if (shellFailed(answer, metadata) || metadata.success === false) return true
-  return Commands.errorLine(turn.content) !== undefined
+  return Commands.errorLine(OutputDigest.withoutAnsi(turn.content)) !== undefined
 }
 
+// Whether a result of `check` makes an earlier result of `earlier` stale: the same command, or the
+// same tool over a broader selection (`mix test` after `mix test test/a_test.exs`), whatever they said.
+const supersedes = (check: Commands.Check, earlier: Commands.Check): boolean =>
+  earlier.command === check.command ||
+  (earlier.family === check.family && (Commands.isWholeRun(check) || Commands.covers(check, earlier)))
+
 const recordCheck = (state: State, check: Commands.Check, result: CheckResult): State => {
-  const checks = upsert(state.checks, (c) => c.command === check.command, result, MAX_CHECKS)
+  // The newest result of a check stands for it, and a broader run for the narrower ones it covers.
+  const checks = upsert(state.checks, (c) => supersedes(check, c), result, MAX_CHECKS)
   const openErrors = result.passed
     ? state.openErrors.filter((e) => !Commands.covers(check, e))
     : upsert(state.openErrors, (e) => e.command === check.command, result, MAX_CHECKS)
@@ -60,8 +70,14 @@ export const shellResult = (
   at: { readonly call: string; readonly result: string }
 ): State => {
   const turnId = at.call
-  const output = turn.content
-  if (Commands.isDeferred(output)) return state
+  const output = OutputDigest.withoutAnsi(turn.content)
+  if (Commands.isDeferred(output)) {
+    // No result yet: a later read of its output (by this id) is.
+    const id = Commands.deferredId(output)
+    if (id === undefined) return state
+    const background = [...(state.background ?? []).filter((b) => b.id !== id), { id, command: line, turnId }]
+    return { ...state, background: background.slice(Math.max(0, background.length - MAX_BACKGROUND)) }
+  }
   const metadata = ToolMetadata.read(turn.metadata)
   const commands = Commands.simpleCommands(line)
   const counts = Commands.countsOf(output)
@@ -84,14 +100,22 @@ export const shellResult = (
   const message = Commands.commitMessage(line)
   if (message !== undefined && !/nothing to commit/.test(output)) {
     next = addEvent(next, event(`git commit "${message}"`, refused && output, turnId))
+    if (!refused) next = committed(next, message, Commands.stagedPaths(commands))
   }
   for (const change of commands.flatMap(Commands.changesOf)) {
     switch (change._tag) {
       case "Issue":
-        if (!refused) {
-          next = { ...next, issues: upsert(next.issues, (i) => i.id === change.id, { id: change.id, status: change.status, turnId }, MAX_ISSUES) }
-        }
+        if (!refused) next = setIssue(next, { id: change.id, status: change.status, turnId })
         break
+      case "Created": {
+        // The tracker names the new issue in its output; without it, the attempt is an event.
+        const id = refused ? undefined : Commands.createdId(output)
+        const title = change.title === undefined ? "" : ` ${JSON.stringify(change.title)}`
+        next = id === undefined
+          ? addEvent(next, event(`${change.text}${title}`, refused && output, turnId))
+          : setIssue(next, { id, status: "open", ...(change.title === undefined ? {} : { title: change.title }), turnId })
+        break
+      }
       case "Branch":
         if (!refused) next = { ...next, branch: { value: change.name, turnId } }
         break
@@ -100,6 +124,44 @@ export const shellResult = (
     }
   }
   return next
+}
+
+/**
+ * The state after a read of a background command's output (`TaskOutput`):
+ * once the command ended, its output is the shell result of the command that
+ * started it, which the read cites.
+ */
+export const backgroundRead = (state: State, id: string, turn: Turn, answer: ToolUse.Result, turnId: string): State => {
+  const started = state.background?.find((b) => b.id === id)
+  const ended = started === undefined ? undefined : Commands.backgroundResult(turn.content)
+  if (started === undefined || ended === undefined) return state
+  const rest = { ...state, background: state.background!.filter((b) => b !== started) }
+  const result = { ...turn, content: ended.output, metadata: { ...turn.metadata, exitCode: ended.exitCode } }
+  return shellResult(rest, started.command, result, answer, { call: started.turnId, result: turnId })
+}
+
+// An issue's new status (its title kept); closing the issue a plan is the work of does the plan.
+const setIssue = (state: State, issue: IssueStatus): State => {
+  const title = issue.title ?? state.issues.find((i) => i.id === issue.id)?.title
+  const issues = upsert(state.issues, (i) => i.id === issue.id, title === undefined ? issue : { ...issue, title }, MAX_ISSUES)
+  if (!Plans.isDone(issue.status)) return { ...state, issues }
+  return {
+    ...state,
+    issues,
+    ...(state.plan === undefined ? {} : { plan: Plans.afterClose(state.plan, issue.id) }),
+    ...(state.todos === undefined ? {} : { todos: Plans.afterClose(state.todos, issue.id) })
+  }
+}
+
+// A commit went through: the plans' items it does are done.
+const committed = (state: State, message: string, staged: ReturnType<typeof Commands.stagedPaths>): State => {
+  const paths = staged.all ? [...staged.paths, ...state.files.filter((f) => f.action !== "read").map((f) => f.path)] : staged.paths
+  const commit = { message, paths, issues: state.issues.map((i) => i.id) }
+  return {
+    ...state,
+    ...(state.plan === undefined ? {} : { plan: Plans.afterCommit(state.plan, commit) }),
+    ...(state.todos === undefined ? {} : { todos: Plans.afterCommit(state.todos, commit) })
+  }
 }
 
 // What an event does, its first two words (`git commit`, `git push`): a success of it settles earlier failures.

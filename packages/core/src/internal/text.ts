@@ -4,8 +4,22 @@
  * @internal
  */
 
-/** `text` cut to `max` characters, the last one an ellipsis when cut. */
-export const clip = (text: string, max: number): string => text.length <= max ? text : `${text.slice(0, max - 1)}…`
+// A cut backs off this far (as a share of its length) to end at a word or path boundary.
+const BACK_OFF = 0.25
+
+/**
+ * `text` cut to `max` characters, the last one an ellipsis when cut; the cut
+ * ends at a word or path boundary (after a space or a `/`) when one lies in
+ * the last quarter, so no path or word is left cut inside.
+ */
+export const clip = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const head = text.slice(0, Math.max(0, max - 1))
+  let at = head.length
+  const floor = Math.floor(head.length * (1 - BACK_OFF))
+  while (at > floor && !/[\s/]/.test(head[at - 1]!)) at--
+  return `${(at > floor ? head.slice(0, at) : head).trimEnd()}…`
+}
 
 /** The lines of `text` without blank lines at either end. */
 export const splitLines = (text: string): Array<string> => {
@@ -17,3 +31,22 @@ export const splitLines = (text: string): Array<string> => {
 
 /** `n word` or `n words`. */
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const relativeCache = new Map<string, RegExp>()
+
+/**
+ * `text` with the paths under the directory `cwd` written relative to it
+ * (`/repo/lib/a.ex` as `lib/a.ex`); the directory itself, and paths that only
+ * start with its name (`/repo-old/x`), stay as they are.
+ */
+export const relativePaths = (text: string, cwd: string | undefined): string => {
+  if (cwd === undefined || cwd.length < 2 || !text.includes(cwd)) return text
+  let pattern = relativeCache.get(cwd)
+  if (pattern === undefined) {
+    if (relativeCache.size > 64) relativeCache.clear()
+    pattern = new RegExp(`(?<![\\w.~/-])${escapeRegExp(cwd.replace(/\/+$/, ""))}/(?=[\\w.@+~-])`, "g")
+    relativeCache.set(cwd, pattern)
+  }
+  return text.replace(pattern, "")
+}

@@ -44,44 +44,13 @@ const nestsDeeperThan = (value: unknown, limit: number): boolean => {
   return false
 }
 
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/
-
-/**
- * `text` as an ISO-8601 date or date-time (`2025-03-01`, `2025-03-01T10:00:05Z`,
- * `2024-08-05T12:34:56.789012`, `...+00:00`), with a space between date and
- * time normalized to `T`; `undefined` unless it names a real calendar date and
- * time of day.
- */
-export const isoTimestamp = (text: string): string | undefined => {
-  const m = ISO_DATE_TIME.exec(text)
-  if (m === null) return undefined
-  const year = Number(m[1])
-  const month = Number(m[2])
-  const day = Number(m[3])
-  // Years 0000-0099 are refused, as they always were (`Date.UTC` read them as 1900-1999).
-  const valid = year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) &&
-    Number(m[4] ?? 0) < 24 && Number(m[5] ?? 0) < 60 && Number(m[6] ?? 0) < 61
-  return valid ? text.replace(" ", "T") : undefined
-}
-
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-
-// The days of a month (1-12) of the proleptic Gregorian calendar.
-const daysIn = (year: number, month: number): number =>
-  month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : MONTH_DAYS[month - 1]!
-
-/** A value as it may appear in a reason: JSON, cut to 40 characters. */
-export const shown = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text
-}
-
 /**
  * Where an importer puts the turns it reads, in conversations. Every turn is
- * checked here, whatever its format: its role ({@link ConversationTurn.isRole}),
- * its timestamp ({@link isoTimestamp}), its metadata's depth, and its id
- * against the earlier turns of its conversation (a repeat must be identical).
+ * checked here, whatever its format, by the rule the stores apply too
+ * (`ConversationTurn.problem`: its role, content without NUL, ids without
+ * control characters, an ISO-8601 timestamp), and the conversation's own id;
+ * then its metadata's depth, and its id against the earlier turns of its
+ * conversation (a repeat must be identical).
  * A failed check is a {@link LineFailure} at the turn's line.
  */
 export class Sink {
@@ -98,19 +67,16 @@ export class Sink {
     this.suffix = suffix
   }
 
-  /** Checks the fields of a turn read at `line` and adds it to the current conversation. */
+  /**
+   * Checks the fields of a turn read at `line` (core's one rule,
+   * `ConversationTurn.problem`, and the depth of its metadata) and adds it to
+   * the current conversation.
+   */
   add(line: number, fields: TurnFields): void {
-    if (fields.role.length === 0) throw new LineFailure(line, "empty \"role\"")
-    if (!ConversationTurn.isRole(fields.role)) {
-      throw new LineFailure(
-        line,
-        `"role" must be a short word (a letter, then up to 31 letters, digits, _ or -), got ${shown(fields.role)}`
-      )
-    }
-    const timestamp = fields.timestamp === undefined ? undefined : isoTimestamp(fields.timestamp)
-    if (fields.timestamp !== undefined && timestamp === undefined) {
-      throw new LineFailure(line, `"timestamp" must be an ISO-8601 date-time, got ${shown(fields.timestamp)}`)
-    }
+    const timestamp = fields.timestamp === undefined ? undefined : ConversationTurn.isoTimestamp(fields.timestamp)
+    const problem = ConversationTurn.problem(fields) ??
+      (this.suffix === undefined ? undefined : ConversationTurn.sessionIdProblem(this.suffix))
+    if (problem !== undefined) throw new LineFailure(line, problem)
     if (nestsDeeperThan(fields.metadata, MAX_METADATA_DEPTH)) {
       throw new LineFailure(line, `"metadata" nests deeper than ${MAX_METADATA_DEPTH} levels`)
     }
@@ -127,7 +93,7 @@ export class Sink {
       if (first.role !== fields.role || first.content !== fields.content) {
         throw new LineFailure(
           line,
-          `turn id ${shown(fields.id)} repeats the turn of line ${conversation.lines[earlier]} with a different ` +
+          `turn id ${ConversationTurn.shown(fields.id)} repeats the turn of line ${conversation.lines[earlier]} with a different ` +
             (first.role !== fields.role ? "role" : "content")
         )
       }

@@ -19,7 +19,11 @@ export const fromAiError = (provider: string, error: AiError.AiError, now: numbe
     case "HttpRequestError":
       return new ProviderError.TransportError({
         provider,
-        reason: `${error.reason}${error.description === undefined ? "" : `: ${ProviderError.excerpt(error.description)}`}`
+        reason: `${error.reason}${error.description === undefined ? "" : `: ${ProviderError.excerpt(error.description)}`}`,
+        // Classified by core's one list: the cause's code, else what the description says.
+        code: error.reason === "InvalidUrl"
+          ? "ERR_INVALID_URL"
+          : ProviderError.transportCode(error.cause) ?? ProviderError.transportCode(new Error(error.description ?? ""))
       })
     case "HttpResponseError": {
       if (error.reason !== "StatusCode") {

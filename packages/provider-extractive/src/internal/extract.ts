@@ -26,8 +26,13 @@ import { greedy, initial, type Scoring, type Start } from "./select.js"
 
 /** Tuning knobs of the extraction; every field has a default. */
 export interface Options {
-  /** Share of the input a normal (leaf/condense) reply may use, at most `targetTokens`. Default 0.3. */
+  /** Share of the input a normal leaf reply may use, at most `targetTokens`. Default 0.3. */
   readonly normalRatio?: number | undefined
+  /**
+   * Share of the input a normal condensation may use, at most `targetTokens`. Default 0.6: its
+   * material is summaries, what the leaves already chose, so it is cut less.
+   */
+  readonly condenseRatio?: number | undefined
   /** Lines at the start of a long tool output that need no fact to be kept. Default 5. */
   readonly headLines?: number | undefined
   /** Lines at the end of a long tool output that need no fact to be kept. Default 5. */
@@ -43,6 +48,7 @@ export interface Options {
 /** The defaults of {@link Options}. */
 export const defaults = {
   normalRatio: 0.3,
+  condenseRatio: 0.6,
   headLines: 5,
   tailLines: 5,
   maxSegmentChars: 400,
@@ -72,8 +78,9 @@ const finite = (n: number | undefined, fallback: number): number =>
 
 /**
  * The largest estimate the reply may have: for a normal request
- * `min(targetTokens, normalRatio × input)`, which keeps it strictly shorter
- * than its input; for an aggressive one `targetTokens - 1`, strictly under the
+ * `min(targetTokens, ratio × input)` (`normalRatio` for a leaf,
+ * `condenseRatio` for a condensation), which keeps it strictly shorter than
+ * its input; for an aggressive one `targetTokens - 1`, strictly under the
  * target. At least 1.
  */
 export const budget = (
@@ -83,11 +90,15 @@ export const budget = (
 ): number => {
   const target = Math.floor(finite(task.targetTokens, 1))
   if (task.kind === "aggressive") return Math.max(1, target - 1)
-  const ratio = Math.min(1, Math.max(0, finite(options.normalRatio, defaults.normalRatio)))
+  const given = task.kind === "condense"
+    ? finite(options.condenseRatio, defaults.condenseRatio)
+    : finite(options.normalRatio, defaults.normalRatio)
+  const ratio = Math.min(1, Math.max(0, given))
   return Math.max(1, Math.min(target, Math.floor(inputTokens * ratio)))
 }
 
-const MARKER_LINE = OutputDigest.omission
+// What a gap inside a turn costs: the `… ` in front of the next line.
+const GAP_CHARS = 2
 
 const STAMP = /^\[(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(?::\d\d)?\]/
 
@@ -119,7 +130,12 @@ const lineText = (line: Line, chosen: Uint8Array, parsed: Parsed): string => {
   return parts.join(" ")
 }
 
-/** Renders the chosen segments in material order, with turn prefixes and omission markers. */
+/**
+ * Renders the chosen segments in material order, with turn prefixes; a gap
+ * inside a turn is an ellipsis in front of the line after it. Turns left out
+ * between chosen ones get no line of their own: the times of the turn
+ * prefixes show the gap, and a line that says only `[…]` says nothing.
+ */
 const render = (parsed: Parsed, chosen: Uint8Array): string => {
   const out: Array<string> = []
   let omitted = 0
@@ -133,8 +149,6 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
       continue
     }
     const inTurn = line.prefix !== undefined && openGroup === line.group
-    // A gap inside a turn is an ellipsis in front of the next line; between turns, a marker line.
-    if (omitted > 0 && !inTurn) out.push(MARKER_LINE)
     let text = lineText(line, chosen, parsed)
     if (omitted > 0 && inTurn && !text.startsWith("… ")) text = `… ${text}`
     omitted = 0
@@ -149,7 +163,6 @@ const render = (parsed: Parsed, chosen: Uint8Array): string => {
       openGroup = line.group
     }
   }
-  if (omitted > 0 && out.length > 0) out.push(MARKER_LINE)
   return out.join("\n")
 }
 
@@ -359,10 +372,9 @@ export const extractFrom = (
     if (members === undefined) groupCandidates.set(group, [s])
     else members.push(s)
   }
-  const markerChars = MARKER_LINE.length + 1
-  // An ellipsis inside a turn, a marker line between turns.
+  // An ellipsis inside a turn; nothing between turns.
   const gapChars = (a: number, b: number): number =>
-    lines[a]!.prefix !== undefined && lines[a]!.group === lines[b]!.group ? 2 : markerChars
+    lines[a]!.prefix !== undefined && lines[a]!.group === lines[b]!.group ? GAP_CHARS : 0
   // A turn's lines share its prefix: measured once per turn.
   const prefixChars = new Int32Array(lines.length)
   lines.forEach((line, i) => {
@@ -504,14 +516,14 @@ export const extractFrom = (
   for (let round = 0; round < MAX_REFITS; round++) {
     if (textTokens > limit) {
       // Over: choose again under a budget smaller by the excess.
-      budgetChars -= (textTokens - limit) * charsPerToken + markerChars
+      budgetChars -= (textTokens - limit) * charsPerToken + GAP_CHARS
       if (budgetChars <= 0) break
       turnCap = budgetChars * TURN_SHARE
       selection = start(budgetChars)
     } else {
       // Under: add what still fits in the slack, if anything does.
       const slack = (limit - textTokens) * charsPerToken
-      if (slack < markerChars || selection.fill(slack) === 0) break
+      if (slack < GAP_CHARS || selection.fill(slack) === 0) break
     }
     text = render(parsed, selection.chosen)
     textTokens = estimator.estimate(text)
@@ -535,9 +547,12 @@ export const extractFrom = (
   const single = bestLine.prefix === undefined
     ? bestSegment.text
     : `${shortPrefix(bestLine.prefix, undefined)} ${bestSegment.text}`
-  let cut = estimator.truncate(single, limit).trimEnd()
-  for (let tokens = limit - 1; tokens >= 1 && estimator.estimate(cut) > limit; tokens--) {
-    cut = estimator.truncate(single, tokens).trimEnd()
+  // Cut at a word or path boundary, never inside one.
+  const cutTo = (tokens: number) => {
+    const head = estimator.truncate(single, tokens).trimEnd()
+    return head.length >= single.length ? head : OutputDigest.clip(single, head.length)
   }
+  let cut = cutTo(limit)
+  for (let tokens = limit - 1; tokens >= 1 && estimator.estimate(cut) > limit; tokens--) cut = cutTo(tokens)
   return { text: cut, outputTokens: estimator.estimate(cut) }
 }

@@ -463,8 +463,8 @@ export const emphasis = (text: string, context: Context, central: number): numbe
   if (context.state) score += w.state
   if (RESOLUTION.test(text)) score += w.resolution
   if (DECISION.test(text)) score += w.decision
-  // The user's words: the first line of each turn, and all of the first request.
-  if (ConversationTurn.isUserRole(context.role) && context.turnHead) score += w.user
+  // The user's words: the first line of each turn (not what a harness wrote there), and all of the first request.
+  if (ConversationTurn.isUserRole(context.role) && context.turnHead && !isInjected(text)) score += w.user
   if (context.firstRequest) score += w.firstRequest
   if (!context.hasFacts && trimmed.length < 16) score += w.short
   if (FILLER.test(trimmed)) score += w.filler

@@ -8,30 +8,30 @@ import { ProviderError } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 
-const errorCode = (cause: unknown): string | undefined => {
-  for (let current = cause, depth = 0; typeof current === "object" && current !== null && depth < 3; depth++) {
-    if ("code" in current && typeof current.code === "string") return current.code
-    current = "cause" in current ? current.cause : undefined
-  }
-  return undefined
+/** The Chat Completions URL under `baseUrl`: its path extended, its query kept after it. */
+export const endpoint = (baseUrl: string): string => {
+  const url = new URL(baseUrl)
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`
+  return url.toString()
 }
 
-// The system error code of a failed connection; an unusable URL counts as one that will never connect.
-export const transportCode = (error: HttpClientError.HttpClientError): string | undefined =>
-  error._tag === "ResponseError"
-    ? undefined
-    : error.reason === "InvalidUrl"
-    ? "ERR_INVALID_URL"
-    : error.reason === "Transport"
-    ? errorCode(error.cause)
-    : undefined
-
-// Names what failed and where, never the request headers (they carry the key).
-export const transportReason = (error: HttpClientError.HttpClientError, baseUrl: string): string => {
-  if (error._tag === "ResponseError") return `the response body could not be read (HTTP ${error.response.status})`
-  if (error.reason !== "Transport") return `the request could not be built (${error.reason}); check the base URL ${baseUrl}`
-  const code = errorCode(error.cause)
-  return `${code ?? error.description ?? "the connection failed"}; is the server at ${baseUrl} running?`
+// What failed, by its code in core's list (`ProviderError.transportFailures`), and where (`shownUrl`,
+// already without its secrets); never the request headers (they carry the key).
+export const transportReason = (
+  error: HttpClientError.HttpClientError,
+  shownUrl: string
+): { readonly code: string | undefined; readonly reason: string } => {
+  if (error._tag === "ResponseError") {
+    return { code: undefined, reason: `the response body could not be read (HTTP ${error.response.status})` }
+  }
+  const code = error.reason === "InvalidUrl" ? "ERR_INVALID_URL" : ProviderError.transportCode(error.cause)
+  const failure = ProviderError.transportFailure(code)
+  const what = code === undefined
+    ? error.description ?? "the connection failed"
+    : failure === undefined
+    ? code
+    : `${code}: ${failure.meaning}`
+  return { code, reason: `${what}; at ${shownUrl}` }
 }
 
 // The body, read up to `limit` bytes: a larger one stops the read (and the connection).

@@ -12,11 +12,15 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Tracer from "effect/Tracer"
 import { createServer } from "node:http"
 
 export interface Seen {
+  /** The path and query the request was sent to. */
+  readonly url: string
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: unknown
 }
@@ -46,7 +50,7 @@ export const serve = (handler: Handler) =>
       } catch {
         body = text
       }
-      const entry: Seen = { headers: request.headers, body }
+      const entry: Seen = { url: request.url, headers: request.headers, body }
       const attempt = yield* Ref.modify(seen, (all): [number, ReadonlyArray<Seen>] => [all.length + 1, [...all, entry]])
       yield* Queue.offer(arrivals, attempt)
       return yield* handler(attempt, entry)
@@ -79,3 +83,24 @@ export const completion = (
 /** An OpenAI-style error body with `status`. */
 export const failure = (status: number, message: string, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson({ error: { message, type: "error", code: null } }, { status, headers })
+
+/** A tracer recording every span it starts in `spans`, over the current one (to check their attributes). */
+export const recordSpans = Effect.map(Effect.tracer, (tracer) => {
+  const spans: Array<Tracer.Span> = []
+  const recording = Tracer.make({
+    span: (...args) => {
+      const span = tracer.span(...args)
+      spans.push(span)
+      return span
+    },
+    context: tracer.context
+  })
+  return { spans, tracer: recording }
+})
+
+/** A logger layer recording every log line (logfmt) in `lines`. */
+export const recordLogs = () => {
+  const lines: Array<string> = []
+  const layer = Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
+  return { layer, lines }
+}

@@ -24,6 +24,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { StoreError } from "../StoreError.js"
+import { waiting } from "./lease.js"
 
 // The lock key: a 64-bit hash of the session id in a namespace of ours.
 const KEY = "hashtextextended('precis.session:' || $1, 0)"
@@ -59,15 +60,18 @@ export const make = (
     Effect.scoped(Effect.gen(function*() {
       const conn = yield* Effect.mapError(sql.reserve, toStoreError)
       yield* Effect.addFinalizer(() => Effect.ignore(conn.executeUnprepared("SELECT pg_advisory_unlock_all()", [], undefined)))
-      const rows = yield* Effect.mapError(
-        conn.executeUnprepared(
-          wait ? `SELECT pg_advisory_lock(${KEY}) IS NOT NULL AS taken` : `SELECT pg_try_advisory_lock(${KEY}) AS taken`,
-          [sessionId],
-          undefined
-        ),
-        toStoreError
-      )
-      if (rows[0]?.taken !== true) return Option.none()
+      const lock = (statement: string) =>
+        Effect.map(
+          Effect.mapError(conn.executeUnprepared(statement, [sessionId], undefined), toStoreError),
+          (rows) => rows[0]?.taken === true
+        )
+      // A waiter tries first, so that it can say it waits before it blocks.
+      let taken = yield* lock(`SELECT pg_try_advisory_lock(${KEY}) AS taken`)
+      if (!taken && wait) {
+        yield* Effect.logWarning(waiting(sessionId, "at once, with its connection"))
+        taken = yield* lock(`SELECT pg_advisory_lock(${KEY}) IS NOT NULL AS taken`)
+      }
+      if (!taken) return Option.none()
       return yield* Effect.asSome(Effect.raceFirst(effect, watch(conn, sessionId)))
     }))
 

@@ -14,10 +14,11 @@ import * as Option from "effect/Option"
 import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import type { NewCondensed, NewLeaf, Service } from "../DagStore.js"
+import type { Page } from "../TurnStore.js"
 import { StoreError } from "../StoreError.js"
 import { SummaryRow, TurnRow } from "../Tables.js"
 import type { Env } from "./dialect.js"
-import { checkAll, decodeAll, now, turnReads } from "./query.js"
+import { checkAll, decodeAll, now, pageClause, turnReads } from "./query.js"
 import * as Rows from "./rows.js"
 
 const summaryRows = decodeAll(Rows.SummaryWithSources)
@@ -45,6 +46,11 @@ interface Draft {
 
 const conflict = (operation: string, reason: string) => Effect.fail(new StoreError({ operation, reason }))
 
+// The NUL rule of turns (`ConversationTurn.Content`) holds for summaries too: refused by every driver,
+// as PostgreSQL would refuse it.
+const withoutNul = (operation: string, content: string) =>
+  content.includes("\u0000") ? conflict(operation, "a summary's content must not hold U+0000 (NUL)") : Effect.void
+
 // The reads of summaries (each with its sources, aggregated in order) and of
 // the turns below them.
 const reads = (env: Env) => {
@@ -57,9 +63,11 @@ const reads = (env: Env) => {
     (SELECT ${sql.literal(dialect.jsonArray("ss.child_summary_id", "ss.position"))} FROM summary_sources ss
       WHERE ss.summary_id = s.id AND ss.child_summary_id IS NOT NULL) AS child_ids`
 
-  const selectSummaries = (where: Fragment) =>
+  const selectSummaries = (where: Fragment, page?: Page) =>
     Effect.map(
-      summaryRows(sql`SELECT ${summaryColumns} FROM summaries s WHERE ${where} ORDER BY s.first_seq, s.depth`),
+      summaryRows(
+        sql`SELECT ${summaryColumns} FROM summaries s WHERE ${where} ORDER BY s.first_seq, s.depth ${pageClause(env, page)}`
+      ),
       (rows) => rows.map(Rows.toRecord)
     )
 
@@ -71,19 +79,20 @@ const reads = (env: Env) => {
     )
 
   const summaries: Service["summaries"] = (sessionId, options = {}) =>
-    selectSummaries(sql.and([sql`s.session_id = ${sessionId}`, ...depthClause(options.depth)])).pipe(
+    selectSummaries(sql.and([sql`s.session_id = ${sessionId}`, ...depthClause(options.depth)]), options.page).pipe(
       Effect.mapError(error("DagStore.summaries"))
     )
 
   const parentless: Service["parentless"] = (sessionId, options = {}) =>
     selectSummaries(
-      sql.and([sql`s.session_id = ${sessionId}`, sql`s.parent_id IS NULL`, ...depthClause(options.depth)])
+      sql.and([sql`s.session_id = ${sessionId}`, sql`s.parent_id IS NULL`, ...depthClause(options.depth)]),
+      options.page
     ).pipe(Effect.mapError(error("DagStore.parentless")))
 
   const children: Service["children"] = (summaryId) =>
     selectSummaries(sql.and([sql`s.parent_id = ${summaryId}`])).pipe(Effect.mapError(error("DagStore.children")))
 
-  const sourceTurns: Service["sourceTurns"] = (summaryId) =>
+  const sourceTurns: Service["sourceTurns"] = (summaryId, page) =>
     turns.select(
       sql`WITH RECURSIVE below(id) AS (
           SELECT ${summaryId}
@@ -95,7 +104,7 @@ const reads = (env: Env) => {
         WHERE t.session_id = (SELECT session_id FROM summaries WHERE id = ${summaryId}) AND t.id IN (
           SELECT ss.turn_id FROM summary_sources ss JOIN below b ON ss.summary_id = b.id WHERE ss.turn_id IS NOT NULL
         )
-        ORDER BY t.seq`
+        ORDER BY t.seq ${pageClause(env, page)}`
     ).pipe(Effect.mapError(error("DagStore.sourceTurns")))
 
   const latestLeaf: Service["latestLeaf"] = (sessionId) =>
@@ -142,6 +151,7 @@ const leafDraft = (env: Env, leaf: NewLeaf) =>
   Effect.gen(function*() {
     const operation = "DagStore.insertLeaf"
     if (leaf.turnIds.length === 0) return yield* conflict(operation, "a leaf needs at least one turn")
+    yield* withoutNul(operation, leaf.content)
     const found = yield* frontierRows(env.sql`SELECT t.id, t.seq, t.timestamp FROM turns t
       WHERE t.session_id = ${leaf.sessionId} AND t.seq >= ${turnReads(env).frontier(leaf.sessionId)}
       ORDER BY t.seq LIMIT ${leaf.turnIds.length}`)
@@ -176,6 +186,7 @@ const condensedDraft = ({ sql }: Env, node: NewCondensed) =>
   Effect.gen(function*() {
     const operation = "DagStore.insertCondensed"
     if (node.childIds.length === 0) return yield* conflict(operation, "a summary needs at least one child")
+    yield* withoutNul(operation, node.content)
     if (new Set(node.childIds).size !== node.childIds.length) return yield* conflict(operation, "a child appears twice")
     const rows = yield* childRows(sql`SELECT id, depth, parent_id, time_range_start, time_range_end, descendant_count,
       first_seq, last_seq FROM summaries WHERE session_id = ${node.sessionId} AND ${sql.in("id", node.childIds)}`)
@@ -215,6 +226,7 @@ export const make = (env: Env): Service => {
 
   const rewriteSummary: Service["rewriteSummary"] = (id, text) =>
     Effect.gen(function*() {
+      yield* withoutNul("DagStore.rewriteSummary", text.content)
       yield* sql`UPDATE summaries SET content = ${text.content}, tier = ${text.tier},
         token_estimate = ${text.tokenEstimate} WHERE id = ${id}`
       const found = yield* read.summary(id)

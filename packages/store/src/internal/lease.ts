@@ -32,6 +32,16 @@ export interface LeaseOptions {
   readonly retry: Duration.Duration
 }
 
+/**
+ * The message of a writer waiting for a session's lease: `release` says when a
+ * holder that was killed gives it up.
+ *
+ * @internal
+ */
+export const waiting = (sessionId: string, release: string): string =>
+  `session ${sessionId} is held by another process (compacting it): waiting until it is done ` +
+  `(a holder that was killed gives it up ${release})`
+
 const holderRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ holder: Schema.String })))
 
 /**
@@ -60,10 +70,15 @@ export const make = (
       return rows[0]?.holder === holder
     }))
 
-  const take = (sessionId: string, holder: string): Effect.Effect<void, SqlError | ParseError> =>
+  // Waits for the lease, saying so once (a warning): a holder that was killed keeps it until it expires.
+  const take = (sessionId: string, holder: string, told = false): Effect.Effect<void, SqlError | ParseError> =>
     Effect.flatMap(
       tryTake(sessionId, holder),
-      (taken) => taken ? Effect.void : Effect.zipRight(Effect.sleep(options.retry), take(sessionId, holder))
+      (taken) =>
+        taken ? Effect.void : Effect.zipRight(
+          told ? Effect.void : Effect.logWarning(waiting(sessionId, `within ${Duration.format(options.ttl)}`)),
+          Effect.zipRight(Effect.sleep(options.retry), take(sessionId, holder, true))
+        )
     )
 
   // Extends the lease while `holder` works; fails once it is no longer theirs.

@@ -271,20 +271,36 @@ export const inspect: Effect.Effect<Contents, SqlError | ParseError, SqlClient.S
 })
 
 /**
- * Why this code must not use a database holding `contents`, if it must not:
- * a foreign database, one from a newer precis, and (for reading) an empty one.
+ * How a store uses its database: `read` (never writes: the database must be a
+ * precis store of this very schema), `write` (may create the schema in an
+ * empty database and migrate an older one) or `update` (writes, migrating an
+ * older schema, but creates nothing: for writers that only work on what a
+ * store already holds).
  *
  * @internal
  */
-export const refusal = (contents: Contents, mode: "read" | "write"): string | undefined => {
+export type Mode = "read" | "write" | "update"
+
+/**
+ * Why this code must not use a database holding `contents` in `mode`, if it
+ * must not: a foreign database, one from a newer precis, an empty one (but to
+ * create it), and (to read) one of an older schema, which only a writer
+ * migrates.
+ *
+ * @internal
+ */
+export const refusal = (contents: Contents, mode: Mode): string | undefined => {
   switch (contents._tag) {
     case "Empty":
-      return mode === "read" ? "not a precis store (it is empty)" : undefined
+      return mode === "write" ? undefined : "not a precis store (it is empty)"
     case "Foreign":
       return "not a precis store (it has tables but no precis migrations)"
     case "Precis":
       return contents.version > knownVersion
         ? `written by a newer precis (schema ${contents.version}, this one knows ${knownVersion})`
+        : mode === "read" && contents.version < knownVersion
+        ? `written by an older precis (schema ${contents.version}, this one reads ${knownVersion}): ` +
+          "a command that writes (import, compact) upgrades it"
         : undefined
   }
 }
@@ -295,7 +311,7 @@ export const refusal = (contents: Contents, mode: "read" | "write"): string | un
  *
  * @internal
  */
-export const requireUsable = (mode: "read" | "write") =>
+export const requireUsable = (mode: Mode) =>
   Effect.flatMap(inspect, (contents) => {
     const reason = refusal(contents, mode)
     return reason === undefined ? Effect.void : Effect.fail(new StoreError({ operation: "Store.open", reason }))

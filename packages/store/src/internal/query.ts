@@ -10,6 +10,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TurnRow } from "../Tables.js"
+import type { Page } from "../TurnStore.js"
 import type { Env } from "./dialect.js"
 import * as Rows from "./rows.js"
 
@@ -58,6 +59,16 @@ const turnRows = decodeAll(TurnRow, Rows.checkTurnRows)
  *
  * @internal
  */
+const whole = (n: number | undefined): number => (n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : 0)
+
+/**
+ * The end of a read of one page (`LIMIT ... OFFSET ...`), nothing without one.
+ *
+ * @internal
+ */
+export const pageClause = ({ sql }: Env, page: Page | undefined) =>
+  page === undefined ? sql.literal("") : sql`LIMIT ${whole(page.limit)} OFFSET ${whole(page.offset)}`
+
 export const turnReads = ({ sql }: Env) => ({
   columns: sql`t.id, t.session_id, t.seq, t.role, t.content, t.timestamp, t.metadata`,
   select: (query: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>

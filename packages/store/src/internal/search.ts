@@ -2,49 +2,78 @@
  * Full-text search: over SQLite's FTS5 indexes `turns_fts` and `summaries_fts`,
  * and over PostgreSQL's GIN indexes of `to_tsvector('simple', content)` (both
  * created by the `4_search` migration; since `7_search_mark`, SQLite indexes
- * turns after they are written, before a search: {@link indexTurns}). User queries become FTS5 match
- * expressions: whatever a person (or a model) types, the expression is valid
- * FTS5, as every term is quoted (its `"` doubled), so operators (`AND`, `OR`,
- * `NOT`, `NEAR`), column filters, `-`, `^`, brackets and quotes are plain
- * text; a term ending in `*` is a prefix query.
+ * turns after they are written, before a search: {@link indexTurns}). A query
+ * is read once, by `SearchIndex.queryTerms` (its bounds included), then
+ * written for each dialect: whatever a person (or a model) types, the FTS5
+ * expression is valid, as every term is quoted (its `"` doubled), so operators
+ * (`AND`, `OR`, `NOT`, `NEAR`), column filters, `-`, `^`, brackets and quotes
+ * are plain text; a term ending in `*` is a prefix query.
+ *
+ * The query's bounds (terms, length) keep the worst search short: repeated
+ * terms are read once, so `pdf pdf pdf …` is one pass over one index entry.
+ * PostgreSQL also cancels a statement past the search's timeout
+ * (`statement_timeout`); SQLite cannot stop a statement it started
+ * (better-sqlite3 runs it on the calling thread, uninterruptibly), so a
+ * caller that must never wait on one runs it in another process, as
+ * `precis serve` does.
  *
  * @internal
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { OptionError, OptionSchema } from "@precis/core"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { SearchHit, type SearchOptions, type Service } from "../SearchIndex.js"
+import {
+  defaultTimeout,
+  type QueryTerm,
+  queryTerms,
+  SearchHit,
+  type SearchOptions,
+  type Service
+} from "../SearchIndex.js"
 import { StoreError } from "../StoreError.js"
 import * as Rows from "./rows.js"
 
+const operation = "SearchIndex.search"
+
 /**
- * The FTS5 expression matching every term of `query` (terms are separated by
- * whitespace; all must match), or `undefined` when it has no term at all.
+ * The FTS5 expression matching every term (all must match).
  *
  * @internal
  */
-export const matchExpression = (query: string): string | undefined => {
-  const terms = query.split(/\s+/u).flatMap((raw) => {
-    const prefix = raw.length > 1 && raw.endsWith("*")
-    const word = (prefix ? raw.replace(/\*+$/u, "") : raw)
-    // A term without a letter or digit (`*`, `-`, `"`) holds no token: FTS5 would match nothing.
-    if (!/[\p{L}\p{N}]/u.test(word)) return []
-    return [`"${word.replaceAll("\"", "\"\"")}"${prefix ? "*" : ""}`]
-  })
-  return terms.length === 0 ? undefined : terms.join(" ")
-}
+export const matchExpression = (terms: ReadonlyArray<QueryTerm>): string =>
+  terms.map((term) => `"${term.text.replaceAll("\"", "\"\"")}"${term.prefix ? "*" : ""}`).join(" ")
 
 const decodeLimit = Schema.decodeUnknownEither(OptionSchema.int({ min: 0 }))
 
-// The limit of a search (20 by default). One that is not a count of hits fails here, before
-// any SQL (SQLite would fail on NaN with "datatype mismatch").
-const limitOf = (options: SearchOptions): Either.Either<number, StoreError> =>
-  Either.mapLeft(decodeLimit(options.limit ?? 20), (error) =>
-    new StoreError({ operation: "SearchIndex.search", reason: `limit ${OptionError.problemsOf(error)[0]?.message}` }))
+/** What a search runs with: its terms, its limit and how long it may take, or why it does not run. */
+interface Plan {
+  readonly terms: ReadonlyArray<QueryTerm>
+  readonly limit: number
+  readonly millis: number
+}
+
+// The limit (one that is not a count of hits fails here, before any SQL: SQLite would fail on NaN
+// with "datatype mismatch"), the terms and the time of a search.
+const planOf = (query: string, options: SearchOptions): Either.Either<Plan, StoreError> =>
+  Either.gen(function*() {
+    const limit = yield* Either.mapLeft(decodeLimit(options.limit ?? 20), (error) =>
+      new StoreError({ operation, reason: `limit ${OptionError.problemsOf(error)[0]?.message}` }))
+    const terms = yield* Either.mapLeft(queryTerms(query), (reason) => new StoreError({ operation, reason }))
+    const millis = Math.max(1, Math.ceil(Duration.toMillis(Duration.decode(options.timeout ?? defaultTimeout))))
+    return { terms, limit, millis }
+  })
+
+const tooLong = (millis: number, cause?: unknown) =>
+  new StoreError({
+    operation,
+    reason: `the search took longer than ${Duration.format(Duration.millis(millis))}: search for fewer or rarer words`,
+    ...(cause === undefined ? {} : { cause })
+  })
 
 /** Marks around the matched words of a hit's snippet. */
 export const highlight = { open: "«", close: "»", ellipsis: "…" } as const
@@ -103,10 +132,11 @@ export const make = (
   catchUp: Effect.Effect<unknown, SqlError | ParseError> = Effect.void
 ): Service["search"] =>
 (sessionId, query, options = {}) => {
-  const limit = limitOf(options)
-  if (Either.isLeft(limit)) return Effect.fail(error(limit.left))
-  const match = matchExpression(query)
-  if (match === undefined) return Effect.succeed([])
+  const plan = planOf(query, options)
+  if (Either.isLeft(plan)) return Effect.fail(error(plan.left))
+  const { limit, terms } = plan.right
+  if (terms.length === 0) return Effect.succeed([])
+  const match = matchExpression(terms)
   const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = ?`)
   const sessionParam = sessionId === undefined ? [] : [sessionId]
   return Effect.zipRight(catchUp, sql.unsafe(
@@ -122,13 +152,13 @@ export const make = (
       FROM summaries_fts JOIN summaries s ON s.rowid = summaries_fts.rowid
       WHERE summaries_fts MATCH ? ${inSession("s")}
     ORDER BY rank, kind DESC, id LIMIT ?`,
-    [match, ...sessionParam, match, ...sessionParam, limit.right]
+    [match, ...sessionParam, match, ...sessionParam, limit]
   )).pipe(toHits(sessionId, error))
 }
 
 // The rows of either dialect's query as hits, in one span.
-const toHits = (sessionId: string | undefined, error: (cause: SqlError | ParseError) => StoreError) =>
-<E extends SqlError | ParseError>(query: Effect.Effect<ReadonlyArray<unknown>, E>) =>
+const toHits = (sessionId: string | undefined, error: (cause: SqlError | ParseError | StoreError) => StoreError) =>
+<E extends SqlError | ParseError | StoreError>(query: Effect.Effect<ReadonlyArray<unknown>, E>) =>
   query.pipe(
     Effect.flatMap(hitRows),
     Effect.map((rows) =>
@@ -160,30 +190,36 @@ export interface TsTerm {
 }
 
 /**
- * The terms of `query` for PostgreSQL, each with the `tsquery` function that
+ * The terms of a query for PostgreSQL, each with the `tsquery` function that
  * reads it: a plain term goes to `phraseto_tsquery`, which parses it as text
  * (so `src/app.ts` matches as PostgreSQL's parser indexed it, and no operator a
- * user types changes its meaning); a term ending in `*` is a prefix query of its
- * letters and digits. Terms without a letter or digit are dropped.
+ * user types changes its meaning); a prefix term is a prefix query of its
+ * letters and digits.
  *
  * @internal
  */
-export const tsTerms = (query: string): ReadonlyArray<TsTerm> =>
-  query.split(/\s+/u).flatMap((raw): ReadonlyArray<TsTerm> => {
-    if (!/[\p{L}\p{N}]/u.test(raw)) return []
-    const prefix = raw.length > 1 && raw.endsWith("*")
-    if (!prefix) return [{ fn: "phraseto_tsquery", text: raw }]
-    const word = (raw.match(/[\p{L}\p{N}]+/gu) ?? []).join("")
-    return [{ fn: "to_tsquery", text: `${word}:*` }]
-  })
+export const tsTerms = (terms: ReadonlyArray<QueryTerm>): ReadonlyArray<TsTerm> =>
+  terms.map((term): TsTerm =>
+    term.prefix
+      ? { fn: "to_tsquery", text: `${(term.text.match(/[\p{L}\p{N}]+/gu) ?? []).join("")}:*` }
+      : { fn: "phraseto_tsquery", text: term.text }
+  )
 
 const headline = `'StartSel=${highlight.open}, StopSel=${highlight.close}, FragmentDelimiter=${highlight.ellipsis}, ` +
   `MaxWords=16, MinWords=6, MaxFragments=1'`
 
+// PostgreSQL's code of a statement it cancelled (here: past `statement_timeout`).
+const QUERY_CANCELED = "57014"
+
+const cancelled = (cause: SqlError): boolean =>
+  typeof cause.cause === "object" && cause.cause !== null && "code" in cause.cause &&
+  cause.cause.code === QUERY_CANCELED
+
 /**
  * `SearchIndex.search` over `sql` (PostgreSQL): the same hits as {@link make},
  * ranked by `ts_rank` (negated, so that lower is better as with bm25), the
- * snippet by `ts_headline`.
+ * snippet by `ts_headline`; one statement, cancelled by PostgreSQL once past
+ * the search's timeout (`SET LOCAL statement_timeout` in its transaction).
  *
  * @internal
  */
@@ -192,15 +228,16 @@ export const makePg = (
   error: (cause: SqlError | ParseError | StoreError) => StoreError
 ): Service["search"] =>
 (sessionId, query, options = {}) => {
-  const limit = limitOf(options)
-  if (Either.isLeft(limit)) return Effect.fail(error(limit.left))
-  const terms = tsTerms(query)
+  const plan = planOf(query, options)
+  if (Either.isLeft(plan)) return Effect.fail(error(plan.left))
+  const { limit, millis } = plan.right
+  const terms = tsTerms(plan.right.terms)
   if (terms.length === 0) return Effect.succeed([])
   const match = terms.map((term, i) => `${term.fn}('simple', $${i + 1})`).join(" && ")
   const next = terms.length + 1
   const inSession = (alias: string) => (sessionId === undefined ? "" : `AND ${alias}.session_id = $${next}`)
   const vector = (alias: string) => `to_tsvector('simple', ${alias}.content)`
-  return sql.unsafe(
+  const statement = sql.unsafe(
     `WITH q AS (SELECT ${match} AS query)
     SELECT 'turn' AS kind, t.id, t.session_id, ts_headline('simple', t.content, q.query, ${headline}) AS snippet,
         -ts_rank(${vector("t")}, q.query)::float8 AS rank, t.seq AS seq, NULL::int AS depth,
@@ -212,6 +249,11 @@ export const makePg = (
         -ts_rank(${vector("s")}, q.query)::float8, NULL::int, s.depth, NULL
       FROM summaries s, q WHERE ${vector("s")} @@ q.query ${inSession("s")}
     ORDER BY rank, kind DESC, id LIMIT $${sessionId === undefined ? next : next + 1}`,
-    [...terms.map((term) => term.text), ...(sessionId === undefined ? [] : [sessionId]), limit.right]
-  ).pipe(toHits(sessionId, error))
+    [...terms.map((term) => term.text), ...(sessionId === undefined ? [] : [sessionId]), limit]
+  )
+  // `SET` takes no bound parameter: `millis` is an integer of ours.
+  return sql.withTransaction(Effect.zipRight(sql.unsafe(`SET LOCAL statement_timeout = ${millis}`), statement)).pipe(
+    Effect.catchIf(cancelled, (cause) => Effect.fail(tooLong(millis, cause))),
+    toHits(sessionId, error)
+  )
 }

@@ -18,20 +18,59 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 
 const exec = (conn: Connection, statement: string) => Effect.asVoid(conn.executeUnprepared(statement, [], undefined))
 
+// SQLite answered that another connection holds the write lock (after its busy timeout).
+const isBusy = (error: SqlError): boolean =>
+  typeof error.cause === "object" && error.cause !== null && "code" in error.cause &&
+  typeof error.cause.code === "string" && error.cause.code.startsWith("SQLITE_BUSY")
+
 /**
- * `sql.withTransaction` starting with `BEGIN IMMEDIATE`. A failed `COMMIT`
+ * How long a writer waits for the write lock in all, and the database's name
+ * for the message that says it waits.
+ *
+ * @internal
+ */
+export interface WaitOptions {
+  readonly wait: Duration.Duration
+  readonly name?: string | undefined
+}
+
+// `BEGIN IMMEDIATE`, tried again while another process holds the write lock, until `wait` has
+// passed; the first wait is logged (a warning), so that a writer held up is never silent.
+const begin = (conn: Connection, options: WaitOptions) =>
+  Effect.gen(function*() {
+    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(options.wait)
+    let told = false
+    for (;;) {
+      const attempt = yield* Effect.either(exec(conn, "BEGIN IMMEDIATE"))
+      if (attempt._tag === "Right") return
+      if (!isBusy(attempt.left) || (yield* Clock.currentTimeMillis) >= deadline) return yield* Effect.fail(attempt.left)
+      if (!told) {
+        told = true
+        yield* Effect.logWarning(
+          `${options.name ?? "the store"}: another process is writing; waiting for it (up to ${Duration.format(options.wait)})`
+        )
+      }
+      yield* Effect.sleep(Duration.millis(50))
+    }
+  })
+
+/**
+ * `sql.withTransaction` starting with `BEGIN IMMEDIATE`, waiting for the
+ * write lock as `options` say (each attempt within the busy timeout). A failed `COMMIT`
  * (a full disk, say) is a failure of the transaction, not a defect, and the
  * transaction is rolled back; a `ROLLBACK` after SQLite already rolled back on
  * its own (as it does on SQLITE_FULL) is not an error.
  *
  * @internal
  */
-export const immediate = (sql: SqlClient.SqlClient) => {
+export const immediate = (sql: SqlClient.SqlClient, options: WaitOptions) => {
   const transaction = SqlClient.makeWithTransaction({
     transactionTag: SqlClient.TransactionConnection,
     spanAttributes: [["db.system.name", "sqlite"]],
@@ -39,7 +78,7 @@ export const immediate = (sql: SqlClient.SqlClient) => {
       Scope.make(),
       (scope) => Effect.map(Scope.extend(sql.reserve, scope), (conn) => [scope, conn] as const)
     ),
-    begin: (conn) => exec(conn, "BEGIN IMMEDIATE"),
+    begin: (conn) => begin(conn, options),
     savepoint: (conn, id) => exec(conn, `SAVEPOINT effect_sql_${id}`),
     // makeWithTransaction turns a failed COMMIT into a defect: undo, and
     // `immediate` turns the SqlError back into a failure below.

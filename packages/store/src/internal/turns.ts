@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { ConversationTurn } from "@precis/core"
+import { ConversationTurn } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -13,7 +13,7 @@ import { StoreError, TurnConflictError } from "../StoreError.js"
 import { TurnRow } from "../Tables.js"
 import { type Service, type SessionInfo, type StoredSessionState, StoredTurn } from "../TurnStore.js"
 import type { Env } from "./dialect.js"
-import { decodeAll, isSqlError, now, turnReads } from "./query.js"
+import { decodeAll, isSqlError, now, pageClause, turnReads } from "./query.js"
 import * as Rows from "./rows.js"
 
 // Rows per multi-row INSERT: the 7,000 bound parameters of 1,000 turns stay below either
@@ -59,11 +59,13 @@ const insertRows = (
 
 // The turns of the session with one of `ids` (none in a new session), to
 // skip identical repeats and refuse conflicting ones. The ids go in as one
-// JSON array: one statement text whatever their number.
+// JSON array: one statement text whatever their number. The ids come first
+// (CROSS JOIN fixes SQLite's join order), each looked up by the (session, id)
+// key: the other order reads every turn of the session once per id.
 const sameIds = ({ dialect, sql }: Env, sessionId: string, ids: ReadonlyArray<string>) =>
   sameIdRows(sql.unsafe(
-    `SELECT t.id, t.role, t.content FROM turns t JOIN ${dialect.jsonElements(dialect.param(1))} j
-      ON t.id = j.value WHERE t.session_id = ${dialect.param(2)}`,
+    `SELECT t.id, t.role, t.content FROM ${dialect.jsonElements(dialect.param(1))} j CROSS JOIN turns t
+      WHERE t.session_id = ${dialect.param(2)} AND t.id = j.value`,
     [JSON.stringify(ids), sessionId]
   ))
 
@@ -108,11 +110,21 @@ const rowsOf = (sessionId: string, added: ReadonlyArray<StoredTurn>) =>
     catch: (cause) => StoreError.invalidInput("TurnStore.appendTurns", "metadata is not JSON", cause)
   })
 
+// A turn's problem, naming the turn when there are several.
+const prefixed = (index: number, count: number, problem: string | undefined) =>
+  problem === undefined ? undefined : count === 1 ? problem : `turn ${index + 1} of ${count}: ${problem}`
+
 const appendTurns = (env: Env): Service["appendTurns"] => {
   const { dialect, error, sql } = env
   return (sessionId, input) =>
     Effect.suspend(() => {
       const incoming = Array.from(input)
+      // Core's one rule for what a turn may hold, the importers' too: checked before anything is written.
+      const invalid = ConversationTurn.sessionIdProblem(sessionId) ?? incoming.reduce<string | undefined>(
+        (found, turn, i) => found ?? prefixed(i, incoming.length, ConversationTurn.problem(turn)),
+        undefined
+      )
+      if (invalid !== undefined) return Effect.fail(new StoreError({ operation: "TurnStore.appendTurns", reason: invalid }))
       if (incoming.length === 0) return Effect.succeed([])
       return Effect.gen(function*() {
         const createdAt = yield* now
@@ -163,10 +175,10 @@ export const make = (env: Env): Service => {
       } ORDER BY t.seq`
     ).pipe(Effect.mapError(error("TurnStore.turns")))
 
-  const uncoveredTurns: Service["uncoveredTurns"] = (sessionId) =>
+  const uncoveredTurns: Service["uncoveredTurns"] = (sessionId, page) =>
     reads.select(
       sql`SELECT ${reads.columns} FROM turns t
-        WHERE t.session_id = ${sessionId} AND t.seq >= ${reads.frontier(sessionId)} ORDER BY t.seq`
+        WHERE t.session_id = ${sessionId} AND t.seq >= ${reads.frontier(sessionId)} ORDER BY t.seq ${pageClause(env, page)}`
     ).pipe(Effect.mapError(error("TurnStore.uncoveredTurns")))
 
   const sessions: Service["sessions"] = Effect.map(

@@ -19,12 +19,13 @@ import type { Case } from "../../StoreSuite.js"
 export const cases: ReadonlyArray<Case> = [
   {
     name: "links every source of a large leaf and condensed summary in order, whatever the ids hold",
-    run: (dialect) =>
+    run: () =>
       Effect.gen(function*() {
         const store = yield* Store.all
         const sql = yield* SqlClient.SqlClient
-        // More sources than one insert batch, with ids that need quoting or escaping.
-        const odd = ["q\"uote", "back\\slash", "new\nline", "é ü 中文 😀", "[1,2]", "'single'", ...dialect.oddIds]
+        // More sources than one insert batch, with ids that need quoting or escaping (but no control
+        // characters: no store takes those, `ConversationTurn.isId`).
+        const odd = ["q\"uote", "back\\slash", "per%cent_", "é ü 中文 😀", "[1,2]", "'single'"]
         const ids = Array.from({ length: 250 }, (_, i) => `${odd[i % odd.length]}#${i}`)
         yield* store.appendTurns("links", ids.map((id) => Fixtures.turn("user", `content ${id}`, { id })))
         const leaf = yield* store.insertLeaf(Fixtures.leaf("links", ids))

@@ -6,7 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
-import { Store } from "@precis/store"
+import { SearchIndex, Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Fixtures from "../../Fixtures.js"
 import type { Case } from "../../StoreSuite.js"
@@ -79,6 +79,59 @@ export const cases: ReadonlyArray<Case> = [
         const all = yield* store.search(undefined, "parrot", { limit: 100 })
         expect(all.map((h) => h.id).sort()).toEqual(rounds.map((i) => `p${i}`).sort())
         yield* dialect.checkSearchIndex(true)
+      })
+  },
+  {
+    name: "a hostile query finds what its words find, or fails with a StoreError naming its bound",
+    run: () =>
+      Effect.gen(function*() {
+        const store = yield* Store.all
+        yield* store.appendTurns("hostile", [
+          Fixtures.turn("user", "the pdf report of the quarter", { id: "h0" }),
+          Fixtures.turn("assistant", "rendered the report as pdf", { id: "h1" })
+        ])
+        const ids = (query: string) =>
+          Effect.map(store.search("hostile", query), (hits) => hits.map((h) => h.id).sort())
+        // Control characters separate words: a NUL is never sent to the engine as text.
+        expect(yield* ids("pdf\u0000quarter")).toEqual(["h0"])
+        expect(yield* ids("\u0000")).toEqual([])
+        expect(yield* ids("report\u0007\u001b\u007f")).toEqual(["h0", "h1"])
+        // A word repeated is read once, in any case.
+        expect(yield* ids(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? "pdf" : "PDF")).join(" "))).toEqual(["h0", "h1"])
+        const refused = (query: string) =>
+          Effect.map(Effect.flip(store.search("hostile", query)), (e) => [e._tag, e.reason] as const)
+        const words = Array.from({ length: SearchIndex.maxQueryTerms + 1 }, (_, i) => `w${i}`).join(" ")
+        expect(yield* refused(words)).toEqual([
+          "StoreError",
+          `a search takes at most ${SearchIndex.maxQueryTerms} different words (got ${SearchIndex.maxQueryTerms + 1})`
+        ])
+        const long = Array.from({ length: 3000 }, () => "pdf").join(" ")
+        expect(yield* refused(long)).toEqual([
+          "StoreError",
+          `a search query is at most ${SearchIndex.maxQueryLength} characters (got ${long.length})`
+        ])
+      })
+  },
+  {
+    name: "a search past its timeout is cancelled where the engine can cancel it",
+    fresh: true,
+    run: (dialect) =>
+      Effect.gen(function*() {
+        const store = yield* Store.all
+        yield* store.appendTurns(
+          "slow",
+          Array.from({ length: 4000 }, (_, i) =>
+            Fixtures.turn("user", `common words in turn ${i}: ${"filler text ".repeat(20)}`, { id: `s${i}` }))
+        )
+        const result = yield* Effect.either(store.search(undefined, "common filler", { timeout: "1 millis" }))
+        if (dialect.cancelsSearches) {
+          expect(result._tag).toBe("Left")
+          if (result._tag === "Left") expect(result.left.reason).toMatch(/^the search took longer than 1ms/)
+        } else {
+          expect(result._tag).toBe("Right")
+        }
+        // A timeout long enough lets it finish.
+        expect((yield* store.search(undefined, "common filler", { timeout: "1 minute", limit: 3 })).length).toBe(3)
       })
   }
 ]

@@ -1,0 +1,201 @@
+/**
+ * `precis hook claude-code`: Claude Code runs it on its hook events (see
+ * `internal/claudeCode.ts` for the contract) with the event's JSON on stdin.
+ *
+ * - `PreCompact`, `SessionEnd`: imports the transcript's new lines into the
+ *   session named by `session_id` (as `precis watch` does, the offset kept in
+ *   the same table, so each run reads only what the file gained), then
+ *   compacts the session until `--deadline`: an interrupted compaction keeps
+ *   what it wrote, and the next run goes on. One line on stdout says what was
+ *   done and what is left.
+ * - `Stop`, `SubagentStop`: imports only.
+ * - `SessionStart` with `source` `compact` or `resume`: imports, then prints
+ *   the session-state header and a note naming the recall tools as
+ *   `additionalContext`, so what Claude's own summary dropped comes back.
+ * - Any other event: nothing.
+ *
+ * A failure is one line `precis: reason` on stderr and exit code 1, which
+ * Claude Code shows as a hook error and otherwise ignores: the session goes
+ * on (exit code 2, which could block a compaction, is never used).
+ *
+ * @internal
+ */
+import * as Command from "@effect/cli/Command"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { Layout } from "@precis/context"
+import { type Summarizer, TokenEstimator } from "@precis/core"
+import type { OpenAiProvider } from "@precis/provider-openai"
+import { DagStore, type SearchIndex, type StoreError, TurnStore } from "@precis/store"
+import * as Clock from "effect/Clock"
+import type * as ConfigError from "effect/ConfigError"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ClaudeCode from "../internal/claudeCode.js"
+import { CliError, inStore } from "../internal/errors.js"
+import * as Follow from "../internal/follow.js"
+import { exists } from "../internal/input.js"
+import * as Layers from "../internal/layers.js"
+import * as Opt from "../internal/options.js"
+import { withVerbosity } from "../internal/output.js"
+import { StdinRef } from "../internal/stdin.js"
+
+/** What `hook claude-code` fails with: each is printed as one line. */
+export type Failure =
+  | CliError
+  | ConfigError.ConfigError
+  | StoreError.StoreError
+  | CompactionOptions.InvalidOptionsError
+  | CompactionManager.ProviderUnavailableError
+  | Summarizer.InvalidSummarizerOptionsError
+  | OpenAiProvider.InvalidOpenAiOptionsError
+
+/** `~/x`, as Claude Code may write a path, made absolute with `HOME`. */
+const expandHome = (file: string) =>
+  file.startsWith("~/") ? Effect.map(ClaudeCode.home, (home) => `${home}${file.slice(1)}`) : Effect.succeed(file)
+
+/**
+ * Imports what the transcript gained since the last run into `session`
+ * (nothing when there is no transcript); returns the turns added.
+ */
+const importTranscript = (
+  input: ClaudeCode.HookInput
+): Effect.Effect<
+  number,
+  CliError | StoreError.StoreError,
+  FileSystem.FileSystem | Path.Path | TurnStore.TurnStore | SearchIndex.SearchIndex | SqlClient.SqlClient
+> =>
+  Effect.gen(function*() {
+    if (input.transcript_path === undefined || input.transcript_path.length === 0) return 0
+    const file = yield* expandHome(input.transcript_path)
+    if (!(yield* exists(file))) return yield* new CliError({ reason: `${file}: no such transcript` })
+    const failures: Array<string> = []
+    const follower = yield* Follow.make({
+      paths: [file],
+      session: Option.some(input.session_id),
+      format: "claude-code",
+      onEvent: (event) => Effect.sync(() => event._tag === "FileFailed" && failures.push(event.reason))
+    })
+    const added = yield* follower.poll
+    const failure = failures[0]
+    if (failure !== undefined) {
+      // A bad line's reason already names the file and line.
+      return yield* new CliError({ reason: failure.startsWith(file) ? failure : `${file}: ${failure}` })
+    }
+    return added
+  }).pipe(Effect.scoped)
+
+/** The turns of `session` no summary covers yet. */
+const uncovered = (session: string) =>
+  Effect.flatMap(TurnStore.TurnStore, (store) => Effect.map(store.uncoveredTurns(session), (turns) => turns.length))
+
+/** The most turns one compaction call summarizes: the deadline is checked between calls. */
+const BATCH_TURNS = 200
+
+/**
+ * Compacts `session` in batches until nothing is left or `until` (epoch
+ * milliseconds) passes, a batch in progress then interrupted (what it wrote
+ * stays); says what was done, and that the rest waits when time ran out.
+ */
+const compactUntil = (session: string, added: number, until: number) =>
+  Effect.gen(function*() {
+    const manager = yield* CompactionManager.CompactionManager
+    const before = yield* uncovered(session)
+    const started = yield* Clock.currentTimeMillis
+    let stopped = false
+    while (true) {
+      const remaining = until - (yield* Clock.currentTimeMillis)
+      const batch = remaining <= 0
+        ? Option.none()
+        : yield* manager.compact(session, { maxTurns: BATCH_TURNS }).pipe(Effect.timeoutOption(Duration.millis(remaining)))
+      if (Option.isNone(batch)) {
+        stopped = true
+        break
+      }
+      if (batch.value.turnsCompacted === 0 && batch.value.condensedSummariesCreated === 0) break
+    }
+    const after = yield* uncovered(session)
+    const elapsed = Duration.format(Duration.millis((yield* Clock.currentTimeMillis) - started))
+    return `precis: session ${session}: ${added} new turns imported; ${before - after} turns summarized in ${elapsed}; ` +
+      `${after} not summarized yet` +
+      (stopped ? " (stopped at the deadline: the next PreCompact or SessionEnd goes on)" : "")
+  })
+
+/** The `SessionStart` output for `session`: its state and the recall note (nothing for an unknown session). */
+const restore = (session: string) =>
+  Effect.gen(function*() {
+    const store = yield* TurnStore.TurnStore
+    const dag = yield* DagStore.DagStore
+    if (!(yield* store.sessions).some((s) => s.id === session)) return Option.none<string>()
+    const estimator = yield* TokenEstimator.TokenEstimator
+    const { state } = yield* ActiveContext.loadState(session)
+    const ids = (yield* dag.parentless(session)).map((s) => s.id)
+    return Option.some(ClaudeCode.sessionStartOutput(Layout.header(estimator, state), ClaudeCode.recallNote(session, ids)))
+  })
+
+/** Creates the folder of a SQLite store (the default one lives where nothing may exist yet). */
+const ensureFolder = (db: Layers.Db) =>
+  db.isUrl ? Effect.void : Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    yield* fs.makeDirectory(path.dirname(db.path), { recursive: true }).pipe(
+      Effect.mapError((error) => new CliError({ reason: `${db}: cannot create its folder: ${error.message}` }))
+    )
+  })
+
+/** `precis hook claude-code`. */
+export const claudeCode = Command.make(
+  "claude-code",
+  { db: Opt.agentDb, provider: Opt.provider, deadline: Opt.deadline, verbose: Opt.verbose },
+  (args) =>
+    Effect.gen(function*() {
+      const started = yield* Clock.currentTimeMillis
+      const input = yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll)
+      const action = ClaudeCode.actionOf(input)
+      if (action === "nothing") return
+      const db = new Layers.Db(yield* ClaudeCode.storeOf(args.db))
+      yield* ensureFolder(db)
+      const store = Layers.store(db)
+      const session = input.session_id
+      if (action === "import-and-compact") {
+        const until = started + Duration.toMillis(Option.getOrElse(args.deadline, () => Opt.defaultDeadline))
+        const manager = CompactionManager.layerConfig().pipe(
+          Layer.provideMerge(store),
+          Layer.provide(Layers.summarizer(args.provider))
+        )
+        const line = yield* Effect.flatMap(importTranscript(input), (added) => compactUntil(session, added, until)).pipe(
+          Effect.provide(manager),
+          inStore(db)
+        )
+        return yield* Console.log(line)
+      }
+      const output = yield* importTranscript(input).pipe(
+        Effect.zipRight(action === "restore" ? restore(session) : Effect.succeedNone),
+        Effect.provide(store),
+        inStore(db)
+      )
+      if (Option.isSome(output)) yield* Console.log(output.value)
+    }).pipe(withVerbosity(args.verbose))
+).pipe(
+  Command.withDescription(
+    "Run by Claude Code's hooks (precis install claude-code sets them up) with the hook's JSON on stdin. " +
+      "PreCompact and SessionEnd import the transcript's new lines into the session (named by its session_id) and " +
+      "compact it until --deadline; Stop imports only; SessionStart after a compaction or a resume prints the " +
+      "session-state header and a note on the recall tools as additional context for Claude. A failure exits 1 " +
+      "with one line on stderr, which does not stop the Claude Code session."
+  )
+)
+
+/** One line for the root page and the README. */
+export const summary = "Run as a coding agent's hook: import, compact, give back the session state"
+
+/** The `hook` command: one subcommand per agent (only Claude Code so far). */
+export const command = Command.make("hook").pipe(
+  Command.withDescription("Hooks for coding agents: precis hook claude-code."),
+  Command.withSubcommands([claudeCode])
+)
