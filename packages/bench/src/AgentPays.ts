@@ -292,14 +292,27 @@ export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure>
 }
 
 /**
- * precis's variants measured: the header in the frame (the default) and at the end.
+ * precis's variants measured: the defaults (the header in the frame), the
+ * header at the end, and the hysteresis' marks moved one way each (from
+ * which the defaults were chosen: see BENCHMARKS.md).
  *
  * @since 0.3.0
  */
-export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> = [{}, { statePlacement: "end" }]
+export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> = [
+  {},
+  { statePlacement: "end" },
+  { lowWater: 0.6 },
+  { highWater: 1 }
+]
 
-const variantName = (args: Args): string =>
-  `precis, header ${args.assemble?.statePlacement === "end" ? "at the end" : "in the frame"}`
+const variantName = (args: Args): string => {
+  const { highWater, lowWater, statePlacement } = args.assemble ?? {}
+  return [
+    `precis, header ${statePlacement === "end" ? "at the end" : "in the frame"}`,
+    ...(lowWater === undefined ? [] : [`lowWater ${lowWater}`]),
+    ...(highWater === undefined ? [] : [`highWater ${highWater}`])
+  ].join(", ")
+}
 
 /**
  * The section's loops, each in a child process: every session, precis (each variant) and the baseline.

@@ -31,13 +31,13 @@ describe("context", () => {
       const text = yield* runCli(["context", "--db", db])
       assert.strictEqual(text.code, 0, text.stderr)
       // The header after the summaries, before the turns: it changes more often than they do.
-      assert.isTrue(text.stdout.startsWith("[Summary 1, depth "))
+      assert.isTrue(text.stdout.startsWith("Summary of the earlier conversation, oldest first:\n\n[Summary 1, depth "))
       assert.include(text.stdout, `\n\n${context.header}\n\n[2025-01-01T00:34:00] `)
       expect(text.stdout.trimEnd()).toMatch(/\[2025-01-01T00:39:00\] assistant: Step 39: .*$/)
       // --no-state leaves it out.
       const bare = yield* runCli(["context", "--db", db, "--no-state"])
       assert.strictEqual(bare.code, 0, bare.stderr)
-      expect(bare.stdout).toMatch(/^\[Summary 1, depth \d/)
+      expect(bare.stdout).toMatch(/^Summary of the earlier conversation, oldest first:\n\n\[Summary 1, depth \d/)
       assert.strictEqual(text.stdout.replace(`\n\n${context.header}`, ""), bare.stdout)
       const bareJson = JSON.parse((yield* runCli(["context", "--db", db, "--no-state", "--json"])).stdout)
       assert.deepStrictEqual([bareJson.header, bareJson.headerTokens], ["", 0])

@@ -97,6 +97,7 @@ export const oneShotLowWater = 1 - Expansion.defaults.reserve
  * | `turnShare` | (0, 1] | 0.05: a turn that enters takes at most this share of the budget (cut in its middle past it) |
  * | `statePlacement` | `"frame"` or `"end"` | `"frame"`: the header after the summaries, refreshed at rebuilds; `"end"`: last, refreshed every assembly |
  * | `system` | a string | none: system text pinned first (counts against the budget) |
+ * | `recallNote` | a boolean | false: the summaries followed by `Layout.recallNote` (counted too) |
  *
  * The defaults are measured: see the "what an agent pays" loops of
  * `pnpm bench loop` and BENCHMARKS.md.
@@ -114,7 +115,8 @@ export const Settings = Schema.Struct({
     default: () => defaults.turnShare
   }),
   statePlacement: Schema.optionalWith(OptionSchema.literal("frame", "end"), { default: () => defaults.statePlacement }),
-  system: Schema.optionalWith(Schema.String, { default: () => "" })
+  system: Schema.optionalWith(Schema.String, { default: () => "" }),
+  recallNote: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }).pipe(
   Schema.filter((settings) =>
     settings.lowWater <= settings.highWater || {
@@ -178,6 +180,8 @@ export interface Assembled extends Condenser.Condensed, Layout.Renderable {
   readonly header: string
   readonly headerTokens: number
   readonly statePlacement: Layout.StatePlacement
+  /** Whether the summaries are followed by `Layout.recallNote` (in `render`, `toMessages` and the Prompt). */
+  readonly recallNote: boolean
   readonly sharedTokens: number
   readonly breakpoint: number
   readonly rebuilt: boolean
@@ -277,31 +281,6 @@ const build = (manager: CompactionManager.Service | undefined) =>
       loadState
     })
 
-    const result = (
-      sessionId: string,
-      context: Layout.Renderable & Pick<Frame.Frame, "report" | "statePlacement">,
-      previous: string | undefined,
-      rebuilt: boolean
-    ): Assembled => {
-      const text = Layout.render(context)
-      const header = context.header ?? ""
-      return {
-        sessionId,
-        system: context.system ?? "",
-        pinned: context.pinned ?? [],
-        header,
-        headerTokens: header.length === 0 ? 0 : estimator.estimate(header),
-        statePlacement: context.statePlacement,
-        summaries: context.summaries,
-        turns: context.turns,
-        tokens: estimator.estimate(text),
-        report: context.report,
-        sharedTokens: Layout.sharedTokens(estimator, previous, text),
-        breakpoint: Layout.lastStable(Layout.blocks(context)),
-        rebuilt
-      }
-    }
-
     // Without a budget: the active context whole, no frame kept.
     const whole = (sessionId: string, settings: Frame.Settings) =>
       Effect.gen(function*() {
@@ -310,7 +289,7 @@ const build = (manager: CompactionManager.Service | undefined) =>
         const report = { tokensBefore: active.tokens, tokensAfter: active.tokens, stages: [] }
         const header = settings.sessionState ? Layout.header(estimator, state) : ""
         const { summaries, turns } = active
-        return result(sessionId, { ...settings, header, summaries, turns, report }, undefined, true)
+        return Frame.toAssembled(estimator, sessionId, { ...settings, header, summaries, turns, report }, undefined, true)
       })
 
     const assemble: Service["assemble"] = (sessionId, options = {}) =>
@@ -323,7 +302,7 @@ const build = (manager: CompactionManager.Service | undefined) =>
           ? undefined
           : yield* Frame.append(sessionId, kept, settings, manager === undefined ? undefined : ActiveContext.saveState)
         const frame = appended ?? (yield* Rebuild.rebuild(plan(sessionId, options, settings, kept)))
-        const assembled = result(sessionId, frame, entry?.text, appended === undefined)
+        const assembled = Frame.toAssembled(estimator, sessionId, frame, entry?.text, appended === undefined)
         yield* Ref.update(frames, (all) => Frame.remember(all, sessionId, { frame, text: Layout.render(frame) }, defaults.maxFrames))
         yield* Effect.annotateCurrentSpan({ "precis.rebuilt": assembled.rebuilt, "precis.tokens": assembled.tokens })
         return assembled

@@ -71,6 +71,8 @@ export interface Renderable {
   readonly pinned?: ReadonlyArray<ConversationTurn.ConversationTurn> | undefined
   readonly header?: string | undefined
   readonly statePlacement?: StatePlacement | undefined
+  /** Whether the summaries are followed by {@link recallNote} (a `RenderOptions.recallNote` given wins). */
+  readonly recallNote?: boolean | undefined
   readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
 }
@@ -133,17 +135,19 @@ const turnBlock = (turn: ConversationTurn.ConversationTurn, kind: "request" | "t
   volatile: false
 })
 
+/**
+ * The line that opens the summaries' block, in {@link render} as in {@link toMessages}.
+ *
+ * @since 0.3.0
+ */
+export const summariesLabel = "Summary of the earlier conversation, oldest first:"
+
 const summariesBlock = (context: Renderable, options: RenderOptions): Array<Block> => {
   if (context.summaries.length === 0) return []
-  const note = options.recallNote === true ? recallNote(context.summaries) : ""
-  const text = Transcript.renderSummaries(context.summaries) + (note.length > 0 ? `\n\n${note}` : "")
-  return [{
-    kind: "summaries",
-    role: "user",
-    content: `Summary of the earlier conversation, oldest first:\n\n${text}`,
-    text,
-    volatile: false
-  }]
+  const note = (options.recallNote ?? context.recallNote) === true ? recallNote(context.summaries) : ""
+  // One text as message and in the rendering, so that a Prompt is never longer than the rendering it is measured by.
+  const text = `${summariesLabel}\n\n${Transcript.renderSummaries(context.summaries)}${note.length > 0 ? `\n\n${note}` : ""}`
+  return [{ kind: "summaries", role: "user", content: text, text, volatile: false }]
 }
 
 const stateBlock = (context: Renderable, at: StatePlacement): Array<Block> =>

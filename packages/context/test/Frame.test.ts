@@ -3,6 +3,7 @@
  * request with text added at its end; rebuilds come past the high mark, with
  * a compaction; a compaction prepared in idle time is adopted only then.
  */
+import type * as Prompt from "@effect/ai/Prompt"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { CompactionManager, SleepMode } from "@precis/compaction"
 import { ConversationTurn, TokenEstimator, ToolUse } from "@precis/core"
@@ -77,6 +78,12 @@ const stream = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>, options
 const upTo = (assembled: Assembler.Assembled, index: number) =>
   Layout.blocks(assembled).slice(0, index + 1).map((b) => [b.kind, b.content])
 
+// The text a Prompt sends: its messages' text parts.
+const promptText = (prompt: Prompt.Prompt) =>
+  prompt.content.map((m) =>
+    typeof m.content === "string" ? m.content : m.content.map((part) => part.type === "text" ? part.text : "").join("")
+  ).join("")
+
 // Whether every tool result of `turns` comes right after the call it answers.
 const pairsWhole = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
   turns.every((turn, i) => {
@@ -88,7 +95,7 @@ describe("Assembler frames", () => {
   it.effect("between rebuilds each request is the previous one with text at its end; rebuilds past the high mark compact", () =>
     Effect.gen(function*() {
       const budget = 6000
-      const all = yield* stream(sessionOf(steps(16, 3000)), { budget })
+      const all = yield* stream(sessionOf(steps(24, 3000)), { budget })
       const rebuilds = all.flatMap((a, i) => a.rebuilt ? [i] : [])
       expect(rebuilds.length).toBeGreaterThanOrEqual(3)
       expect(rebuilds[0]).toBe(0)
@@ -108,7 +115,7 @@ describe("Assembler frames", () => {
         assert.strictEqual(assembled.sharedTokens, estimator.estimate(previous))
       }
       assert.deepStrictEqual(yield* StoreInvariants.violations(), [])
-    }).pipe(Effect.provide(assemblerLayer())))
+    }).pipe(Effect.provide(assemblerLayer())), { timeout: 60_000 })
 
   it.effect("a turn enters cut past turnShare of the budget, and keeps that form until the next rebuild", () =>
     Effect.gen(function*() {
@@ -149,9 +156,13 @@ describe("Assembler frames", () => {
   it.scoped("a compaction Sleep Mode prepares in idle time is adopted at the next rebuild, without waiting for a model", () =>
     Effect.gen(function*() {
       const budget = 8000
-      const turns = sessionOf(steps(12, 1600))
-      const idle = 6 * 6 // six steps of six turns, under the high mark
-      const before = yield* stream(turns.slice(0, idle), { budget })
+      const turns = sessionOf(steps(20, 1600))
+      // The agent works until its context is past 80% of the budget, under the high mark (one frame, never rebuilt).
+      const before: Array<Assembler.Assembled> = []
+      while (before.length === 0 || before.at(-1)!.tokens <= 0.8 * budget) {
+        before.push(...(yield* stream([turns[before.length]!], { budget })))
+      }
+      const idle = before.length
       assert.deepStrictEqual(before.map((a) => a.rebuilt).lastIndexOf(true), 0)
       const calls = yield* requestCount
       // The agent goes idle: Sleep Mode compacts the session.
@@ -219,13 +230,17 @@ describe("Assembler frames", () => {
             expect(assembled.tokens).toBe(estimator.estimate(text))
             expect(assembled.tokens).toBeLessThanOrEqual(budget)
             expect(pairsWhole(assembled.turns)).toBe(true)
-            // The Prompt marks the breakpoint, and only it.
-            const marked = AiPrompt.toPrompt(assembled).content.flatMap((m, k) => "anthropic" in m.options ? [k] : [])
+            // The Prompt marks the breakpoint, and only it; everything it sends is within the budget too.
+            const prompt = AiPrompt.toPrompt(assembled)
+            const marked = prompt.content.flatMap((m, k) => "anthropic" in m.options ? [k] : [])
             assert.deepStrictEqual(marked, [assembled.breakpoint])
+            expect(estimator.estimate(promptText(prompt))).toBeLessThanOrEqual(budget)
             if (previous !== undefined && !assembled.rebuilt) {
               assert.isTrue(Layout.renderStable(assembled).startsWith(Layout.renderStable(previous)))
               expect(assembled.sharedTokens).toBeGreaterThanOrEqual(estimator.estimate(Layout.renderStable(previous)))
               assert.deepStrictEqual(upTo(assembled, previous.breakpoint), upTo(previous, previous.breakpoint))
+              // A compaction prepared since is not adopted while the frame holds: the same summaries.
+              assert.deepStrictEqual(assembled.summaries, previous.summaries)
             }
             previous = assembled
           }

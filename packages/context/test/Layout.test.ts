@@ -35,7 +35,7 @@ describe("Layout", () => {
     assert.deepStrictEqual(Layout.blocks(context).map((b) => b.kind), ["system", "request", "summaries", "state", "turn", "turn"])
     assert.deepStrictEqual(Layout.toMessages(context).map((m) => m.role), ["system", "user", "user", "user", "user", "assistant"])
     const text = Layout.render(context)
-    assert.isTrue(text.startsWith("You are careful.\n\n[?] user: Fix the login bug\n\n[Summary 1, depth 0]\nc\n\nSession state: x\n\n"))
+    assert.isTrue(text.startsWith("You are careful.\n\n[?] user: Fix the login bug\n\nSummary of the earlier conversation, oldest first:\n\n[Summary 1, depth 0]\nc\n\nSession state: x\n\n"))
     assert.isTrue(text.endsWith(Transcript.formatTurns(turns)))
     // Every block but the volatile one is stable: here all of them.
     assert.strictEqual(Layout.renderStable(context), text)
@@ -104,7 +104,7 @@ describe("Layout recall note", () => {
     const note = Layout.recallNote(summaries)
     assert.match(note, /search .* expand .* describe .*Summary ids: s-1, s-2\.$/s)
     const text = Layout.render({ summaries, turns }, { recallNote: true })
-    assert.strictEqual(text, `${Transcript.renderSummaries(summaries)}\n\n${note}\n\n${Transcript.formatTurns(turns)}`)
+    assert.strictEqual(text, `${Layout.summariesLabel}\n\n${Transcript.renderSummaries(summaries)}\n\n${note}\n\n${Transcript.formatTurns(turns)}`)
     const messages = Layout.toMessages({ summaries, turns }, { recallNote: true })
     assert.strictEqual(messages.length, 3)
     assert.isTrue(messages[0]!.content.endsWith(`\n\n${note}`))

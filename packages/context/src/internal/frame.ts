@@ -12,6 +12,7 @@ import { ActiveContext } from "@precis/compaction"
 import { type ConversationTurn, SessionState, type SummaryRecord, TokenEstimator } from "@precis/core"
 import { type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
+import type { Assembled } from "../Assembler.js"
 import * as Layout from "../Layout.js"
 import type { Report } from "./stage.js"
 import { cutTurn, turnLabel } from "./turns.js"
@@ -29,6 +30,7 @@ export interface Settings {
   readonly statePlacement: Layout.StatePlacement
   readonly sessionState: boolean
   readonly system: string
+  readonly recallNote: boolean
 }
 
 /** The most tokens a turn takes when it enters a context of these settings. */
@@ -47,6 +49,7 @@ export interface Frame extends Layout.Renderable {
   /** The header as of the frame's rebuild (refreshed at every assembly only when placed at the end). */
   readonly header: string
   readonly statePlacement: Layout.StatePlacement
+  readonly recallNote: boolean
   readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
   /** The ids of the parentless summaries it was built from: another set means a compaction happened since. */
@@ -129,4 +132,32 @@ export const remember = (
     next.delete(oldest)
   }
   return next
+}
+
+/** What an assembly gives for a frame (or a whole context): `previous` is the text of the session's last assembly. */
+export const toAssembled = (
+  estimator: TokenEstimator.Service,
+  sessionId: string,
+  context: Layout.Renderable & Pick<Frame, "report" | "statePlacement" | "recallNote">,
+  previous: string | undefined,
+  rebuilt: boolean
+): Assembled => {
+  const text = Layout.render(context)
+  const header = context.header ?? ""
+  return {
+    sessionId,
+    system: context.system ?? "",
+    pinned: context.pinned ?? [],
+    header,
+    headerTokens: header.length === 0 ? 0 : estimator.estimate(header),
+    statePlacement: context.statePlacement,
+    recallNote: context.recallNote,
+    summaries: context.summaries,
+    turns: context.turns,
+    tokens: estimator.estimate(text),
+    report: context.report,
+    sharedTokens: Layout.sharedTokens(estimator, previous, text),
+    breakpoint: Layout.lastStable(Layout.blocks(context)),
+    rebuilt
+  }
 }

@@ -92,6 +92,7 @@ export const rebuild = (plan: Plan) =>
       pinned,
       header: header(estimator, loaded.state, settings),
       statePlacement: settings.statePlacement,
+      recallNote: settings.recallNote,
       summaries: [],
       turns: []
     }
