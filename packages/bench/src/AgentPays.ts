@@ -302,6 +302,7 @@ export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> 
   {},
   { statePlacement: "end" },
   { lowWater: 0.6 },
+  { highWater: 0.85 },
   { highWater: 1 }
 ]
 

@@ -77,6 +77,7 @@ describe("context", () => {
         )
       )
       expect(text.stderr.split("\n").every((line) => line.startsWith("precis: "))).toBe(true)
+      expect(text.stderr).toMatch(new RegExp(`^precis: printed: ${fitted.tokens} of ${budget} tokens$`, "m"))
       const bad = yield* runCli(["context", "--db", db, "--budget", "0"])
       assert.strictEqual(bad.code, 1)
       expect(bad.stderr).toContain("--budget must be an integer >= 1")

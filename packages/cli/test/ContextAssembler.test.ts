@@ -19,7 +19,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 const assembleReadOnly = (db: string, options: Assembler.AssembleOptions) =>
   Effect.flatMap(
     Assembler.Assembler,
-    (assembler) => assembler.assemble("default", { lowWater: Assembler.oneShotLowWater, ...options })
+    (assembler) => assembler.assemble("default", { ...Assembler.oneShot, ...options })
   ).pipe(
     Effect.provide(Assembler.layerReadOnly.pipe(Layer.provide(SqliteStore.layer({ filename: db, readonly: true })))),
     Effect.scoped

@@ -13,8 +13,9 @@
  * refreshed at every assembly).
  *
  * **Hysteresis.** When the turns would pass the high mark (`highWater` of
- * the budget, 0.85 by default: never over the budget, with room left for what
- * the agent adds around the context), the context is rebuilt once, down to
+ * the budget, 0.8 by default: measured, it costs less than the budget itself
+ * and leaves room for what the agent adds around the context), the context
+ * is rebuilt once, down to
  * `lowWater` of the budget: the session compacted (all but its fresh tail),
  * the active context with old tool output masked, then the expansion from
  * the DAG up to the low-water mark (see `internal/rebuild.ts`). So its start
@@ -72,7 +73,7 @@ import * as Layout from "./Layout.js"
  */
 export const defaults = {
   lowWater: 0.5,
-  highWater: 0.85,
+  highWater: 0.8,
   turnShare: 0.05,
   statePlacement: "frame" as Layout.StatePlacement,
   /** The sessions whose frames an assembler keeps (the least recently assembled is forgotten past it). */
@@ -88,12 +89,21 @@ export const defaults = {
 export const oneShotLowWater = 1 - Expansion.defaults.reserve
 
 /**
+ * The marks of a context assembled once: filled to {@link oneShotLowWater},
+ * the high mark the budget itself (the default high mark is below it). Spread
+ * it into the options: `assemble(session, { budget, ...Assembler.oneShot })`.
+ *
+ * @since 0.3.0
+ */
+export const oneShot = { lowWater: oneShotLowWater, highWater: 1 } as const
+
+/**
  * The assembly's own options as a Schema, their bounds and defaults:
  *
  * | option | bounds | default |
  * |---|---|---|
  * | `lowWater` | (0, 1], at most `highWater` | 0.5: a rebuild brings the context down to this share of the budget |
- * | `highWater` | (0, 1] | 0.85: past this share of the budget the context is rebuilt |
+ * | `highWater` | (0, 1] | 0.8: past this share of the budget the context is rebuilt |
  * | `turnShare` | (0, 1] | 0.05: a turn that enters takes at most this share of the budget (cut in its middle past it) |
  * | `statePlacement` | `"frame"` or `"end"` | `"frame"`: the header after the summaries, refreshed at rebuilds; `"end"`: last, refreshed every assembly |
  * | `system` | a string | none: system text pinned first (counts against the budget) |

@@ -167,7 +167,7 @@ describe("Assembler", () => {
       const store = yield* Store.all
       yield* store.appendTurns("s", Array.from({ length: 600 }, (_, i) => turn(i % 2 === 0 ? "user" : "assistant", `ok ${i}`, `t${i}`)))
       for (const budget of [300, 1000, 2000, 4000]) {
-        const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", { budget, lowWater: Assembler.oneShotLowWater })
+        const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", { budget, ...Assembler.oneShot })
         expect(sent(assembled)).toBeLessThanOrEqual(budget)
         expect(assembled.tokens).toBe(sent(assembled))
       }
@@ -218,7 +218,7 @@ describe("Assembler, read-only", () => {
       yield* store.appendTurns("s", [...toolSession, ...builds])
       yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 6, leafChunkTokens: 300, minFanIn: 2 })
       const budget = 3000
-      const options = { budget, lowWater: Assembler.oneShotLowWater }
+      const options = { budget, ...Assembler.oneShot }
       const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", options)
       expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * Assembler.oneShotLowWater))
       expect(assembled.report.stages.at(-1)!.acted).toBe(true)

@@ -157,24 +157,27 @@ describe("Assembler frames", () => {
     Effect.gen(function*() {
       const budget = 8000
       const turns = sessionOf(steps(20, 1600))
-      // The agent works until its context is past 80% of the budget, under the high mark (one frame, never rebuilt).
+      // The agent works until its context is near the high mark, under it (one frame, never rebuilt).
+      const sleep = yield* SleepMode.SleepMode
+      // Each turn, as an agent does: activity, then the context to send.
+      const turn = (next: ConversationTurn.ConversationTurn) =>
+        Effect.zipRight(sleep.recordActivity, Effect.map(stream([next], { budget }), (all) => all[0]!))
       const before: Array<Assembler.Assembled> = []
-      while (before.length === 0 || before.at(-1)!.tokens <= 0.8 * budget) {
-        before.push(...(yield* stream([turns[before.length]!], { budget })))
+      while (before.length === 0 || before.at(-1)!.tokens <= (Assembler.defaults.highWater - 0.1) * budget) {
+        before.push(yield* turn(turns[before.length]!))
       }
       const idle = before.length
       assert.deepStrictEqual(before.map((a) => a.rebuilt).lastIndexOf(true), 0)
       const calls = yield* requestCount
       // The agent goes idle: Sleep Mode compacts the session.
-      const sleep = yield* SleepMode.SleepMode
       yield* TestClock.adjust("6 minutes")
       yield* waitUntil(Effect.map(sleep.stats, (s) => s.cyclesCompleted >= 1 && s.summariesCreated > 0))
       const prepared = yield* requestCount
       expect(prepared).toBeGreaterThan(calls)
       // Back to work: the frame that still fits keeps its text; the first rebuild adopts the prepared summaries.
-      yield* sleep.recordActivity
-      const after = yield* stream(turns.slice(idle), { budget })
-      const rebuild = after.findIndex((a) => a.rebuilt)
+      const after: Array<Assembler.Assembled> = []
+      while (after.length === 0 || !after.at(-1)!.rebuilt) after.push(yield* turn(turns[idle + after.length]!))
+      const rebuild = after.length - 1
       expect(rebuild).toBeGreaterThan(0)
       let previous = before.at(-1)!
       for (const assembled of after.slice(0, rebuild)) {

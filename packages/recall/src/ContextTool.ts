@@ -91,7 +91,7 @@ export const assemble = (
   Effect.flatMap(
     Assembler.Assembler,
     // Asked once, filled to the one-shot mark; the recall note counted within the budget.
-    (assembler) => assembler.assemble(sessionId, { budget, compact: false, lowWater: Assembler.oneShotLowWater, recallNote: true })
+    (assembler) => assembler.assemble(sessionId, { budget, compact: false, ...Assembler.oneShot, recallNote: true })
   )
 
 /** The handler of `context` over the store and the manager in context. */

@@ -233,7 +233,7 @@ export const assemble = (
       yield* store.appendTurns(sessionId, turns)
       yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))
       // As `precis context --budget` assembles it: once, filled to the one-shot mark.
-      const once = { budget, compact: false, lowWater: Assembler.oneShotLowWater }
+      const once = { budget, compact: false, ...Assembler.oneShot }
       const assembled = yield* assembler.assemble(sessionId, once)
       const flat = yield* assembler.assemble(sessionId, { ...once, expand: false })
       const contextAtSize = summaryTokens === undefined

@@ -55,7 +55,7 @@ export const command = Command.make(
         // Assembled once: no turn follows, so it fills what a loop's low-water mark would leave for new turns.
         const assembled = yield* assembler.assemble(sessionId, {
           budget,
-          lowWater: Assembler.oneShotLowWater,
+          ...Assembler.oneShot,
           sessionState: !args.noState,
           expand: !args.noExpand
         })
@@ -77,7 +77,9 @@ export const command = Command.make(
           yield* Console.log(Layout.render(assembled))
           const lines = [
             ...(headerTokens > 0 ? [`session state: ${headerTokens} tokens`] : []),
-            ...Render.condenserReport(assembled.report, budget)
+            ...Render.condenserReport(assembled.report, budget),
+            // What was printed, everything counted (the report counts summaries and turns alone).
+            `printed: ${assembled.tokens} of ${budget} tokens`
           ]
           return yield* Effect.forEach(lines, (line) => Console.error(line), { discard: true })
         }
