@@ -12,6 +12,8 @@ export default defineProject({
     globalSetup: ["test/globalSetup.ts"],
     // Each test runs whole commands (parse, store, compaction), several in a row; on a small,
     // shared CI machine that takes seconds, not milliseconds. Nothing here asserts a duration.
-    testTimeout: 60_000
+    testTimeout: 60_000,
+    // The same for the set-ups (Search.test.ts imports and indexes a store in `beforeAll`).
+    hookTimeout: 60_000
   }
 })

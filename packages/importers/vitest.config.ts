@@ -5,6 +5,9 @@ export default defineProject({
   ssr,
   test: {
     name: "importers",
-    include: ["test/**/*.test.ts"]
+    include: ["test/**/*.test.ts"],
+    // The property tests parse hundreds of generated files; on a busy 2-core machine that passes
+    // vitest's 5 s default. Nothing here asserts a duration.
+    testTimeout: 30_000
   }
 })

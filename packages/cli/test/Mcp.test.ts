@@ -71,12 +71,12 @@ const text = (result: ToolResult): string => result.content.map((part) => part.t
 const sha = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex")
 
 describe("precis mcp with the official MCP client", () => {
-  it("lists the four read-only tools and answers each; an expand pages to its end", async () => {
+  it("lists the five read-only tools and answers each; an expand pages to its end", async () => {
     const before = sha(db)
     const server = await connect(db)
     try {
       const { tools } = await server.client.listTools()
-      assert.deepStrictEqual(tools.map((t) => t.name).sort(), ["context", "describe", "expand", "search"])
+      assert.deepStrictEqual(tools.map((t) => t.name).sort(), ["context", "describe", "expand", "read", "search"])
       for (const tool of tools) {
         assert.strictEqual(tool.annotations?.readOnlyHint, true, tool.name)
         assert.strictEqual(tool.inputSchema.type, "object")
@@ -131,6 +131,13 @@ describe("precis mcp with the official MCP client", () => {
       assert.strictEqual(Math.floor(Array.from(assembled.text).length / 4), assembled.tokens)
       expect(assembled.text).toMatch(/^\[[^\]]+\] user: /)
       expect(assembled.text).toMatch(/Summary ids: [^\n]+\n\nSession state/)
+      // The header cites turns by short ids: read gives the cited turn back.
+      const citation = /first request: .+ \[([^\]\s]+)\]/.exec(assembled.text)
+      assert.isNotNull(citation, assembled.text.slice(0, 400))
+      const cited = await call(server, "read", { session: "demo", id: citation![1], around: 0 })
+      assert.isNotTrue(cited.isError, text(cited))
+      const turn = cited.structuredContent as { turnId: string; items: Array<{ id: string; role: string }> }
+      assert.deepStrictEqual(turn.items.map((i) => [i.id, i.role]), [[turn.turnId, "user"]])
       // A state folded from every turn is not saved (the store is read-only: a save would fail and warn).
       const plain = await call(server, "context", { session: "plain" })
       expect((plain.structuredContent as { text: string }).text).toMatch(/\n\nSession state \(from turns .+, 245 turns\)/)
@@ -172,7 +179,7 @@ describe("precis mcp with the official MCP client", () => {
     const missing = path.join(dir, "missing.db")
     const server = await connect(missing)
     try {
-      assert.strictEqual((await server.client.listTools()).tools.length, 4)
+      assert.strictEqual((await server.client.listTools()).tools.length, 5)
       for (const [name, args] of [["search", { query: "x" }], ["context", { session: "s" }]] as const) {
         const result = await call(server, name, args)
         assert.isTrue(result.isError)

@@ -1,8 +1,9 @@
 /**
  * `precis serve` as a real process, asked with raw HTTP: forged `Host`
  * headers (DNS rebinding) are refused on every route, another machine's view
- * needs --allow-remote and says so, a search runs in a process of its own
- * (the server answers a page asked after it first), and Ctrl-C stops it.
+ * needs --allow-remote and says so, a search and an assembled context run in
+ * processes of their own (the server answers a page asked after them first),
+ * and Ctrl-C stops it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -10,6 +11,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
+import * as Html from "../src/internal/html.js"
 import { runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 import { type Running, start } from "./utils/spawn.js"
 
@@ -42,6 +44,18 @@ const ask = (port: number, target: string, host: string | undefined) =>
     socket.on("end", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text }))
   })
 
+/** Asks `first`, then `second` at once: their answers, and the order in which they came. */
+const both = async (port: number, host: string, first: string, second: string) => {
+  const order: Array<string> = []
+  const answer = (target: string) =>
+    ask(port, target, host).then((answered) => {
+      order.push(target)
+      return answered
+    })
+  const answers = await Promise.all([answer(first), answer(second)])
+  return { answers, order }
+}
+
 const stop = async (precis: Running) => {
   precis.child.kill("SIGINT")
   assert.strictEqual(await precis.exited, 130, precis.stderr())
@@ -51,7 +65,7 @@ describe("precis serve, a real process", () => {
   it("refuses forged and missing Host headers on every route, answers its own names, stops on Ctrl-C", async () => {
     const { port, precis } = await serve()
     try {
-      for (const target of ["/", "/session/s", "/search?q=module7", "/summary/x", "/nowhere"]) {
+      for (const target of ["/", "/session/s", "/session/s/context?budget=100", "/search?q=module7", "/summary/x", "/nowhere"]) {
         for (const host of ["attacker.example", `attacker.example:${port}`, `127.0.0.1.nip.io:${port}`, `localhost.attacker.example:${port}`]) {
           const answer = await ask(port, target, host)
           assert.strictEqual(answer.status, 421, `${host} ${target}`)
@@ -72,17 +86,8 @@ describe("precis serve, a real process", () => {
     const { port, precis } = await serve()
     try {
       const host = `127.0.0.1:${port}`
-      const order: Array<string> = []
-      const search = ask(port, "/search?q=module2999+pkg2999", host).then((answer) => {
-        order.push("search")
-        return answer
-      })
-      const page = ask(port, "/", host).then((answer) => {
-        order.push("page")
-        return answer
-      })
-      const [found, home] = await Promise.all([search, page])
-      assert.deepStrictEqual(order, ["page", "search"])
+      const { answers: [found, home], order } = await both(port, host, "/search?q=module2999+pkg2999", "/")
+      assert.deepStrictEqual(order, ["/", "/search?q=module2999+pkg2999"])
       assert.strictEqual(home.status, 200)
       assert.strictEqual(found.status, 200)
       assert.include(found.body, "<mark>module2999</mark>")
@@ -90,6 +95,26 @@ describe("precis serve, a real process", () => {
       const many = await ask(port, `/search?q=${Array.from({ length: 20 }, (_, i) => `w${i}`).join("+")}`, host)
       assert.strictEqual(many.status, 400)
       assert.include(many.body, "at most 16 different words")
+    } finally {
+      await stop(precis)
+    }
+  }, TIMEOUT)
+
+  it("assembles a context in a process of its own: what `precis context --budget N` prints, a page asked after it answered first", async () => {
+    const cli = await Effect.runPromise(runCli(["context", "--db", db, "--session", "s", "--budget", "2000"]))
+    assert.strictEqual(cli.code, 0, cli.stderr)
+    const { port, precis } = await serve()
+    try {
+      const host = `127.0.0.1:${port}`
+      const { answers: [assembled, home], order } = await both(port, host, "/session/s/context?budget=2000", "/")
+      assert.deepStrictEqual(order, ["/", "/session/s/context?budget=2000"])
+      assert.strictEqual(home.status, 200)
+      assert.strictEqual(assembled.status, 200)
+      assert.include(assembled.body, `<pre class="context">${Html.escape(cli.stdout.trimEnd())}</pre>`)
+      for (const line of cli.stderr.trim().split("\n")) {
+        assert.include(assembled.body, `<li>${Html.escape(line.replace(/^precis: /, ""))}</li>`)
+      }
+      assert.strictEqual((await ask(port, "/session/s/context?budget=0", host)).status, 400)
     } finally {
       await stop(precis)
     }

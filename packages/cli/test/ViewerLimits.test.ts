@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import * as Html from "../src/internal/html.js"
+import * as HtmlTurns from "../src/internal/htmlTurns.js"
 import * as Viewer from "../src/internal/viewer.js"
 import { tempDir } from "./utils/run.js"
 
@@ -25,7 +25,7 @@ const db = path.join(dir, "limits.db")
 // Past MAX_TREE leaves, each of one turn; then 250 turns no leaf covers, one of them huge.
 const LEAVES = Viewer.MAX_TREE + 5
 const UNCOVERED = 250
-const HUGE = 3 * Html.MAX_TURN_CHARS
+const HUGE = 3 * HtmlTurns.MAX_TURN_CHARS
 
 beforeAll(async () => {
   await Effect.runPromise(Effect.gen(function*() {
@@ -154,12 +154,12 @@ describe("the viewer's pages", () => {
         assert.strictEqual(first.status, 200)
         expect(first.body).toContain(`${LEAVES + UNCOVERED} turns (${UNCOVERED} not summarized)`)
         assert.strictEqual([...first.body.matchAll(/<article /g)].length, Viewer.TURNS_PER_PAGE)
-        expect(first.body).toContain(`… ${HUGE + 5 - Html.MAX_TURN_CHARS} more characters not shown`)
+        expect(first.body).toContain(`… ${HUGE + 5 - HtmlTurns.MAX_TURN_CHARS} more characters not shown`)
         assert.isBelow(first.body.length, 200_000)
         expect(first.body).toContain(`page 1 of 3 · <a href="/session/big?turns=2" rel="next">`)
         const last = yield* get(`${url}/session/big?turns=3`)
         assert.strictEqual([...last.body.matchAll(/<article /g)].length, UNCOVERED - 2 * Viewer.TURNS_PER_PAGE)
-        expect(last.body).toContain(`<article id="turn-t${LEAVES + UNCOVERED - 1}">`)
+        expect(last.body).toContain(`id="turn-t${LEAVES + UNCOVERED - 1}">`)
         assert.notInclude(last.body, "?turns=4")
         // Past the end, or not a page number: an empty page, or the first.
         assert.strictEqual([...(yield* get(`${url}/session/big?turns=99`)).body.matchAll(/<article /g)].length, 0)
@@ -174,10 +174,10 @@ describe("the viewer's pages", () => {
         const first = yield* get(`${url}/session/big`)
         expect(first.body).toContain("Too many summaries for one tree")
         assert.notInclude(first.body, `<div class="tree">`)
-        assert.strictEqual([...first.body.matchAll(/<li><a href="\/summary\//g)].length, Viewer.ITEMS_PER_PAGE)
+        assert.strictEqual([...first.body.matchAll(/<details class="node"/g)].length, Viewer.ITEMS_PER_PAGE)
         const pages = Math.ceil(LEAVES / Viewer.ITEMS_PER_PAGE)
         const last = yield* get(`${url}/session/big?roots=${pages}`)
-        assert.strictEqual([...last.body.matchAll(/<li><a href="\/summary\//g)].length, LEAVES - (pages - 1) * Viewer.ITEMS_PER_PAGE)
+        assert.strictEqual([...last.body.matchAll(/<details class="node"/g)].length, LEAVES - (pages - 1) * Viewer.ITEMS_PER_PAGE)
       })))
 
   it.live("a summary's source turns come a page at a time, a leaf's counted, a condensed summary's paged through", () =>
@@ -186,20 +186,30 @@ describe("the viewer's pages", () => {
         const session = yield* get(`${url}/session/tall`)
         const hrefs = [...new Set([...session.body.matchAll(/href="(\/summary\/[^"]+)"/g)].map((m) => m[1]!))]
         const pages = yield* Effect.forEach(hrefs, (href) => Effect.map(get(`${url}${href}`), (page) => ({ href, ...page })))
-        const leaf = pages.find((p) => p.body.includes("the long leaf</pre>"))!
-        const top = pages.find((p) => p.body.includes("the top</pre>"))!
+        const leaf = pages.find((p) => p.body.includes("the long leaf</div>"))!
+        const top = pages.find((p) => p.body.includes("the top</div>"))!
         expect(leaf.body).toContain("Source turns (250)")
         assert.strictEqual([...leaf.body.matchAll(/<article /g)].length, Viewer.TURNS_PER_PAGE)
         expect(leaf.body).toContain(`page 1 of 3 · <a href="${leaf.href}?turns=2" rel="next">`)
         const third = yield* get(`${url}${leaf.href}?turns=3`)
         assert.strictEqual([...third.body.matchAll(/<article /g)].length, 50)
-        expect(third.body).toContain(`<article id="turn-u249">`)
+        expect(third.body).toContain(`id="turn-u249">`)
         // A condensed summary's turns are not counted: each page says whether another follows.
         expect(top.body).toContain("<summary>Source turns</summary>")
         expect(top.body).toContain(`page 1 · <a href="${top.href}?turns=2" rel="next">`)
         const end = yield* get(`${url}${top.href}?turns=3`)
         assert.strictEqual([...end.body.matchAll(/<article /g)].length, 60)
         assert.notInclude(end.body, "rel=\"next\"")
+      })))
+
+  it.live("a search hit on a turn deep in a long leaf opens the page of its turns that holds it", () =>
+    withViewer((url) =>
+      Effect.gen(function*() {
+        const found = yield* get(`${url}/search?q=u230`)
+        const [href] = [...found.body.matchAll(/href="([^"]+#turn-u230)"/g)].map((m) => m[1]!.replaceAll("&#38;", "&"))
+        expect(href).toMatch(/^\/summary\/[\w-]+\?q=u230&turns=3#turn-u230$/)
+        const page = yield* get(`${url}${href!.split("#")[0]}`)
+        expect(page.body).toContain(`id="turn-u230"><div class="meta">#230 · no date · <strong>assistant</strong></div><div class="said">tall <mark>u230</mark></div>`)
       })))
 
   it.live("the sessions come a page at a time", () =>

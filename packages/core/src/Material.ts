@@ -383,13 +383,34 @@ export const render = (turns: Iterable<Turn>): string => renderEach(turns).join(
  * @since 0.3.0
  */
 export const renderEach = (turns: Iterable<Turn>): Array<string> => {
+  const list = [...turns]
+  return renderContents(list).map((content, i) =>
+    Transcript.formatTurn({ role: list[i]!.role, timestamp: list[i]!.timestamp, content })
+  )
+}
+
+/**
+ * What {@link renderEach} writes of each of `turns`, without the transcript
+ * line format: a turn's content rendered by kind (tool calls as {@link action}
+ * lines after the prose, a tool result as its {@link result} short form), for
+ * a reader that shows the role and time itself (`precis serve`).
+ *
+ * @example
+ * ```ts
+ * import { Material } from "@precis/core"
+ * Material.renderContents([{
+ *   role: "assistant", content: "Running the tests.",
+ *   metadata: { toolCalls: [{ id: "t1", name: "Bash", arguments: "{\"command\":\"mix test\"}" }] }
+ * }])
+ * // ["Running the tests.\n$ mix test"]
+ * ```
+ * @since 0.3.0
+ */
+export const renderContents = (turns: Iterable<Turn>): Array<string> => {
   const out: Array<string> = []
   // Calls not yet answered, nearest first.
   let pending: Array<ToolUse.Call> = []
-  for (const turn of turns) {
-    const content = relativePaths(renderContent(turn), cwdOf(turn))
-    out.push(Transcript.formatTurn({ role: turn.role, timestamp: turn.timestamp, content }))
-  }
+  for (const turn of turns) out.push(relativePaths(renderContent(turn), cwdOf(turn)))
   return out
 
   function renderContent(turn: Turn): string {

@@ -139,3 +139,11 @@ export const aggressive = (basePrompt: string, targetTokens: number): string =>
  * @since 0.1.0
  */
 export const truncationMarker = "[TRUNCATED — summarization failed]"
+
+/**
+ * The text of the summary of nothing (no turns, no summaries, or only white
+ * space): said plainly, with no model asked and nothing truncated.
+ *
+ * @since 0.1.0
+ */
+export const nothingToSummarize = "[nothing to summarize: the input is empty]"

@@ -236,6 +236,29 @@ export const fold = (turns: Iterable<Turn>, from: State = empty): State => {
 export const shortId: (turnId: string) => string = StateHeader.shortId
 
 /**
+ * Whether `turnId` is the turn `cited` names: the same id, or the short id
+ * ({@link shortId}) the header cites it by. A store finds the candidates by
+ * {@link citedPrefix}.
+ *
+ * @example
+ * ```ts
+ * import { SessionState } from "@precis/core"
+ * SessionState.cites("d35f0cc4", "d35f0cc4-428d-436c-b878-0a1b2c3d4e5f") // true
+ * SessionState.cites("d35f0cc4#2", "d35f0cc4-428d-436c-b878-0a1b2c3d4e5f#2") // true
+ * ```
+ * @since 0.1.0
+ */
+export const cites: (cited: string, turnId: string) => boolean = StateHeader.cites
+
+/**
+ * What every id a short id stands for starts with (the short id without its
+ * `#k` suffix): the prefix a store looks up before {@link cites} checks.
+ *
+ * @since 0.1.0
+ */
+export const citedPrefix: (cited: string) => string = StateHeader.citedPrefix
+
+/**
  * The default cap of {@link render} when no budget gives one.
  *
  * @since 0.3.0

@@ -9,35 +9,34 @@
  * 3. **fallback**: the material truncated to `targetTokens` plus a marker; no model,
  *    cannot fail.
  *
+ * Nothing to summarize (no turns, no summaries, a material of white space) asks
+ * no model: the summary is `Prompt.nothingToSummarize`, tier `fallback`.
+ *
  * Whichever tier wrote it, the summary carries its fact check (`Summary.dropped`:
  * the keys of the material it lost, see the `FactCheck` module), and the span
  * counts them (`precis.facts_dropped`).
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
-import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import { type ConversationTurn, withoutNul } from "./ConversationTurn.js"
-import * as FactCheck from "./FactCheck.js"
+import type { ConversationTurn } from "./ConversationTurn.js"
 import * as Material from "./Material.js"
 import * as OptionConfig from "./OptionConfig.js"
 import * as OptionError from "./OptionError.js"
 import * as OptionSchema from "./OptionSchema.js"
 import * as Prompt from "./Prompt.js"
-import { type ChatRequest, Provider, type SummaryTask } from "./Provider.js"
-import { isPermanent, type ProviderError } from "./ProviderError.js"
-import { emptyTierCounts, type Escalation, incrementTier, Summary, type Tier, type TierCounts } from "./Summary.js"
+import { Provider, type SummaryTask } from "./Provider.js"
+import * as Tiers from "./internal/tiers.js"
+import { emptyTierCounts, incrementTier, Summary, type Tier, type TierCounts } from "./Summary.js"
 import type { SummaryRecord } from "./SummaryRecord.js"
 import { TokenEstimator } from "./TokenEstimator.js"
 import * as Transcript from "./Transcript.js"
@@ -183,28 +182,6 @@ const tierCounters: Record<Tier, Metric.Metric.Counter<number>> = {
   fallback: Metric.tagged(callsCounter, "tier", "fallback")
 }
 
-// A reply the tier will not keep, or a provider that threw; it only steers
-// escalation and never leaves this module (but as an `Escalation`).
-class Rejected {
-  readonly _tag = "Rejected"
-  constructor(
-    readonly reason: "BlankReply" | "NotShorter" | "OverMaxTokens" | "Defect",
-    readonly message: string
-  ) {}
-}
-
-type TierError = ProviderError | Rejected | Cause.TimeoutException
-
-// Provider errors carry readable, secret-free messages by contract.
-const describe = (error: TierError): string => error.message
-
-const escalation = (tier: "normal" | "aggressive", error: TierError, timeout: Duration.Duration): Escalation =>
-  error instanceof Rejected
-    ? { tier, reason: error.reason, message: error.message, permanent: false }
-    : Cause.isTimeoutException(error)
-    ? { tier, reason: "Timeout", message: `no reply within ${Duration.format(timeout)}`, permanent: false }
-    : { tier, reason: error._tag, message: error.message, permanent: isPermanent(error) }
-
 const normalizeTarget = (targetTokens: number | undefined, fallback: number): number =>
   targetTokens === undefined || !Number.isFinite(targetTokens) ? fallback : Math.max(1, Math.floor(targetTokens))
 
@@ -227,105 +204,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const estimator = yield* TokenEstimator
   const counts = yield* Ref.make<TierCounts>(emptyTierCounts)
 
-  // One LLM call under the tier deadline. Defects (a provider that throws) become
-  // failures here, because `orElse` would let them through; interruption from
-  // outside is not a defect and still interrupts.
-  //
-  // The debug log (and the timing it reports) is built only when debug logs are
-  // enabled: annotating a log costs more than the rest of the bookkeeping, and
-  // a log below the minimum level is dropped anyway.
-  const callModel = (tier: Tier, request: ChatRequest) => {
-    const call = Effect.suspend(() => provider.chat(request)).pipe(
-      Effect.timeout(timeout),
-      Effect.catchAllDefect((defect) => Effect.fail(new Rejected("Defect", `defect: ${String(defect)}`)))
-    )
-    const logged = () =>
-      call.pipe(
-        Effect.either,
-        Effect.timed,
-        Effect.flatMap(([elapsed, result]) =>
-          Effect.zipRight(
-            Effect.logDebug(result._tag === "Right" ? "precis: LLM call replied" : "precis: LLM call failed").pipe(
-              Effect.annotateLogs(
-                result._tag === "Right"
-                  ? { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed) }
-                  : { tier, provider: provider.name, elapsedMs: Duration.toMillis(elapsed), error: describe(result.left) }
-              )
-            ),
-            result
-          )
-        )
-      )
-    return FiberRef.get(FiberRef.currentMinimumLogLevel).pipe(
-      Effect.flatMap((minimum) => LogLevel.lessThan(LogLevel.Debug, minimum) ? call : logged()),
-      // NUL is no text any store keeps (PostgreSQL refuses it): it never reaches a summary.
-      Effect.map((response) => withoutNul(response.text).trim())
-    )
-  }
+  const env: Tiers.Env = { provider, estimator, timeout, maxTokens, normalTemperature, aggressiveTemperature }
 
-  const summarize = (
-    task: SummaryTask & { readonly kind: "leaf" | "condense" },
-    prompt: string
-  ): Effect.Effect<Summary> => {
-    const inputTokens = estimator.estimate(task.material)
-    // Why each tier gave up, in order: recorded as the tier fails, before `orElse` moves on.
-    const escalations: Array<Escalation> = []
-    const gaveUp = (tier: "normal" | "aggressive") => (error: TierError) =>
-      Effect.sync(() => void escalations.push(escalation(tier, error, timeout)))
-    // Whatever tier wrote the text, the fact check says which keys of the material it lost.
-    // `outputTokens` when the tier already measured the text.
-    const done = (tier: Tier, text: string, outputTokens = estimator.estimate(text)): Summary =>
-      new Summary({
-        text,
-        tier,
-        inputTokens,
-        outputTokens,
-        escalations: [...escalations],
-        dropped: FactCheck.check(task.material, text).dropped
-      }, true)
-
-    const normal = callModel("normal", {
-      messages: [{ role: "user", content: prompt }],
-      temperature: normalTemperature,
-      maxTokens,
-      task
-    }).pipe(
-      Effect.flatMap((text) => {
-        if (text.length === 0) return Effect.fail(new Rejected("BlankReply", "blank reply"))
-        const outputTokens = estimator.estimate(text)
-        return outputTokens >= inputTokens
-          ? Effect.fail(new Rejected("NotShorter", "reply not shorter than its input"))
-          : Effect.succeed(done("normal", text, outputTokens))
-      }),
-      Effect.tapError(gaveUp("normal"))
-    )
-
-    // Tiers 2 and 3 are built only when the tier before them gave up.
-    const aggressive = () =>
-      callModel("aggressive", {
-        messages: [{ role: "user", content: Prompt.aggressive(prompt, task.targetTokens) }],
-        temperature: aggressiveTemperature,
-        maxTokens,
-        task: { ...task, kind: "aggressive" }
-      }).pipe(
-        Effect.flatMap((text) => {
-          if (text.length === 0) return Effect.fail(new Rejected("BlankReply", "blank reply"))
-          const outputTokens = estimator.estimate(text)
-          return outputTokens > maxTokens
-            ? Effect.fail(new Rejected("OverMaxTokens", `reply longer than the ${maxTokens} tokens asked for`))
-            : Effect.succeed(done("aggressive", text, outputTokens))
-        }),
-        Effect.tapError(gaveUp("aggressive"))
-      )
-
-    const fallback = (): Effect.Effect<Summary> =>
-      Effect.sync(() =>
-        done("fallback", fallbackText(estimator, task.material.length > 0 ? task.material : prompt, task.targetTokens))
-      )
-
-    return normal.pipe(
-      Effect.orElse(aggressive),
-      Effect.orElse(fallback),
+  // Whichever tier wrote it, the summary is counted (the Ref and the metric) and its span annotated.
+  const summarize = (task: Tiers.Task, prompt: string): Effect.Effect<Summary> =>
+    Tiers.escalate(env, task, prompt).pipe(
       Effect.tap((summary) =>
         Effect.zipRight(
           Ref.update(counts, (c) => incrementTier(c, summary.tier)),
@@ -341,7 +224,6 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         )
       )
     )
-  }
 
   return Summarizer.of({
     summarizeTurns: (turns, opts = {}) =>
@@ -381,8 +263,7 @@ export const fallbackText = (
   estimator: TokenEstimator["Type"],
   material: string,
   targetTokens: number
-): string =>
-  `${estimator.truncate(withoutNul(material), Math.max(1, targetTokens)).trimEnd()}\n${Prompt.truncationMarker}`
+): string => Tiers.fallbackText(estimator, material, targetTokens)
 
 /**
  * The Summarizer layer; it needs only a `Provider`. Its options are checked

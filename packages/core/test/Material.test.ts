@@ -415,6 +415,18 @@ describe("Material.render: what the agent that continues needs, without the nois
     expect(Material.renderEach(turns).join("\n")).toBe(Material.render(turns))
     expect(Material.renderEach(turns)).toHaveLength(3)
   })
+
+  it("gives each turn's rendered content alone, as the transcript reads it back", () => {
+    const turns = [
+      at(call("b", "Bash", { command: "mix test", description: "Run tests" }, "Running the tests.\nThen the fix.")),
+      at(answer("b", "Bash", "Exit code 1\n1 test, 1 failure")),
+      user("go on\nplease")
+    ]
+    const rendered = Material.renderContents(turns)
+    expect(rendered).toEqual(contents(turns))
+    expect(rendered[0]).toBe("Running the tests.\nThen the fix.\n$ mix test  # Run tests")
+    expect(rendered[0]).not.toContain("{")
+  })
 })
 
 describe("Material.definitions", () => {

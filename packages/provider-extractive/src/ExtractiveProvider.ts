@@ -17,6 +17,7 @@
 import { Provider, ProviderError, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Budget from "./internal/budget.js"
 import * as internal from "./internal/extract.js"
 
 /**
@@ -41,14 +42,14 @@ import * as internal from "./internal/extract.js"
  *
  * @since 0.1.0
  */
-export type Options = internal.Options
+export type Options = Budget.Options
 
 /**
  * The defaults of {@link Options}.
  *
  * @since 0.1.0
  */
-export const defaults: Required<{ readonly [K in keyof Options]: number }> = internal.defaults
+export const defaults: Required<{ readonly [K in keyof Options]: number }> = Budget.defaults
 
 /**
  * The provider's name, used in errors and spans.
@@ -65,7 +66,7 @@ export const name = "extractive"
  *
  * @since 0.1.0
  */
-export const budget: (task: Provider.SummaryTask, inputTokens: number, options?: Options) => number = internal.budget
+export const budget: (task: Provider.SummaryTask, inputTokens: number, options?: Options) => number = Budget.budget
 
 /**
  * The extractive summary of `task.material`: a pure function, the same output

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { OutputDigest } from "@precis/core"
 import * as FastCheck from "effect/FastCheck"
-import { centrality, hashOf, isAction, isError, isInjected, type NearFacts, nearKey, nearKeyFacts, wordy } from "../src/internal/score.js"
+import { centrality } from "../src/internal/centrality.js"
+import { hashOf, type NearFacts, nearKey, nearKeyFacts, wordy } from "../src/internal/nearKey.js"
+import { isAction, isError, isInjected } from "../src/internal/score.js"
 
 // Expected values were produced by the first (iterator-based) implementation:
 // the faster tokenization must give the same keys and scores.

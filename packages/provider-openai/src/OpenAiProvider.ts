@@ -20,11 +20,8 @@
  */
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { OptionConfig, OptionError, OptionSchema, Provider, ProviderError, Redact } from "@precis/core"
-import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -32,12 +29,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { decodeChatCompletion, replyText } from "./internal/completion.js"
-import { endpoint, readBody, transportReason } from "./internal/http.js"
+import * as Attempt from "./internal/attempt.js"
+import { endpoint } from "./internal/http.js"
 
 /**
  * The defaults of {@link Options} and {@link RetryOptions}.
@@ -217,8 +213,6 @@ export const retrySchedule = (options: RetryOptions = {}): Schedule.Schedule<unk
   )
 }
 
-const MAX_ERROR_BODY = 64 * 1024
-
 /**
  * Builds the provider from the `HttpClient` in context, after checking its
  * options (an {@link InvalidOpenAiOptionsError} when they make no sense).
@@ -249,68 +243,7 @@ export const make = Effect.fnUntraced(function*(input: Options) {
     HttpClient.withTracerDisabledWhen(() => shownUrl !== url)
   )
 
-  const fromHttpError = (error: HttpClientError.HttpClientError): ProviderError.ProviderError => {
-    const { code, reason } = transportReason(error, shownUrl)
-    return new ProviderError.TransportError({ provider: name, reason, code })
-  }
-
-  const fromStatus = (
-    response: HttpClientResponse.HttpClientResponse,
-    body: string,
-    now: number
-  ): ProviderError.ProviderError =>
-    ProviderError.fromHttpStatus(response.status, {
-      provider: name,
-      body: body.slice(0, MAX_ERROR_BODY),
-      retryAfter: Option.getOrUndefined(ProviderError.retryAfter(response.headers, now)),
-      secret: apiKey,
-      notFound: `no such endpoint or model (${model})`
-    })
-
-  // A key echoed back by the server (or by a model told it), in any case or in part, never
-  // reaches the summary.
-  const secret = apiKey === undefined ? undefined : Redacted.value(apiKey)
-  const redact = (text: string): string => secret === undefined ? text : Redact.secret(text, secret)
-
-  const attempt = (body: HttpBody.HttpBody, limit: number) =>
-    Effect.gen(function*() {
-      const response = yield* client.execute(HttpClientRequest.post(url, { body }))
-      const text = yield* readBody(name, response, limit)
-      if (response.status < 200 || response.status >= 300) {
-        const now = yield* Clock.currentTimeMillis
-        return yield* Effect.fail(fromStatus(response, text, now))
-      }
-      const decoded = decodeChatCompletion(text)
-      if (Either.isLeft(decoded)) {
-        return yield* Effect.fail(
-          new ProviderError.BadResponseError({ provider: name, detail: parseDetail(decoded.left) })
-        )
-      }
-      const completion = decoded.right
-      const usage = completion.usage ?? undefined
-      const reply: Provider.ChatResponse = usage === undefined
-        ? { text: redact(replyText(completion)) }
-        : {
-          text: redact(replyText(completion)),
-          usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }
-        }
-      return reply
-    }).pipe(
-      Effect.scoped,
-      Effect.catchTags({
-        RequestError: (error) => Effect.fail(fromHttpError(error)),
-        ResponseError: (error) => Effect.fail(fromHttpError(error))
-      }),
-      Effect.timeoutFail({
-        duration: timeout,
-        onTimeout: () => new ProviderError.TimeoutError({ provider: name, timeout })
-      }),
-      Effect.tapError((error) =>
-        Effect.logDebug("OpenAiProvider: attempt failed").pipe(
-          Effect.annotateLogs({ provider: name, model, error: error._tag, reason: error.message })
-        )
-      )
-    )
+  const target: Attempt.Target = { client, url, shownUrl, name, model, timeout, apiKey }
 
   const chat = Effect.fn("OpenAiProvider.chat", {
     attributes: {
@@ -330,7 +263,7 @@ export const make = Effect.fnUntraced(function*(input: Options) {
     let attempts = 0
     const response = yield* Effect.suspend(() => {
       attempts++
-      return attempt(body, limit)
+      return Attempt.attempt(target, body, limit)
     }).pipe(
       Effect.retry(schedule),
       Effect.tapBoth({
@@ -352,9 +285,6 @@ export const make = Effect.fnUntraced(function*(input: Options) {
 
   return Provider.Provider.of({ name, chat })
 })
-
-const parseDetail = (error: ParseResult.ParseError): string =>
-  ProviderError.excerpt(ParseResult.TreeFormatter.formatErrorSync(error))
 
 /**
  * The provider as a layer; it needs an `HttpClient`. Its options are checked

@@ -25,13 +25,15 @@
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { ActiveContext } from "@precis/compaction"
-import { Summary, type SummaryRecord, TokenEstimator } from "@precis/core"
+import { Summary, TokenEstimator } from "@precis/core"
 import { DagStore, SearchIndex, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Items from "./internal/items.js"
 import { findSession } from "./internal/lookup.js"
+import * as Reading from "./internal/read.js"
 import { RecallError } from "./internal/recallError.js"
 import * as RecallTool from "./internal/recallTool.js"
 
@@ -46,23 +48,13 @@ export {
 } from "./internal/recallError.js"
 
 /**
- * One entry of an {@link ExpandPage}: a child summary or a source turn, its
- * content (cut when alone it exceeds the cap: `truncated`) and its tokens.
+ * One entry of an {@link ExpandPage} (and of a {@link TurnsPage}): a child
+ * summary or a turn, its content (cut when alone it exceeds the cap:
+ * `truncated`) and its tokens.
  *
  * @since 0.1.0
  */
-export const ExpandedItem = Schema.Struct({
-  kind: Schema.Literal("summary", "turn"),
-  id: Schema.String,
-  seq: Schema.optional(Schema.Int),
-  role: Schema.optional(Schema.String),
-  timestamp: Schema.optional(Schema.String),
-  depth: Schema.optional(Schema.Int),
-  tier: Schema.optional(Summary.Tier),
-  content: Schema.String,
-  tokens: Schema.Int,
-  truncated: Schema.Boolean
-})
+export const ExpandedItem = Items.ExpandedItem
 
 /**
  * The result of `expand`: one page of a summary's children or source turns.
@@ -172,36 +164,52 @@ export const Describe = RecallTool.make("describe", {
 })
 
 /**
- * The recall toolkit: `search`, `expand` and `describe`.
+ * The result of `read`: the turn a citation names (`turnId`, its whole id)
+ * and the turns around it, in order, within the token cap.
  *
  * @since 0.1.0
  */
-export const PrecisToolkit = Toolkit.make(Search, Expand, Describe)
+export const TurnsPage = Schema.Struct({
+  sessionId: Schema.String,
+  turnId: Schema.String,
+  tokens: Schema.Int,
+  items: Schema.Array(ExpandedItem)
+})
+
+/**
+ * `read`: a turn by its id, or by the short id the session state cites
+ * (`[d35f0cc4]`), with the turns around it.
+ *
+ * @since 0.1.0
+ */
+export const Read = RecallTool.make("read", {
+  description: "Read a turn word for word: by its id, or by the short id the session state cites in brackets " +
+    "(d35f0cc4 for [d35f0cc4]), with the turns around it, within maxTokens.",
+  parameters: {
+    session: Schema.String.annotations({ description: "the session id" }),
+    id: Schema.String.annotations({ description: "the turn's id, or the short id cited for it" }),
+    around: Schema.optional(
+      Schema.Int.pipe(Schema.between(0, 10)).annotations({
+        description: `turns to show on each side (default ${Reading.defaultAround})`
+      })
+    ),
+    maxTokens: Schema.optional(
+      Schema.Int.pipe(Schema.between(50, 20_000)).annotations({
+        description: `the page's token cap (default ${DEFAULT_MAX_TOKENS})`
+      })
+    )
+  },
+  success: TurnsPage
+})
+
+/**
+ * The recall toolkit: `search`, `expand`, `describe` and `read`.
+ *
+ * @since 0.1.0
+ */
+export const PrecisToolkit = Toolkit.make(Search, Expand, Describe, Read)
 
 const recallError = (error: StoreError.StoreError) => new RecallError({ message: error.message })
-
-const summaryItem = (estimator: TokenEstimator.Service, s: SummaryRecord.SummaryRecord) => ({
-  kind: "summary" as const,
-  id: s.id,
-  depth: s.depth,
-  ...(s.tier === undefined ? {} : { tier: s.tier }),
-  content: s.content,
-  tokens: ActiveContext.summaryTokens(estimator, s),
-  truncated: false
-})
-
-const turnItem = (estimator: TokenEstimator.Service, t: TurnStore.StoredTurn) => ({
-  kind: "turn" as const,
-  id: t.id,
-  seq: t.seq,
-  role: t.role,
-  ...(t.timestamp === undefined ? {} : { timestamp: t.timestamp }),
-  content: t.content,
-  tokens: ActiveContext.turnTokens(estimator, t),
-  truncated: false
-})
-
-type Item = typeof ExpandedItem.Type
 
 /**
  * The page of `items` from `offset`: as many as fit in `maxTokens`, at least
@@ -209,31 +217,7 @@ type Item = typeof ExpandedItem.Type
  *
  * @since 0.1.0
  */
-export const page = (
-  estimator: TokenEstimator.Service,
-  items: ReadonlyArray<Item>,
-  offset: number,
-  maxTokens: number
-): { readonly items: ReadonlyArray<Item>; readonly tokens: number; readonly nextOffset: number | null } => {
-  const out: Array<Item> = []
-  let tokens = 0
-  for (const item of items.slice(offset)) {
-    if (tokens + item.tokens <= maxTokens) {
-      out.push(item)
-      tokens += item.tokens
-      continue
-    }
-    if (out.length === 0) {
-      const content = estimator.truncate(item.content, maxTokens)
-      const cut = Math.min(maxTokens, estimator.estimate(content))
-      out.push({ ...item, content, tokens: cut, truncated: true })
-      tokens = cut
-    }
-    break
-  }
-  const next = offset + out.length
-  return { items: out, tokens, nextOffset: next < items.length ? next : null }
-}
+export const page = Items.page
 
 /**
  * The handlers of {@link PrecisToolkit} over the store in context
@@ -263,9 +247,9 @@ export const layer: Layer.Layer<
       Effect.gen(function*() {
         const summary = yield* findSummary(summaryId)
         const what = of ?? (summary.depth === 0 ? "turns" : "children")
-        const items: ReadonlyArray<Item> = what === "children"
-          ? (yield* dag.children(summaryId)).map((s) => summaryItem(estimator, s))
-          : (yield* dag.sourceTurns(summaryId)).map((t) => turnItem(estimator, t))
+        const items: ReadonlyArray<Items.Item> = what === "children"
+          ? (yield* dag.children(summaryId)).map((s) => Items.summaryItem(estimator, s))
+          : (yield* dag.sourceTurns(summaryId)).map((t) => Items.turnItem(estimator, t))
         const start = offset ?? 0
         const result = page(estimator, items, start, maxTokens ?? DEFAULT_MAX_TOKENS)
         return { summaryId, depth: summary.depth, of: what, offset: start, total: items.length, ...result }
@@ -299,6 +283,11 @@ export const layer: Layer.Layer<
             preview: s.content.length > PREVIEW_CHARS ? `${s.content.slice(0, PREVIEW_CHARS - 1)}…` : s.content
           }))
         }
-      }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e))))
+      }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
+    read: (request) =>
+      Reading.read(request, request.maxTokens ?? DEFAULT_MAX_TOKENS).pipe(
+        Effect.provideService(TurnStore.TurnStore, turnStore),
+        Effect.provideService(TokenEstimator.TokenEstimator, estimator)
+      )
   }
 }))

@@ -58,13 +58,13 @@ describe("ContextTool", () => {
       assert.strictEqual((yield* dag.summaries("s")).length, 1)
     }).pipe(Effect.provide(Live)))
 
-  it.effect("an unknown session is a RecallError result; the toolkit holds the four tools", () =>
+  it.effect("an unknown session is a RecallError result; the toolkit holds the five tools", () =>
     Effect.gen(function*() {
       yield* seeded
       const tools = yield* ContextTool.WithContext
       const handled = yield* tools.handle("context", { session: "nobody" })
       assert.isTrue(handled.isFailure)
       assert.strictEqual((handled.result as PrecisToolkit.RecallError).message, "no session \"nobody\"")
-      assert.deepStrictEqual(Object.keys(tools.tools).sort(), ["context", "describe", "expand", "search"])
+      assert.deepStrictEqual(Object.keys(tools.tools).sort(), ["context", "describe", "expand", "read", "search"])
     }).pipe(Effect.provide(Live)))
 })

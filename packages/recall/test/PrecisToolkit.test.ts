@@ -165,9 +165,56 @@ describe("PrecisToolkit through @effect/ai", () => {
       assert.isNull(cut.nextOffset)
     }).pipe(Effect.provide(ToolsLive)))
 
+  it.effect("read gives a cited turn back word for word, by its whole id or its short id, with its neighbours", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      const uuid = (n: number) => `d35f0cc${n}-428d-436c-b878-0a1b2c3d4e5f`
+      yield* store.appendTurns("cc", [
+        Fixtures.turn("user", "Deploy the API to staging", { id: uuid(0) }),
+        Fixtures.turn("assistant", "Running the migration first", { id: uuid(1) }),
+        Fixtures.turn("tool", "migration 0042 failed: lock timeout", { id: `${uuid(1)}#2` }),
+        Fixtures.turn("assistant", "Retrying with a lock", { id: uuid(2) }),
+        Fixtures.turn("user", "Good", { id: uuid(3) }),
+        // Two UUIDs may share their first 8 characters: the short id then names both.
+        Fixtures.turn("user", "twin a", { id: "abcdef01-0000-4000-8000-000000000001" }),
+        Fixtures.turn("user", "twin b", { id: "abcdef01-0000-4000-8000-000000000002" })
+      ])
+      const { model } = yield* scriptedModel([
+        { name: "read", params: { session: "cc", id: "d35f0cc1#2", around: 1 } },
+        { name: "read", params: { session: "cc", id: uuid(3) } },
+        { name: "read", params: { session: "cc", id: "abcdef01" } },
+        { name: "read", params: { session: "cc", id: "d35f0cc" } },
+        { name: "read", params: { session: "cc", id: "0000" } },
+        { name: "read", params: { session: "cc", id: "d35f0cc2", around: 2, maxTokens: 50 } }
+      ])
+      const response = yield* LanguageModel.generateText({ prompt: "What failed?", toolkit: PrecisToolkit.PrecisToolkit })
+        .pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+      const [cited, whole, ambiguous, partial, missing, capped] = response.toolResults
+      assert.isFalse(cited!.isFailure)
+      const page = cited!.result as typeof PrecisToolkit.TurnsPage.Type
+      assert.strictEqual(page.turnId, `${uuid(1)}#2`)
+      assert.deepStrictEqual(page.items.map((i) => i.content), [
+        "Running the migration first",
+        "migration 0042 failed: lock timeout",
+        "Retrying with a lock"
+      ])
+      const last = whole!.result as typeof PrecisToolkit.TurnsPage.Type
+      assert.deepStrictEqual(last.items.map((i) => i.seq), [2, 3, 4, 5, 6])
+      assert.isTrue(ambiguous!.isFailure)
+      assert.match((ambiguous!.result as PrecisToolkit.RecallError).message, /^"abcdef01" names 2 turns of session "cc": pass a whole id/)
+      assert.isTrue(partial!.isFailure)
+      assert.match((partial!.result as PrecisToolkit.RecallError).message, /^no turn "d35f0cc" in session "cc"; ids starting with it: d35f0cc0-/)
+      assert.isTrue(missing!.isFailure)
+      assert.strictEqual((missing!.result as PrecisToolkit.RecallError).message, 'no turn "0000" in session "cc"')
+      // Within a small cap the named turn is still shown.
+      const small = capped!.result as typeof PrecisToolkit.TurnsPage.Type
+      assert.isAtMost(small.tokens, 50)
+      assert.include(small.items.map((i) => i.id), uuid(2))
+    }).pipe(Effect.provide(ToolsLive)))
+
   it("the tools' parameter schemas are what a model is told", () => {
     const tools = PrecisToolkit.PrecisToolkit.tools
-    assert.deepStrictEqual(Object.keys(tools).sort(), ["describe", "expand", "search"])
+    assert.deepStrictEqual(Object.keys(tools).sort(), ["describe", "expand", "read", "search"])
     assert.include(tools.search.description ?? "", "Full-text search")
   })
 })

@@ -54,6 +54,7 @@ export const all: Effect.Effect<Service, never, Store> = Effect.map(
     appendTurns: turns.appendTurns,
     withTransaction: turns.withTransaction,
     turns: turns.turns,
+    turnsWithIdPrefix: turns.turnsWithIdPrefix,
     uncoveredTurns: turns.uncoveredTurns,
     sessions: turns.sessions,
     sessionState: turns.sessionState,

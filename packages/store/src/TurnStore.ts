@@ -100,6 +100,16 @@ export interface Service {
   readonly withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   /** A session's turns in seq order, optionally within a seq range. */
   readonly turns: (sessionId: string, range?: SeqRange) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
+  /**
+   * The turns of a session whose id starts with `prefix` (a whole id, or the
+   * start a short citation gives: `SessionState.citedPrefix`), in seq order,
+   * at most `limit` (default 20).
+   */
+  readonly turnsWithIdPrefix: (
+    sessionId: string,
+    prefix: string,
+    limit?: number
+  ) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** The turns no leaf summary covers yet, in seq order (one page of them with `page`). */
   readonly uncoveredTurns: (sessionId: string, page?: Page) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** Every session, oldest first. */

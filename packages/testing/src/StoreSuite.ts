@@ -15,40 +15,31 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { describe, layer } from "@effect/vitest"
 import type { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import type { Case, Dialect } from "./internal/storeCases/case.js"
 import * as Dag from "./internal/storeCases/dag.js"
 import * as Pages from "./internal/storeCases/pages.js"
 import * as Search from "./internal/storeCases/search.js"
 import * as Turns from "./internal/storeCases/turns.js"
 import * as Work from "./internal/storeCases/workQueue.js"
 
-/**
- * What the suite needs to say differently per SQL dialect.
- *
- * @since 0.1.0
- */
-export interface Dialect {
-  /** Creates a trigger `name` (`timing`, e.g. `BEFORE INSERT ON turns`) failing with `message` when `condition` holds. */
-  readonly refuse: (
-    name: string,
-    timing: string,
-    condition: string,
-    message: string
-  ) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
-  /** Drops the trigger `name` of `table`. */
-  readonly dropTrigger: (name: string, table: string) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
+export type {
   /**
-   * Fails unless the search index of the turns is consistent: with `complete`,
-   * also that it holds exactly the stored turns (SQLite: FTS5's `integrity-check`).
+   * One case of the suite (see `internal/storeCases/case.ts`).
+   *
+   * @since 0.1.0
    */
-  readonly checkSearchIndex: (complete: boolean) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
-  /** Whether the engine cancels a search past its timeout (PostgreSQL; SQLite runs a statement to its end). */
-  readonly cancelsSearches: boolean
-}
+  Case,
+  /**
+   * What a driver does its own way (see `internal/storeCases/case.ts`).
+   *
+   * @since 0.1.0
+   */
+  Dialect
+} from "./internal/storeCases/case.js"
 
 /**
  * SQLite's triggers.
@@ -87,18 +78,6 @@ export const postgres: Dialect = {
   cancelsSearches: true
 }
 
-/**
- * One case of the suite: a test over the port, on the store of the suite
- * (shared with the other cases, which use sessions of their own) or, when
- * `fresh`, on a store of its own.
- *
- * @since 0.1.0
- */
-export interface Case {
-  readonly name: string
-  readonly fresh?: boolean
-  readonly run: (dialect: Dialect) => Effect.Effect<void, unknown, Store.Store | SqlClient.SqlClient>
-}
 
 /**
  * Every case of the suite, by part of the port.

@@ -1,4 +1,14 @@
-import { ConversationTurn, Material, Provider, ProviderError, Summarizer, Summary, TokenEstimator } from "@precis/core"
+import {
+  ConversationTurn,
+  Material,
+  Prompt,
+  Provider,
+  ProviderError,
+  Summarizer,
+  Summary,
+  TokenEstimator,
+  Transcript
+} from "@precis/core"
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -320,14 +330,22 @@ describe("Summarizer fallback", () => {
       }))
   }
 
-  it.effect("uses the whole prompt only when the material is empty", () =>
+  it.effect("summarizes nothing without a model: an empty or blank input says so, never the prompt's words", () =>
     Effect.gen(function*() {
-      const summary = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns([], { targetTokens: 3 })).pipe(
-        Effect.provide(withScript([ScriptedProvider.reply(""), ScriptedProvider.reply("")]))
-      )
-      expect(summary.tier).toBe("fallback")
-      expect(summary.text).toBe(`${"You are compressing part of a conversation".slice(0, 12).trimEnd()}${MARKER}`)
-      expect(summary.inputTokens).toBe(1)
+      for (const run of [
+        (s: Summarizer.Service) => s.summarizeTurns([], { targetTokens: 3 }),
+        (s: Summarizer.Service) => s.summarizeSummaries([])
+      ]) {
+        const { requests, summary } = yield* Effect.gen(function*() {
+          const summary = yield* Effect.flatMap(Summarizer.Summarizer, run)
+          const requests = yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
+          return { summary, requests }
+        }).pipe(Effect.provide(withScript([ScriptedProvider.reply("a summary")])))
+        expect(summary.tier).toBe("fallback")
+        expect(summary.text).toBe(Prompt.nothingToSummarize)
+        expect(summary.text).not.toContain("You are compressing")
+        expect(requests).toHaveLength(0)
+      }
     }))
 
   it.effect("never leaves a lone surrogate with emoji, CJK and combining marks", () =>
@@ -719,12 +737,13 @@ describe("Summarizer never fails", () => {
     ([outcomes, someTurns, condense]) =>
       Effect.gen(function*() {
         const summarizer = yield* Summarizer.Summarizer
-        const call = condense
-          ? summarizer.summarizeSummaries(someTurns.map((t, i) => Fixtures.summary({ id: `s${i}`, content: t.content })))
-          : summarizer.summarizeTurns(someTurns)
+        const summaries = someTurns.map((t, i) => Fixtures.summary({ id: `s${i}`, content: t.content }))
+        const call = condense ? summarizer.summarizeSummaries(summaries) : summarizer.summarizeTurns(someTurns)
+        // Nothing to summarize (no input, or a material of white space alone): no model is asked.
+        const blank = (condense ? Transcript.renderSummaries(summaries) : Material.render(someTurns)).trim() === ""
         const summary = yield* withClock(call)
         expect(summary.text.trim().length).toBeGreaterThan(0)
-        expect(summary.tier).toBe(expectedTier(outcomes, summary.inputTokens))
+        expect(summary.tier).toBe(blank ? "fallback" : expectedTier(outcomes, summary.inputTokens))
         expect(yield* summarizer.tierCounts).toEqual(Summary.incrementTier(Summary.emptyTierCounts, summary.tier))
       }).pipe(Effect.provide(withScript(outcomes))),
     { timeout: 60_000, fastCheck: { numRuns: 150 } }

@@ -75,13 +75,7 @@ export const command = Command.make(
             })
           }
           yield* Console.log(Layout.render(assembled))
-          const lines = [
-            ...(headerTokens > 0 ? [`session state: ${headerTokens} tokens`] : []),
-            ...Render.condenserReport(assembled.report, budget),
-            // What was printed, everything counted (the report counts summaries and turns alone).
-            `printed: ${assembled.tokens} of ${budget} tokens`
-          ]
-          return yield* Effect.forEach(lines, (line) => Console.error(line), { discard: true })
+          return yield* Effect.forEach(Render.contextReport(assembled, budget), (line) => Console.error(line), { discard: true })
         }
         if (args.json) {
           return yield* printJson({

@@ -148,7 +148,7 @@ export const installClaudeCode = Command.make(
   Command.withDescription(
     "Set up Claude Code to use precis: hooks (PreCompact and SessionEnd import the session's transcript and compact " +
       "it; SessionStart after a compaction or a resume gives back the session state) and the MCP server precis " +
-      "mcp (search, expand, describe, context). Merges into the settings that are there, writes a backup of each " +
+      "mcp (search, expand, describe, read, context). Merges into the settings that are there, writes a backup of each " +
       "file it changes first, and changes nothing when run again."
   )
 )

@@ -46,11 +46,11 @@ const missingStore = (db: Layers.Db) => {
           "precis hooks installed (precis install claude-code), or by precis import FILE --db " + db
       })
     )
-  return ContextTool.WithContext.toLayer({ search: missing, expand: missing, describe: missing, context: missing })
+  return ContextTool.WithContext.toLayer({ search: missing, expand: missing, describe: missing, read: missing, context: missing })
 }
 
 /** One line for the root page and the README. */
-export const summary = "Serve the recall tools (search, expand, describe, context) over MCP on stdio"
+export const summary = "Serve the recall tools (search, expand, describe, read, context) over MCP on stdio"
 
 /** The `mcp` command. */
 export const command = Command.make(

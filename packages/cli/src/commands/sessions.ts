@@ -14,6 +14,7 @@ import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
 import * as Session from "../internal/session.js"
+import { timeRange } from "../internal/sessionTimes.js"
 
 /** What `sessions` fails with: each is printed as one line. */
 export type Failure = CliError | StoreError.StoreError
@@ -32,19 +33,14 @@ export interface SessionRow {
 const row = (session: TurnStore.SessionInfo) =>
   Effect.gen(function*() {
     const store = yield* TurnStore.TurnStore
-    const last = session.turnCount - 1
-    const [first, final, uncovered] = yield* Effect.all([
-      store.turns(session.id, { from: 0, to: 0 }),
-      store.turns(session.id, { from: last, to: last }),
-      store.uncoveredTurns(session.id)
-    ])
+    const [range, uncovered] = yield* Effect.all([timeRange(session), store.uncoveredTurns(session.id)])
     return {
       id: session.id,
       turns: session.turnCount,
       uncoveredTurns: uncovered.length,
       summaries: session.summaryCount,
-      timeRangeStart: first[0]?.timestamp ?? null,
-      timeRangeEnd: final[0]?.timestamp ?? null
+      timeRangeStart: range.start ?? null,
+      timeRangeEnd: range.end ?? null
     } satisfies SessionRow
   })
 

@@ -122,7 +122,8 @@ export const recallNote = (sessionId: string, summaryIds: ReadonlyArray<string>)
     ? ""
     : ` Summary ids: ${summaryIds.slice(0, MAX_IDS).join(", ")}${summaryIds.length > MAX_IDS ? ", …" : ""}.`
   return `precis keeps every turn of this session (session id ${sessionId}), word for word; the state above is ` +
-    "rebuilt from them, each entry citing its turn id. For what the compacted summary left out, use precis's " +
+    `rebuilt from them, each entry citing its turn ([d35f0cc4]: ${tool("read")} with that id and session ` +
+    `"${sessionId}" gives the turn back word for word). For what the compacted summary left out, use precis's ` +
     `tools: ${tool("search")} (full-text search of turns and summaries; pass session "${sessionId}"), ` +
     `${tool("expand")} (a summary's children or its turns, paged), ${tool("describe")} and ` +
     `${tool("context")} (session "${sessionId}").${ids}`

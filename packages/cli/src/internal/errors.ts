@@ -10,7 +10,7 @@ import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type { Db } from "./layers.js"
+import type { Db } from "./db.js"
 
 /** A user mistake (missing file, unknown session, bad option value, missing configuration). */
 export class CliError extends Data.TaggedError("CliError")<{ readonly reason: string }> {

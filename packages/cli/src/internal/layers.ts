@@ -6,7 +6,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { Escape, type Provider, Redact, type Summary, Summarizer } from "@precis/core"
+import { Escape, type Provider, type Summary, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
 import type { Store, StoreError } from "@precis/store"
@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { CliError } from "./errors.js"
+import { Db } from "./db.js"
 
 /** The summary providers of `--provider`. */
 export const providers = ["extractive", "openai"] as const
@@ -128,34 +129,7 @@ export const failOnPermanentFallback = (file: string) =>
     })
   })
 
-/**
- * The store `--db` names: `path`, what the drivers open (a SQLite file, or a
- * PostgreSQL URL, its password included), and `shown`, what every message and
- * output shows of it (`Redact.url`: no password, no secret query value).
- * Printed, interpolated or written as JSON, it is `shown`, so no message can
- * show the password by mistake.
- */
-export class Db {
-  constructor(readonly path: string) {}
-
-  /** True for a PostgreSQL URL, false for a SQLite file. */
-  get isUrl(): boolean {
-    return PgStore.isUrl(this.path)
-  }
-
-  /** What is shown of the store. */
-  get shown(): string {
-    return Redact.url(this.path)
-  }
-
-  toString(): string {
-    return this.shown
-  }
-
-  toJSON(): string {
-    return this.shown
-  }
-}
+export { Db }
 
 /** A store with its `SqlClient`, for the CLI's own tables (`followedFiles.ts`). */
 export type StoreLayer = Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError>

@@ -15,6 +15,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import { CompactionOptions, SleepMode } from "@precis/compaction"
 import { ConversationTurn, OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
+import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -29,11 +30,14 @@ import { Db, type ProviderName, providers } from "./layers.js"
 export const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("the conversation file to read"))
 
 /**
- * `--db FILE`: the store. A store that would be thrown away is refused: an
- * empty name or `:memory:` (SQLite would use a temporary database).
+ * `--db FILE`: the store, else `$PRECIS_DB` (how `serve` names it to the
+ * processes it starts: never on a command line), else `precis.db`. A store
+ * that would be thrown away is refused: an empty name or `:memory:` (SQLite
+ * would use a temporary database).
  */
 export const db = Options.text("db").pipe(
   Options.withPseudoName("FILE"),
+  Options.withFallbackConfig(Config.string("PRECIS_DB")),
   Options.filterMap(
     (name) => (name.trim().length === 0 || name.trim() === ":memory:" ? Option.none() : Option.some(name)),
     "--db must name a file or a PostgreSQL URL (an empty name or :memory: would write to a temporary database " +
@@ -42,7 +46,7 @@ export const db = Options.text("db").pipe(
   Options.withDefault("precis.db"),
   Options.map((name) => new Db(name)),
   Options.withDescription(
-    "the store: a SQLite file, or a PostgreSQL database as a URL postgres://USER@HOST:PORT/DB (default precis.db)"
+    "the store: a SQLite file, or a PostgreSQL database as a URL postgres://USER@HOST:PORT/DB (default: $PRECIS_DB, else precis.db)"
   )
 )
 

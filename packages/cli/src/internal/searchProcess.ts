@@ -37,17 +37,23 @@ const operation = "SearchIndex.search"
 
 const Output = Schema.parseJson(Schema.Struct({ hits: Schema.Array(SearchIndex.SearchHit) }))
 
-interface Ended {
+/** How a child process ended: its exit code and what it printed. */
+export interface Ended {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
 }
 
-// Runs `argv` to its end; interrupting it kills the child.
-const run = (argv: ReadonlyArray<string>) =>
+/**
+ * Runs `argv` to its end (a failure to start it is a `StoreError` of
+ * `operation`); interrupting it kills the child.
+ *
+ * @internal
+ */
+export const run = (argv: ReadonlyArray<string>, operation: string, env: Readonly<Record<string, string>> = {}) =>
   Effect.async<Ended, StoreError.StoreError>((resume) => {
     const [executable = "precis", ...args] = argv
-    const child = spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
     const out = { stdout: "", stderr: "" }
     child.stdout.setEncoding("utf8").on("data", (data: string) => (out.stdout += data))
     child.stderr.setEncoding("utf8").on("data", (data: string) => (out.stderr += data))
@@ -55,6 +61,15 @@ const run = (argv: ReadonlyArray<string>) =>
     child.on("close", (code) => resume(Effect.succeed({ code, ...out })))
     return Effect.sync(() => child.kill("SIGKILL"))
   })
+
+/**
+ * The environment that names the store `db` to a child `precis`
+ * (`PRECIS_DB`): never its command line, which any user of the machine can
+ * read (`ps`), so a PostgreSQL URL's password stays private.
+ *
+ * @internal
+ */
+export const dbEnv = (db: string): Readonly<Record<string, string>> => ({ PRECIS_DB: db })
 
 /**
  * A search of `db` by `precis search --json`, started with `argv` (the
@@ -67,15 +82,13 @@ export const make = (argv: ReadonlyArray<string>, db: string, timeout: Duration.
   run([
     ...argv,
     "search",
-    "--db",
-    db,
     "--json",
     "--limit",
     String(limit),
     ...(sessionId === undefined ? [] : [`--session=${sessionId}`]),
     "--",
     query
-  ]).pipe(
+  ], operation, dbEnv(db)).pipe(
     Effect.flatMap(({ code, stderr, stdout }): Effect.Effect<ReadonlyArray<SearchIndex.SearchHit>, StoreError.StoreError> =>
       code === 0
         ? Effect.mapBoth(Schema.decode(Output)(stdout), {

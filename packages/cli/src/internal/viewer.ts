@@ -1,19 +1,24 @@
 /**
  * The local viewer of `precis serve`: a read-only web app over the
  * store in context, on `@effect/platform`'s HTTP router. Routes:
- * `GET /` (the sessions), `GET /session/:id` (its DAG as a collapsible tree),
+ * `GET /` (the sessions and their dates), `GET /session/:id` (its DAG as a
+ * tree of summaries readable in place, and the turns not summarized yet),
  * `GET /summary/:id` (a summary's text, children and source turns),
- * `GET /search?q=&session=` (full-text search); anything else is a 404 page,
- * a store failure a 500 page. Every page is HTML built by `html.ts`, with a
- * Content-Security-Policy that lets only its own nonce-bearing script run.
+ * `GET /session/:id/context?budget=N` (the context `precis context --budget N`
+ * assembles), `GET /search?q=&session=` (full-text search, each hit opening
+ * its page with `?q=`, which marks the matches there); anything else is a 404
+ * page, a store failure a 500 page. Every page is HTML built by `html*.ts`,
+ * with a Content-Security-Policy that lets only its own nonce-bearing script
+ * run; turns read as the summaries' material renders them (`htmlTurns.ts`).
  *
  * Whatever the store holds and whoever asks, a page stays small and a request
  * never holds the others: every list is read one page at a time (turns,
  * top summaries, sessions; a turn's text is cut), a request whose `Host`
  * names another server is refused (421: DNS rebinding, see `bind.ts`), so is
  * one with a control character in its address or parameters (400), and a
- * search runs where it cannot hold the server (see `searchProcess.ts`), two
- * at a time, its query checked first (400 with the reason).
+ * search or an assembled context runs where it cannot hold the server (see
+ * `searchProcess.ts`, `contextProcess.ts`), two at a time, its query or
+ * budget checked first (400 with the reason).
  *
  * @internal
  */
@@ -32,8 +37,13 @@ import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as Bind from "./bind.js"
+import * as ContextProcess from "./contextProcess.js"
 import * as Html from "./html.js"
+import * as HtmlContext from "./htmlContext.js"
+import * as HtmlSearch from "./htmlSearch.js"
+import * as HtmlTree from "./htmlTree.js"
 import type { Search } from "./searchProcess.js"
+import { timeRange } from "./sessionTimes.js"
 
 /** The most hits the search page shows. */
 const SEARCH_LIMIT = 50
@@ -47,7 +57,7 @@ export const ITEMS_PER_PAGE = 200
 /** The most summaries a session's page draws as one tree; past it, a page of the top ones. */
 export const MAX_TREE = 2000
 
-/** Searches running at once; the others wait for one to end. */
+/** Searches and contexts assembled at once; the others wait for one to end. */
 const SEARCHES_AT_ONCE = 2
 
 /** An HTML response with its CSP: nothing loads from elsewhere, only the page's own script runs. */
@@ -102,11 +112,20 @@ const readPage = <A, E, R>(
     pages: total === undefined ? undefined : Math.max(1, Math.ceil(total / size))
   }))
 
+/** The search a page was opened from (`?q=`): the query, when the store takes it, and its marker. */
+const searched = Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+  const query = firstValue(params["q"])?.trim() ?? ""
+  const terms = SearchIndex.queryTerms(query)
+  return Either.isRight(terms) && terms.right.length > 0
+    ? { query, mark: Html.marker(terms.right) }
+    : { query: undefined, mark: Html.escape }
+})
+
 const sessions = Effect.gen(function*() {
   const all = yield* (yield* TurnStore.TurnStore).sessions
   const page = yield* readPage(yield* pageNumber("page"), ITEMS_PER_PAGE, ({ limit, offset = 0 }) =>
-    Effect.succeed(all.slice(offset, offset + limit)), all.length)
-  return yield* respond(200, "Sessions", Html.sessionsBody(page))
+    Effect.forEach(all.slice(offset, offset + limit), (info) => Effect.map(timeRange(info), (range) => ({ info, range }))), all.length)
+  return yield* respond(200, "Sessions", HtmlTree.sessionsBody(page))
 })
 
 // The seq from which a session's turns are uncovered: the one after the newest leaf's last turn
@@ -120,18 +139,30 @@ const frontier = (dag: DagStore.Service, sessionId: string) =>
     return last === undefined ? 0 : last.seq + 1
   })
 
+/** The session named by the route's `id`, or its 404 page. */
+const sessionInfo = Effect.gen(function*() {
+  const id = yield* param("id")
+  const info = (yield* (yield* TurnStore.TurnStore).sessions).find((s) => s.id === id)
+  return info === undefined ? Either.left(yield* notFound(`No session ${JSON.stringify(id)} in this store.`)) : Either.right(info)
+})
+
 const session = Effect.gen(function*() {
   const store = yield* TurnStore.TurnStore
   const dag = yield* DagStore.DagStore
-  const id = yield* param("id")
-  const info = (yield* store.sessions).find((s) => s.id === id)
-  if (info === undefined) return yield* notFound(`No session ${JSON.stringify(id)} in this store.`)
-  const uncovered = info.turnCount - (yield* frontier(dag, id))
-  const turns = yield* readPage(yield* pageNumber("turns"), TURNS_PER_PAGE, (page) => store.uncoveredTurns(id, page), uncovered)
-  const tree: Html.Tree = info.summaryCount <= MAX_TREE
-    ? { _tag: "Whole", summaries: yield* dag.summaries(id) }
-    : { _tag: "Roots", roots: yield* readPage(yield* pageNumber("roots"), ITEMS_PER_PAGE, (page) => dag.parentless(id, { page })) }
-  return yield* respond(200, `Session ${id}`, Html.sessionBody(info, tree, turns, uncovered), { session: id })
+  const found = yield* sessionInfo
+  if (Either.isLeft(found)) return found.left
+  const info = found.right
+  const { mark, query } = yield* searched
+  const uncovered = info.turnCount - (yield* frontier(dag, info.id))
+  const turns = yield* readPage(yield* pageNumber("turns"), TURNS_PER_PAGE, (page) => store.uncoveredTurns(info.id, page), uncovered)
+  const tree: HtmlTree.Tree = info.summaryCount <= MAX_TREE
+    ? { _tag: "Whole", summaries: yield* dag.summaries(info.id) }
+    : { _tag: "Roots", roots: yield* readPage(yield* pageNumber("roots"), ITEMS_PER_PAGE, (page) => dag.parentless(info.id, { page })) }
+  const row = { info, range: yield* timeRange(info) }
+  return yield* respond(200, `Session ${info.id}`, HtmlTree.sessionBody({ row, tree, turns, uncovered, query, mark }), {
+    session: info.id,
+    ...(query === undefined ? {} : { query })
+  })
 })
 
 const summary = Effect.gen(function*() {
@@ -140,6 +171,7 @@ const summary = Effect.gen(function*() {
   const found = yield* dag.summary(id)
   if (Option.isNone(found)) return yield* notFound(`No summary ${JSON.stringify(id)} in this store.`)
   const s = found.value
+  const { mark, query } = yield* searched
   // A leaf knows how many turns it covers; a condensed summary's are counted by paging through them.
   const total = s.depth === 0 ? s.sourceTurnIds?.length : undefined
   const [children, turns] = yield* Effect.all([
@@ -149,10 +181,47 @@ const summary = Effect.gen(function*() {
   return yield* respond(
     200,
     `Summary ${id.slice(0, 8)}`,
-    Html.summaryBody(s, children, turns, total),
-    s.sessionId === undefined ? {} : { session: s.sessionId }
+    HtmlTree.summaryBody({ summary: s, children, turns, total, query, mark }),
+    { ...(s.sessionId === undefined ? {} : { session: s.sessionId }), ...(query === undefined ? {} : { query }) }
   )
 })
+
+/** The budget of a context page: `budget` when it is a whole number from 1 to `MAX_BUDGET`, else why not. */
+const budgetOf = (value: string | undefined): Either.Either<number, string> => {
+  if (value === undefined || value.length === 0) return Either.right(ContextProcess.DEFAULT_BUDGET)
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN
+  return Number.isInteger(n) && n >= 1 && n <= ContextProcess.MAX_BUDGET
+    ? Either.right(n)
+    : Either.left(`A budget is a whole number of tokens from 1 to ${ContextProcess.MAX_BUDGET} (got ${JSON.stringify(value)}).`)
+}
+
+const contextPage = (assemble: ContextProcess.Assemble) =>
+  Effect.gen(function*() {
+    const found = yield* sessionInfo
+    if (Either.isLeft(found)) return found.left
+    const id = found.right.id
+    const asked = firstValue((yield* HttpServerRequest.ParsedSearchParams)["budget"])
+    const budget = budgetOf(asked)
+    if (Either.isLeft(budget)) {
+      return yield* respond(400, "Bad budget", HtmlContext.badBudgetBody(id, asked ?? "", budget.left), { session: id })
+    }
+    const printed = yield* assemble(id, budget.right)
+    return yield* respond(200, `Context of ${id}`, HtmlContext.contextBody(id, budget.right, printed), { session: id })
+  })
+
+// A hit with what labels it: a turn's role and time and the page of turns that holds it, a summary's record.
+const labelled = (hit: SearchIndex.SearchHit) =>
+  Effect.gen(function*() {
+    const dag = yield* DagStore.DagStore
+    if (hit.kind === "summary") return { hit, summary: Option.getOrUndefined(yield* dag.summary(hit.id)) }
+    const seq = hit.seq
+    if (seq === undefined) return { hit }
+    const [turn] = yield* (yield* TurnStore.TurnStore).turns(hit.sessionId, { from: seq, to: seq })
+    const first = hit.leafId === undefined
+      ? yield* frontier(dag, hit.sessionId)
+      : (yield* dag.sourceTurns(hit.leafId, { offset: 0, limit: 1 }))[0]?.seq ?? seq
+    return { hit, role: turn?.role, timestamp: turn?.timestamp, turnsPage: Math.floor(Math.max(0, seq - first) / TURNS_PER_PAGE) + 1 }
+  })
 
 const searchPage = (run: Search) =>
   Effect.gen(function*() {
@@ -164,20 +233,22 @@ const searchPage = (run: Search) =>
     // The store's own rule, checked here to answer a refused query as the user's mistake it is.
     const refused = SearchIndex.queryTerms(query)
     if (Either.isLeft(refused)) return yield* problem(400, "Search refused", refused.left, extra)
-    const hits = yield* run(scope, query, SEARCH_LIMIT)
-    return yield* respond(200, `Search ${query}`, Html.searchBody(query, hits), extra)
+    const hits = yield* Effect.forEach(yield* run(scope, query, SEARCH_LIMIT), labelled)
+    return yield* respond(200, `Search ${query}`, HtmlSearch.searchBody(query, hits), extra)
   })
 
 /**
- * The viewer's routes, with `search` running the searches; an unknown route
+ * The viewer's routes, with `search` running the searches and `assemble`
+ * the contexts; an unknown route
  * is a 404 page and a store failure a 500 page naming it.
  *
  * @internal
  */
-export const app = (search: Search) =>
+export const app = (search: Search, assemble: ContextProcess.Assemble) =>
   HttpRouter.empty.pipe(
     HttpRouter.get("/", sessions),
     HttpRouter.get("/session/:id", session),
+    HttpRouter.get("/session/:id/context", contextPage(assemble)),
     HttpRouter.get("/summary/:id", summary),
     HttpRouter.get("/search", searchPage(search)),
     Effect.catchTags({
@@ -217,11 +288,12 @@ export const guarded = (check: (header: string | undefined) => Bind.HostCheck) =
     return app
   })
 
-/** Where `serve` listens, and how it searches (default: in this process, over the store). */
+/** Where `serve` listens, and how it searches and assembles contexts (default: in this process, over the store). */
 export interface ListenOptions {
   readonly port: number
   readonly host: string
   readonly search?: Search | undefined
+  readonly assemble?: ContextProcess.Assemble | undefined
 }
 
 /**
@@ -236,9 +308,14 @@ export const listen = (
   Effect.gen(function*() {
     const index = yield* SearchIndex.SearchIndex
     const search: Search = options.search ?? ((sessionId, query, limit) => index.search(sessionId, query, { limit }))
+    const assemble = options.assemble ??
+      ContextProcess.inProcess(yield* Effect.context<TurnStore.TurnStore | DagStore.DagStore>())
     const searches = yield* Effect.makeSemaphore(SEARCHES_AT_ONCE)
     const server = yield* Layer.build(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host }))
-    const served = guarded(Bind.hostCheck(options.host))(app((...args) => searches.withPermits(1)(search(...args))))
+    const served = guarded(Bind.hostCheck(options.host))(app(
+      (...args) => searches.withPermits(1)(search(...args)),
+      (...args) => searches.withPermits(1)(assemble(...args))
+    ))
     yield* HttpServer.serveEffect(served).pipe(Effect.provide(server))
     return yield* HttpServer.addressFormattedWith(Effect.succeed).pipe(Effect.provide(server))
   })

@@ -82,6 +82,15 @@ export const shortId = (id: string): string => {
   return /^([\w.-]+:\d+)-[0-9a-f]{12}$/.exec(id)?.[1] ?? id
 }
 
+/**
+ * What a store lookup of a cited id starts with: the short id without a `#k`
+ * suffix (every id it shortens starts with that), else the short id itself.
+ */
+export const citedPrefix = (cited: string): string => cited.replace(/#\d+$/, "")
+
+/** Whether `turnId` is the turn `cited` names: the same id, or its {@link shortId}. */
+export const cites = (cited: string, turnId: string): boolean => turnId === cited || shortId(turnId) === cited
+
 const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
 const entries = (state: State): ReadonlyArray<Entry> => {

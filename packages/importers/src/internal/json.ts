@@ -19,6 +19,35 @@ const WS = new Set([32, 9, 10, 13])
 const describe = (text: string, at: number): string =>
   at >= text.length ? "unexpected end of input" : `unexpected character ${JSON.stringify(text[at])}`
 
+/** Where a check stopped: the offset of the first syntax error and what it is. */
+class Stop {
+  constructor(readonly offset: number, readonly reason: string) {}
+}
+
+/** The offset just after the string whose opening quote is at `i`; a {@link Stop} at its first fault. */
+const stringEnd = (text: string, i: number): number => {
+  i++ // opening quote
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    if (c === 34) return i + 1
+    if (c === 92) {
+      const next = text[i + 1]
+      if (next === "u") {
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) throw new Stop(i, "invalid \\u escape in string")
+        i += 6
+      } else if (next !== undefined && "\"\\/bfnrt".includes(next)) {
+        i += 2
+      } else {
+        throw new Stop(i, "invalid escape in string")
+      }
+      continue
+    }
+    if (c < 32) throw new Stop(i, c === 10 ? "unterminated string (a raw line break inside it)" : "control character in string")
+    i++
+  }
+  throw new Stop(i, "unterminated string")
+}
+
 /**
  * Where the first JSON syntax error in `text` is, and what it is; `undefined`
  * when the text is valid JSON. Only run after `JSON.parse` failed, since
@@ -29,38 +58,12 @@ export const syntaxError = (text: string): { readonly offset: number; readonly r
   const skip = () => {
     while (i < text.length && WS.has(text.charCodeAt(i))) i++
   }
-  class Stop {
-    constructor(readonly offset: number, readonly reason: string) {}
-  }
   const expect = (what: string): never => {
     throw new Stop(i, i >= text.length ? `unexpected end of input, expected ${what}` : `expected ${what}, found ${JSON.stringify(text[i])}`)
   }
-  const string = () => {
-    i++ // opening quote
-    while (i < text.length) {
-      const c = text.charCodeAt(i)
-      if (c === 34) {
-        i++
-        return
-      }
-      if (c === 92) {
-        const next = text[i + 1]
-        if (next === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) throw new Stop(i, "invalid \\u escape in string")
-          i += 6
-        } else if (next !== undefined && "\"\\/bfnrt".includes(next)) {
-          i += 2
-        } else {
-          throw new Stop(i, "invalid escape in string")
-        }
-        continue
-      }
-      if (c < 32) throw new Stop(i, c === 10 ? "unterminated string (a raw line break inside it)" : "control character in string")
-      i++
-    }
-    throw new Stop(i, "unterminated string")
-  }
   const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+  // Recursive, a frame per level of nesting: absurd nesting may overflow the stack before the
+  // depth check stops it (caught below).
   const value = (depth: number): void => {
     if (depth > 10_000) throw new Stop(i, "nesting too deep")
     skip()
@@ -75,7 +78,7 @@ export const syntaxError = (text: string): { readonly offset: number; readonly r
       for (;;) {
         skip()
         if (text[i] !== "\"") expect("a string key")
-        string()
+        i = stringEnd(text, i)
         skip()
         if (text[i] !== ":") expect("':'")
         i++
@@ -113,7 +116,10 @@ export const syntaxError = (text: string): { readonly offset: number; readonly r
         expect("',' or ']'")
       }
     }
-    if (c === "\"") return string()
+    if (c === "\"") {
+      i = stringEnd(text, i)
+      return
+    }
     for (const literal of ["true", "false", "null"]) {
       if (text.startsWith(literal, i)) {
         i += literal.length

@@ -175,6 +175,14 @@ export const make = (env: Env): Service => {
       } ORDER BY t.seq`
     ).pipe(Effect.mapError(error("TurnStore.turns")))
 
+  // `substr` rather than LIKE: an id may hold `%` or `_`.
+  const turnsWithIdPrefix: Service["turnsWithIdPrefix"] = (sessionId, prefix, limit = 20) =>
+    reads.select(
+      sql`SELECT ${reads.columns} FROM turns t
+        WHERE t.session_id = ${sessionId} AND substr(t.id, 1, ${[...prefix].length}) = ${prefix}
+        ORDER BY t.seq LIMIT ${Math.max(1, Math.floor(limit))}`
+    ).pipe(Effect.mapError(error("TurnStore.turnsWithIdPrefix")))
+
   const uncoveredTurns: Service["uncoveredTurns"] = (sessionId, page) =>
     reads.select(
       sql`SELECT ${reads.columns} FROM turns t
@@ -221,6 +229,7 @@ export const make = (env: Env): Service => {
     appendTurns: appendTurns(env),
     withTransaction,
     turns,
+    turnsWithIdPrefix,
     uncoveredTurns,
     sessions,
     sessionState,

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Fixtures from "../../Fixtures.js"
 import { violations } from "../../StoreInvariants.js"
-import type { Case } from "../../StoreSuite.js"
+import type { Case } from "./case.js"
 
 /** @internal */
 export const cases: ReadonlyArray<Case> = [

@@ -9,7 +9,7 @@ import { expect } from "@effect/vitest"
 import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Fixtures from "../../Fixtures.js"
-import type { Case } from "../../StoreSuite.js"
+import type { Case } from "./case.js"
 
 /** @internal */
 export const cases: ReadonlyArray<Case> = [

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Fixtures from "../../Fixtures.js"
-import type { Case } from "../../StoreSuite.js"
+import type { Case } from "./case.js"
 
 /** @internal */
 export const cases: ReadonlyArray<Case> = [
@@ -43,6 +43,31 @@ export const cases: ReadonlyArray<Case> = [
         expect(stored[0]!.sessionId).toBe("append")
         expect((yield* store.turns("append", { from: 2, to: 4 })).map((t) => t.seq)).toEqual([2, 3, 4])
         expect((yield* store.turns("append", { from: 5 })).map((t) => t.seq)).toEqual([5, 6])
+      })
+  },
+  {
+    name: "finds a session's turns by an id prefix (a short citation), in seq order, within the limit",
+    run: () =>
+      Effect.gen(function*() {
+        const store = yield* Store.all
+        const uuid = "d35f0cc4-428d-436c-b878-0a1b2c3d4e5f"
+        yield* store.appendTurns("cited", [
+          Fixtures.turn("user", "first", { id: uuid }),
+          Fixtures.turn("assistant", "second", { id: `${uuid}#2` }),
+          Fixtures.turn("user", "a % b", { id: "50%_off" }),
+          Fixtures.turn("user", "other", { id: "d35f0cc5-0000-0000-0000-000000000000" })
+        ])
+        yield* store.appendTurns("elsewhere", [Fixtures.turn("user", "not this session", { id: `${uuid}#3` })])
+        const ids = (prefix: string, limit?: number) =>
+          Effect.map(store.turnsWithIdPrefix("cited", prefix, limit), (turns) => turns.map((t) => [t.id, t.seq]))
+        expect(yield* ids("d35f0cc4")).toEqual([[uuid, 0], [`${uuid}#2`, 1]])
+        expect(yield* ids("d35f0cc4", 1)).toEqual([[uuid, 0]])
+        expect(yield* ids(uuid)).toEqual([[uuid, 0], [`${uuid}#2`, 1]])
+        // No pattern characters: `%` and `_` are themselves.
+        expect(yield* ids("50%_")).toEqual([["50%_off", 2]])
+        expect(yield* ids("5%")).toEqual([])
+        expect(yield* ids("d35f0cc")).toHaveLength(3)
+        expect(yield* store.turnsWithIdPrefix("missing", "d35f0cc4")).toEqual([])
       })
   },
   {

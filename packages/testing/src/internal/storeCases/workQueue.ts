@@ -9,7 +9,7 @@ import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Fixtures from "../../Fixtures.js"
-import type { Case } from "../../StoreSuite.js"
+import type { Case } from "./case.js"
 
 /** @internal */
 export const cases: ReadonlyArray<Case> = [
