@@ -173,6 +173,26 @@ describe("Assembler", () => {
       }
     }).pipe(Effect.provide(storeLayer())))
 
+  it.effect("the recall note, asked of the assembly, follows the summaries and is counted in the budget", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("note", builds)
+      yield* (yield* CompactionManager.CompactionManager).compact("note", { freshTailTurns: 4 })
+      // Not expanded: the summaries stay summaries (here the expansion would show all their turns).
+      const plain = yield* (yield* assembler).assemble("note", { budget: 3000, compact: false, expand: false })
+      const noted = yield* (yield* assembler).assemble("note", { budget: 3000, compact: false, expand: false, recallNote: true })
+      assert.isTrue(noted.recallNote)
+      expect(noted.summaries.length).toBeGreaterThan(0)
+      const text = Layout.render(noted)
+      assert.include(text, `${Layout.recallNote(noted.summaries)}\n\n`)
+      assert.strictEqual(noted.tokens, estimator.estimate(text))
+      expect(noted.tokens).toBeGreaterThan(estimator.estimate(Layout.render(noted, { recallNote: false })))
+      expect(noted.tokens).toBeLessThanOrEqual(3000)
+      // Layout reads it from the context: no option to repeat.
+      assert.strictEqual(Layout.render(noted), Layout.render(noted, { recallNote: true }))
+      assert.notInclude(Layout.render(plain), "Summary ids:")
+    }).pipe(Effect.provide(assemblerLayer())))
+
   it.effect("the text as sent, the header, the summaries' header lines and the separators included, is never over the budget", () =>
     Effect.gen(function*() {
       const store = yield* Store.all

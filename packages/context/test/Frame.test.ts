@@ -216,14 +216,15 @@ describe("Assembler frames", () => {
       ),
       budget: FastCheck.integer({ min: 200, max: 24_000 }),
       statePlacement: FastCheck.constantFrom("frame" as const, "end" as const),
+      recallNote: FastCheck.boolean(),
       prepare: FastCheck.array(FastCheck.boolean(), { minLength: 8, maxLength: 8 })
     },
-    ({ budget, prepare, statePlacement, steps }) =>
+    ({ budget, prepare, recallNote, statePlacement, steps }) =>
       Effect.gen(function*() {
         const store = yield* Store.all
         const manager = yield* CompactionManager.CompactionManager
         const assembler = yield* Assembler.Assembler
-        const options = { budget, statePlacement }
+        const options = { budget, statePlacement, recallNote }
         let previous: Assembler.Assembled | undefined
         for (const [i, step] of steps.entries()) {
           for (const turn of sessionOf([step]).map((t) => ConversationTurn.make({ ...t, id: `${i}-${t.id}` }))) {
