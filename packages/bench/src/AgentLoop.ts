@@ -3,13 +3,13 @@
  * tokens, with `shouldCompact` (and `compact` when it says so) after every
  * turn against a 32k-token budget, and an instantaneous simulated provider:
  * provider input tokens per raw token, LLM calls per turn, and the largest
- * context the agent assembled against its budget.
+ * context the agent assembled against its budget. (What an agent that sends
+ * `Assembler.assemble`'s context pays is `AgentPays`.)
  *
  * @since 0.1.0
  */
 import { CompactionManager } from "@precis/compaction"
-import { Assembler } from "@precis/context"
-import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
+import { TokenEstimator, Transcript } from "@precis/core"
 import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as child from "./internal/child.js"
@@ -29,13 +29,6 @@ export interface Args {
   readonly options: { readonly leafChunkTokens?: number; readonly freshTailTurns?: number }
   /** `synthetic` (the default, `Synthetic.session`) or `coding` (`Synthetic.codingSession`: mostly tool output). */
   readonly shape?: "synthetic" | "coding"
-  /**
-   * `status` (the default): `status`, `compact` when it says so, then the raw
-   * active context; `assemble`: `Assembler.assemble` within the budget
-   * (the Condenser Pipeline, compacting only when the condensed context is
-   * still over the threshold).
-   */
-  readonly mode?: "status" | "assemble"
 }
 
 /**
@@ -52,10 +45,6 @@ export interface Result {
   readonly compactions: number
   readonly maxContextTokens: number
   readonly maxContextBeforeCompaction: number
-  /** Tokens each stage removed over the loop, summed (assemble mode). */
-  readonly savedByStage: Record<string, number>
-  /** Whether every assembled context kept each tool result right after its call (assemble mode). */
-  readonly pairsWhole: boolean
   readonly wallMs: number
 }
 
@@ -68,37 +57,16 @@ export const measureOne = async (args: Args): Promise<Result> => {
   const turns = args.shape === "coding"
     ? Synthetic.codingSession(args.sessionTokens, { seed: 21 })
     : Synthetic.session(args.sessionTokens, { seed: 21 })
-  const position = new Map(turns.map((turn, i) => [turn.id ?? "", i]))
   const sim = simulated.make({ latencyMs: 0 })
   const t0 = performance.now()
   const totals = await stack.runWithStack(sim.service, args.options, Effect.gen(function*() {
     const store = yield* Store.all
     const manager = yield* CompactionManager.CompactionManager
-    const assembler = yield* Assembler.make
     let compactions = 0
     let maxContextTokens = 0
     let maxContextBeforeCompaction = 0
-    const savedByStage: Record<string, number> = {}
-    let pairsWhole = true
     for (const turn of turns) {
       yield* store.appendTurns("agent", [turn])
-      if (args.mode === "assemble") {
-        // What the agent sends to its model next, within the budget.
-        const assembled = yield* assembler.assemble("agent", { budget: args.budget })
-        maxContextBeforeCompaction = Math.max(maxContextBeforeCompaction, assembled.report.tokensBefore)
-        maxContextTokens = Math.max(maxContextTokens, assembled.tokens)
-        for (const stage of assembled.report.stages) {
-          savedByStage[stage.stage] = (savedByStage[stage.stage] ?? 0) + stage.tokensBefore - stage.tokensAfter
-          if (stage.stage === "summarize" && stage.acted) compactions++
-        }
-        // Every kept tool result still follows the turn it followed in the session.
-        pairsWhole &&= assembled.turns.every((t, k) => {
-          if (!ConversationTurn.isToolResult(t)) return true
-          const i = position.get(t.id ?? "") ?? 0
-          return i === 0 || (k > 0 && assembled.turns[k - 1]!.id === turns[i - 1]!.id)
-        })
-        continue
-      }
       const status = yield* manager.status("agent", args.budget)
       maxContextBeforeCompaction = Math.max(maxContextBeforeCompaction, status.activeTokens)
       if (status.shouldCompact) {
@@ -109,7 +77,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
       const context = yield* manager.context("agent")
       maxContextTokens = Math.max(maxContextTokens, context.tokens)
     }
-    return { compactions, maxContextTokens, maxContextBeforeCompaction, savedByStage, pairsWhole }
+    return { compactions, maxContextTokens, maxContextBeforeCompaction }
   }))
   return {
     args,
@@ -139,15 +107,7 @@ export const plan = (options: Options): ReadonlyArray<Args & { readonly label: s
   return [
     { label: "default options", sessionTokens, budget: 32_000, options: {} },
     { label: "leafChunkTokens 8000", sessionTokens, budget: 32_000, options: { leafChunkTokens: 8_000 } },
-    { label: "coding-agent session, status/compact", sessionTokens, budget: 32_000, options: {}, shape: "coding" },
-    {
-      label: "coding-agent session, assemble (condenser)",
-      sessionTokens,
-      budget: 32_000,
-      options: {},
-      shape: "coding",
-      mode: "assemble"
-    }
+    { label: "coding-agent session, status/compact", sessionTokens, budget: 32_000, options: {}, shape: "coding" }
   ]
 }
 
@@ -191,19 +151,6 @@ export const run = async (options: Options): Promise<{ figures: ReadonlyArray<Fi
         note: `largest before compaction ${r.maxContextBeforeCompaction}; loop wall ${(r.wallMs / 1000).toFixed(1)} s`
       })
     )
-    if (item.mode === "assemble") {
-      const saved = Object.entries(r.savedByStage).map(([stage, tokens]) => `${stage} ${tokens}`).join(", ")
-      figures.push(
-        figure({
-          section: "agent loop",
-          name: `${label}: tool calls kept with their results`,
-          value: r.pairsWhole ? 1 : 0,
-          unit: "all (1) / not all (0)",
-          target: { op: ">=", value: 1, on: "value" },
-          note: `tokens removed per stage over the loop: ${saved}`
-        })
-      )
-    }
   }
   return { figures, results }
 }

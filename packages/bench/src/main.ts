@@ -42,8 +42,9 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
     return { figures, details: results }
   },
   loop: async (ctx) => {
-    const { figures, results } = await (await import("./AgentLoop.js")).run(ctx)
-    return { figures, details: results }
+    const loops = await (await import("./AgentLoop.js")).run(ctx)
+    const pays = await (await import("./AgentPays.js")).run(ctx)
+    return { figures: [...loops.figures, ...pays.figures], details: { loops: loops.results, pays: pays.results } }
   },
   throughput: async (ctx) => {
     const { figures, results } = await (await import("./Throughput.js")).run(ctx)
@@ -82,6 +83,7 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
 const children: Record<string, (args: never) => Promise<object>> = {
   compaction: async (args) => (await import("./CompactionCost.js")).measureOne(args),
   loop: async (args) => (await import("./AgentLoop.js")).measureOne(args),
+  pays: async (args) => (await import("./AgentPays.js")).measureOne(args),
   throughput: async (args) => (await import("./Throughput.js")).measureOne(args),
   sleep: async (args) => (await import("./SleepLoop.js")).measureOne(args),
   // Loads what a measurement loads, and does nothing: the memory baseline.

@@ -17,7 +17,10 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 // What the library assembles, read-only, over the same store file.
 const assembleReadOnly = (db: string, options: Assembler.AssembleOptions) =>
-  Effect.flatMap(Assembler.Assembler, (assembler) => assembler.assemble("default", options)).pipe(
+  Effect.flatMap(
+    Assembler.Assembler,
+    (assembler) => assembler.assemble("default", { ...Assembler.oneShot, ...options })
+  ).pipe(
     Effect.provide(Assembler.layerReadOnly.pipe(Layer.provide(SqliteStore.layer({ filename: db, readonly: true })))),
     Effect.scoped
   )

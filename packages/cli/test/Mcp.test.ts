@@ -127,8 +127,10 @@ describe("precis mcp with the official MCP client", () => {
       const assembled = context.structuredContent as { tokens: number; summaries: number; text: string }
       assert.isAtMost(assembled.tokens, 4000)
       assert.isAbove(assembled.summaries, 0)
-      expect(assembled.text).toMatch(/^Session state/)
-      expect(assembled.text).toContain("Summary ids: ")
+      // Everything sent within the budget: the first request, the summaries and their recall note, the header, the turns.
+      assert.strictEqual(Math.floor(Array.from(assembled.text).length / 4), assembled.tokens)
+      expect(assembled.text).toMatch(/^\[[^\]]+\] user: /)
+      expect(assembled.text).toMatch(/Summary ids: [^\n]+\n\nSession state/)
       // The header cites turns by short ids: read gives the cited turn back.
       const citation = /first request: .+ \[([^\]\s]+)\]/.exec(assembled.text)
       assert.isNotNull(citation, assembled.text.slice(0, 400))
@@ -138,7 +140,7 @@ describe("precis mcp with the official MCP client", () => {
       assert.deepStrictEqual(turn.items.map((i) => [i.id, i.role]), [[turn.turnId, "user"]])
       // A state folded from every turn is not saved (the store is read-only: a save would fail and warn).
       const plain = await call(server, "context", { session: "plain" })
-      expect((plain.structuredContent as { text: string }).text).toMatch(/^Session state \(from turns .+, 245 turns\)/)
+      expect((plain.structuredContent as { text: string }).text).toMatch(/\n\nSession state \(from turns .+, 245 turns\)/)
 
       // Read-only: no byte of the store changed, and nothing was logged (no failed write).
       assert.strictEqual(sha(db), before)

@@ -311,14 +311,20 @@ const inOrder = <A extends StageEntry<string, unknown>>(
 ): Array<A> => entries.slice().sort((a, b) => a.order[order] - b.order[order])
 
 /**
- * The standard stages in the order with a store, `summarizeStage` in the
- * place of `summarize` (the summary DAG, say): mask, forget, summarize,
- * window.
+ * The standard stages in one of the registry's orders, `summarizeStage` in
+ * the place of `summarize` (the summary DAG, say): by default the order with
+ * a store (mask, forget, summarize, window); with `"stateless"`, summarizing
+ * before forgetting (mask, summarize, forget, window), what the `Assembler`
+ * runs when it rebuilds a context.
  *
  * @since 0.1.0
  */
-export const stages = <R>(options: Options, summarizeStage: Stage<R>): ReadonlyArray<Stage<R>> =>
-  inOrder(registry, "withStore").map((entry) => entry.name === "summarize" ? summarizeStage : entry.make(options))
+export const stages = <R>(
+  options: Options,
+  summarizeStage: Stage<R>,
+  order: keyof StageEntry["order"] = "withStore"
+): ReadonlyArray<Stage<R>> =>
+  inOrder(registry, order).map((entry) => entry.name === "summarize" ? summarizeStage : entry.make(options))
 
 /**
  * The stages of {@link fit}: the standard stages but `summarize`, in the

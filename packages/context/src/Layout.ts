@@ -1,8 +1,21 @@
 /**
  * How a context is laid out for a model, from the most stable part to the
- * least: the session-state header first (its share of the budget:
- * {@link header}), then the summaries, then the turns, and the recall note
- * last; as one text ({@link render}) or as chat messages ({@link toMessages}).
+ * least, so that a provider's prompt cache keeps as much of it as it can:
+ *
+ * 1. what never changes: the caller's `system` text, then the `pinned` turns
+ *    (the session's first request);
+ * 2. the summaries (changed only when a compaction writes), with the recall
+ *    note when asked for;
+ * 3. the session-state header when it is placed in the frame
+ *    (`statePlacement: "frame"`, the default: refreshed at compactions only);
+ * 4. the turns, appended as they come;
+ * 5. last, the session-state header when it is placed at the end
+ *    (`statePlacement: "end"`: refreshed at every assembly, the only
+ *    volatile block).
+ *
+ * {@link blocks} is that order, one block per message; {@link render} (one
+ * text), {@link toMessages} (chat messages) and `AiPrompt.toPrompt` (an
+ * `@effect/ai` Prompt) are all made from it, so they keep the same order.
  *
  * @since 0.1.0
  */
@@ -35,15 +48,31 @@ export const header = (
   )
 
 /**
+ * Where the session-state header goes: in the `frame` (after the summaries,
+ * before the turns; refreshed only when the context is rebuilt) or at the
+ * `end` (after the turns; refreshed at every assembly, so it is the volatile
+ * tail, after the cache breakpoint).
+ *
+ * @since 0.3.0
+ */
+export type StatePlacement = "frame" | "end"
+
+/**
  * What {@link render} and {@link toMessages} read: summaries and turns, such
  * as an `ActiveContext` (of `@precis/compaction`), a context the `Condenser`
- * fitted to a budget or an `Assembler.Assembled`, and the session-state
- * header to put first (see {@link header}).
+ * fitted to a budget or an `Assembler.Assembled`; and, when there are any,
+ * the caller's `system` text, the `pinned` turns (the first request), and the
+ * session-state `header` with its placement (default `"frame"`).
  *
  * @since 0.1.0
  */
 export interface Renderable {
+  readonly system?: string | undefined
+  readonly pinned?: ReadonlyArray<ConversationTurn.ConversationTurn> | undefined
   readonly header?: string | undefined
+  readonly statePlacement?: StatePlacement | undefined
+  /** Whether the summaries are followed by {@link recallNote} (a `RenderOptions.recallNote` given wins). */
+  readonly recallNote?: boolean | undefined
   readonly summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
   readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
 }
@@ -55,9 +84,10 @@ export interface Renderable {
  */
 export interface RenderOptions {
   /**
-   * End with {@link recallNote}: tells the model that the recall tools
-   * (`search`, `expand`, `describe` of `@precis/recall`) exist and names the
-   * summary ids to expand. Off by default; nothing is added without summaries.
+   * Follow the summaries with {@link recallNote}: tells the model that the
+   * recall tools (`search`, `expand`, `describe` of `@precis/recall`) exist
+   * and names the summary ids to expand. Off by default; nothing is added
+   * without summaries.
    */
   readonly recallNote?: boolean | undefined
 }
@@ -80,53 +110,146 @@ export const recallNote = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
     `and describe (the summary DAG at a glance). Summary ids: ${summaries.map((s) => Escape.line(s.id)).join(", ")}.`
   ].join(" ")
 
-const noteOf = (context: Renderable, options: RenderOptions): string =>
-  options.recallNote === true ? recallNote(context.summaries) : ""
+/**
+ * One block of a laid-out context, one message of {@link toMessages}: its
+ * kind, the role of its message, the message's `content`, its `text` in
+ * {@link render}, and whether it is `volatile` (changes at every assembly).
+ *
+ * @since 0.3.0
+ */
+export interface Block {
+  readonly kind: "system" | "request" | "summaries" | "state" | "turn"
+  readonly role: "system" | "user" | "assistant"
+  readonly content: string
+  readonly text: string
+  readonly volatile: boolean
+}
+
+const turnBlock = (turn: ConversationTurn.ConversationTurn, kind: "request" | "turn"): Block => ({
+  kind,
+  // Roles other than these (tool results, say) are user messages prefixed with `[role]`.
+  ...(turn.role === "user" || turn.role === "assistant" || turn.role === "system"
+    ? { role: turn.role, content: turn.content }
+    : { role: "user" as const, content: `[${Escape.line(turn.role)}] ${turn.content}` }),
+  text: Transcript.formatTurn(turn),
+  volatile: false
+})
 
 /**
- * A context as chat messages: the session-state header as a system
- * message first (when there is one), then one system message with the
- * summaries (when there are any; with `recallNote`, the {@link recallNote}
- * ends it), then one message per turn. Roles other than `user`, `assistant`
- * and `system` (tool results, say) become `user` messages prefixed with `[role]`.
+ * The line that opens the summaries' block, in {@link render} as in {@link toMessages}.
+ *
+ * @since 0.3.0
+ */
+export const summariesLabel = "Summary of the earlier conversation, oldest first:"
+
+const summariesBlock = (context: Renderable, options: RenderOptions): Array<Block> => {
+  if (context.summaries.length === 0) return []
+  const note = (options.recallNote ?? context.recallNote) === true ? recallNote(context.summaries) : ""
+  // One text as message and in the rendering, so that a Prompt is never longer than the rendering it is measured by.
+  const text = `${summariesLabel}\n\n${Transcript.renderSummaries(context.summaries)}${note.length > 0 ? `\n\n${note}` : ""}`
+  return [{ kind: "summaries", role: "user", content: text, text, volatile: false }]
+}
+
+const stateBlock = (context: Renderable, at: StatePlacement): Array<Block> =>
+  context.header === undefined || context.header.length === 0 || (context.statePlacement ?? "frame") !== at
+    ? []
+    : [{ kind: "state", role: "user", content: context.header, text: context.header, volatile: at === "end" }]
+
+/**
+ * A context's blocks in their order, most stable first (see the module notes).
+ *
+ * @since 0.3.0
+ */
+export const blocks = (context: Renderable, options: RenderOptions = {}): Array<Block> => [
+  ...(context.system === undefined || context.system.length === 0
+    ? []
+    : [{ kind: "system" as const, role: "system" as const, content: context.system, text: context.system, volatile: false }]),
+  ...(context.pinned ?? []).map((turn) => turnBlock(turn, "request")),
+  ...summariesBlock(context, options),
+  ...stateBlock(context, "frame"),
+  ...context.turns.map((turn) => turnBlock(turn, "turn")),
+  ...stateBlock(context, "end")
+]
+
+/**
+ * The index of the last block that is not volatile (-1 when there is none):
+ * where a prompt cache can stop.
+ *
+ * @since 0.3.0
+ */
+export const lastStable = (all: ReadonlyArray<Block>): number => {
+  let i = all.length - 1
+  while (i >= 0 && all[i]!.volatile) i--
+  return i
+}
+
+const isTurn = (block: Block) => block.kind === "turn" || block.kind === "request"
+
+// Turns one per line, every other block apart by a blank line.
+const join = (all: ReadonlyArray<Block>): string =>
+  all.map((block, i) => i === 0 ? block.text : `${isTurn(block) && isTurn(all[i - 1]!) ? "\n" : "\n\n"}${block.text}`)
+    .join("")
+
+/**
+ * A context as one text: its {@link blocks}, turns one per line, the other
+ * blocks apart by blank lines. The text of the blocks before the volatile
+ * one is {@link renderStable}, so between two rebuilds of a context one
+ * rendering is the previous one with text added at its end (the volatile
+ * block excepted).
  *
  * @since 0.1.0
  */
-export const toMessages = (context: Renderable, options: RenderOptions = {}): Array<Provider.ChatMessage> => {
-  const messages: Array<Provider.ChatMessage> = []
-  if (context.header !== undefined && context.header.length > 0) messages.push({ role: "system", content: context.header })
-  if (context.summaries.length > 0) {
-    const note = noteOf(context, options)
-    messages.push({
-      role: "system",
-      content: `Summary of the earlier conversation, oldest first:\n\n${Transcript.renderSummaries(context.summaries)}` +
-        (note.length > 0 ? `\n\n${note}` : "")
-    })
-  }
-  for (const turn of context.turns) {
-    messages.push(
-      turn.role === "user" || turn.role === "assistant" || turn.role === "system"
-        ? { role: turn.role, content: turn.content }
-        : { role: "user", content: `[${Escape.line(turn.role)}] ${turn.content}` }
-    )
-  }
-  return messages
+export const render = (context: Renderable, options: RenderOptions = {}): string => join(blocks(context, options))
+
+/**
+ * The part of {@link render}'s text before the volatile block: all of it
+ * when the header is not at the end.
+ *
+ * @since 0.3.0
+ */
+export const renderStable = (context: Renderable, options: RenderOptions = {}): string =>
+  join(blocks(context, options).filter((block) => !block.volatile))
+
+/**
+ * A context as chat messages, one per {@link blocks} block: the `system` text
+ * as a system message, the pinned turns and the turns as their own messages
+ * (roles other than `user`, `assistant` and `system`, tool results say,
+ * become `user` messages prefixed with `[role]`), the summaries (with
+ * `recallNote`, the {@link recallNote} ends them) and the session-state header
+ * each as one user message, in the order of {@link render}.
+ *
+ * @since 0.1.0
+ */
+export const toMessages = (context: Renderable, options: RenderOptions = {}): Array<Provider.ChatMessage> =>
+  blocks(context, options).map((block) => ({ role: block.role, content: block.content }))
+
+/**
+ * The number of leading characters `a` and `b` share, whole code points.
+ *
+ * @since 0.3.0
+ */
+export const commonPrefix = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  const last = i > 0 && i < n ? a.charCodeAt(i - 1) : 0
+  return last >= 0xd800 && last <= 0xdbff ? i - 1 : i
 }
 
 /**
- * A context as one text: the session-state header (when there is
- * one), the rendered summaries, then the turns formatted one per line, apart
- * by blank lines; with `recallNote`, a blank line and the {@link recallNote}
- * end it.
+ * The tokens `text` shares as a prefix with `previous` (0 without one): what
+ * a provider's prompt cache reads at its reduced price when `text` is sent
+ * after `previous`.
  *
- * @since 0.1.0
+ * @example
+ * ```ts
+ * import { Layout } from "@precis/context"
+ * import { TokenEstimator } from "@precis/core"
+ * Layout.sharedTokens(TokenEstimator.approximate, "abcdefgh-1", "abcdefgh-2") // 2
+ * ```
+ * @since 0.3.0
  */
-export const render = (context: Renderable, options: RenderOptions = {}): string =>
-  [
-    context.header ?? "",
-    Transcript.renderSummaries(context.summaries),
-    Transcript.formatTurns(context.turns),
-    noteOf(context, options)
-  ]
-    .filter((part) => part.length > 0)
-    .join("\n\n")
+export const sharedTokens = (estimator: TokenEstimator.Service, previous: string | undefined, text: string): number => {
+  const shared = previous === undefined ? 0 : commonPrefix(previous, text)
+  return shared === 0 ? 0 : estimator.estimate(text.slice(0, shared))
+}

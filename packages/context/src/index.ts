@@ -2,9 +2,11 @@
  * @precis/context: the context an agent sends, assembled from the summary DAG
  * of `@precis/compaction`: the Condenser Pipeline (a context within a budget,
  * its stages in one registry), its Expansion (a context that fills its budget
- * from the DAG), the Layout (the session-state header first, then the
- * summaries and turns, as text or chat messages) and the Assembler service
- * that does all of it for a session, over the store port of `@precis/store`.
+ * from the DAG), the Layout (from the most stable block to the least, as text
+ * or chat messages), AiPrompt (the same as an `@effect/ai` Prompt with its
+ * cache breakpoint marked) and the Assembler service that does all of it for
+ * a session, keeping its prefix between compactions, over the store port of
+ * `@precis/store`.
  *
  * @since 0.1.0
  */
@@ -17,3 +19,5 @@ export * as Expansion from "./Expansion.js"
 export * as Layout from "./Layout.js"
 /** @since 0.1.0 */
 export * as Assembler from "./Assembler.js"
+/** @since 0.3.0 */
+export * as AiPrompt from "./AiPrompt.js"

@@ -7,8 +7,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { toolSession } from "../../compaction/test/helpers.js"
 import * as Assembler from "../src/Assembler.js"
-import * as Condenser from "../src/Condenser.js"
-import * as Expansion from "../src/Expansion.js"
 import * as Layout from "../src/Layout.js"
 import { assemblerLayer, requestCount, storeLayer } from "./helpers.js"
 
@@ -34,27 +32,29 @@ const builds = Array.from({ length: 12 }, (_, i) => [
 ]).flat()
 
 const assembler = Assembler.Assembler
+const sent = (assembled: Assembler.Assembled) => estimator.estimate(Layout.render(assembled))
 
 describe("Assembler", () => {
-  it.effect("within the budget, masking first, compacting only when still over the threshold", () =>
+  it.effect("a first assembly: old tool output masked, a compaction only when that is still over the low-water mark", () =>
     Effect.gen(function*() {
       const store = yield* Store.all
       yield* store.appendTurns("s", builds)
-      const budget = 4000
+      const budget = 16_000
       const masked = yield* (yield* assembler).assemble("s", { budget })
-      expect(masked.tokens).toBeLessThanOrEqual(budget)
+      expect(masked.tokens).toBe(sent(masked))
+      expect(masked.tokens).toBeLessThanOrEqual(budget * Assembler.defaults.lowWater)
       expect(masked.report.stages.map((s) => [s.stage, s.acted])).toEqual([
         ["mask", true],
-        ["forget", false],
         ["summarize", false],
+        ["forget", false],
         ["window", false],
         ["expand", false]
       ])
+      assert.deepStrictEqual([masked.rebuilt, masked.sharedTokens], [true, 0])
       expect(yield* requestCount).toBe(0)
-      // A tight budget: the masked context is still over the threshold, so the DAG summarizes.
-      // (Not expanded: with room left, the new leaves would be shown as their turns again.)
+      // A tight budget: the masked context is still over the low-water mark, so the DAG summarizes.
       const tight = yield* (yield* assembler).assemble("s", { budget: 1200, expand: false })
-      expect(tight.tokens).toBeLessThanOrEqual(1200)
+      expect(tight.tokens).toBeLessThanOrEqual(600)
       const summarize = tight.report.stages.find((s) => s.stage === "summarize")!
       expect(summarize.acted).toBe(true)
       expect(summarize.summarized).toBeGreaterThan(0)
@@ -63,10 +63,11 @@ describe("Assembler", () => {
       const calls = yield* requestCount
       const fitted = yield* (yield* assembler).assemble("s", { budget: 300, compact: false })
       expect(fitted.tokens).toBeLessThanOrEqual(300)
+      expect(fitted.tokens).toBe(sent(fitted))
       expect(yield* requestCount).toBe(calls)
     }).pipe(Effect.provide(assemblerLayer())))
 
-  it.effect("puts the header first, within its share of the budget, and saves the state", () =>
+  it.effect("pins the first request, puts the header after the summaries within its share, and saves the state", () =>
     Effect.gen(function*() {
       const store = yield* Store.all
       yield* store.appendTurns("s", toolSession)
@@ -76,20 +77,26 @@ describe("Assembler", () => {
       assert.strictEqual(assembled.headerTokens, estimator.estimate(assembled.header))
       assert.isAtMost(assembled.headerTokens, budget * 0.15)
       assert.isAtMost(assembled.tokens, budget)
-      assert.strictEqual(assembled.tokens, assembled.report.tokensAfter + assembled.headerTokens)
-      assert.strictEqual(Layout.toMessages(assembled)[0]!.content, assembled.header)
-      assert.isTrue(Layout.render(assembled).startsWith(`${assembled.header}\n\n`))
+      // The first request first, shown once; the header after the summaries (none here), before the turns.
+      assert.deepStrictEqual(assembled.pinned.map((t) => t.id), ["u1"])
+      assert.notInclude(assembled.turns.map((t) => t.id), "u1")
+      assert.deepStrictEqual(Layout.blocks(assembled).slice(0, 3).map((b) => b.kind), ["request", "state", "turn"])
+      assert.isTrue(Layout.render(assembled).startsWith(`${Layout.render({ pinned: assembled.pinned, summaries: [], turns: [] })}\n\n${assembled.header}\n\n`))
+      assert.strictEqual(assembled.breakpoint, Layout.blocks(assembled).length - 1)
       const saved = Option.getOrThrow(yield* store.sessionState("s"))
       assert.strictEqual(saved.lastSeq, toolSession.length - 1)
       assert.deepStrictEqual(decode(saved.state), SessionState.fold(toolSession))
-      // Off: no header, the whole budget for the turns.
+      // Off: no header.
       const off = yield* (yield* assembler).assemble("s", { budget, sessionState: false })
       assert.deepStrictEqual([off.header, off.headerTokens], ["", 0])
-      assert.strictEqual(off.tokens, off.report.tokensAfter)
       // A smaller share gives a shorter header.
       const small = yield* (yield* assembler).assemble("s", { budget, stateShare: 0.05 })
       assert.isAtMost(estimator.estimate(small.header), budget * 0.05)
       assert.isBelow(small.header.length, assembled.header.length)
+      // The caller's system text comes first of all, and counts.
+      const system = yield* (yield* assembler).assemble("s", { budget, system: "You are a careful engineer." })
+      assert.isTrue(Layout.render(system).startsWith("You are a careful engineer.\n\n"))
+      assert.strictEqual(system.tokens, sent(system))
     }).pipe(Effect.provide(assemblerLayer())))
 
   it.effect("refuses options that make no sense before reading anything, naming them", () =>
@@ -108,6 +115,13 @@ describe("Assembler", () => {
       // A negative reserve would have filled the context past its budget.
       const reserve = yield* Effect.flip(service.assemble("s", { budget: 2000, expand: { reserve: -1 } }))
       assert.deepStrictEqual(optionsOf(reserve), ["reserve"])
+      // The frame's own: the marks in (0, 1], the low one below the high one; a system text the budget holds.
+      const marks = yield* Effect.flip(service.assemble("s", { budget: 2000, lowWater: 0.9, highWater: 0.8 }))
+      assert.deepStrictEqual(optionsOf(marks), ["lowWater"])
+      const shares = yield* Effect.flip(service.assemble("s", { budget: 2000, turnShare: 0, highWater: 1.5 }))
+      assert.deepStrictEqual(optionsOf(shares), ["highWater", "turnShare"])
+      const system = yield* Effect.flip(service.assemble("s", { budget: 10, system: "x".repeat(400) }))
+      assert.deepStrictEqual(optionsOf(system), ["system"])
       assert.isTrue(Option.isNone(yield* store.sessionState("s")))
     }).pipe(Effect.provide(assemblerLayer())))
 
@@ -134,17 +148,49 @@ describe("Assembler", () => {
       assert.deepStrictEqual(decode(saved.state), SessionState.fold([...toolSession, ...more]))
     }).pipe(Effect.provide(assemblerLayer())))
 
-  it.effect("without a budget: the active context whole, the header first at its default size", () =>
+  it.effect("without a budget: the active context whole, the header at its default size", () =>
     Effect.gen(function*() {
       const store = yield* Store.all
       yield* store.appendTurns("s", toolSession)
       yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 4, leafChunkTokens: 60 })
       const active = yield* ActiveContext.load("s")
       const whole = yield* (yield* assembler).assemble("s")
-      assert.deepStrictEqual([whole.summaries, whole.turns], [active.summaries, active.turns])
+      assert.deepStrictEqual([whole.summaries, whole.turns, whole.pinned], [active.summaries, active.turns, []])
       assert.strictEqual(whole.header, SessionState.render(SessionState.fold(toolSession), SessionState.defaultMaxTokens))
-      assert.strictEqual(whole.tokens, active.tokens + whole.headerTokens)
+      assert.strictEqual(whole.tokens, sent(whole))
       assert.deepStrictEqual(whole.report, { tokensBefore: active.tokens, tokensAfter: active.tokens, stages: [] })
+    }).pipe(Effect.provide(assemblerLayer())))
+
+  it.effect("the budget holds for the text as sent: the blank lines, newlines and labels are counted", () =>
+    Effect.gen(function*() {
+      // Many short turns: each line's estimate rounds down, and the newlines between them are no turn's.
+      const store = yield* Store.all
+      yield* store.appendTurns("s", Array.from({ length: 600 }, (_, i) => turn(i % 2 === 0 ? "user" : "assistant", `ok ${i}`, `t${i}`)))
+      for (const budget of [300, 1000, 2000, 4000]) {
+        const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", { budget, ...Assembler.oneShot })
+        expect(sent(assembled)).toBeLessThanOrEqual(budget)
+        expect(assembled.tokens).toBe(sent(assembled))
+      }
+    }).pipe(Effect.provide(storeLayer())))
+
+  it.effect("the recall note, asked of the assembly, follows the summaries and is counted in the budget", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("note", builds)
+      yield* (yield* CompactionManager.CompactionManager).compact("note", { freshTailTurns: 4 })
+      // Not expanded: the summaries stay summaries (here the expansion would show all their turns).
+      const plain = yield* (yield* assembler).assemble("note", { budget: 3000, compact: false, expand: false })
+      const noted = yield* (yield* assembler).assemble("note", { budget: 3000, compact: false, expand: false, recallNote: true })
+      assert.isTrue(noted.recallNote)
+      expect(noted.summaries.length).toBeGreaterThan(0)
+      const text = Layout.render(noted)
+      assert.include(text, `${Layout.recallNote(noted.summaries)}\n\n`)
+      assert.strictEqual(noted.tokens, estimator.estimate(text))
+      expect(noted.tokens).toBeGreaterThan(estimator.estimate(Layout.render(noted, { recallNote: false })))
+      expect(noted.tokens).toBeLessThanOrEqual(3000)
+      // Layout reads it from the context: no option to repeat.
+      assert.strictEqual(Layout.render(noted), Layout.render(noted, { recallNote: true }))
+      assert.notInclude(Layout.render(plain), "Summary ids:")
     }).pipe(Effect.provide(assemblerLayer())))
 
   it.effect("the text as sent, the header, the summaries' header lines and the separators included, is never over the budget", () =>
@@ -186,26 +232,18 @@ describe("Assembler, read-only", () => {
       assert.isTrue(Option.isNone(yield* store.sessionState("s")))
     }).pipe(Effect.provide(storeLayer())))
 
-  it.effect("is the active context through the fit stages and the expansion, the header within 15% of the budget", () =>
+  it.effect("is what the assembler over the manager gives with `compact: false`, filled to the one-shot mark", () =>
     Effect.gen(function*() {
       const store = yield* Store.all
       yield* store.appendTurns("s", [...toolSession, ...builds])
       yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 6, leafChunkTokens: 300, minFanIn: 2 })
       const budget = 3000
-      // By hand: what the read-only assembly is made of.
-      const active = yield* ActiveContext.load("s")
-      const header = Layout.header(estimator, (yield* ActiveContext.loadState("s", active.turns)).state, budget)
-      const rest = budget - estimator.estimate(header)
-      const byHand = yield* Condenser.pipeline([
-        ...Condenser.fitStages({ budget: rest }),
-        Expansion.stage({ budget: rest })
-      ])(active)
-      const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", { budget })
-      assert.strictEqual(Layout.render(assembled), Layout.render({ ...byHand, header }))
-      assert.deepStrictEqual(assembled.report, byHand.report)
+      const options = { budget, ...Assembler.oneShot }
+      const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", options)
+      expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * Assembler.oneShotLowWater))
       expect(assembled.report.stages.at(-1)!.acted).toBe(true)
-      // And the same as the assembler over the manager with `compact: false`, but for the state it saves.
-      const compacting = yield* (yield* assembler).assemble("s", { budget, compact: false })
+      const compacting = yield* (yield* assembler).assemble("s", { ...options, compact: false })
       assert.strictEqual(Layout.render(compacting), Layout.render(assembled))
+      assert.deepStrictEqual(compacting.report, assembled.report)
     }).pipe(Effect.provide(assemblerLayer())))
 })

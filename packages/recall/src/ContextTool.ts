@@ -75,7 +75,8 @@ export const WithContext = Toolkit.merge(PrecisToolkit.PrecisToolkit, Toolkit.ma
 /**
  * A session's context within `budget` tokens, as the read-only Assembler
  * gives it (`Assembler.layerReadOnly`: nothing compacted, the session state
- * carried forward, never saved): the one call `context` makes into the assembly.
+ * carried forward, never saved), the recall note after the summaries: the
+ * one call `context` makes into the assembly.
  *
  * @since 0.1.0
  */
@@ -86,7 +87,12 @@ export const assemble = (
   Assembler.Assembled,
   StoreError.StoreError | CompactionOptions.InvalidOptionsError,
   Assembler.Assembler
-> => Effect.flatMap(Assembler.Assembler, (assembler) => assembler.assemble(sessionId, { budget, compact: false }))
+> =>
+  Effect.flatMap(
+    Assembler.Assembler,
+    // Asked once, filled to the one-shot mark; the recall note counted within the budget.
+    (assembler) => assembler.assemble(sessionId, { budget, compact: false, ...Assembler.oneShot, recallNote: true })
+  )
 
 /** The handler of `context` over the store and the manager in context. */
 const contextLayer = Toolkit.make(Context).toLayer(Effect.gen(function*() {
@@ -102,7 +108,7 @@ const contextLayer = Toolkit.make(Context).toLayer(Effect.gen(function*() {
           tokens: assembled.tokens,
           summaries: assembled.summaries.length,
           turns: assembled.turns.length,
-          text: Layout.render(assembled, { recallNote: true })
+          text: Layout.render(assembled)
         }
       }).pipe(
         Effect.catchTags({

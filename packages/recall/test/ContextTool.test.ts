@@ -37,7 +37,7 @@ const Live = ContextTool.layer.pipe(
 )
 
 describe("ContextTool", () => {
-  it.effect("context fits the session into the budget, header first and recall note last, never compacting", () =>
+  it.effect("context fits the session into the budget, everything sent counted, never compacting", () =>
     Effect.gen(function*() {
       const leaf = yield* seeded
       const tools = yield* ContextTool.WithContext
@@ -48,9 +48,11 @@ describe("ContextTool", () => {
       assert.isAtMost(result.tokens, 1000)
       assert.isBelow(result.turns, 58)
       assert.strictEqual(result.summaries, 1)
-      assert.match(result.text, /^Session state/)
+      // Layout's order: the first request pinned, the summaries and their recall note, the header, the turns.
+      assert.match(result.text, /^\[\?\] user: /)
       assert.include(result.text, "Edited src/module0.ts")
-      assert.isTrue(result.text.trimEnd().endsWith(`Summary ids: ${leaf.id}.`))
+      assert.include(result.text, `Summary ids: ${leaf.id}.\n\nSession state`)
+      assert.strictEqual(Math.floor(Array.from(result.text).length / 4), result.tokens)
       // Over the budget, yet never compacted: the one leaf is still the only summary.
       const dag = yield* DagStore.DagStore
       assert.strictEqual((yield* dag.summaries("s")).length, 1)

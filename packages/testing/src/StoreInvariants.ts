@@ -256,17 +256,20 @@ export const violations = (expect: Expectations = {}): Effect.Effect<Array<strin
   })
 
 /**
- * Every violated invariant of a context shown to a model (summaries, then
- * turns): each summary is one of the session's, the turns are the session's,
- * and the turns covered by what is shown (a summary's source turns, or a turn
- * itself) come in conversation order, none twice. With `complete`, every turn
- * of the session is covered (nothing was dropped).
+ * Every violated invariant of a context shown to a model (its pinned turns,
+ * summaries, then turns): each summary is one of the session's, the turns are
+ * the session's, and the turns covered by what is shown (a summary's source
+ * turns, or a turn itself) come in conversation order, none twice. A pinned
+ * turn (the first request, shown first) may also be covered by what follows.
+ * With `complete`, every turn of the session is covered (nothing was
+ * dropped).
  *
  * @since 0.1.0
  */
 export const contextViolations = (
   sessionId: string,
   context: {
+    readonly pinned?: ReadonlyArray<{ readonly id?: string | undefined }> | undefined
     readonly summaries: ReadonlyArray<{ readonly id: string }>
     readonly turns: ReadonlyArray<{ readonly id?: string | undefined }>
   },
@@ -279,21 +282,30 @@ export const contextViolations = (
     const seqOf = new Map(all.map((t) => [t.id, t.seq]))
     const out: Array<string> = []
     const shown: Array<number> = []
+    const seqOfTurn = (turn: { readonly id?: string | undefined }) => {
+      const seq = turn.id === undefined ? undefined : seqOf.get(turn.id)
+      if (seq === undefined) out.push(`turn ${turn.id ?? "(no id)"} is not in session ${sessionId}`)
+      return seq
+    }
+    const pinned = (context.pinned ?? []).flatMap((turn) => {
+      const seq = seqOfTurn(turn)
+      return seq === undefined ? [] : [seq]
+    })
     for (const summary of context.summaries) {
       const source = yield* dag.sourceTurns(summary.id)
       if (source.length === 0) out.push(`summary ${summary.id} covers no turn of the store`)
       shown.push(...source.map((t) => t.seq))
     }
     for (const turn of context.turns) {
-      const seq = turn.id === undefined ? undefined : seqOf.get(turn.id)
-      if (seq === undefined) out.push(`turn ${turn.id ?? "(no id)"} is not in session ${sessionId}`)
-      else shown.push(seq)
+      const seq = seqOfTurn(turn)
+      if (seq !== undefined) shown.push(seq)
     }
     shown.forEach((seq, i) => {
       if (i > 0 && seq <= shown[i - 1]!) out.push(`turn seq ${seq} shown after seq ${shown[i - 1]} (out of order or twice)`)
     })
-    if (expect.complete === true && shown.length !== all.length) {
-      out.push(`${shown.length} of the session's ${all.length} turns are shown`)
+    const covered = new Set([...pinned, ...shown]).size
+    if (expect.complete === true && covered !== all.length) {
+      out.push(`${covered} of the session's ${all.length} turns are shown`)
     }
     return out
   })

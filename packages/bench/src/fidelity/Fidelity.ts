@@ -232,11 +232,13 @@ export const assemble = (
       const assembler = yield* Assembler.make
       yield* store.appendTurns(sessionId, turns)
       yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))
-      const assembled = yield* assembler.assemble(sessionId, { budget, compact: false })
-      const flat = yield* assembler.assemble(sessionId, { budget, compact: false, expand: false })
+      // As `precis context --budget` assembles it: once, filled to the one-shot mark.
+      const once = { budget, compact: false, ...Assembler.oneShot }
+      const assembled = yield* assembler.assemble(sessionId, once)
+      const flat = yield* assembler.assemble(sessionId, { ...once, expand: false })
       const contextAtSize = summaryTokens === undefined
         ? undefined
-        : yield* assembler.assemble(sessionId, { budget: summaryTokens, compact: false })
+        : yield* assembler.assemble(sessionId, { ...once, budget: summaryTokens })
       const atSize = summaryTokens === undefined ? undefined : yield* Expansion.expand(
         { summaries: flat.summaries, turns: [] },
         { budget: summaryTokens, reserve: 0, turns: false }

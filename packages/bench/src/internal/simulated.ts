@@ -21,8 +21,15 @@ export interface Simulated {
   readonly counters: Counters
 }
 
-/** A provider that waits `latencyMs` (0: answers at once) and replies with `replyRatio` (default 0.5) of the target. */
-export const make = (options: { readonly latencyMs: number; readonly replyRatio?: number }): Simulated => {
+/**
+ * A provider that waits `latencyMs` (0: answers at once) and replies with
+ * `replyRatio` (default 0.5) of the target; or, with `materialShare`, with the
+ * first `materialShare` of its material whatever the target (a model that
+ * keeps what it read first).
+ */
+export const make = (
+  options: { readonly latencyMs: number; readonly replyRatio?: number; readonly materialShare?: number }
+): Simulated => {
   const estimator = TokenEstimator.approximate
   const ratio = options.replyRatio ?? 0.5
   const counters: Counters = { calls: 0, inputTokens: 0, leafCalls: 0, condenseCalls: 0 }
@@ -38,7 +45,9 @@ export const make = (options: { readonly latencyMs: number; readonly replyRatio?
         const material = task?.material ?? request.messages.map((m) => m.content).join("\n")
         const materialTokens = estimator.estimate(material)
         const target = task?.targetTokens ?? 1200
-        const tokens = Math.max(1, Math.min(Math.ceil(target * ratio), Math.floor(materialTokens / 2)))
+        const tokens = options.materialShare === undefined
+          ? Math.max(1, Math.min(Math.ceil(target * ratio), Math.floor(materialTokens / 2)))
+          : Math.max(1, Math.floor(materialTokens * options.materialShare))
         const text = estimator.truncate(material, tokens).trim() || "summary"
         const reply = { text, usage: { inputTokens: materialTokens, outputTokens: estimator.estimate(text) } }
         return options.latencyMs > 0 ? Effect.as(Effect.sleep(options.latencyMs), reply) : Effect.succeed(reply)

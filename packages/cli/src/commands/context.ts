@@ -1,10 +1,11 @@
 /**
  * `precis context`: the context an agent would send, as the read-only
- * `Assembler` of `@precis/context` assembles it: the session-state header
- * first (unless `--no-state`), then the parentless summaries in time order
- * and the fresh tail; with `--budget N`, fitted into N tokens (the header
- * within `Layout.defaultStateShare` of them, then mask, forget and window),
- * then filled from the summary DAG (`Expansion`) unless `--no-expand`.
+ * `Assembler` of `@precis/context` assembles it, in `Layout`'s order: the
+ * parentless summaries in time order, the session-state header (unless
+ * `--no-state`), then the fresh tail; with `--budget N`, the first request
+ * pinned first and everything, as printed, within N tokens (the header within
+ * `Layout.defaultStateShare` of them, then mask, forget and window), filled
+ * from the summary DAG (`Expansion`) unless `--no-expand`.
  * Read-only: nothing is compacted, the session state is carried forward from
  * the stored one, never saved.
  *
@@ -51,8 +52,10 @@ export const command = Command.make(
         const sessionId = yield* Session.resolve(args.db, args.session)
         const budget = Option.getOrUndefined(args.budget)
         const assembler = yield* Assembler.Assembler
+        // Assembled once: no turn follows, so it fills what a loop's low-water mark would leave for new turns.
         const assembled = yield* assembler.assemble(sessionId, {
           budget,
+          ...Assembler.oneShot,
           sessionState: !args.noState,
           expand: !args.noExpand
         })
@@ -66,6 +69,7 @@ export const command = Command.make(
               header,
               headerTokens,
               report: assembled.report,
+              pinned: assembled.pinned.map(Render.contextTurn),
               summaries: assembled.summaries.map((s) => ({ ...Render.dagNode(s), content: s.content })),
               turns: assembled.turns.map(Render.contextTurn)
             })

@@ -46,7 +46,7 @@ export const inProcess = (
 (sessionId, budget) =>
   Effect.gen(function*() {
     const assembler = yield* Assembler.Assembler
-    const assembled = yield* assembler.assemble(sessionId, { budget })
+    const assembled = yield* assembler.assemble(sessionId, { budget, ...Assembler.oneShot })
     return { text: Layout.render(assembled), report: Render.contextReport(assembled, budget) }
   }).pipe(
     Effect.provide(Assembler.layerReadOnly),

@@ -147,13 +147,15 @@ export const condenserReport = (report: Condenser.Report, budget: number): Reado
 
 /**
  * What `precis context --budget N` reports on stderr beside the context: the
- * session state's tokens (when there is a header), then the
- * {@link condenserReport} of the rest of the budget.
+ * session state's tokens (when there is a header), the
+ * {@link condenserReport} (whose counts are of the summaries and turns
+ * alone), then what was printed, everything counted.
  */
 export const contextReport = (
-  assembled: { readonly headerTokens: number; readonly report: Condenser.Report },
+  assembled: { readonly headerTokens: number; readonly tokens: number; readonly report: Condenser.Report },
   budget: number
 ): ReadonlyArray<string> => [
   ...(assembled.headerTokens > 0 ? [`session state: ${assembled.headerTokens} tokens`] : []),
-  ...condenserReport(assembled.report, budget - assembled.headerTokens)
+  ...condenserReport(assembled.report, budget),
+  `printed: ${assembled.tokens} of ${budget} tokens`
 ]

@@ -1,7 +1,8 @@
 /**
  * The summarize stage over the summary DAG (what the `Assembler` runs with a
- * `CompactionManager`): over `threshold * budget`, it compacts the session,
- * then goes on with the parentless summaries and the turns left uncovered.
+ * `CompactionManager` when it rebuilds a context): over `trigger` tokens, it
+ * compacts the session, then goes on with the parentless summaries and the
+ * turns left uncovered.
  *
  * @internal
  */
@@ -11,21 +12,20 @@ import * as Effect from "effect/Effect"
 import { type Stage, unchanged } from "./stage.js"
 
 /**
- * The stage for `sessionId` within `budget`, compacting with `options` (the
- * budget among them). A failed compaction leaves the context to the window:
+ * The stage for `sessionId`: over `trigger` tokens, a compaction with
+ * `options`. A failed compaction leaves the context to the stages after it:
  * it is logged, and the stage never fails.
  */
 export const stage = (
   manager: CompactionManager.Service,
   sessionId: string,
-  budget: number,
+  trigger: number,
   options: CompactionOptions.Options
 ): Stage<TurnStore.TurnStore | DagStore.DagStore> => ({
   name: "summarize",
   run: (current, tokens) =>
     Effect.gen(function*() {
-      const resolved = yield* manager.resolveOptions(options, budget)
-      if (tokens <= resolved.threshold * budget) return unchanged(current)
+      if (tokens <= trigger) return unchanged(current)
       const stats = yield* manager.compact(sessionId, options)
       if (stats.turnsCompacted === 0 && stats.condensedSummariesCreated === 0) return unchanged(current)
       const dag = yield* DagStore.DagStore

@@ -65,7 +65,8 @@ export interface Condensed extends Context {
   readonly report: Report
 }
 
-const noCounts: Counts = { masked: 0, trimmed: 0, dropped: 0, summarized: 0, expanded: 0 }
+/** Counts of nothing done. */
+export const noCounts: Counts = { masked: 0, trimmed: 0, dropped: 0, summarized: 0, expanded: 0 }
 
 /**
  * Runs `stages` in order over a context, measuring it (with the
