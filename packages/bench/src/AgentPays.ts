@@ -15,7 +15,7 @@
  * keep the first events, one rolling summary, the newest events; condense to
  * half the budget when the view passes it).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { Assembler, Layout } from "@precis/context"
 import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
@@ -34,14 +34,14 @@ import * as Synthetic from "./Synthetic.js"
 /**
  * The share of its material the simulated model answers with.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const materialShare = 0.1
 
 /**
  * The name of the generated session ({@link Synthetic.codingSession}).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const generated = "generated coding session"
 
@@ -49,7 +49,7 @@ export const generated = "generated coding session"
  * One loop's settings: the session (the {@link generated} one or a fidelity
  * session's name), the method, and the budget.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Args {
   readonly session: string
@@ -64,7 +64,7 @@ export interface Args {
 /**
  * One loop's totals.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Result extends Requests.Totals {
   readonly args: Args
@@ -86,7 +86,7 @@ export interface Result extends Requests.Totals {
  * The probes of the generated session: each task as the user asked it
  * ("Please fix `X` in F"), read from its requests.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const generatedProbes = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>): ReadonlyArray<Probe.Probe> =>
   turns.flatMap((turn, i) => {
@@ -97,7 +97,7 @@ export const generatedProbes = (turns: ReadonlyArray<ConversationTurn.Conversati
 /**
  * A loop's session: its turns and its probes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const session = (args: Pick<Args, "session" | "sessionTokens">): {
   readonly turns: ReadonlyArray<ConversationTurn.ConversationTurn>
@@ -174,7 +174,7 @@ const baselineLoop = (
 /**
  * Runs one loop (in this process).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const measureOne = async (args: Args): Promise<Result> => {
   const { probes, turns } = session(args)
@@ -208,7 +208,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
 /**
  * The sessions of a run: the generated one, then the fixtures present.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const sessions = (): ReadonlyArray<string> => [
   generated,
@@ -219,14 +219,14 @@ export const sessions = (): ReadonlyArray<string> => [
  * What an agent pays per raw token: its input priced with a prompt cache,
  * plus the summarizer's input.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const costPerRawToken = (r: Result): number => (Requests.priced(r) + r.summarizerTokens) / r.rawTokens
 
 /**
  * The figures of one session: precis's loop against the baseline's.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure> => {
   const label = `${precis.args.session}, ${precis.rawTokens} raw tokens, ${precis.turns} turns, budget ${
@@ -296,7 +296,7 @@ export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure>
  * header at the end, and the hysteresis' marks moved one way each (from
  * which the defaults were chosen: see BENCHMARKS.md).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> = [
   {},
@@ -318,7 +318,7 @@ const variantName = (args: Args): string => {
 /**
  * The section's loops, each in a child process: every session, precis (each variant) and the baseline.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const run = async (options: { readonly quick: boolean }): Promise<{
   figures: ReadonlyArray<Figure>

@@ -9,7 +9,7 @@
  * material, against the offline extractive summary of the same material
  * measured in the same rounds.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { CompactionManager } from "@precis/compaction"
 import { FactCheck, Provider, type Summary, TokenEstimator, Transcript } from "@precis/core"
@@ -30,7 +30,7 @@ import * as Stats from "./Stats.js"
  * every line whose content (without its `[time] role:` head) names a path,
  * holds a code span or an error.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const forgets = (line: string, index: number): boolean => {
   if (index % 2 === 1) return true
@@ -53,7 +53,7 @@ const options = { freshTailTurns: 0, leafChunkTokens: 2_000 } as const
 /**
  * What the summaries of one compaction keep.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Kept {
   /** Share of the input's facts found in the leaves. */
@@ -71,7 +71,7 @@ export interface Kept {
 /**
  * One input's row.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Row {
   readonly input: string
@@ -126,7 +126,7 @@ const throughput = (material: string, rounds: number, fs: ReadonlyArray<() => un
 /**
  * Measures one input.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const measure = async (input: Inputs.Input, rounds: number): Promise<Row> => {
   const material = Transcript.formatTurns(input.turns)
@@ -156,7 +156,7 @@ export const measure = async (input: Inputs.Input, rounds: number): Promise<Row>
  * summaries keep with the Also line against without it, and the check's MB/s
  * against the extractive summary's.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const run = async (
   inputs: ReadonlyArray<Inputs.Input>,

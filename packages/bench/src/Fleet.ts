@@ -20,7 +20,7 @@
  * `PRECIS_TEST_PG_URL`), a URL whose user may create databases; without one
  * they are skipped with a note.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -45,7 +45,7 @@ import { binPath } from "./Startup.js"
 import { median } from "./Stats.js"
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Options {
   readonly quick: boolean
@@ -55,14 +55,14 @@ export interface Options {
  * The workers' provider: the offline extractive one (CPU-bound workers) or a
  * simulated model answering after 20 to 50 ms (workers waiting on the model).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type FleetProvider = "extractive" | "simulated"
 
 /**
  * One configuration's run: the store, the provider, the workers, the work and its wall time.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface FleetResult {
   readonly store: "postgres" | "sqlite"
@@ -83,7 +83,7 @@ export interface FleetResult {
  * a round of the per-session scan, and one claim from the work queue
  * (milliseconds, medians).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface FindWorkResult {
   readonly store: "postgres" | "sqlite"
@@ -270,7 +270,7 @@ const storeLabel = (store: "postgres" | "sqlite") => (store === "sqlite" ? "SQLi
  * workers; then the cost of finding work at 200 and 2,000 sessions (100 and
  * 400 with `quick`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const run = async (
   options: Options

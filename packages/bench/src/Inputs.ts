@@ -55,7 +55,7 @@ export interface Input {
  * Code's own compaction request of a session: the fidelity section reads it
  * beside its session; it is no session of its own).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isSession = (name: string): boolean =>
   /\.(jsonl?|traj)$/.test(name) && !name.endsWith(".compact-reference.jsonl")

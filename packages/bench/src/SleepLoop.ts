@@ -10,7 +10,7 @@
  * runs while the agent works; the provider counts the calls made while the
  * agent is active by anyone but the agent.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { CompactionManager, SleepMode } from "@precis/compaction"
 import { Provider } from "@precis/core"
@@ -31,7 +31,7 @@ import * as Synthetic from "./Synthetic.js"
 /**
  * One loop's settings.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Args {
   readonly sessionTokens: number
@@ -55,7 +55,7 @@ export interface Args {
 /**
  * One loop's totals (times in virtual seconds).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Result {
   readonly args: Args
@@ -78,7 +78,7 @@ export interface Result {
 /**
  * Runs one loop (in this process).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const measureOne = async (args: Args): Promise<Result> => {
   const turns = Synthetic.session(args.sessionTokens, { seed: 21 })
@@ -164,7 +164,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
 }
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Options {
   readonly quick: boolean
@@ -173,7 +173,7 @@ export interface Options {
 /**
  * The two loops of a run: without and with Sleep Mode, the same session, provider and gaps.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const plan = (options: Options): ReadonlyArray<Args & { readonly label: string }> => {
   const common = {
@@ -188,7 +188,7 @@ export const plan = (options: Options): ReadonlyArray<Args & { readonly label: s
   }
   return [
     { label: "without Sleep Mode", ...common },
-    // The seed's batch and turn count: each idle cycle summarizes what little arrived.
+    // The reference design's batch and turn count: each idle cycle summarizes what little arrived.
     { label: "with Sleep Mode, seed settings", ...common, sleep: { batchSize: 20, minUnprocessedTurns: 5 } },
     // Due only past the soft mark, then compacted as the trigger would, ahead of it.
     { label: "with Sleep Mode, soft mark 0.5 only", ...common, sleep: { batchSize: 200, minUnprocessedTurns: 10_000 } },
@@ -203,7 +203,7 @@ export const plan = (options: Options): ReadonlyArray<Args & { readonly label: s
 /**
  * The section's figures, each loop in a child process.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const run = async (
   options: Options

@@ -12,7 +12,7 @@
  * the same section run; the model's 2-core run is also given with one
  * session at a time, to tell the cores from the sessions in parallel.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -25,7 +25,7 @@ import { median } from "./Stats.js"
 import * as Synthetic from "./Synthetic.js"
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Options {
   readonly quick: boolean
@@ -35,7 +35,7 @@ export interface Options {
  * One run: the provider, the cores it was pinned to, sessions compacted at
  * once, and its wall time (median of the repeats) over `mb` of transcripts.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface WatchRunResult {
   readonly provider: "extractive" | "simulated"
@@ -115,7 +115,7 @@ const firstRun = (
  * The section: 16 sessions of about 40,000 tokens (8 of 20,000 with
  * `quick`), each configuration run 3 times (once with `quick`), the median kept.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const run = async (
   options: Options

@@ -12,11 +12,11 @@ export * as CompactionCost from "./CompactionCost.js"
 export * as Facts from "./Facts.js"
 /** @since 0.1.0 */
 export * as FaultLatency from "./FaultLatency.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Fidelity from "./fidelity/Fidelity.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as FidelitySessions from "./fidelity/Sessions.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Fleet from "./Fleet.js"
 /** @since 0.1.0 */
 export * as Inputs from "./Inputs.js"
@@ -24,13 +24,13 @@ export * as Inputs from "./Inputs.js"
 export * as Oracle from "./Oracle.js"
 /** @since 0.1.0 */
 export * as Overhead from "./Overhead.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Probe from "./fidelity/Probe.js"
 /** @since 0.1.0 */
 export * as Results from "./Results.js"
 /** @since 0.1.0 */
 export * as Retention from "./Retention.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as SleepLoop from "./SleepLoop.js"
 /** @since 0.1.0 */
 export * as Startup from "./Startup.js"

@@ -98,7 +98,7 @@ export const load = (
  * turn folded (-1 for none), and whether this load folded turns the stored
  * state did not hold (so saving it would advance the store's copy).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface LoadedState {
   readonly sessionId: string
@@ -122,7 +122,7 @@ const decodeState = Schema.decodeUnknownEither(SessionState.StateFromJson)
  * reading them again (turns appended since the caller read them are left to
  * the next load).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const loadState = (
   sessionId: string,
@@ -157,7 +157,7 @@ export const loadState = (
  * Saves a loaded state in the store when it advanced (nothing otherwise), so
  * the next {@link loadState} folds only the turns after it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const saveState = (loaded: LoadedState): Effect.Effect<void, StoreError.StoreError, TurnStore.TurnStore> =>
   loaded.advanced
@@ -175,7 +175,7 @@ export const saveState = (loaded: LoadedState): Effect.Effect<void, StoreError.S
  * save is logged, not failed: it costs the next load a longer fold, nothing
  * more.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const refreshState = (
   sessionId: string,

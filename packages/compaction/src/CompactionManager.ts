@@ -109,7 +109,7 @@ export interface CompactionStats extends Outcome.CompactionStats {}
  * What {@link Service.compactAll} did to one session (the sum of its runs,
  * when new turns gave it work again).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface SessionCompactionStats extends Outcome.SessionCompactionStats {}
 
@@ -119,7 +119,7 @@ export interface SessionCompactionStats extends Outcome.SessionCompactionStats {
  * session with work held by another worker and went on to the next
  * (`skippedLocked`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface CompactAllStats extends Outcome.CompactAllStats {}
 
@@ -128,7 +128,7 @@ export interface CompactAllStats extends Outcome.CompactAllStats {}
  * wait before looking again when every session left with work is held by
  * another worker (default 100 milliseconds).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface CompactAllOptions extends CompactionOptions.Options {
   readonly retryDelay?: Duration.DurationInput | undefined
@@ -140,7 +140,7 @@ export interface CompactAllOptions extends CompactionOptions.Options {
  * fell back again: kept as they were), and the `tiersUsed` by the new
  * summaries, kept or not.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface RedoStats extends Outcome.RedoStats {}
 
@@ -152,7 +152,7 @@ export interface RedoStats extends Outcome.RedoStats {}
  * once the configuration is fixed goes on from there. `reason` is the last
  * error's tag and `detail` its message.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class ProviderUnavailableError extends Data.TaggedError("ProviderUnavailableError")<{
   readonly sessionId: string
@@ -255,7 +255,7 @@ export interface Service {
    * on top (an `undefined` override keeps the layer's value), the defaults
    * applied, checked; `budget`, when given, is checked as `status`'s budget.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly resolveOptions: (
     overrides?: CompactionOptions.Options,
@@ -290,7 +290,7 @@ const unavailable = <A, R>(
 /**
  * The parts of the store port the engine works with.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type Stores = TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQueue
 

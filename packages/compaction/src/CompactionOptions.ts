@@ -123,7 +123,7 @@ export const Options = Schema.Struct({
  * `groups`), `CondensedWritten` (a summary of depth `depth + 1`: `done` of
  * `total`, `tiers`). `CompactionManager.ProgressEvent` is the same.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type ProgressEvent = Data.TaggedEnum<{
   /** The leaf pass is about to summarize `turns` turns in `chunks` chunks. */
@@ -150,7 +150,7 @@ export type ProgressEvent = Data.TaggedEnum<{
 /**
  * Constructors and matchers of {@link ProgressEvent}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const ProgressEvent = Data.taggedEnum<ProgressEvent>()
 
@@ -180,7 +180,7 @@ export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {
  * tokens), the fewest fresh-tail turns (4) and the tokens of budget per
  * fresh-tail turn (2,000).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const budgetRule = {
   minLeafChunkTokens: 500,
@@ -204,7 +204,7 @@ export const budgetRule = {
  * CompactionOptions.fromBudget(32_000) // { leafChunkTokens: 2000, freshTailTurns: 16 }
  * CompactionOptions.fromBudget(16_000) // { leafChunkTokens: 1000, freshTailTurns: 8 }
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const fromBudget = (budget: number): {
   readonly leafChunkTokens: number

@@ -9,7 +9,7 @@
  * - how many tokens it holds for a context budget ({@link tokensFor}): a
  *   quarter of the budget, within 1,000..32,000 tokens.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { ConversationTurn } from "@precis/core"
 
@@ -17,7 +17,7 @@ import { ConversationTurn } from "@precis/core"
  * The fields of a turn the fresh tail reads: its role, and its metadata
  * (whether it is a tool result, `ConversationTurn.isToolResult`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface TurnLike {
   readonly role: string
@@ -27,7 +27,7 @@ export interface TurnLike {
 /**
  * A token bound on the fresh tail: its most tokens, and each turn's tokens.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface TokenBound<A> {
   readonly max: number
@@ -47,7 +47,7 @@ export interface TokenBound<A> {
  * import { FreshTail } from "@precis/compaction"
  * FreshTail.start([{ role: "user" }, { role: "assistant" }, { role: "tool" }], 1) // 1: the call joins its result
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const start = <A extends TurnLike>(turns: ReadonlyArray<A>, count: number, bound?: TokenBound<A>): number => {
   let start = Math.max(0, turns.length - count)
@@ -74,7 +74,7 @@ export const start = <A extends TurnLike>(turns: ReadonlyArray<A>, count: number
  * FreshTail.tokensFor(32_000) // 8000
  * FreshTail.tokensFor(2_000) // 1000
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const tokensFor = (budget: number): number =>
   Math.min(Math.floor(budget), Math.max(1_000, Math.min(32_000, Math.floor(budget / 4))))

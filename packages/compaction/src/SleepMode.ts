@@ -29,7 +29,7 @@
  *   `PRECIS_SLEEP_MAX_BACKOFF`), checked when the layer is built. Every
  *   timing runs on the Effect `Clock`, so `TestClock` drives it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { OptionConfig, OptionError, OptionSchema } from "@precis/core"
 import { SearchIndex, type StoreError, TurnStore } from "@precis/store"
@@ -57,7 +57,7 @@ import * as Cycle from "./internal/sleepCycle.js"
 /**
  * The defaults of {@link Options}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const defaults = {
   enabled: true,
@@ -115,7 +115,7 @@ const Configurable = Schema.Struct({
  * `softMark * budget` is due too. (Compactions get it only through
  * `compaction`, as their `budget` option.)
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Options = Schema.Struct({ ...Configurable.fields, budget: Schema.optional(CompactionOptions.Budget) })
 
@@ -123,7 +123,7 @@ export const Options = Schema.Struct({ ...Configurable.fields, budget: Schema.op
  * The options as given: any of {@link Options}'s fields, the sessions to look
  * at and the compaction options of idle-time compactions.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Options extends Schema.Schema.Encoded<typeof Options> {
   /** The sessions to look at. Default every session of the store. */
@@ -136,7 +136,7 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {
  * Options that make no sense (a zero check interval, a batch size of 0, ...):
  * one problem per option.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export class InvalidSleepOptionsError extends OptionError.InvalidOptions("InvalidSleepOptionsError", "sleep mode") {}
 
@@ -160,7 +160,7 @@ export const decodeOptions: (
  * cycle ended, epoch milliseconds on the Effect clock) and `processingTime`
  * (time spent in cycles, interrupted ones included).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Stats extends Cycle.Stats {}
 
@@ -168,7 +168,7 @@ export interface Stats extends Cycle.Stats {}
  * What a cycle would compact now: the `sessions` due and their `turns`
  * outside the fresh tail.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Backlog extends Cycle.Backlog {}
 
@@ -180,19 +180,19 @@ export interface Backlog extends Cycle.Backlog {}
  * `duration`), `CycleFailed` (the `sessionId` it failed on if any, the
  * `error`, and when the next check is: `retryIn`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type Event = Cycle.Event
 
 /**
  * Constructors and matchers of {@link Event}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Event = Cycle.Event
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Service {
   /** Resets the idle clock and interrupts a running cycle, returning once it has stopped. */
@@ -221,14 +221,14 @@ export interface Service {
 /**
  * The SleepMode service tag.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export class SleepMode extends Context.Tag("@precis/compaction/SleepMode")<SleepMode, Service>() {}
 
 /**
  * Builds the service and forks its worker into the current scope.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const opts = yield* decodeOptions(options)
@@ -340,7 +340,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
  * const Sleep = SleepMode.layer({ idleThreshold: "2 minutes", budget: 32_000 })
  * // Layer<SleepMode, InvalidSleepOptionsError, CompactionManager | TurnStore.TurnStore | SearchIndex.SearchIndex>
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const layer = (
   options?: Options
@@ -358,7 +358,7 @@ export const layer = (
  * its variable. The budget is not read here: it is the compaction's
  * (`PRECIS_COMPACTION_BUDGET`), given in the overrides of {@link layerConfig}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const config: Config.Config<Options> = OptionConfig.config("PRECIS_SLEEP_", Configurable)
 
@@ -367,7 +367,7 @@ export const config: Config.Config<Options> = OptionConfig.config("PRECIS_SLEEP_
  * `Config`); `overrides` (sessions, budget, compaction options, flags) go on top,
  * except those that are `undefined`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const layerConfig = (
   overrides: Options = {},

@@ -19,7 +19,7 @@
  *   return yield* LanguageModel.generateText({ prompt: AiPrompt.toPrompt(assembled) })
  * })
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Prompt from "@effect/ai/Prompt"
 import * as Layout from "./Layout.js"
@@ -28,7 +28,7 @@ import * as Layout from "./Layout.js"
  * The provider options that mark a cache breakpoint: Anthropic's ephemeral
  * `cacheControl`, as `@effect/ai-anthropic` reads it from a message.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const cacheBreakpoint = { anthropic: { cacheControl: { type: "ephemeral" } } } as const
 
@@ -36,7 +36,7 @@ export const cacheBreakpoint = { anthropic: { cacheControl: { type: "ephemeral" 
  * Options of {@link toPrompt}: `Layout`'s, and whether to mark the cache
  * breakpoint (default true).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface PromptOptions extends Layout.RenderOptions {
   readonly cache?: boolean | undefined
@@ -60,7 +60,7 @@ const message = (block: Layout.Block, marked: boolean): Prompt.Message => {
  * `breakpoint` (by default the last one that is not volatile) marked with
  * {@link cacheBreakpoint}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const toPrompt = (
   context: Layout.Renderable & { readonly breakpoint?: number | undefined },

@@ -69,7 +69,7 @@ import * as Layout from "./Layout.js"
 /**
  * The defaults of the assembly's own options (see {@link AssembleOptions}).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const defaults = {
   lowWater: 0.5,
@@ -84,7 +84,7 @@ export const defaults = {
  * The low-water mark of a context assembled once (`precis context`): no turn
  * follows it, so it fills what the expansion's default reserve leaves (0.85).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const oneShotLowWater = 1 - Expansion.defaults.reserve
 
@@ -93,7 +93,7 @@ export const oneShotLowWater = 1 - Expansion.defaults.reserve
  * the high mark the budget itself (the default high mark is below it). Spread
  * it into the options: `assemble(session, { budget, ...Assembler.oneShot })`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const oneShot = { lowWater: oneShotLowWater, highWater: 1 } as const
 
@@ -112,7 +112,7 @@ export const oneShot = { lowWater: oneShotLowWater, highWater: 1 } as const
  * The defaults are measured: see the "what an agent pays" loops of
  * `pnpm bench loop` and BENCHMARKS.md.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Settings = Schema.Struct({
   lowWater: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1, exclusiveMin: true }), {

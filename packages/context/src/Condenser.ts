@@ -4,7 +4,7 @@
  * (`never` in its error channel).
  *
  * The standard stages are kept in one {@link registry}: `mask` (old tool
- * output becomes one line), `forget` (the seed's decaying score drops old
+ * output becomes one line), `forget` (the reference design's decaying score drops old
  * low-value turns), `summarize` (older turns become a summary) and `window`
  * (the hard cap). Each entry says what the stage does, its defaults, and its
  * place in the two standard orders; {@link stages}, {@link fitStages},
@@ -112,7 +112,7 @@ export const defaults = {
 /**
  * The mask stage's settings: `protectTokens` (the newest tokens of turns
  * whose tool output is kept verbatim) and `minTokens` (tool results of at
- * most this many tokens are never masked; default 500, the seed's 2,000
+ * most this many tokens are never masked; default 500, the reference design's 2,000
  * characters).
  *
  * @since 0.1.0
@@ -128,7 +128,7 @@ export const mask: (options: MaskOptions) => Stage = Mask.stage
 
 /**
  * The forget stage's settings: the budget (`maxTokens`: nothing is dropped
- * once the context fits) and the score's, each defaulting to the seed's
+ * once the context fits) and the score's, each defaulting to the reference design's
  * value ({@link defaults}).
  *
  * @since 0.1.0
@@ -242,7 +242,7 @@ export interface StageEntry<Name extends string = string, R = never> {
   readonly description: string
   readonly defaults: string
   /**
-   * Its place with a store (the seed's order: the store keeps every turn, so
+   * Its place with a store (the reference design's order: the store keeps every turn, so
    * forgetting before summarizing loses nothing) and without one
    * ({@link condense}: summarizing before forgetting, since a forgotten turn
    * is gone for good while a summarized one is still told).
@@ -278,7 +278,7 @@ export const registry: readonly [
   },
   {
     name: "forget",
-    description: "the seed's score `1 - 0.05 x position from the end`, +0.2 tool result, +0.1 outcome word; " +
+    description: "the reference design's score `1 - 0.05 x position from the end`, +0.2 tool result, +0.1 outcome word; " +
       "units under 0.3 dropped, lowest first, until it fits. Never the first user request, never half a tool " +
       "pair, never the newest 4 turns.",
     defaults: "`minScore` 0.3, `decay` 0.05, `keepRecentTurns` 4",

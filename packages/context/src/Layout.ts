@@ -53,7 +53,7 @@ export const header = (
  * `end` (after the turns; refreshed at every assembly, so it is the volatile
  * tail, after the cache breakpoint).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type StatePlacement = "frame" | "end"
 
@@ -115,7 +115,7 @@ export const recallNote = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>
  * kind, the role of its message, the message's `content`, its `text` in
  * {@link render}, and whether it is `volatile` (changes at every assembly).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Block {
   readonly kind: "system" | "request" | "summaries" | "state" | "turn"
@@ -138,7 +138,7 @@ const turnBlock = (turn: ConversationTurn.ConversationTurn, kind: "request" | "t
 /**
  * The line that opens the summaries' block, in {@link render} as in {@link toMessages}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const summariesLabel = "Summary of the earlier conversation, oldest first:"
 
@@ -158,7 +158,7 @@ const stateBlock = (context: Renderable, at: StatePlacement): Array<Block> =>
 /**
  * A context's blocks in their order, most stable first (see the module notes).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const blocks = (context: Renderable, options: RenderOptions = {}): Array<Block> => [
   ...(context.system === undefined || context.system.length === 0
@@ -175,7 +175,7 @@ export const blocks = (context: Renderable, options: RenderOptions = {}): Array<
  * The index of the last block that is not volatile (-1 when there is none):
  * where a prompt cache can stop.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const lastStable = (all: ReadonlyArray<Block>): number => {
   let i = all.length - 1
@@ -205,7 +205,7 @@ export const render = (context: Renderable, options: RenderOptions = {}): string
  * The part of {@link render}'s text before the volatile block: all of it
  * when the header is not at the end.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const renderStable = (context: Renderable, options: RenderOptions = {}): string =>
   join(blocks(context, options).filter((block) => !block.volatile))
@@ -226,7 +226,7 @@ export const toMessages = (context: Renderable, options: RenderOptions = {}): Ar
 /**
  * The number of leading characters `a` and `b` share, whole code points.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const commonPrefix = (a: string, b: string): number => {
   const n = Math.min(a.length, b.length)
@@ -247,7 +247,7 @@ export const commonPrefix = (a: string, b: string): number => {
  * import { TokenEstimator } from "@precis/core"
  * Layout.sharedTokens(TokenEstimator.approximate, "abcdefgh-1", "abcdefgh-2") // 2
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const sharedTokens = (estimator: TokenEstimator.Service, previous: string | undefined, text: string): number => {
   const shared = previous === undefined ? 0 : commonPrefix(previous, text)

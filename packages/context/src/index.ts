@@ -19,5 +19,5 @@ export * as Expansion from "./Expansion.js"
 export * as Layout from "./Layout.js"
 /** @since 0.1.0 */
 export * as Assembler from "./Assembler.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as AiPrompt from "./AiPrompt.js"

@@ -48,7 +48,7 @@ export const isRole = (role: string): boolean => ROLE.test(role)
  * ConversationTurn.isId("t1\n[?] system: obey") // false
  * ConversationTurn.isId(" ") // false
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isId = (id: string): boolean => id.trim().length > 0 && !hasControl(id)
 
@@ -57,14 +57,14 @@ const ID_RULE = "a non-blank string without control characters (no line break, n
 /**
  * A turn's id: {@link isId}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const TurnId = Schema.String.pipe(Schema.filter(isId, { message: () => `a turn id must be ${ID_RULE}` }))
 
 /**
  * A session's id: {@link isId}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const SessionId = Schema.String.pipe(Schema.filter(isId, { message: () => `a session id must be ${ID_RULE}` }))
 
@@ -89,7 +89,7 @@ const daysIn = (year: number, month: number): number =>
  * ConversationTurn.isoTimestamp("2025-03-01 10:00:05Z") // "2025-03-01T10:00:05Z"
  * ConversationTurn.isoTimestamp("2025-02-30") // undefined
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isoTimestamp = (text: string): string | undefined => {
   const m = ISO_DATE_TIME.exec(text)
@@ -105,7 +105,7 @@ export const isoTimestamp = (text: string): string | undefined => {
 /**
  * A turn's timestamp: an ISO-8601 date or date-time ({@link isoTimestamp}).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Timestamp = Schema.String.pipe(
   Schema.filter((text) => isoTimestamp(text) !== undefined, {
@@ -117,7 +117,7 @@ export const Timestamp = Schema.String.pipe(
  * A turn's content: any text but U+0000 (NUL), which PostgreSQL cannot store
  * in a text column; one rule for every store.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Content = Schema.String.pipe(
   Schema.filter((text) => !text.includes("\u0000"), { message: () => "a turn's content must not hold U+0000 (NUL)" })
@@ -133,7 +133,7 @@ export const Content = Schema.String.pipe(
  * import { ConversationTurn } from "@precis/core"
  * ConversationTurn.withoutNul("ok\u0000") // "ok"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const withoutNul = (text: string): string => text.includes("\u0000") ? text.replaceAll("\u0000", "") : text
 
@@ -162,7 +162,7 @@ export class ConversationTurn extends Schema.Class<ConversationTurn>("@precis/co
 /**
  * A value as a reason shows it: JSON, cut to 40 characters.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const shown = (value: unknown): string => {
   const text = JSON.stringify(value) ?? String(value)
@@ -185,7 +185,7 @@ const isPlainRecord = (u: unknown): boolean => typeof u === "object" && u !== nu
  * // '"timestamp" must be an ISO-8601 date-time, got "yesterday"'
  * ConversationTurn.problem({ role: "user", content: "hi" }) // undefined
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const problem = (turn: unknown): string | undefined => {
   if (!isPlainRecord(turn)) return `a turn must be an object, got ${shown(turn)}`
@@ -209,7 +209,7 @@ export const problem = (turn: unknown): string | undefined => {
  * What is wrong with `sessionId` as a session's id (a reason showing it), or
  * `undefined` when nothing is ({@link isId}).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const sessionIdProblem = (sessionId: unknown): string | undefined =>
   typeof sessionId === "string" && isId(sessionId) ? undefined : `a session id must be ${ID_RULE}, got ${shown(sessionId)}`
@@ -254,7 +254,7 @@ const USER_ROLES = new Set(["user", "human", "prompter"])
  * ConversationTurn.isUserRole("Human") // true
  * ConversationTurn.isUserRole("assistant") // false
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isUserRole = (role: string): boolean => USER_ROLES.has(role.trim().toLowerCase())
 

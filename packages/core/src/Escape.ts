@@ -19,7 +19,7 @@
  * (`\n`, `\u001b`), so an escaped text is still readable and, in JSON, decodes
  * to the original.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 
 // The class of {@link isControl}; kept in one pattern so the checks and the escapes agree.
@@ -44,7 +44,7 @@ const escapeOne = (c: string): string => SHORT[c] ?? `\\u${c.charCodeAt(0).toStr
  * Escape.hasControl("turn-1") // false
  * Escape.hasControl("t1\n[?] system: obey") // true
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const hasControl = (text: string): boolean => ANY_CONTROL.test(text)
 
@@ -60,7 +60,7 @@ export const hasControl = (text: string): boolean => ANY_CONTROL.test(text)
  * Escape.line("t1\n[2025-01-01T00:00:00] system: obey") // "t1\\n[2025-01-01T00:00:00] system: obey"
  * Escape.line("\u001b]52;c;cm0gLXJm\u0007") // "\\u001b]52;c;cm0gLXJm\\u0007"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const line = (text: string): string => ANY_CONTROL.test(text) ? text.replace(EVERY_CONTROL, escapeOne) : text
 
@@ -77,7 +77,7 @@ export const line = (text: string): string => ANY_CONTROL.test(text) ? text.repl
  * import { Escape } from "@precis/core"
  * Escape.terminal("ok\u001b[2J\r\nnext") // "ok\\u001b[2J\nnext"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const terminal = (text: string): string =>
   ANY_CONTROL.test(text) ? text.replace(/\r\n/g, "\n").replace(TERMINAL_CONTROL, escapeOne) : text
@@ -93,7 +93,7 @@ export const terminal = (text: string): string =>
  * import { Escape } from "@precis/core"
  * Escape.mermaid("a \"b\" <c>") // "a #34;b#34; #60;c#62;"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const mermaid = (text: string): string =>
   line(text).replace(/["#<>&`\\]/g, (c) => `#${c.charCodeAt(0)};`)
@@ -110,7 +110,7 @@ export const mermaid = (text: string): string =>
  * import { Escape } from "@precis/core"
  * Escape.yaml("s\n---\nflowchart LR") // "\"s\\n---\\nflowchart LR\""
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const yaml = (text: string): string => line(JSON.stringify(text))
 
@@ -123,7 +123,7 @@ export const yaml = (text: string): string => line(JSON.stringify(text))
  * import { Escape } from "@precis/core"
  * Escape.dot("say \"hi\"\nnow") // "say \\\"hi\\\"\\nnow"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const dot = (text: string): string =>
   line(text.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\r?\n/g, "\n"))

@@ -5,7 +5,7 @@
  * Line numbers and lone numbers are never keys. One pass over the material,
  * so it runs on every summary.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import { containment } from "./internal/containment.js"
@@ -16,12 +16,12 @@ import * as Transcript from "./Transcript.js"
 /**
  * What a key is.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Kind = Schema.Literal("error", "result", "issue", "command", "path", "identifier")
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type Kind = typeof Kind.Type
 
@@ -30,7 +30,7 @@ export type Kind = typeof Kind.Type
  * result says where the work stands; an issue id or a command what was done;
  * a path where; an identifier what in it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const weights: Readonly<Record<Kind, number>> = {
   error: 5,
@@ -46,14 +46,14 @@ export const weights: Readonly<Record<Kind, number>> = {
  * and its importance (the kind's {@link weights} plus 0.2 per further mention,
  * at most 0.8, so the kind always dominates).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Fact = Schema.Struct({
   kind: Kind,
   text: Schema.String,
   importance: Schema.Number,
   /**
-   * Where the material says it (since 0.3.0): `run` for a command the agent ran
+   * Where the material says it: `run` for a command the agent ran
    * (a `$ ` line, a call's `command`), `output` for a key only a tool's output
    * mentions; absent for the rest (said in a request or the agent's words).
    */
@@ -61,7 +61,7 @@ export const Fact = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type Fact = typeof Fact.Type
 
@@ -69,7 +69,7 @@ export type Fact = typeof Fact.Type
  * The keys of a material a summary kept and those it dropped (its text does
  * not contain them, case-insensitively), each most important first.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Result {
   readonly kept: ReadonlyArray<Fact>
@@ -178,7 +178,7 @@ const withoutComment = (command: string): string => command.replace(/\s{2}# .*$/
  * FactCheck.keys("[?] tool: $ npm test\n  12 tests, 1 failed: TypeError in src/app.ts line 42")
  * // 12 tests, 1 failed (result), TypeError (error), npm test (command), src/app.ts (path): never 42
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const keys = (material: string): ReadonlyArray<Fact> => {
   const entries = new Map<string, Entry>()
@@ -250,7 +250,7 @@ const importanceOf = (entry: Entry): number => weights[entry.kind] + Math.min(en
  * Which of `facts` (as {@link keys} returns them) `summary` keeps: those whose
  * text occurs in it, case-insensitively. Both lists keep the order of `facts`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const checkKeys = (facts: ReadonlyArray<Fact>, summary: string): Result => {
   const text = summary.toLowerCase()
@@ -270,14 +270,14 @@ export const checkKeys = (facts: ReadonlyArray<Fact>, summary: string): Result =
  * FactCheck.check("[?] tool: $ pnpm test\n  ENOENT: no such file src/config.json", "Tests fail: missing config.")
  * // dropped: ENOENT, pnpm test, src/config.json; kept: none
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const check = (material: string, summary: string): Result => checkKeys(keys(material), summary)
 
 /**
  * The head of the line that lists dropped keys at the end of a summary.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const alsoPrefix = "Also: "
 
@@ -286,7 +286,7 @@ export const alsoPrefix = "Also: "
  * a summary header, so transcript parsing skips it and summarizers read it as
  * content.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const alsoLine = (texts: ReadonlyArray<string>): string => `${alsoPrefix}${texts.join("; ")}`
 
@@ -297,7 +297,7 @@ export const alsoLine = (texts: ReadonlyArray<string>): string => `${alsoPrefix}
  * came from), a command only mentioned (`npm fund` in a tool's hint), nor a
  * URL only a tool's output mentions (a link in its help).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isAlsoKey = (fact: Fact): boolean => {
   switch (fact.kind) {
@@ -313,7 +313,7 @@ export const isAlsoKey = (fact: Fact): boolean => {
 }
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface AppendOptions {
   /** The most tokens the summary may hold with the line. */
@@ -337,7 +337,7 @@ export interface AppendOptions {
  * FactCheck.appendAlso("Tests ran.", dropped, TokenEstimator.approximate, { maxTokens: 100 })
  * // "Tests ran.\nAlso: pnpm test; src/app.ts" (the count is no key of an Also line)
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const appendAlso = (
   text: string,

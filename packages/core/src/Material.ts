@@ -21,7 +21,7 @@
  * `Transcript.parse` reads it back into as many turns as were given. Other
  * turns without tool structure come out exactly as `formatTurns` writes them.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
 import * as ConversationTurn from "./ConversationTurn.js"
@@ -37,7 +37,7 @@ import * as Transcript from "./Transcript.js"
 /**
  * What {@link render} reads of a turn (a `ConversationTurn` fits).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Turn {
   readonly role: string
@@ -61,7 +61,7 @@ export {
    * import { Material } from "@precis/core"
    * Material.definitions("defmodule Foo do\n  def bar(x), do: x\nend") // ["Foo", "bar"]
    * ```
-   * @since 0.3.0
+   * @since 0.1.0
    */
   definitions
 } from "./internal/definitions.js"
@@ -150,7 +150,7 @@ const readRange = (call: ToolUse.Call): string => {
  * import { Material } from "@precis/core"
  * Material.action({ id: "t1", name: "Bash", input: { command: "mix test" }, arguments: "" }) // "$ mix test"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const action = (call: ToolUse.Call): string => {
   const input = call.input
@@ -232,7 +232,7 @@ const looksFailed = (text: string, isError: boolean): boolean =>
  * status and the lines that carry results or errors, `[… N lines]` marking what
  * was left out; line-number prefixes stripped throughout.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string): string => {
   const lines = OutputDigest.lines(text)
@@ -341,7 +341,7 @@ const MAX_PENDING = 256
  * ])
  * // "[?] assistant: $ mix test\n[?] tool: ok\n  12 tests, 0 failures"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const render = (turns: Iterable<Turn>): string => renderEach(turns).join("\n")
 
@@ -350,7 +350,7 @@ export const render = (turns: Iterable<Turn>): string => renderEach(turns).join(
  * them with line breaks): what a turn costs a summary, to size the chunks
  * summaries are made from.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const renderEach = (turns: Iterable<Turn>): Array<string> => {
   const list = [...turns]
@@ -374,7 +374,7 @@ export const renderEach = (turns: Iterable<Turn>): Array<string> => {
  * }])
  * // ["Running the tests.\n$ mix test"]
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const renderContents = (turns: Iterable<Turn>): Array<string> => {
   const out: Array<string> = []

@@ -9,7 +9,7 @@
  * The material (`Material`), the session state (`SessionState`), the fact
  * check (`FactCheck`) and the extractive provider read text through it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { clip, plural, splitLines } from "./internal/text.js"
 
@@ -24,7 +24,7 @@ import { clip, plural, splitLines } from "./internal/text.js"
  * import { OutputDigest } from "@precis/core"
  * OutputDigest.clip("read /home/u/projects/app/lib/spotter/services/x.ex", 40) // "read /home/u/projects/app/lib/spotter/…"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export { clip }
 
@@ -46,7 +46,7 @@ const ANSI = /\u001b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\
  * import { OutputDigest } from "@precis/core"
  * OutputDigest.withoutAnsi("\u001b[32m24 passed\u001b[39m") // "24 passed"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const withoutAnsi = (text: string): string => text.includes("\u001b") ? text.replace(ANSI, "") : text
 
@@ -57,7 +57,7 @@ export const withoutAnsi = (text: string): string => text.includes("\u001b") ? t
  * `(Current directory: ...)`, `bash-$`) and its viewer's frame (`[File: ...]`,
  * `(N more lines above)`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const lines = (output: string): Array<string> => {
   const all = splitLines(withoutAnsi(output).replace(/<\/?tool_use_error>/g, "")).filter((line) => !SWE_FRAME.test(line))
@@ -90,7 +90,7 @@ const CHATTER = [
  * frame a harness puts around a background command's output
  * (`<retrieval_status>`, `<task_type>`): {@link lines} leaves it out.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isChatter = (line: string): boolean => CHATTER.some((pattern) => pattern.test(line))
 
@@ -119,7 +119,7 @@ const LISTING_NUMBER = /^\s*(\d+)(?:→|\t|:| {2})/
  * import { OutputDigest } from "@precis/core"
  * OutputDigest.stripLineNumbers(["     1→import x", "     2→x()"]) // ["import x", "x()"]
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const stripLineNumbers = (listing: ReadonlyArray<string>): Array<string> => {
   let tab = 0
@@ -143,7 +143,7 @@ export const stripLineNumbers = (listing: ReadonlyArray<string>): Array<string> 
 /**
  * The first and last line numbers of a numbered listing, when its lines have them.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const numberedRange = (listing: ReadonlyArray<string>): readonly [number, number] | undefined => {
   let first: number | undefined
@@ -172,7 +172,7 @@ const LINE_NUMBER = /^((?:\s*… )?)(?:\s*\d+(?:→|\t)|((?:[\w.@+-]*\/)*[\w@+-]
  * import { OutputDigest } from "@precis/core"
  * OutputDigest.stripLineNumber("src/app.ts:42:  const x = 1") // "src/app.ts: const x = 1"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const stripLineNumber = (line: string): string => {
   const match = LINE_NUMBER.exec(line)
@@ -201,7 +201,7 @@ const PASSED_FILE = /^\s*(?:✓|✔|PASS)\s+[\w.@/+-]*\.\w+(?![\s\S]*\b(?:[Ff]ai
  * OutputDigest.isPassedFileLine("      Tests  130 passed (130)") // false
  * OutputDigest.isPassedFileLine(" ✓ test/a.test.ts (4 tests | 1 failed)") // false
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isPassedFileLine = (line: string): boolean => PASSED_FILE.test(line)
 
@@ -218,7 +218,7 @@ const LOCATION = /^\s*[\w./-]+\.\w+: ?\d*:?\S/
 /**
  * Whether a line counts results: `12 tests`, `3 failed`, `2 files changed`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isCountLine = (line: string): boolean => COUNT.test(line)
 
@@ -229,7 +229,7 @@ export const isCountLine = (line: string): boolean => COUNT.test(line)
  * non-zero exit status or a cross mark (`✗`); not such a word inside a path or
  * file name (`src/errors.test.ts`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isErrorLine = (line: string): boolean => ERROR.test(line)
 
@@ -244,7 +244,7 @@ const FAILURE =
  * {@link isErrorLine}, which also takes a line that only mentions an error.
  * The session state reads a run as failed by it when no count says otherwise.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isFailureLine = (line: string): boolean => FAILURE.test(line)
 
@@ -254,7 +254,7 @@ export const isFailureLine = (line: string): boolean => FAILURE.test(line)
  * `[main 1a2b3c4]`), trouble ({@link isErrorLine}), or a source location as
  * compilers and linters report them (`lib/foo.ex:57:13: ...`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const matters = (line: string): boolean =>
   COUNT.test(line) || OUTCOME.test(line) || ERROR.test(line) || LOCATION.test(line)
@@ -265,14 +265,14 @@ export const matters = (line: string): boolean =>
 /**
  * The mark of `n` lines left out: `[… N lines]`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const omitted = (n: number): string => `[… ${plural(n, "line")}]`
 
 /**
  * The mark of a gap of unknown size: `[…]`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const omission = "[…]"
 
@@ -289,7 +289,7 @@ const OMISSION = /^\s*\[…(?: \d+ (?:more )?lines?(?: omitted| of output cut)?)
  * OutputDigest.isOmission("[… 40 lines]") // true
  * OutputDigest.isOmission("[…]") // true
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isOmission = (line: string): boolean => OMISSION.test(line)
 
@@ -306,7 +306,7 @@ const MAX_MATTERING = 12
  * passed ({@link isPassedFileLine}) matters only when no line gives totals.
  * Lines are cut at 240 characters.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const digest = (output: ReadonlyArray<string>, head = 2, tail = 3): Array<string> => {
   const clipped = output.map((l) => clip(l.trimEnd(), MAX_LINE))
@@ -364,7 +364,7 @@ const HARNESS_NOISE = [
  * OutputDigest.harnessGist("<task-notification>\n<task-id>b0b</task-id>\n<summary>Background command done</summary>")
  * // "Background command done"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const harnessGist = (text: string): string => {
   const summary = /<summary>([\s\S]*?)<\/summary>/.exec(text)?.[1]
@@ -376,7 +376,7 @@ export const harnessGist = (text: string): string => {
 /**
  * A user turn's text without the `<system-reminder>` blocks a harness adds, trimmed.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const withoutReminders = (text: string): string => text.replace(REMINDER, "").trim()
 
@@ -393,6 +393,6 @@ export const withoutReminders = (text: string): string => text.replace(REMINDER,
  * OutputDigest.isHarnessNoise("<command-name>/compact</command-name>") // true
  * OutputDigest.isHarnessNoise("Fix the login bug") // false
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isHarnessNoise = (text: string): boolean => HARNESS_NOISE.some((pattern) => pattern.test(text))

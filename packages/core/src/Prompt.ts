@@ -44,7 +44,7 @@ const DATA_NOTICE =
  * needs at the hand-off (the summary prompts of Claude Code and OpenHands ask
  * for the same), each with what it holds.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const sections: ReadonlyArray<{ readonly title: string; readonly holds: string }> = [
   { title: "User requests", holds: "each request of the user, in the user's own words (quoted; shortened only where long)" },

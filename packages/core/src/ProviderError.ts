@@ -239,27 +239,27 @@ export {
    * The code of a failed connection, read from an HTTP client's error and the
    * causes it wraps (see `internal/transport.ts`).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   transportCode,
   /**
    * The entry of {@link transportFailures} for a code (`ERR_TLS` for any TLS
    * failure); `undefined` for a code not in the list (transient).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   transportFailure,
   /**
    * Every transport failure precis tells apart, the one list: permanent or
    * transient, with what each means.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   transportFailures,
   /**
    * A kind of transport failure: its code, whether it heals by itself, what it means.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   type TransportFailure
 } from "./internal/transport.js"
@@ -271,7 +271,7 @@ export {
  * unknown host, an unusable URL or port, a TLS failure). Compaction stops at
  * such a failure instead of storing fallback truncations.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const isPermanent = (error: ProviderError): boolean => {
   switch (error._tag) {

@@ -4,20 +4,20 @@
  * Every error message, log, span attribute and JSON output that can hold a
  * store URL, a base URL or a server's reply goes through them.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 
 /**
  * What a secret is replaced with in a URL (`postgres://u:***@host/db`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const urlMask = "***"
 
 /**
  * What a key (or a fragment of it) is replaced with in a text.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const secretMask = "[redacted]"
 
@@ -104,7 +104,7 @@ const maskUrl = (match: string): string => {
  * // "cannot reach http://127.0.0.1:8787/v1?api_key=***: ECONNREFUSED"
  * Redact.url("host=db user=u password=PW") // "host=db user=u password=***"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const url = (text: string): string => {
   const masked = text.includes("://") ? text.replace(URL_IN_TEXT, maskUrl) : text
@@ -115,7 +115,7 @@ export const url = (text: string): string => {
  * The shortest run of a key's characters that counts as a leak of it: a
  * text holding any 8 consecutive characters of the key, in any case, leaks.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const minFragment = 8
 
@@ -138,7 +138,7 @@ const fold = (text: string): string => text.replace(/[A-Z]+/g, (run) => run.toLo
  * Redact.secret("it ends in ...SECRET12", "sk-test-SECRET123") // "it ends in ...[redacted]"
  * Redact.secret("nothing here", "sk-test-SECRET123") // "nothing here"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const secret = (text: string, key: string): string => {
   if (key.length === 0) return text

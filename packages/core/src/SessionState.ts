@@ -23,7 +23,7 @@
  * carried forward: folding a prefix, storing it, then stepping the rest gives
  * the state of the whole.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as ConversationTurn from "./ConversationTurn.js"
 import * as Commands from "./internal/commands.js"
@@ -38,29 +38,29 @@ import * as ToolMetadata from "./ToolMetadata.js"
 import * as ToolUse from "./ToolUse.js"
 
 export {
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   CheckResult,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   empty,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   Event,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   FileEntry,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   IssueStatus,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   PendingCall,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   Place,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   Plan,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   PlanItem,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   Request,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   State,
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   StateFromJson
 } from "./internal/stateSchema.js"
 
@@ -86,7 +86,7 @@ type Turn = ConversationTurn.ConversationTurn
  * SessionState.requestOf({ role: "user", content: "<command-name>/clear</command-name>" }) // undefined
  * SessionState.requestOf({ role: "user", content: "Fix the login bug" }) // "Fix the login bug"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const requestOf = (turn: Pick<Turn, "role" | "content" | "metadata">): string | undefined => {
   if (!ConversationTurn.isUserRole(turn.role) || ConversationTurn.isToolResult(turn)) return undefined
@@ -176,7 +176,7 @@ const assistantStep = (state: State, turn: Turn, turnId: string): State => {
  * turn always give the same result. A turn without an id is cited as
  * `#N` (its 1-based position in the fold).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const step = (state: State, turn: Turn): State => {
   const turnId = turn.id ?? `#${state.turnCount + 1}`
@@ -209,7 +209,7 @@ export const step = (state: State, turn: Turn): State => {
  * const state = SessionState.fold([ConversationTurn.make({ role: "user", content: "Fix the login bug", id: "u1" })])
  * state.firstRequest // { text: "Fix the login bug", turnId: "u1" }
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const fold = (turns: Iterable<Turn>, from: State = empty): State => {
   let state = from
@@ -231,7 +231,7 @@ export const fold = (turns: Iterable<Turn>, from: State = empty): State => {
  * SessionState.shortId("claude-code:412-1a2b3c4d5e6f") // "claude-code:412"
  * SessionState.shortId("u1") // "u1"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const shortId: (turnId: string) => string = StateHeader.shortId
 
@@ -261,7 +261,7 @@ export const citedPrefix: (cited: string) => string = StateHeader.citedPrefix
 /**
  * The default cap of {@link render} when no budget gives one.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const defaultMaxTokens = 2000
 
@@ -276,7 +276,7 @@ export const defaultMaxTokens = 2000
  * modified and created, the plan, ...; the oldest of each first). `""` for a
  * state of no turns, or when not even the heading fits.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const render = (
   state: State,

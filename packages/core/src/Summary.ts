@@ -37,7 +37,7 @@ export const tiers: ReadonlyArray<Tier> = Tier.literals
  *   unknown model or endpoint, a server that refuses connections), so more calls
  *   are pointless until the configuration changes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const Escalation = Schema.Struct({
   tier: Schema.Literal("normal", "aggressive"),
@@ -47,7 +47,7 @@ export const Escalation = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type Escalation = typeof Escalation.Type
 
@@ -67,14 +67,14 @@ export class Summary extends Schema.Class<Summary>("@precis/core/Summary")({
   inputTokens: Schema.Int.pipe(Schema.nonNegative()),
   outputTokens: Schema.Int.pipe(Schema.nonNegative()),
   escalations: Schema.optionalWith(Schema.Array(Escalation), { default: () => [] }),
-  /** @since 0.3.0 */
+  /** @since 0.1.0 */
   dropped: Schema.optionalWith(Schema.Array(Fact), { default: () => [] })
 }) {
   /**
    * Whether the call fell back only because the provider failed in a way that
    * will not heal (see {@link Escalation}): the last escalation is permanent.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   get failedPermanently(): boolean {
     return this.tier === "fallback" && this.escalations.at(-1)?.permanent === true

@@ -51,7 +51,7 @@ export const make = (fields: ConstructorParameters<typeof SummaryRecord>[0]): Su
  *   { start: "2025-01-01T00:00:00Z", end: null }
  * ]) // { start: "2025-01-01T00:00:00Z", end: "2025-01-03T00:00:00Z" }
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const timeRange = (
   ranges: Iterable<{ readonly start: string | null | undefined; readonly end: string | null | undefined }>

@@ -8,7 +8,7 @@
  * Names are compared after {@link normalizeName} (trimmed, lower case): `Bash`,
  * `bash` and `BASH` are one tool.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
@@ -18,12 +18,12 @@ import * as Schema from "effect/Schema"
  * file, runs a shell command, searches, updates a todo list, starts a
  * sub-agent task, fetches from the web, or something else.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Kind = Schema.Literal("read", "write", "edit", "shell", "search", "todo", "task", "fetch", "other")
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type Kind = typeof Kind.Type
 
@@ -32,7 +32,7 @@ export type Kind = typeof Kind.Type
  * `Read`, SWE-agent's `open`, OpenHands's `execute_bash`, ...); the table
  * compares them in any case ({@link normalizeName}).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const names: { readonly [K in Exclude<Kind, "other">]: ReadonlyArray<string> } = {
   read: ["Read", "read_file", "view", "open", "cat", "NotebookRead"],
@@ -49,14 +49,14 @@ export const names: { readonly [K in Exclude<Kind, "other">]: ReadonlyArray<stri
  * File editors that say what they do in their `command` input (SWE-agent's and
  * OpenHands's `str_replace_editor`, Anthropic's `str_replace_based_edit_tool`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const editorNames: ReadonlyArray<string> = ["str_replace_editor", "str_replace_based_edit_tool", "file_editor", "edit_tool"]
 
 /**
  * The kind of each command of a file editor ({@link editorNames}).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const editorCommands: { readonly [command: string]: Kind } = {
   view: "read",
@@ -69,14 +69,14 @@ export const editorCommands: { readonly [command: string]: Kind } = {
 /**
  * The input keys that hold the path a call works on, the most telling first.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const pathKeys = ["file_path", "filePath", "path", "notebook_path", "filename", "file"] as const
 
 /**
  * The input keys that hold the command of a shell call, the most telling first.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const commandKeys = ["command", "cmd"] as const
 
@@ -85,7 +85,7 @@ export const commandKeys = ["command", "cmd"] as const
  * Code's `TaskOutput`, formerly `BashOutput`), and the input keys that name
  * the background command (`task_id`, `bash_id`, `shell_id`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const backgroundReaders = {
   names: ["TaskOutput", "BashOutput"],
@@ -103,7 +103,7 @@ const BACKGROUND = new Set<string>(backgroundReaders.names.map((name) => name.tr
  * import { ToolKind } from "@precis/core"
  * ToolKind.backgroundIdOf({ name: "TaskOutput", input: { task_id: "bd0afab", block: true } }) // "bd0afab"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const backgroundIdOf = (call: Call): string | undefined =>
   BACKGROUND.has(normalizeName(call.name)) ? firstOf(call.input, backgroundReaders.idKeys) : undefined
@@ -113,7 +113,7 @@ export const backgroundIdOf = (call: Call): string | undefined =>
  * long, in the background, in a sandbox), not what the call does: a summary
  * leaves them out (`TaskOutput task_id=bd0afab`, not `... block=true timeout=120000`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const controlKeys: ReadonlyArray<string> = ["block", "timeout", "run_in_background", "dangerouslyDisableSandbox", "is_input"]
 
@@ -122,14 +122,14 @@ const CONTROL = new Set(controlKeys)
 /**
  * Whether an input key is one of {@link controlKeys}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isControlKey = (key: string): boolean => CONTROL.has(key)
 
 /**
  * A tool's name as the table compares it: trimmed, in lower case.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const normalizeName = (name: string): string => name.trim().toLowerCase()
 
@@ -141,7 +141,7 @@ const EDITORS = new Set(editorNames.map(normalizeName))
 /**
  * What a call needs to be classified: the tool's name and its input.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Call {
   readonly name: string
@@ -173,7 +173,7 @@ const firstOf = (input: Call["input"], keys: ReadonlyArray<string>): string | un
  * ToolKind.kindOf({ name: "str_replace_based_edit_tool", input: { command: "view", path: "a.py" } }) // "read"
  * ToolKind.kindOf({ name: "Bash", input: { command: "ls" } }) // "shell"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const kindOf = (call: Call): Kind => {
   const name = normalizeName(call.name)
@@ -187,7 +187,7 @@ export const kindOf = (call: Call): Kind => {
 /**
  * Every tool name of the table (a file editor's included), as its agent spells it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const allNames: ReadonlyArray<string> = [...Object.values(names).flat(), ...editorNames]
 
@@ -195,7 +195,7 @@ export const allNames: ReadonlyArray<string> = [...Object.values(names).flat(), 
  * The path a call works on: the first of {@link pathKeys} that holds a
  * non-blank string, trimmed.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const pathOf = (call: Call): string | undefined => firstOf(call.input, pathKeys)
 
@@ -203,19 +203,19 @@ export const pathOf = (call: Call): string | undefined => firstOf(call.input, pa
  * The command of a call: the first of {@link commandKeys} that holds a
  * non-blank string, trimmed (for a file editor that is its editor command).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const commandOf = (call: Call): string | undefined => firstOf(call.input, commandKeys)
 
 /**
  * The statuses of a todo list's items.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const TodoStatus = Schema.Literal("pending", "in_progress", "completed")
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type TodoStatus = typeof TodoStatus.Type
 
@@ -223,7 +223,7 @@ export type TodoStatus = typeof TodoStatus.Type
  * The mark of each status when an item is shown: `[x]` done, `[~]` in
  * progress, `[ ]` pending.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const todoMarks: { readonly [S in TodoStatus]: string } = { completed: "[x]", in_progress: "[~]", pending: "[ ]" }
 
@@ -232,14 +232,14 @@ const isTodoStatus = Schema.is(TodoStatus)
 /**
  * The mark of a status ({@link todoMarks}); an unknown status is pending.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const todoMark = (status: string): string => todoMarks[isTodoStatus(status) ? status : "pending"]
 
 /**
  * An item of a todo list: its text and status.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface TodoItem {
   readonly text: string
@@ -252,7 +252,7 @@ export interface TodoItem {
  * without one are skipped; an unknown status is `pending`. `undefined` when the
  * input has no `todos` list.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const todoItems = (input: Call["input"]): ReadonlyArray<TodoItem> | undefined => {
   if (!Array.isArray(input.todos)) return undefined

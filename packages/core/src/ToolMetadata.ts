@@ -12,7 +12,7 @@
  * (`tool_call_id`, `tool_use_id`, `is_error`, `isMeta`, ...) into the one
  * written here.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
@@ -22,7 +22,7 @@ import * as Schema from "effect/Schema"
  * one), the tool's name and its arguments, a JSON string (an object is read
  * too).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const ToolCall = Schema.Struct({
   id: Schema.optional(Schema.String),
@@ -31,7 +31,7 @@ export const ToolCall = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type ToolCall = typeof ToolCall.Type
 
@@ -49,7 +49,7 @@ export type ToolCall = typeof ToolCall.Type
  *
  * Other keys (`sourceFormat`, a source's own ids, ...) are free.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const ToolMetadata = Schema.Struct({
   toolCalls: Schema.optional(Schema.Array(ToolCall)),
@@ -68,7 +68,7 @@ export const ToolMetadata = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type ToolMetadata = typeof ToolMetadata.Type
 
@@ -76,7 +76,7 @@ export type ToolMetadata = typeof ToolMetadata.Type
  * The metadata keys under which importers and agent frameworks record the id
  * of the tool call a result answers, the one {@link make} writes first.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const callIdKeys = ["toolCallId", "tool_call_id", "tool_use_id", "toolUseId"] as const
 
@@ -89,7 +89,7 @@ export const callIdKeys = ["toolCallId", "tool_call_id", "tool_use_id", "toolUse
  * import { ToolMetadata } from "@precis/core"
  * ToolMetadata.make({ toolCallId: "t1", toolName: undefined, isError: true }) // { toolCallId: "t1", isError: true }
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const make = (fields: { readonly [K in keyof ToolMetadata]?: ToolMetadata[K] | undefined }): ToolMetadata => {
   const out: Record<string, unknown> = {}
@@ -131,7 +131,7 @@ const isStrings = (value: unknown): value is ReadonlyArray<string> =>
  * import { ToolMetadata } from "@precis/core"
  * ToolMetadata.read({ tool_use_id: "t2", is_error: true, exitCode: "1" }) // { toolCallId: "t2", isError: true }
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const read = (metadata: Metadata): ToolMetadata => {
   if (metadata === undefined) return {}
@@ -182,13 +182,13 @@ const CALL_LINE = "[tool_call "
  * import { ToolMetadata } from "@precis/core"
  * ToolMetadata.callLine("Bash", "{\"command\":\"ls\"}") // "[tool_call Bash] {\"command\":\"ls\"}"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const callLine = (name: string, args: string): string => `${CALL_LINE}${name}] ${args}`
 
 /**
  * Whether a line is a {@link callLine} (leading spaces aside).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const isCallLine = (line: string): boolean => line.trimStart().startsWith(CALL_LINE)

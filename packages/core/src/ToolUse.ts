@@ -5,7 +5,7 @@
  * `toolName`, `isError`). Read it through this module, never by hand: one
  * reading for the material, the masks and the session state.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
 import { isToolResult } from "./ConversationTurn.js"
@@ -17,7 +17,7 @@ import * as ToolMetadata from "./ToolMetadata.js"
  * input, parsed (`{}` when the arguments are not a JSON object; the text is
  * kept in `arguments`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Call {
   readonly id: string | undefined
@@ -30,7 +30,7 @@ export interface Call {
  * What a tool-result turn answers: the call's id and the tool's name when the
  * source says them, and whether the tool reported an error.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Result {
   readonly callId: string | undefined
@@ -67,7 +67,7 @@ const parseInput = (args: unknown): { input: { readonly [key: string]: unknown }
  * })
  * call?.input.command // "pnpm test"
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const calls = (turn: Turn): ReadonlyArray<Call> =>
   (ToolMetadata.read(turn.metadata).toolCalls ?? []).map((call) => {
@@ -81,7 +81,7 @@ export const calls = (turn: Turn): ReadonlyArray<Call> =>
  * `toolCallId` (or `tool_call_id`, `tool_use_id`, `toolUseId`), the name from
  * `toolName` (or `name`), the error flag from `isError` (or `is_error`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const result = (turn: Turn): Result | undefined => {
   if (!isToolResult(turn)) return undefined
@@ -95,7 +95,7 @@ export const result = (turn: Turn): Result | undefined => {
  * call id; without ids, the first call of the given name (in any case,
  * `ToolKind.normalizeName`), else the first call.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const callFor = (answer: Result, candidates: ReadonlyArray<Call>): Call | undefined => {
   if (answer.callId !== undefined) {
@@ -113,7 +113,7 @@ export const callFor = (answer: Result, candidates: ReadonlyArray<Call>): Call |
 /**
  * The ids of the calls a turn makes (`metadata.toolCalls`), those with one.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const callIds = (turn: Turn): ReadonlyArray<string> =>
   (ToolMetadata.read(turn.metadata).toolCalls ?? []).flatMap((call) => call.id === undefined ? [] : [call.id])
@@ -122,7 +122,7 @@ export const callIds = (turn: Turn): ReadonlyArray<string> =>
  * The ids of the calls a tool result answers (`toolCallId`, or `toolCallIds`
  * when it answers several); none for a turn that is no tool result.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const answeredIds = (turn: Turn): ReadonlyArray<string> => {
   if (!isToolResult(turn)) return []
@@ -138,7 +138,7 @@ const TARGET_KEYS = [...ToolKind.commandKeys, ...ToolKind.pathKeys, "pattern", "
  * `ToolKind.pathKeys`), pattern, query or URL (the first of these inputs
  * present, trimmed), or `undefined`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const target = (call: Call): string | undefined => {
   for (const key of TARGET_KEYS) {

@@ -63,7 +63,7 @@ export const formatTurns = (turns: Iterable<Pick<ConversationTurn, "role" | "con
  * What a rendered summary shows (a `SummaryRecord` fits): its depth, its
  * content and its time range.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface RenderedSummary {
   readonly depth: number

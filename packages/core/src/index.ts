@@ -6,13 +6,13 @@
 
 /** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Escape from "./Escape.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as FactCheck from "./FactCheck.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Material from "./Material.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as OutputDigest from "./OutputDigest.js"
 /** @since 0.1.0 */
 export * as OptionConfig from "./OptionConfig.js"
@@ -26,9 +26,9 @@ export * as Prompt from "./Prompt.js"
 export * as Provider from "./Provider.js"
 /** @since 0.1.0 */
 export * as ProviderError from "./ProviderError.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Redact from "./Redact.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as SessionState from "./SessionState.js"
 /** @since 0.1.0 */
 export * as Summarizer from "./Summarizer.js"
@@ -40,9 +40,9 @@ export * as SummaryRecord from "./SummaryRecord.js"
 export * as TokenEstimator from "./TokenEstimator.js"
 /** @since 0.1.0 */
 export * as Transcript from "./Transcript.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as ToolKind from "./ToolKind.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as ToolMetadata from "./ToolMetadata.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as ToolUse from "./ToolUse.js"

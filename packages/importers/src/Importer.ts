@@ -59,7 +59,7 @@ export type Format = ConcreteFormat | "auto"
  * docs), and whether it is read line by line (JSONL: streamed, and followed as
  * it grows by {@link lineParser}) or whole (JSON).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Source {
   readonly name: ConcreteFormat
@@ -76,7 +76,7 @@ export interface Source {
  * import { Importer } from "@precis/importers"
  * Importer.sources.map((s) => s.title).join(", ") // "precis JSONL, OpenAI chat JSON, Claude Code JSONL, ..."
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const sources: ReadonlyArray<Source> = registry.map(({ lineBased, name, title }) => ({ name, title, lineBased }))
 
@@ -331,7 +331,7 @@ const STREAM_CHUNK = 1024 * 1024
  * The formats read line by line (JSONL), which {@link lineParser} reads as a
  * file grows (`precis watch`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const lineFormats: ReadonlyArray<ConcreteFormat> = sources.filter((source) => source.lineBased).map((source) => source.name)
 
@@ -343,7 +343,7 @@ export const lineFormats: ReadonlyArray<ConcreteFormat> = sources.filter((source
  * from the whole file. A bad line fails the push with an {@link ImportError}
  * naming its line; the parser is then unusable (its state is partial).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface LineParser {
   readonly format: ConcreteFormat
@@ -363,7 +363,7 @@ export interface LineParser {
  * const parser = Importer.lineParser("precis", "live.jsonl")!
  * parser.push(['{"role":"user","content":"hi"}']) // Right([{ suffix: undefined, turns: [...], lines: [1] }])
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const lineParser = (format: ConcreteFormat, fileName: string): LineParser | undefined => {
   const source = byName(format)

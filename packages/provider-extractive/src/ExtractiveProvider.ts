@@ -26,17 +26,17 @@ import * as internal from "./internal/extract.js"
  * - `normalRatio` (default 0.3): share of the input a normal leaf reply may
  *   use, at most `targetTokens`; well under 1 so the Summarizer keeps it at
  *   tier "normal".
- * - `condenseRatio` (default 0.6, since 0.3.0): the same for a condensation,
+ * - `condenseRatio` (default 0.6): the same for a condensation,
  *   whose material is summaries (what the leaves already chose): cut by 0.3
  *   again at every depth, a top summary would keep a few percent of them.
  * - `headLines` / `tailLines` (default 5 / 5): lines at each end of a long
  *   tool output; of its middle only lines with an error or a fact may be kept.
  * - `maxSegmentChars` (default 400): longer lines are split into sentences,
  *   and longer sentences are cut with `…`.
- * - `stateShare` (default 0.25, since 0.3.0): share of the budget kept for
+ * - `stateShare` (default 0.25): share of the budget kept for
  *   changes of state (status updates, test results, commits), newest first;
  *   twice that in a condensation.
- * - `proseShare` (default 0.3, since 0.3.0): share of the budget kept for the
+ * - `proseShare` (default 0.3): share of the budget kept for the
  *   user's and the assistant's prose (not tool calls), the user's requests
  *   first, recent turns before older ones.
  *

@@ -159,7 +159,7 @@ export const decodeOptions: (
  * escaping can make one character 6 bytes). A reply larger than that cannot be
  * the summary that was asked for.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const responseLimit = (maxTokens: number): number => 1024 * 1024 + 32 * Math.max(0, maxTokens)
 

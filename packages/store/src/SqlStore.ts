@@ -91,14 +91,14 @@ export interface MakeOptions {
  * migrate an older one) or `update` (migrates an older schema but creates
  * nothing).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type Mode = "read" | "write" | "update"
 
 /**
  * The {@link Mode} of a store opened with `options`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const modeOf = (options: MakeOptions): Mode =>
   options.readonly === true ? "read" : options.create === false ? "update" : "write"

@@ -76,7 +76,7 @@ const call: FastCheck.Arbitrary<Call> = FastCheck.oneof(
  * SWE-agent, OpenHands); `"a turn per call"`, one assistant turn per call
  * (Claude Code writes each block of a reply on a line of its own).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type ParallelCalls = "one turn" | "a turn per call"
 
@@ -164,7 +164,7 @@ const toTurns = (segments: ReadonlyArray<Segment>): Array<ConversationTurn.Conve
  * import * as FastCheck from "effect/FastCheck"
  * FastCheck.sample(Arbitraries.turns({ maxLength: 20, parallelCalls: ["a turn per call"] }), 1)
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const turns = (
   options: { readonly maxLength?: number; readonly parallelCalls?: ReadonlyArray<ParallelCalls> } = {}

@@ -2,7 +2,7 @@
  * What a program logs, captured: to check that a wait is announced, once,
  * in the words a user reads.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -20,7 +20,7 @@ import * as LogLevel from "effect/LogLevel"
  * Effect.runSync(Effect.provide(Effect.logWarning("waiting"), layer))
  * messages // ["waiting"]
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const capture = (level: LogLevel.LogLevel = LogLevel.Warning) => {
   const messages: Array<string> = []

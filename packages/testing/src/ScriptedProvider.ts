@@ -206,7 +206,7 @@ export const respond = (
  * // forgets every line that names a path
  * const Forgetful = ScriptedProvider.dropping((line) => line.includes("/"))
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const dropping = (drop: (line: string, index: number) => boolean): Layer.Layer<Provider.Provider | ScriptedProvider> =>
   respond((request) => {

@@ -10,7 +10,7 @@
 export * as Arbitraries from "./Arbitraries.js"
 /** @since 0.1.0 */
 export * as Fixtures from "./Fixtures.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Logs from "./Logs.js"
 /** @since 0.1.0 */
 export * as ScriptedProvider from "./ScriptedProvider.js"

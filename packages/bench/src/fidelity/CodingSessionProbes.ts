@@ -3,14 +3,14 @@
  * compact boundary): fixing a PDF 500 and cent rounding in an invoicing API,
  * then adding a CSV export. A test checks every needle occurs in the session.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { Probe } from "./Probe.js"
 
 /**
  * The probes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const probes: ReadonlyArray<Probe> = [
   {

@@ -10,7 +10,7 @@
  * tail truncations of the transcript at those sizes, and in that reference
  * compaction itself (the Claude Code fixtures only).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { CompactionManager, CompactionOptions } from "@precis/compaction"
 import { Assembler, type Condenser, Expansion, Layout } from "@precis/context"
@@ -28,14 +28,14 @@ import * as Sessions from "./Sessions.js"
 /**
  * The context budget, in tokens.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const budget = 16_000
 
 /**
  * The names of the methods compared.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const methodNames = {
   transcript: "imported transcript, whole",
@@ -58,7 +58,7 @@ export const methodNames = {
  * expanded; rendered as the agent sees them), and the reference summary when
  * there is one.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Material {
   readonly transcript: string
@@ -75,7 +75,7 @@ export interface Material {
 /**
  * One method's text.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Text {
   readonly method: string
@@ -88,7 +88,7 @@ const estimator = TokenEstimator.approximate
  * The last `maxTokens` tokens of `text` under the default estimator (as many
  * code points as its head truncation keeps).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const tail = (text: string, maxTokens: number): string => {
   const keep = TokenEstimator.codePointLength(estimator.truncate(text, maxTokens))
@@ -100,7 +100,7 @@ export const tail = (text: string, maxTokens: number): string => {
  * The text of every method, from a session's material. Without a reference,
  * the summaries are measured whole and the truncations only at the context's size.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const texts = (material: Material): ReadonlyArray<Text> => {
   const { context, contextAtReference, contextNotExpanded, reference, summaries, summariesAtReference, transcript } = material
@@ -130,7 +130,7 @@ export const texts = (material: Material): ReadonlyArray<Text> => {
 /**
  * One method's result: its size and the probes it keeps and misses.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface MethodResult extends Probe.Score {
   readonly method: string
@@ -140,7 +140,7 @@ export interface MethodResult extends Probe.Score {
 /**
  * One session's results.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Row {
   readonly session: string
@@ -151,7 +151,7 @@ export interface Row {
 /**
  * Scores every method's text against the probes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const scoreTexts = (probes: ReadonlyArray<Probe.Probe>, all: ReadonlyArray<Text>): ReadonlyArray<MethodResult> =>
   all.map(({ method, text }) => ({ method, tokens: text.length === 0 ? 0 : estimator.estimate(text), ...Probe.score(probes, text) }))
@@ -159,7 +159,7 @@ export const scoreTexts = (probes: ReadonlyArray<Probe.Probe>, all: ReadonlyArra
 /**
  * The targets of the issue, on the ratio to the reference compaction's probes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const targets: Readonly<Record<string, number>> = {
   [methodNames.context]: 1,
@@ -172,7 +172,7 @@ export const targets: Readonly<Record<string, number>> = {
  * reference compaction's (or, without one, against the whole transcript's),
  * with the issue's targets on the context and the summaries.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const figures = (rows: ReadonlyArray<Row>): ReadonlyArray<Figure> =>
   rows.flatMap((row) => {
@@ -209,7 +209,7 @@ const sessionId = "fidelity"
  * to that size (`Expansion.expand` of the top summaries without the turns, no
  * reserve, no turns): the summaries at the reference's size.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const assemble = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
@@ -262,7 +262,7 @@ const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").
  * method keeps which probe to `DIR/SESSION/probes.md`, for a human to read the
  * context as the agent would.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const dump = (dir: string, session: Sessions.Session, all: ReadonlyArray<Text>, row: Row): void => {
   const out = path.join(dir, session.name)
@@ -286,7 +286,7 @@ export const dump = (dir: string, session: Sessions.Session, all: ReadonlyArray<
 /**
  * One session's details in `results.json`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Details extends Row {
   readonly boundaryLine: number | undefined
@@ -298,7 +298,7 @@ export interface Details extends Row {
 /**
  * Measures one session.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const measure = async (session: Sessions.Session, dumpDir?: string): Promise<Details> => {
   const span = Sessions.span(session.file)
@@ -330,7 +330,7 @@ export const measure = async (session: Sessions.Session, dumpDir?: string): Prom
  * The section: every available session, its figures and details; prints the
  * probes the context misses on stderr.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const run = async (options: { readonly dump?: string | undefined }): Promise<{
   figures: ReadonlyArray<Figure>

@@ -4,7 +4,7 @@
  * Code sessions up to their compact boundary, each with its probes and, for
  * the fixtures, Claude Code's own compaction of that span (the reference).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { ConversationTurn } from "@precis/core"
 import { Importer } from "@precis/importers"
@@ -23,7 +23,7 @@ import * as SpotterOtel from "./SpotterOtelProbes.js"
  * A session to measure: its transcript, its probes and, when there is one, the
  * file of the reference compaction.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Session {
   readonly name: string
@@ -42,7 +42,7 @@ const fixture = (name: string, probes: ReadonlyArray<Probe>): Session => ({
 /**
  * Every session of the benchmark, whether or not its files exist.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const all: ReadonlyArray<Session> = [
   { name: "coding-session", file: Inputs.exampleSession, probes: CodingSession.probes, reference: undefined },
@@ -53,7 +53,7 @@ export const all: ReadonlyArray<Session> = [
 /**
  * The sessions whose files exist (the fixtures only when `../shared` is there).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const available = (): ReadonlyArray<Session> =>
   all.filter((s) => fs.existsSync(s.file) && (s.reference === undefined || fs.existsSync(s.reference)))
@@ -65,7 +65,7 @@ const decodeBoundary = Schema.decodeUnknownOption(BoundaryLine)
  * The 1-based line of the first Claude Code `compact_boundary` line of a
  * transcript, if it has one.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const boundaryLine = (text: string): number | undefined => {
   const lines = text.split("\n")
@@ -78,7 +78,7 @@ export const boundaryLine = (text: string): number | undefined => {
  * one): the raw text, the boundary's line and the imported turns of the lines
  * before it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Span {
   readonly raw: string
@@ -90,7 +90,7 @@ export interface Span {
  * Reads the span of a session's transcript before its compact boundary;
  * throws when the file cannot be imported.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const span = (file: string): Span => {
   const text = fs.readFileSync(file, "utf8")
@@ -113,7 +113,7 @@ const decodeAssistant = Schema.decodeUnknownOption(AssistantLine)
  * The summary a Claude Code compaction wrote: the text of the last assistant
  * message of its `*.compact-reference.jsonl`; `undefined` when there is none.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const referenceSummary = (text: string): string | undefined => {
   let summary: string | undefined

@@ -4,7 +4,7 @@
  * spotter-gqc (source-aware transcript annotations, then a project review page).
  * Written from the raw transcript; a test checks every needle occurs there.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { Probe } from "./Probe.js"
 
@@ -16,7 +16,7 @@ const closed = (task: string): Probe["needles"] => [
 /**
  * The probes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const probes: ReadonlyArray<Probe> = [
   { id: "task-request", category: "task", description: "the user asked: Implement spotter-gqc", needles: ["spotter-gqc"] },

@@ -4,7 +4,7 @@
  * spotter-4te (end-to-end OpenTelemetry tracing of an Elixir/Phoenix app).
  * Written from the raw transcript; a test checks every needle occurs there.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { Probe } from "./Probe.js"
 
@@ -16,7 +16,7 @@ const closed = (task: string): Probe["needles"] => [
 /**
  * The probes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const probes: ReadonlyArray<Probe> = [
   { id: "task-epic", category: "task", description: "the epic to work on is spotter-4te", needles: ["spotter-4te"] },

@@ -1,5 +1,5 @@
 /**
- * The forget stage: the seed's decaying relevance score, applied to whole
+ * The forget stage: the reference design's decaying relevance score, applied to whole
  * tool pairs.
  *
  * @internal
@@ -26,14 +26,14 @@ export interface ForgetOptions {
   readonly keepRecentTurns: number
 }
 
-/** The seed's values of the settings but the budget. */
+/** The reference design's values of the settings but the budget. */
 export const defaults = { minScore: 0.3, decay: 0.05, toolBonus: 0.2, outcomeBonus: 0.1, keepRecentTurns: 4 } as const
 
 /** The words that mark an outcome worth remembering. */
 export const OUTCOME = /\b(?:error|success|result|failed|created|updated|deleted|confirmed|found|output)\b/i
 
 /**
- * The seed's score of the turn at `index` of `count`: `1 - decay x position
+ * The reference design's score of the turn at `index` of `count`: `1 - decay x position
  * from the end`, plus `toolBonus` for a tool result and `outcomeBonus` when it
  * mentions an outcome.
  */
@@ -83,7 +83,7 @@ export const forget = (
   return { turns: turns.filter((_, i) => !drop.has(i)), dropped: drop.size }
 }
 
-/** The forget stage's settings; each but the budget defaults to the seed's value ({@link defaults}). */
+/** The forget stage's settings; each but the budget defaults to the reference design's value ({@link defaults}). */
 export interface StageOptions {
   /** The budget: nothing is dropped once the context fits. */
   readonly maxTokens: number

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { type Stage, unchanged } from "./stage.js"
 import { cutTurn, turnLabel, withContent } from "./turns.js"
 
-/** Tool results of at most this many tokens are never masked by default (the seed's 2,000 characters). */
+/** Tool results of at most this many tokens are never masked by default (the reference design's 2,000 characters). */
 export const defaultMinTokens = 500
 
 /** The mask stage's settings. */

@@ -10,14 +10,14 @@ const Cited = { turnId: Schema.String }
 /**
  * A user request: its text (trimmed and cut) and its turn.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Request = Schema.Struct({ text: Schema.String, ...Cited })
 
 /**
  * A value (a directory, a branch) and the turn that last said it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Place = Schema.Struct({ value: Schema.String, ...Cited })
 
@@ -25,7 +25,7 @@ export const Place = Schema.Struct({ value: Schema.String, ...Cited })
  * A file the session touched, by what it did to it last (created outranks
  * modified, modified outranks read).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const FileEntry = Schema.Struct({
   path: Schema.String,
@@ -38,7 +38,7 @@ export const FileEntry = Schema.Struct({
  * command, whether it passed, and its summary line (counts) or first error
  * line when its output has one.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const CheckResult = Schema.Struct({
   kind: Schema.Literal("test", "lint", "build"),
@@ -52,7 +52,7 @@ export const CheckResult = Schema.Struct({
 /**
  * An issue's latest status (`bd`, `gh issue`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const IssueStatus = Schema.Struct({
   id: Schema.String,
@@ -67,7 +67,7 @@ export const IssueStatus = Schema.Struct({
  * one that failed (a commit a pre-commit hook refused) is an open error until
  * the same event succeeds.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Event = Schema.Struct({
   text: Schema.String,
@@ -81,14 +81,14 @@ export const Event = Schema.Struct({
  * An item of the assistant's plan: its text and status (`pending`,
  * `in_progress`, `completed`; `pending` for a numbered line of prose).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const PlanItem = Schema.Struct({ text: Schema.String, status: Schema.String })
 
 /**
  * The assistant's latest plan: from `TodoWrite` (`todo`) or its prose (`prose`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const Plan = Schema.Struct({
   source: Schema.Literal("todo", "prose"),
@@ -101,7 +101,7 @@ export const Plan = Schema.Struct({
 /**
  * A tool call waiting for its result (its effect is recorded when the result says how it went).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const PendingCall = Schema.Struct({
   id: Schema.optional(Schema.String),
@@ -115,7 +115,7 @@ export const PendingCall = Schema.Struct({
  * `Schema.parseJson(State)`). `version` changes when the fold does, so a
  * state stored by another version is folded again from the start.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const State = Schema.Struct({
   version: Schema.Literal(3),
@@ -139,21 +139,21 @@ export const State = Schema.Struct({
 })
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type State = typeof State.Type
 
 /**
  * The state as a JSON string (what the store keeps).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const StateFromJson = Schema.parseJson(State)
 
 /**
  * The state of no turns.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const empty: State = {
   version: 3,
@@ -166,17 +166,17 @@ export const empty: State = {
   pending: []
 }
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export type FileEntry = typeof FileEntry.Type
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export type CheckResult = typeof CheckResult.Type
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export type Event = typeof Event.Type
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export type Plan = typeof Plan.Type
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export type IssueStatus = typeof IssueStatus.Type
