@@ -101,159 +101,222 @@ const pairViolations = (
  * @since 0.1.0
  */
 export const violations = (expect: Expectations = {}): Effect.Effect<Array<string>, unknown, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const read = <A, I>(schema: Schema.Schema<A, I>, rows: ReadonlyArray<unknown>) =>
-      Schema.decodeUnknown(Schema.Array(schema))(rows)
-    const turns = yield* read(Tables.TurnRow, yield* sql`SELECT * FROM turns ORDER BY session_id, seq`)
-    const summaries = yield* read(SummaryRow, yield* sql`SELECT * FROM summaries`)
-    const sources = yield* read(
-      Tables.SourceRow,
-      yield* sql`SELECT * FROM summary_sources ORDER BY summary_id, position`
-    )
-    const out: Array<string> = []
-    const turnByKey = new Map(turns.map((t) => [turnKey(t.session_id, t.id), t]))
-    const byId = new Map(summaries.map((s) => [s.id, s]))
-    const sourcesOf = new Map<string, Array<Tables.SourceRow>>()
-    for (const row of sources) sourcesOf.set(row.summary_id, [...(sourcesOf.get(row.summary_id) ?? []), row])
+  Effect.map(readSnapshot, (snapshot) => [
+    ...seqViolations(snapshot),
+    ...sourceViolations(snapshot),
+    ...coverageViolations(snapshot, expect),
+    ...(expect.toolPairs === true ? pairViolations(snapshot.perSession, snapshot.leafOf) : []),
+    ...snapshot.summaries.flatMap((summary) => summaryViolations(snapshot, summary, expect)),
+    ...condensedViolations(snapshot, expect)
+  ])
 
-    // Turns: seqs 0..n-1 per session.
-    const perSession = new Map<string, Array<TurnRow>>()
-    for (const t of turns) perSession.set(t.session_id, [...(perSession.get(t.session_id) ?? []), t])
-    for (const [session, list] of perSession) {
-      list.forEach((t, i) => {
-        if (t.seq !== i) out.push(`session ${session}: turn ${t.id} has seq ${t.seq}, expected ${i}`)
-      })
+type SummaryRow = typeof SummaryRow.Type
+
+/** The store's rows, read once, with the lookups every check shares. */
+interface Snapshot {
+  readonly turns: ReadonlyArray<TurnRow>
+  readonly summaries: ReadonlyArray<SummaryRow>
+  readonly sources: ReadonlyArray<Tables.SourceRow>
+  readonly turnByKey: ReadonlyMap<string, TurnRow>
+  readonly byId: ReadonlyMap<string, SummaryRow>
+  readonly sourcesOf: ReadonlyMap<string, ReadonlyArray<Tables.SourceRow>>
+  readonly perSession: ReadonlyMap<string, ReadonlyArray<TurnRow>>
+  /** How many source rows link each turn (by `turnKey`). */
+  readonly coverCount: ReadonlyMap<string, number>
+  /** The leaf each covered turn is in (by `turnKey`). */
+  readonly leafOf: ReadonlyMap<string, string>
+}
+
+const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string): Map<string, Array<A>> => {
+  const out = new Map<string, Array<A>>()
+  for (const item of items) {
+    const k = key(item)
+    const list = out.get(k)
+    if (list === undefined) out.set(k, [item])
+    else list.push(item)
+  }
+  return out
+}
+
+const readSnapshot = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const read = <A, I>(schema: Schema.Schema<A, I>, rows: ReadonlyArray<unknown>) =>
+    Schema.decodeUnknown(Schema.Array(schema))(rows)
+  const turns = yield* read(Tables.TurnRow, yield* sql`SELECT * FROM turns ORDER BY session_id, seq`)
+  const summaries = yield* read(SummaryRow, yield* sql`SELECT * FROM summaries`)
+  const sources = yield* read(Tables.SourceRow, yield* sql`SELECT * FROM summary_sources ORDER BY summary_id, position`)
+  const byId = new Map(summaries.map((s) => [s.id, s]))
+  const coverCount = new Map<string, number>()
+  const leafOf = new Map<string, string>()
+  for (const row of sources) {
+    const owner = byId.get(row.summary_id)
+    if (owner === undefined || row.turn_id === null) continue
+    const key = turnKey(owner.session_id, row.turn_id)
+    coverCount.set(key, (coverCount.get(key) ?? 0) + 1)
+    leafOf.set(key, row.summary_id)
+  }
+  return {
+    turns,
+    summaries,
+    sources,
+    turnByKey: new Map(turns.map((t) => [turnKey(t.session_id, t.id), t])),
+    byId,
+    sourcesOf: groupBy(sources, (row) => row.summary_id),
+    perSession: groupBy(turns, (t) => t.session_id),
+    coverCount,
+    leafOf
+  } satisfies Snapshot
+})
+
+/** Turns: seqs 0..n-1 per session. */
+const seqViolations = ({ perSession }: Snapshot): Array<string> =>
+  [...perSession].flatMap(([session, list]) =>
+    list.flatMap((t, i) => (t.seq === i ? [] : [`session ${session}: turn ${t.id} has seq ${t.seq}, expected ${i}`]))
+  )
+
+/** Sources: well formed, pointing at what exists; each turn covered at most once. */
+const sourceViolations = ({ byId, coverCount, sources, turnByKey }: Snapshot): Array<string> => {
+  const out: Array<string> = []
+  for (const row of sources) {
+    const owner = byId.get(row.summary_id)
+    if (owner === undefined) {
+      out.push(`source row of missing summary ${row.summary_id}`)
+      continue
     }
-
-    // Sources: well-formed, dangling-free.
-    const coverCount = new Map<string, number>()
-    // The leaf each covered turn is in.
-    const leafOf = new Map<string, string>()
-    for (const row of sources) {
-      const owner = byId.get(row.summary_id)
-      if (owner === undefined) {
-        out.push(`source row of missing summary ${row.summary_id}`)
-        continue
-      }
-      if ((row.turn_id === null) === (row.child_summary_id === null)) {
-        out.push(`summary ${row.summary_id} position ${row.position}: exactly one of turn_id/child_summary_id must be set`)
-      }
-      if (row.turn_id !== null) {
-        const key = turnKey(owner.session_id, row.turn_id)
-        if (!turnByKey.has(key)) out.push(`summary ${owner.id} links missing turn ${row.turn_id}`)
-        coverCount.set(key, (coverCount.get(key) ?? 0) + 1)
-        leafOf.set(key, row.summary_id)
-      }
-      if (row.child_summary_id !== null) {
-        const child = byId.get(row.child_summary_id)
-        if (child === undefined) out.push(`summary ${owner.id} links missing child ${row.child_summary_id}`)
-        else if (child.parent_id !== owner.id) {
-          out.push(`child ${child.id} of ${owner.id} has parent_id ${child.parent_id}`)
-        }
-      }
+    if ((row.turn_id === null) === (row.child_summary_id === null)) {
+      out.push(`summary ${row.summary_id} position ${row.position}: exactly one of turn_id/child_summary_id must be set`)
     }
-    for (const [key, count] of coverCount) {
-      if (count > 1) out.push(`turn ${key.replace("\u0000", "/")} covered ${count} times`)
+    if (row.turn_id !== null && !turnByKey.has(turnKey(owner.session_id, row.turn_id))) {
+      out.push(`summary ${owner.id} links missing turn ${row.turn_id}`)
     }
-
-    // Coverage is a prefix of each session, and the fresh tail is uncovered.
-    for (const [session, list] of perSession) {
-      const covered = list.map((t) => coverCount.has(turnKey(session, t.id)))
-      const firstUncovered = covered.indexOf(false)
-      if (firstUncovered >= 0 && covered.slice(firstUncovered).some(Boolean)) {
-        out.push(`session ${session}: covered turns are not a prefix`)
-      }
-      if (expect.freshTailTurns !== undefined) {
-        const tail = list.slice(Math.max(0, list.length - expect.freshTailTurns))
-        if (tail.some((t) => coverCount.has(turnKey(session, t.id)))) {
-          out.push(`session ${session}: a fresh-tail turn is covered`)
-        }
-        const coveredCount = firstUncovered < 0 ? list.length : firstUncovered
-        if (expect.freshTailTurns > 0 && coveredCount > 0 && coveredCount < list.length && isToolResult(list[coveredCount]!)) {
-          out.push(`session ${session}: tool result ${list[coveredCount]!.id} is separated from its call by the tail boundary`)
-        }
-      }
+    if (row.child_summary_id !== null) {
+      const child = byId.get(row.child_summary_id)
+      if (child === undefined) out.push(`summary ${owner.id} links missing child ${row.child_summary_id}`)
+      else if (child.parent_id !== owner.id) out.push(`child ${child.id} of ${owner.id} has parent_id ${child.parent_id}`)
     }
+  }
+  for (const [key, count] of coverCount) {
+    if (count > 1) out.push(`turn ${key.replace("\u0000", "/")} covered ${count} times`)
+  }
+  return out
+}
 
-    if (expect.toolPairs === true) out.push(...pairViolations(perSession, leafOf))
-
-    const estimator = TokenEstimator.approximate
-    const descendants = (id: string): number =>
-      (sourcesOf.get(id) ?? []).reduce(
-        (n, row) => (row.child_summary_id === null ? n : n + 1 + descendants(row.child_summary_id)),
-        0
-      )
-
-    for (const s of summaries) {
-      const rows = sourcesOf.get(s.id) ?? []
-      const label = `summary ${s.id} (depth ${s.depth})`
-      rows.forEach((row, i) => {
-        if (row.position !== i) out.push(`${label}: positions are not 0..n-1`)
-      })
-      if (s.content.length === 0) out.push(`${label}: empty content`)
-      if (!["normal", "aggressive", "fallback"].includes(s.tier)) out.push(`${label}: unknown tier ${s.tier}`)
-      if (s.token_estimate !== estimator.estimate(s.content)) out.push(`${label}: token_estimate ${s.token_estimate}`)
-      if (s.descendant_count !== descendants(s.id)) {
-        out.push(`${label}: descendant_count ${s.descendant_count}, expected ${descendants(s.id)}`)
-      }
-      if (s.parent_id !== null) {
-        const parent = byId.get(s.parent_id)
-        if (parent === undefined) out.push(`${label}: parent ${s.parent_id} is missing`)
-        else {
-          if (parent.depth !== s.depth + 1) out.push(`${label}: parent has depth ${parent.depth}`)
-          if (parent.session_id !== s.session_id) out.push(`${label}: parent in another session`)
-          if (!(sourcesOf.get(parent.id) ?? []).some((row) => row.child_summary_id === s.id)) {
-            out.push(`${label}: parent ${parent.id} does not link it`)
-          }
-        }
-      }
-      let expected: { readonly min: number | null; readonly max: number | null }
-      if (s.depth === 0) {
-        if (rows.length === 0 || rows.some((row) => row.turn_id === null)) out.push(`${label}: a leaf must link turns only`)
-        const linked = rows.flatMap((row) => {
-          const t = row.turn_id === null ? undefined : turnByKey.get(turnKey(s.session_id, row.turn_id))
-          return t === undefined ? [] : [t]
-        })
-        linked.forEach((t, i) => {
-          if (i > 0 && t.seq !== linked[i - 1]!.seq + 1) out.push(`${label}: its turns are not consecutive`)
-        })
-        expected = minMax(linked.map((t) => t.timestamp))
-      } else {
-        if (rows.length === 0 || rows.some((row) => row.child_summary_id === null)) {
-          out.push(`${label}: a condensed summary must link summaries only`)
-        }
-        if (expect.minFanIn !== undefined && rows.length < expect.minFanIn) out.push(`${label}: fan-in ${rows.length}`)
-        if (expect.maxFanIn !== undefined && rows.length > expect.maxFanIn) out.push(`${label}: fan-in ${rows.length}`)
-        const kids = rows.flatMap((row) => {
-          const c = row.child_summary_id === null ? undefined : byId.get(row.child_summary_id)
-          return c === undefined ? [] : [c]
-        })
-        if (kids.some((c) => c.depth !== s.depth - 1)) out.push(`${label}: a child has the wrong depth`)
-        expected = {
-          min: minMax(kids.map((c) => c.time_range_start)).min,
-          max: minMax(kids.map((c) => c.time_range_end)).max
-        }
-      }
-      if (instantOf(s.time_range_start) !== expected.min || instantOf(s.time_range_end) !== expected.max) {
-        out.push(`${label}: time range ${s.time_range_start}..${s.time_range_end} does not span its sources`)
-      }
+/** Coverage is a prefix of each session, and the fresh tail is uncovered. */
+const coverageViolations = ({ coverCount, perSession }: Snapshot, expect: Expectations): Array<string> => {
+  const out: Array<string> = []
+  for (const [session, list] of perSession) {
+    const covered = list.map((t) => coverCount.has(turnKey(session, t.id)))
+    const firstUncovered = covered.indexOf(false)
+    if (firstUncovered >= 0 && covered.slice(firstUncovered).some(Boolean)) {
+      out.push(`session ${session}: covered turns are not a prefix`)
     }
-
-    if (expect.condensedFully === true && expect.minFanIn !== undefined) {
-      const parentless = new Map<string, number>()
-      for (const s of summaries) {
-        if (s.parent_id === null) {
-          const key = `${s.session_id} depth ${s.depth}`
-          parentless.set(key, (parentless.get(key) ?? 0) + 1)
-        }
-      }
-      for (const [key, n] of parentless) {
-        if (n >= expect.minFanIn) out.push(`${key}: ${n} parentless summaries left uncondensed`)
-      }
+    if (expect.freshTailTurns === undefined) continue
+    const tail = list.slice(Math.max(0, list.length - expect.freshTailTurns))
+    if (tail.some((t) => coverCount.has(turnKey(session, t.id)))) out.push(`session ${session}: a fresh-tail turn is covered`)
+    const coveredCount = firstUncovered < 0 ? list.length : firstUncovered
+    if (expect.freshTailTurns > 0 && coveredCount > 0 && coveredCount < list.length && isToolResult(list[coveredCount]!)) {
+      out.push(`session ${session}: tool result ${list[coveredCount]!.id} is separated from its call by the tail boundary`)
     }
-    return out
+  }
+  return out
+}
+
+const descendantsOf = (sourcesOf: Snapshot["sourcesOf"], id: string): number =>
+  (sourcesOf.get(id) ?? []).reduce(
+    (n, row) => (row.child_summary_id === null ? n : n + 1 + descendantsOf(sourcesOf, row.child_summary_id)),
+    0
+  )
+
+/** A summary's rows, text, tier, estimate, descendants and parent as its sources imply. */
+const summaryViolations = (snapshot: Snapshot, s: SummaryRow, expect: Expectations): Array<string> => {
+  const { byId, sourcesOf } = snapshot
+  const out: Array<string> = []
+  const rows = sourcesOf.get(s.id) ?? []
+  const label = `summary ${s.id} (depth ${s.depth})`
+  rows.forEach((row, i) => {
+    if (row.position !== i) out.push(`${label}: positions are not 0..n-1`)
   })
+  if (s.content.length === 0) out.push(`${label}: empty content`)
+  if (!["normal", "aggressive", "fallback"].includes(s.tier)) out.push(`${label}: unknown tier ${s.tier}`)
+  if (s.token_estimate !== TokenEstimator.approximate.estimate(s.content)) out.push(`${label}: token_estimate ${s.token_estimate}`)
+  const descendants = descendantsOf(sourcesOf, s.id)
+  if (s.descendant_count !== descendants) out.push(`${label}: descendant_count ${s.descendant_count}, expected ${descendants}`)
+  if (s.parent_id !== null) {
+    const parent = byId.get(s.parent_id)
+    if (parent === undefined) out.push(`${label}: parent ${s.parent_id} is missing`)
+    else {
+      if (parent.depth !== s.depth + 1) out.push(`${label}: parent has depth ${parent.depth}`)
+      if (parent.session_id !== s.session_id) out.push(`${label}: parent in another session`)
+      if (!(sourcesOf.get(parent.id) ?? []).some((row) => row.child_summary_id === s.id)) {
+        out.push(`${label}: parent ${parent.id} does not link it`)
+      }
+    }
+  }
+  const { expected, problems } = s.depth === 0 ? leafSpan(snapshot, s, rows) : condensedSpan(snapshot, s, rows, expect)
+  out.push(...problems.map((problem) => `${label}: ${problem}`))
+  if (instantOf(s.time_range_start) !== expected.min || instantOf(s.time_range_end) !== expected.max) {
+    out.push(`${label}: time range ${s.time_range_start}..${s.time_range_end} does not span its sources`)
+  }
+  return out
+}
+
+interface Span {
+  readonly expected: { readonly min: number | null; readonly max: number | null }
+  readonly problems: ReadonlyArray<string>
+}
+
+/** A leaf links consecutive turns only; its time range is theirs. */
+const leafSpan = ({ turnByKey }: Snapshot, s: SummaryRow, rows: ReadonlyArray<Tables.SourceRow>): Span => {
+  const problems: Array<string> = []
+  if (rows.length === 0 || rows.some((row) => row.turn_id === null)) problems.push("a leaf must link turns only")
+  const linked = rows.flatMap((row) => {
+    const t = row.turn_id === null ? undefined : turnByKey.get(turnKey(s.session_id, row.turn_id))
+    return t === undefined ? [] : [t]
+  })
+  linked.forEach((t, i) => {
+    if (i > 0 && t.seq !== linked[i - 1]!.seq + 1) problems.push("its turns are not consecutive")
+  })
+  return { expected: minMax(linked.map((t) => t.timestamp)), problems }
+}
+
+/** A condensed summary links summaries one depth below, within the fan-in; its time range spans theirs. */
+const condensedSpan = (
+  { byId }: Snapshot,
+  s: SummaryRow,
+  rows: ReadonlyArray<Tables.SourceRow>,
+  expect: Expectations
+): Span => {
+  const problems: Array<string> = []
+  if (rows.length === 0 || rows.some((row) => row.child_summary_id === null)) {
+    problems.push("a condensed summary must link summaries only")
+  }
+  if (expect.minFanIn !== undefined && rows.length < expect.minFanIn) problems.push(`fan-in ${rows.length}`)
+  if (expect.maxFanIn !== undefined && rows.length > expect.maxFanIn) problems.push(`fan-in ${rows.length}`)
+  const kids = rows.flatMap((row) => {
+    const c = row.child_summary_id === null ? undefined : byId.get(row.child_summary_id)
+    return c === undefined ? [] : [c]
+  })
+  if (kids.some((c) => c.depth !== s.depth - 1)) problems.push("a child has the wrong depth")
+  return {
+    expected: {
+      min: minMax(kids.map((c) => c.time_range_start)).min,
+      max: minMax(kids.map((c) => c.time_range_end)).max
+    },
+    problems
+  }
+}
+
+/** After a completed compaction, parentless summaries per depth stay below `minFanIn`. */
+const condensedViolations = ({ summaries }: Snapshot, expect: Expectations): Array<string> => {
+  if (expect.condensedFully !== true || expect.minFanIn === undefined) return []
+  const parentless = new Map<string, number>()
+  for (const s of summaries) {
+    if (s.parent_id !== null) continue
+    const key = `${s.session_id} depth ${s.depth}`
+    parentless.set(key, (parentless.get(key) ?? 0) + 1)
+  }
+  return [...parentless].flatMap(([key, n]) => (n >= expect.minFanIn! ? [`${key}: ${n} parentless summaries left uncondensed`] : []))
+}
 
 /**
  * Every violated invariant of a context shown to a model (its pinned turns,
