@@ -28,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { type ChildProcess, spawn } from "node:child_process"
-import { dbEnv, type Ended } from "./searchProcess.js"
+import { dbEnv, type Ended, childFailure } from "./searchProcess.js"
 
 /** What the backlog's workers report. */
 export type Event = Data.TaggedEnum<{
@@ -112,10 +112,9 @@ const stop = (child: Child) =>
     )
   })
 
-// Why a child failed, in one line: its first line on stderr, else its exit code.
+// Why a child failed, in one line: it could not start, else what it said.
 const failure = (ended: Ended & { readonly error: string | undefined }): string =>
-  ended.error ?? (ended.stderr.trim().split("\n")[0]?.replace(/^precis: /, "") ||
-    `precis compact --all exited with code ${ended.code}`)
+  ended.error ?? childFailure(ended, "precis compact --all")
 
 // Waits for a child to end and reports it.
 const awaitChild = (child: Child, started: number, report: (event: Event) => Effect.Effect<void>) =>
