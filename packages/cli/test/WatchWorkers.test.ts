@@ -137,9 +137,10 @@ describe("precis watch --workers: the first run on every core, real processes", 
       }
     }), TIMEOUT)
 
-  it.live("Ctrl-C while the workers compact: watch ends (130) and no child is left", () =>
+  // A model that never answers: the workers are still compacting when the test acts.
+  let hangingRuns = 0
+  const hanging = <A>(use: (running: Running, pid: number) => Promise<A>) =>
     Effect.acquireUseRelease(
-      // A model that never answers: the workers are still compacting when Ctrl-C comes.
       Effect.async<ReturnType<typeof createServer>>((resume) => {
         const server = createServer(() => {})
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
@@ -151,20 +152,36 @@ describe("precis watch --workers: the first run on every core, real processes", 
             PRECIS_OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
           }
           const args = ["--provider", "openai", "--timeout", "10 minutes", "--workers", "1", ...flags]
-          const running = start(["watch", tree("interrupted"), "--db", path.join(dir, "interrupted.db"), ...args], { cwd: dir, env })
+          const name = `hanging${hangingRuns++}`
+          const running = start(["watch", tree(name), "--db", path.join(dir, `${name}.db`), ...args], { cwd: dir, env })
           const match = await running.waitFor("stdout", /"event":"workers-started","pids":\[(\d+)\]/)
-          const pid = Number(match[1])
-          expect(alive(pid)).toBe(true)
-          await stop(running)
-          expect(alive(pid)).toBe(false)
-          expect(events(running).map((event) => event.event)).not.toContain("worker-done")
+          return use(running, Number(match[1]))
         }),
       (server) =>
         Effect.async<void>((resume) => {
           server.closeAllConnections()
           server.close(() => resume(Effect.void))
         })
-    ), TIMEOUT)
+    )
+
+  it.live("Ctrl-C while the workers compact: watch ends (130) and no child is left", () =>
+    hanging(async (running, pid) => {
+      expect(alive(pid)).toBe(true)
+      await stop(running)
+      expect(alive(pid)).toBe(false)
+      expect(events(running).map((event) => event.event)).not.toContain("worker-done")
+    }), TIMEOUT)
+
+  it.live("a worker that dies is one line, and watch goes on", () =>
+    hanging(async (running, pid) => {
+      process.kill(pid, "SIGKILL")
+      await running.waitFor("stdout", /"event":"worker-failed"/)
+      const failed = events(running).filter((event) => event.event === "worker-failed")
+      expect(failed.map(({ at: _, ...event }) => event)).toEqual([
+        { event: "worker-failed", pid, self: false, error: "precis compact --all was killed (SIGKILL)" }
+      ])
+      await stop(running)
+    }), TIMEOUT)
 
   it.live("a bad --workers is one line", () =>
     Effect.promise(async () => {

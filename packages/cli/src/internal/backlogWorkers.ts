@@ -78,9 +78,15 @@ export interface Settings {
   readonly options: CompactionOptions.Options
 }
 
+// How a child ended: its exit code and output, the signal that killed it, or why it could not start.
+interface ChildEnded extends Ended {
+  readonly signal: NodeJS.Signals | null
+  readonly error: string | undefined
+}
+
 interface Child {
   readonly process: ChildProcess
-  readonly ended: Promise<Ended & { readonly error: string | undefined }>
+  readonly ended: Promise<ChildEnded>
 }
 
 // Starts a child: its output read as it comes, `ended` when it is gone (or could not start).
@@ -91,9 +97,9 @@ const spawnChild = (argv: ReadonlyArray<string>, env: Readonly<Record<string, st
   const out = { stdout: "", stderr: "" }
   child.stdout.setEncoding("utf8").on("data", (data: string) => (out.stdout += data))
   child.stderr.setEncoding("utf8").on("data", (data: string) => (out.stderr += data))
-  const ended = new Promise<Ended & { readonly error: string | undefined }>((resolve) => {
-    child.on("error", (cause) => resolve({ code: null, ...out, error: cause.message }))
-    child.on("close", (code) => resolve({ code, ...out, error: undefined }))
+  const ended = new Promise<ChildEnded>((resolve) => {
+    child.on("error", (cause) => resolve({ code: null, ...out, signal: null, error: cause.message }))
+    child.on("close", (code, signal) => resolve({ code, ...out, signal, error: undefined }))
   })
   return { process: child, ended }
 }
@@ -112,9 +118,11 @@ const stop = (child: Child) =>
     )
   })
 
-// Why a child failed, in one line: it could not start, else what it said.
-const failure = (ended: Ended & { readonly error: string | undefined }): string =>
-  ended.error ?? childFailure(ended, "precis compact --all")
+// Why a child failed, in one line: it could not start, a signal killed it, else what it said.
+const failure = (ended: ChildEnded): string =>
+  ended.error ?? (ended.signal === null
+    ? childFailure(ended, "precis compact --all")
+    : `precis compact --all was killed (${ended.signal})`)
 
 // Waits for a child to end and reports it.
 const awaitChild = (child: Child, started: number, report: (event: Event) => Effect.Effect<void>) =>
