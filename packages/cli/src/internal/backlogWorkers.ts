@@ -179,4 +179,4 @@ export const run = (
       [ownWorker(settings.options, started, report), ...children.map((child) => awaitChild(child, started, report))],
       { concurrency: "unbounded", discard: true }
     )
-  }))
+  })).pipe(Effect.withSpan("watch.backlogWorkers", { attributes: { "precis.workers": settings.workers } }))
