@@ -3,14 +3,16 @@
  * sessions: the shipped bin as a user runs it (default settings but a zero
  * idle threshold and short checks), on a fresh store, from its start to its
  * `idle` event (every session imported and compacted down to its fresh
- * tail), pinned to 1 core and to 2 cores (`taskset`; `--parallel-sessions`
- * defaults to the cores it may use). Twice: with the extractive provider
- * (CPU-bound: one thread does the work whatever the sessions at once) and
- * with a simulated model answering after 20 to 50 ms (`PRECIS_BENCH_MODEL_MS`,
- * as in `fleet`: sessions at once overlap their waits). Each rate is in MB of
- * transcripts per second, a ratio against the same provider's 1-core run of
- * the same section run; the model's 2-core run is also given with one
- * session at a time, to tell the cores from the sessions in parallel.
+ * tail), pinned to 1 core and to 2 cores (`taskset`: `--parallel-sessions`
+ * defaults to the cores it may use, `--workers` to one less). Twice: with the
+ * extractive provider (CPU-bound) and with a simulated model answering after
+ * 20 to 50 ms (`PRECIS_BENCH_MODEL_MS`, as in `fleet`). On each core count,
+ * Sleep Mode alone (`--workers 0`: the idle cycle, sessions at once in one
+ * process) and the worker processes (`--workers 1`: this process and a child
+ * `precis compact --all` compact the backlog at once; the default on 2
+ * cores). Each rate is in MB of transcripts per second, a ratio against the
+ * same provider's 1-core run with Sleep Mode alone (the default on 1 core) of
+ * the same section run.
  *
  * @since 0.1.0
  */
@@ -40,7 +42,8 @@ export interface Options {
 export interface WatchRunResult {
   readonly provider: "extractive" | "simulated"
   readonly cores: number
-  readonly parallelSessions: number | "default"
+  /** Worker processes besides watch itself (`--workers`): 0 is Sleep Mode alone. */
+  readonly workers: number
   readonly mb: number
   readonly seconds: number
   readonly turnsCompacted: number
@@ -65,7 +68,7 @@ const writeSessions = (dir: string, sessions: number, tokens: number): number =>
 const firstRun = (
   dir: string,
   cores: number,
-  parallel: number | "default",
+  workers: number,
   model: ModelServer.Model | undefined
 ): Promise<{ readonly seconds: number; readonly turns: number }> =>
   new Promise((resolve, reject) => {
@@ -80,7 +83,8 @@ const firstRun = (
       "--db",
       db,
       ...flags,
-      ...(parallel === "default" ? [] : ["--parallel-sessions", `${parallel}`]),
+      "--workers",
+      `${workers}`,
       ...(model === undefined ? [] : ["--provider", "openai"])
     ]
     const started = performance.now()
@@ -94,8 +98,13 @@ const firstRun = (
       const lines = out.split("\n")
       out = lines.pop()!
       for (const line of lines) {
-        const event = JSON.parse(line) as { readonly event: string; readonly turnsProcessed?: number }
+        const event = JSON.parse(line) as {
+          readonly event: string
+          readonly turnsProcessed?: number
+          readonly turnsCompacted?: number
+        }
         if (event.event === "cycle-completed") turns += event.turnsProcessed ?? 0
+        if (event.event === "worker-done") turns += event.turnsCompacted ?? 0
         if (event.event === "idle") {
           const seconds = (performance.now() - started) / 1000
           child.kill("SIGINT")
@@ -129,22 +138,18 @@ export const run = async (
   const results: Array<WatchRunResult> = []
   try {
     const mb = writeSessions(dir, options.quick ? 8 : 16, options.quick ? 20_000 : 40_000)
-    const configurations = [
-      { provider: "extractive", cores: 1, parallel: "default" },
-      { provider: "extractive", cores: 2, parallel: "default" },
-      { provider: "simulated", cores: 1, parallel: "default" },
-      { provider: "simulated", cores: 2, parallel: "default" },
-      { provider: "simulated", cores: 2, parallel: 1 }
-    ] as const
+    const configurations = (["extractive", "simulated"] as const).flatMap((provider) =>
+      [[1, 0], [1, 1], [2, 0], [2, 1]].map(([cores, workers]) => ({ provider, cores: cores!, workers: workers! }))
+    )
     for (const c of configurations) {
       const runs: Array<{ readonly seconds: number; readonly turns: number }> = []
       for (let i = 0; i < (options.quick ? 1 : 3); i++) {
-        runs.push(await firstRun(dir, c.cores, c.parallel, c.provider === "simulated" ? model : undefined))
+        runs.push(await firstRun(dir, c.cores, c.workers, c.provider === "simulated" ? model : undefined))
       }
       results.push({
         provider: c.provider,
         cores: c.cores,
-        parallelSessions: c.parallel,
+        workers: c.workers,
         mb: Number(mb.toFixed(2)),
         seconds: Number(median(runs.map((r) => r.seconds)).toFixed(2)),
         turnsCompacted: runs[0]!.turns
@@ -157,11 +162,11 @@ export const run = async (
   const range = ModelServer.latencyRange()
   const label = (r: WatchRunResult) =>
     `${r.provider === "extractive" ? "extractive provider" : `simulated ${range.min}-${range.max} ms model`}, ` +
-    `${r.cores} core${r.cores === 1 ? "" : "s"}` +
-    (r.parallelSessions === "default" ? "" : `, --parallel-sessions ${r.parallelSessions}`)
+    `${r.cores} core${r.cores === 1 ? "" : "s"}, ` +
+    (r.workers === 0 ? "Sleep Mode alone (--workers 0)" : `--workers ${r.workers}`)
   const rate = (r: WatchRunResult) => Number((r.mb / r.seconds).toFixed(3))
   const figures = results.map((r) => {
-    const base = results.find((b) => b.provider === r.provider && b.cores === 1)!
+    const base = results.find((b) => b.provider === r.provider && b.cores === 1 && b.workers === 0)!
     return figure({
       section: "watch",
       name: `first run of precis watch, ${label(r)}: MB of transcripts per second`,

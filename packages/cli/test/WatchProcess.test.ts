@@ -103,7 +103,11 @@ describe("precis watch on a hostile tree, a real process", () => {
     const file = path.join(dir, "idle.jsonl")
     fs.writeFileSync(file, sessionJsonl(3000, "i"))
     const db = path.join(dir, "idle.db")
-    const flags = ["--idle-threshold", "100 millis", "--check-interval", "50 millis", "--batch-size", "5000", "--leaf-chunk-tokens", "300", "--fresh-tail", "4"]
+    // Sleep Mode alone (no worker processes): the idle cycle is what Ctrl-C interrupts.
+    const flags = [
+      "--idle-threshold", "100 millis", "--check-interval", "50 millis", "--batch-size", "5000", "--leaf-chunk-tokens", "300",
+      "--fresh-tail", "4", "--workers", "0"
+    ]
     const precis = start(["watch", file, "--db", db, ...fast, ...flags], { cwd: dir })
     await printed(precis, `"event":"cycle-started"`)
     await stop(precis)

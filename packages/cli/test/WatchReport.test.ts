@@ -15,16 +15,17 @@ import * as path from "node:path"
 import { afterAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
 import { sessionJsonl, tempDir } from "./utils/run.js"
-import { precis, type Running, start } from "./utils/spawn.js"
+import { jsonEvents as events, precis, type Running, start } from "./utils/spawn.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 const TIMEOUT = 120_000
 const TAIL = 4
-// Short idle settings; batches of 10 turns, so a session of 40 needs several within its one cycle.
+// Short idle settings; batches of 10 turns, so a session of 40 needs several within its one cycle. Sleep Mode
+// alone, no worker processes (WatchWorkers.test.ts has them).
 const flags = [
   "--poll-interval", "50 millis", "--idle-threshold", "300 millis", "--check-interval", "100 millis",
-  "--fresh-tail", `${TAIL}`, "--leaf-chunk-tokens", "300", "--batch-size", "10"
+  "--fresh-tail", `${TAIL}`, "--leaf-chunk-tokens", "300", "--batch-size", "10", "--workers", "0"
 ]
 
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ /
@@ -42,15 +43,6 @@ const stop = async (running: Running) => {
   running.child.kill("SIGINT")
   assert.strictEqual(await running.exited, 130, running.stderr())
 }
-
-interface Event {
-  readonly at: string
-  readonly event: string
-  readonly [key: string]: unknown
-}
-
-const events = (running: Running): Array<Event> =>
-  running.stdout().split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as Event)
 
 /** The uncovered turns of each session, and the store's invariants, read after the process stopped. */
 const storeState = (db: string, sessions: ReadonlyArray<string>) =>

@@ -19,14 +19,17 @@ import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
+import * as Deferred from "effect/Deferred"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
+import * as BacklogWorkers from "../internal/backlogWorkers.js"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Follow from "../internal/follow.js"
@@ -35,7 +38,9 @@ import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
+import { Executable } from "../internal/searchProcess.js"
 import * as WatchEvents from "../internal/watchEvents.js"
+import * as WatchOpt from "../internal/watchOptions.js"
 
 /** What `watch` fails with: each is printed as one line. */
 export type Failure =
@@ -62,6 +67,32 @@ const pathsToFollow = (paths: ReadonlyArray<string>) =>
 // Sleep Mode's options from its variables; sessions compacted at once default to the cores.
 const sleepConfig = Config.map(SleepMode.config, (read) => ({ parallelSessions: os.availableParallelism(), ...read }))
 
+// The worker processes of a backlog found on start, with their flags (the provider and compaction ones
+// given to `watch`): none when this process is not the `precis` executable (a library, the tests), when
+// Sleep Mode is off (import only) or with --workers 0.
+const workerSettings = (
+  args: Opt.CompactionFlags & {
+    readonly db: Layers.Db
+    readonly provider: Layers.ProviderName
+    readonly timeout: Option.Option<Duration.Duration>
+    readonly workers: Option.Option<number>
+  },
+  options: CompactionOptions.Options,
+  enabled: boolean
+) =>
+  Effect.map(Executable, (executable): Option.Option<BacklogWorkers.Settings> => {
+    const workers = Option.getOrElse(args.workers, WatchOpt.defaultWorkers)
+    if (Option.isNone(executable) || !enabled || workers === 0) return Option.none()
+    const timeout = Option.match(args.timeout, { onNone: () => [], onSome: (t) => [`--timeout=${Duration.toMillis(t)} millis`] })
+    return Option.some({
+      workers,
+      executable: executable.value,
+      db: args.db.path,
+      flags: [`--provider=${args.provider}`, ...Opt.compactionArgs(args), ...timeout],
+      options
+    })
+  })
+
 /** What `watch` does, in one line (the root page and the README list it). */
 export const summary = "Follow transcript files as they grow and compact their sessions in idle time"
 
@@ -69,14 +100,14 @@ export const summary = "Follow transcript files as they grow and compact their s
 export const command = Command.make(
   "watch",
   {
-    paths: Opt.watchPaths,
+    paths: WatchOpt.paths,
     db: Opt.db,
-    session: Opt.watchSession,
+    session: WatchOpt.sessionOption,
     format: Opt.format,
     provider: Opt.provider,
     timeout: Opt.timeout,
     ...Opt.compaction,
-    ...Opt.watch,
+    ...WatchOpt.options,
     json: Opt.json,
     verbose: Opt.verbose
   },
@@ -123,7 +154,8 @@ export const command = Command.make(
           batchSize: Option.getOrUndefined(args.batchSize),
           parallelSessions: Option.getOrUndefined(args.parallelSessions)
         }, Config.succeed(sleepSettings))
-      const pollInterval = Option.getOrElse(args.pollInterval, () => Opt.defaultPollInterval)
+      const pollInterval = Option.getOrElse(args.pollInterval, () => WatchOpt.defaultPollInterval)
+      const workers = yield* workerSettings(args, options, sleepSettings.enabled !== false)
 
       const program = Effect.gen(function*() {
         yield* print(WatchEvents.WatcherEvent.Started(followed))
@@ -140,13 +172,22 @@ export const command = Command.make(
                 yield* print(WatchEvents.WatcherEvent.Backlog({ sessions, due: backlog.sessions, turns: backlog.turns, nextCycleAt }))
               }
               if (backlog.sessions === 0) yield* print(WatchEvents.WatcherEvent.Idle({ sessions }))
+              return backlog.sessions
             })
           const events = yield* sleep.subscribe
-          // The first read is work: no cycle starts during it, and the idle clock starts when it ends.
-          yield* sleep.busy(follower.poll)
-          yield* report(true)
           // After a cycle: what it left. A store that fails here is a warning; the cycles go on.
           const afterCycle = Effect.catchAll(report(false), (error) => Effect.logWarning("watch: no backlog", error.message))
+          // The first read is work: no cycle starts during it, and the idle clock starts when it ends. A backlog
+          // goes to the workers (with at least one child): no cycle starts until they are done.
+          yield* sleep.busy(Effect.gen(function*() {
+            yield* follower.poll
+            const due = yield* report(true)
+            if (due === 0 || Option.isNone(workers)) return
+            const held = yield* Deferred.make<void>()
+            const backlog = Effect.zipRight(Deferred.succeed(held, undefined), BacklogWorkers.run(workers.value, print))
+            yield* Effect.forkScoped(Effect.zipRight(sleep.busy(backlog), afterCycle))
+            yield* Deferred.await(held)
+          }))
           const onEvent = (event: SleepMode.Event) =>
             Effect.zipRight(print(event), event._tag === "CycleCompleted" ? afterCycle : Effect.void)
           yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), onEvent)))
@@ -170,7 +211,10 @@ export const command = Command.make(
       "stopped, and a truncated or replaced file (another inode) is read again. A file that fails is reported " +
       "and left alone until it changes; the others go on. Each line says when (UTC): on start what it follows, " +
       "then the backlog (sessions and turns not yet compacted) and when the next idle cycle is due, what each " +
-      "cycle did (sessions in parallel, each until done), and when it goes idle. With no PATH, Claude Code's " +
+      "cycle did (sessions in parallel, each until done), and when it goes idle. A backlog found on start is " +
+      "compacted at once on every core: by this process and --workers child processes (precis compact --all over the " +
+      "same store, each session by one process at a time), a line when each is done; Ctrl-C stops them too. " +
+      "With no PATH, Claude Code's " +
       "projects folder (~/.claude/projects) when it exists. On a terminal, a status line on stderr; otherwise one " +
       "line per event on stdout (a JSON object per line with --json, its time in \"at\"). Stop with Ctrl-C."
   )

@@ -12,7 +12,7 @@ import * as Args from "@effect/cli/Args"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
-import { CompactionOptions, SleepMode } from "@precis/compaction"
+import { CompactionOptions } from "@precis/compaction"
 import { ConversationTurn, OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
 import * as Config from "effect/Config"
@@ -60,7 +60,7 @@ const sessionId = Options.text("session").pipe(
 )
 
 /** `--session ID` as core's rule has it, described by `description`. */
-const session = (description: string) =>
+export const session = (description: string) =>
   sessionId.pipe(
     Options.optional,
     Options.withDescription(description)
@@ -98,7 +98,7 @@ export const provider = Options.choice("provider", providers).pipe(
  * from text as its variable is), so that a bad value's message names the flag
  * and says what it must be: `--fresh-tail must be an integer >= 0 (got -1)`.
  */
-const flag = <A, I>(name: string, pseudoName: string, schema: Schema.Schema<A, I>, description: string) => {
+export const flag = <A, I>(name: string, pseudoName: string, schema: Schema.Schema<A, I>, description: string) => {
   const decode = Schema.decodeEither(OptionSchema.text(schema)!)
   return Options.text(name).pipe(
     Options.withPseudoName(pseudoName),
@@ -175,13 +175,19 @@ const compactionFlags = {
 } as const
 
 /**
- * The compaction options: the `PRECIS_COMPACTION_*` variables (all of them,
- * read and checked by `CompactionOptions.config`: a bad one is a
- * `ConfigError` naming it), the {@link compaction} flags over them (a flag
- * wins), then checked together (a `CliError` naming the flags, or the
- * variables, a problem is about).
+ * The {@link compaction} flags given, as a command line gives them again
+ * (`--fresh-tail=4`, `--no-also-line`): for the `precis` processes a command
+ * starts to compact as it does.
  */
-export const compactionOptions = (flags: {
+export const compactionArgs = (flags: CompactionFlags): ReadonlyArray<string> => [
+  ...Object.entries(compactionFlags).flatMap(([key, [, name]]) =>
+    Option.match(flags[key as keyof typeof compactionFlags], { onNone: () => [], onSome: (value) => [`${name}=${value}`] })
+  ),
+  ...(flags.noAlsoLine ? ["--no-also-line"] : [])
+]
+
+/** The values of the {@link compaction} flags. */
+export interface CompactionFlags {
   readonly budget: Option.Option<number>
   readonly freshTail: Option.Option<number>
   readonly leafChunkTokens: Option.Option<number>
@@ -189,7 +195,16 @@ export const compactionOptions = (flags: {
   readonly maxFanIn: Option.Option<number>
   readonly concurrency: Option.Option<number>
   readonly noAlsoLine: boolean
-}): Effect.Effect<CompactionOptions.Options, CliError | ConfigError.ConfigError> =>
+}
+
+/**
+ * The compaction options: the `PRECIS_COMPACTION_*` variables (all of them,
+ * read and checked by `CompactionOptions.config`: a bad one is a
+ * `ConfigError` naming it), the {@link compaction} flags over them (a flag
+ * wins), then checked together (a `CliError` naming the flags, or the
+ * variables, a problem is about).
+ */
+export const compactionOptions = (flags: CompactionFlags): Effect.Effect<CompactionOptions.Options, CliError | ConfigError.ConfigError> =>
   Effect.gen(function*() {
     const fromVariables = yield* CompactionOptions.config
     const given = Object.entries(compactionFlags).flatMap(([key, [option, name]]) =>
@@ -293,65 +308,6 @@ export const prior = Options.text("prior").pipe(
   Options.optional,
   Options.withDescription("a file holding the previous summary, given to the model as context (default: none)")
 )
-
-/** The paths `watch` follows (none: Claude Code's projects folder). */
-export const watchPaths = Args.text({ name: "PATH" }).pipe(
-  Args.withDescription(
-    "a transcript file (JSONL) or a directory of them (its .jsonl files at any depth); none: Claude Code's " +
-      "projects folder, ~/.claude/projects, when it exists"
-  ),
-  Args.repeated
-)
-
-/** `--session ID` of `watch`. */
-export const watchSession = session("the session id (default: each file's base name without .jsonl; only with a single FILE)")
-
-/** How often `watch` looks at the files, when `--poll-interval` is not given. */
-export const defaultPollInterval = Duration.seconds(1)
-
-const sleepOption = <K extends "idleThreshold" | "checkInterval" | "minUnprocessedTurns" | "batchSize">(
-  name: string,
-  option: K,
-  description: string
-) =>
-  flag(
-    name,
-    option === "idleThreshold" || option === "checkInterval" ? "DURATION" : "N",
-    OptionSchema.fieldOf(SleepMode.Options, option),
-    `${description} (default: ${OptionConfig.variable("PRECIS_SLEEP_", option)}, else ${
-      typeof SleepMode.defaults[option] === "number" ? SleepMode.defaults[option] : Duration.format(SleepMode.defaults[option])
-    })`
-  )
-
-/** The options of `watch`: polling and Sleep Mode's. */
-export const watch = {
-  pollInterval: flag(
-    "poll-interval",
-    "DURATION",
-    OptionSchema.duration({ positive: true }),
-    `how often the files are checked for new lines (default ${Duration.format(defaultPollInterval)})`
-  ),
-  idleThreshold: sleepOption("idle-threshold", "idleThreshold", "how long without new lines before compacting in idle time"),
-  checkInterval: sleepOption("check-interval", "checkInterval", "how often Sleep Mode checks whether it is idle"),
-  minUnprocessedTurns: sleepOption(
-    "min-unprocessed-turns",
-    "minUnprocessedTurns",
-    "fewest turns outside the fresh tail that make a session worth compacting"
-  ),
-  batchSize: sleepOption(
-    "batch-size",
-    "batchSize",
-    "most turns summarized per batch: an idle cycle compacts a session batch after batch until it is done"
-  ),
-  parallelSessions: flag(
-    "parallel-sessions",
-    "N",
-    OptionSchema.fieldOf(SleepMode.Options, "parallelSessions"),
-    `sessions an idle cycle compacts at once (default: ${
-      OptionConfig.variable("PRECIS_SLEEP_", "parallelSessions")
-    }, else the number of cores)`
-  )
-}
 
 /** `--format` of `show`: the tree as text, or a diagram. */
 export const diagramFormat = Options.choice("format", ["text", ...Diagram.formats]).pipe(

@@ -45,6 +45,16 @@ export interface Ended {
 }
 
 /**
+ * Why a child `precis` (`command`, such as `precis search`) failed, in one
+ * line: the first line it printed on stderr (without `precis: `), else its
+ * exit code.
+ *
+ * @internal
+ */
+export const childFailure = (ended: Pick<Ended, "code" | "stderr">, command: string): string =>
+  ended.stderr.trim().split("\n")[0]?.replace(/^precis: /, "") || `${command} exited with code ${ended.code}`
+
+/**
  * Runs `argv` to its end (a failure to start it is a `StoreError` of
  * `operation`); interrupting it kills the child.
  *
@@ -99,7 +109,7 @@ export const make = (argv: ReadonlyArray<string>, db: string, timeout: Duration.
         : Effect.fail(
           new StoreError.StoreError({
             operation,
-            reason: stderr.trim().split("\n")[0]?.replace(/^precis: /, "") || `precis search exited with code ${code}`
+            reason: childFailure({ code, stderr }, "precis search")
           })
         )
     ),

@@ -9,6 +9,7 @@
 import type { SleepMode } from "@precis/compaction"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+import type * as BacklogWorkers from "./backlogWorkers.js"
 import type { FollowEvent } from "./followFile.js"
 
 /** What the watcher itself reports. */
@@ -33,7 +34,7 @@ export type WatcherEvent = Data.TaggedEnum<{
 export const WatcherEvent = Data.taggedEnum<WatcherEvent>()
 
 /** Anything `watch` reports. */
-export type Event = WatcherEvent | FollowEvent | SleepMode.Event
+export type Event = WatcherEvent | FollowEvent | SleepMode.Event | BacklogWorkers.Event
 
 /** A time as ISO 8601 (UTC), to the second in text, to the millisecond in JSON. */
 const stamp = (at: number, precise: boolean): string => {
@@ -48,7 +49,9 @@ const sessionList = (sessions: ReadonlyArray<string>) =>
     ? sessions.join(", ")
     : `${sessions.slice(0, SHOWN).join(", ")} and ${sessions.length - SHOWN} more`
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : word.endsWith("s") ? "es" : "s"}`
+
+const worker = (pid: number, self: boolean) => (self ? `this process (${pid})` : `worker ${pid}`)
 
 /** One event as a JSON object (`--json`: one per line), `at` first. */
 export const json = (at: number, event: Event): Record<string, unknown> => ({ at: stamp(at, true), ...fields(event) })
@@ -99,6 +102,21 @@ const fields = (event: Event): Record<string, unknown> => {
         error: event.error,
         retryInMs: Duration.toMillis(event.retryIn)
       }
+    case "WorkersStarted":
+      return { event: "workers-started", pids: event.pids }
+    case "WorkerDone":
+      return {
+        event: "worker-done",
+        pid: event.pid,
+        self: event.self,
+        sessions: event.sessions,
+        turnsCompacted: event.stats.turnsCompacted,
+        leafSummariesCreated: event.stats.leafSummariesCreated,
+        condensedSummariesCreated: event.stats.condensedSummariesCreated,
+        ms: Duration.toMillis(event.duration)
+      }
+    case "WorkerFailed":
+      return { event: "worker-failed", pid: event.pid ?? null, self: event.self, error: event.reason }
   }
 }
 
@@ -139,6 +157,16 @@ export const text = (event: Event): string => {
     case "CycleFailed":
       return `idle cycle failed${event.sessionId === undefined ? "" : ` on ${event.sessionId}`}: ${event.error} ` +
         `(next try in ${Duration.format(event.retryIn)})`
+    case "WorkersStarted":
+      return `compacting the backlog now, not in idle time, in ${plural(event.pids.length + 1, "process")}: this one` +
+        `${event.pids.map((pid) => ` and worker ${pid}`).join("")} (precis compact --all), each session in one at a time`
+    case "WorkerDone":
+      return `${worker(event.pid, event.self)} done in ${Duration.format(event.duration)}: ` +
+        `compacted ${plural(event.sessions, "session")}, ${event.stats.turnsCompacted} turns into ` +
+        `${event.stats.leafSummariesCreated} leaf and ${event.stats.condensedSummariesCreated} condensed summaries`
+    case "WorkerFailed":
+      return `${event.pid === undefined ? "a worker" : worker(event.pid, event.self)} failed: ${event.reason}` +
+        `${event.self ? "" : "; the others go on"}`
   }
 }
 

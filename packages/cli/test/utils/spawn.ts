@@ -110,3 +110,14 @@ export const precis = (args: ReadonlyArray<string>, options: SpawnOptions): Prom
       }
     )
   })
+
+/** One JSON object of `--json` output (`watch`'s events): its time and name, and the rest. */
+export interface JsonEvent {
+  readonly at: string
+  readonly event: string
+  readonly [key: string]: unknown
+}
+
+/** The JSON objects printed so far, one per line. */
+export const jsonEvents = (running: Running): Array<JsonEvent> =>
+  running.stdout().split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as JsonEvent)
