@@ -52,7 +52,7 @@
  * @since 0.1.0
  */
 import { ActiveContext, CompactionManager, CompactionOptions } from "@precis/compaction"
-import { type ConversationTurn, OptionSchema, SessionState, TokenEstimator } from "@precis/core"
+import { OptionSchema, SessionState, TokenEstimator } from "@precis/core"
 import { type DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -65,6 +65,7 @@ import * as DagStage from "./internal/dagStage.js"
 import * as Frame from "./internal/frame.js"
 import * as Rebuild from "./internal/rebuild.js"
 import * as Layout from "./Layout.js"
+import type { Assembled } from "./internal/assembled.js"
 
 /**
  * The defaults of the assembly's own options (see {@link AssembleOptions}).
@@ -169,33 +170,15 @@ export interface AssembleOptions extends Omit<Condenser.Options, "budget">, Sche
   readonly stateShare?: number | undefined
 }
 
-/**
- * An assembled context: its blocks as `Layout` lays them out (the `system`
- * text, the `pinned` first request, the summaries, the session-state
- * `header` placed by `statePlacement`, the turns), what it takes as sent
- * (`tokens`: the estimate of `Layout.render` of it, never over the budget),
- * the tokens it shares as a prefix with the previous assembly of the session
- * (`sharedTokens`), the index among `Layout.blocks` of the last block that
- * will not change before the next rebuild (`breakpoint`), whether this
- * assembly rebuilt the context (`rebuilt`: its start changed), and the
- * rebuild's per-stage `report`.
- *
- * @since 0.1.0
- */
-export interface Assembled extends Condenser.Condensed, Layout.Renderable {
-  readonly sessionId: string
-  readonly system: string
-  readonly pinned: ReadonlyArray<ConversationTurn.ConversationTurn>
-  /** The session-state header (`""` when off or empty). */
-  readonly header: string
-  readonly headerTokens: number
-  readonly statePlacement: Layout.StatePlacement
-  /** Whether the summaries are followed by `Layout.recallNote` (in `render`, `toMessages` and the Prompt). */
-  readonly recallNote: boolean
-  readonly sharedTokens: number
-  readonly breakpoint: number
-  readonly rebuilt: boolean
-}
+export type {
+  /**
+   * What `assemble` returns: the context as sent and what a prompt cache can
+   * use of it (see `internal/assembled.ts` for each field).
+   *
+   * @since 0.1.0
+   */
+  Assembled
+} from "./internal/assembled.js"
 
 /**
  * @since 0.1.0
