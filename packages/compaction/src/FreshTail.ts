@@ -4,14 +4,16 @@
  * same newest part of an assembled context. Its two rules live here, for both:
  *
  * - where it starts ({@link start}): the newest turns, moved earlier so that
- *   a tool result never starts it (the call stays with its result), and, with
- *   a token bound, no more tokens than that (moved later past tool results);
+ *   a tool result never starts it (the call stays with its result) and so
+ *   that calls still waiting for their results are not summarized without
+ *   them ({@link inFlight}), and, with a token bound, no more tokens than that
+ *   (moved later past tool results);
  * - how many tokens it holds for a context budget ({@link tokensFor}): a
  *   quarter of the budget, within 1,000..32,000 tokens.
  *
  * @since 0.1.0
  */
-import { ConversationTurn } from "@precis/core"
+import { ConversationTurn, ToolUse } from "@precis/core"
 
 /**
  * The fields of a turn the fresh tail reads: its role, and its metadata
@@ -35,12 +37,45 @@ export interface TokenBound<A> {
 }
 
 /**
+ * Where the tool traffic still in flight at the end of `turns` starts: the
+ * trailing run of turns that make calls or answer them, when a call of the run
+ * has no answer in it yet (its result has not arrived); `turns.length` when
+ * none waits. A run ends at a turn that neither calls nor answers, so a call
+ * whose result never comes holds nothing back once the conversation goes on.
+ *
+ * @example
+ * ```ts
+ * import { FreshTail } from "@precis/compaction"
+ * const call = { role: "assistant", metadata: { toolCalls: [{ id: "c1", name: "Read" }] } }
+ * FreshTail.inFlight([{ role: "user" }, call]) // 1: the call waits for its result
+ * FreshTail.inFlight([{ role: "user" }, call, { role: "tool", metadata: { toolCallId: "c1" } }]) // 3
+ * ```
+ * @since 0.1.0
+ */
+export const inFlight = <A extends TurnLike>(turns: ReadonlyArray<A>): number => {
+  const answered = new Set<string>()
+  let waiting = false
+  let runStart = turns.length
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const calls = ToolUse.callIds(turns[i]!)
+    const answers = ToolUse.answeredIds(turns[i]!)
+    if (calls.length === 0 && answers.length === 0) break
+    for (const id of answers) answered.add(id)
+    if (calls.some((id) => !answered.has(id))) waiting = true
+    runStart = i
+  }
+  return waiting ? runStart : turns.length
+}
+
+/**
  * The index of the first fresh-tail turn among `turns` (oldest first): the
  * last `count` turns, moved earlier while the first tail turn is a tool
- * result, so a result and the call before it stay together. With a token
+ * result, so a result and the call before it stay together, and earlier
+ * still to the calls in flight at the end ({@link inFlight}). With a token
  * `bound`, the tail is also at most `bound.max` tokens: the newest turns that
  * fit, moved later past tool results (so again a pair is never split); the
- * later of the two starts wins. `turns.length` means an empty tail.
+ * later of the two starts wins, but never past the calls in flight.
+ * `turns.length` means an empty tail.
  *
  * @example
  * ```ts
@@ -50,8 +85,10 @@ export interface TokenBound<A> {
  * @since 0.1.0
  */
 export const start = <A extends TurnLike>(turns: ReadonlyArray<A>, count: number, bound?: TokenBound<A>): number => {
+  const waiting = inFlight(turns)
   let start = Math.max(0, turns.length - count)
   while (start > 0 && start < turns.length && ConversationTurn.isToolResult(turns[start]!)) start--
+  start = Math.min(start, waiting)
   if (bound === undefined) return start
   let byTokens = turns.length
   let total = 0
@@ -60,7 +97,7 @@ export const start = <A extends TurnLike>(turns: ReadonlyArray<A>, count: number
     byTokens--
   }
   while (byTokens < turns.length && ConversationTurn.isToolResult(turns[byTokens]!)) byTokens++
-  return Math.max(start, byTokens)
+  return Math.min(Math.max(start, byTokens), waiting)
 }
 
 /**

@@ -149,6 +149,32 @@ describe("tailStart", () => {
   it("an empty tail has no boundary to protect", () => {
     expect(FreshTail.start([turn("assistant"), turn("tool")], 0)).toBe(2)
   })
+
+  describe("calls in flight", () => {
+    const call = (...ids: Array<string>) => ({
+      role: "assistant",
+      metadata: { toolCalls: ids.map((id) => ({ id, name: "Read", arguments: "{}" })) }
+    })
+    const answer = (id: string) => ({ role: "tool", metadata: { toolCallId: id } })
+    const user = { role: "user" }
+
+    it("a call whose result has not arrived is not summarized without it, however small the tail", () => {
+      expect(FreshTail.inFlight([user, call("c0")])).toBe(1)
+      expect(FreshTail.start([user, call("c0")], 0)).toBe(1)
+      // Parallel calls in one turn, or a turn each, one answered: the whole group waits.
+      expect(FreshTail.start([user, call("c0", "c1"), answer("c0")], 0)).toBe(1)
+      expect(FreshTail.start([user, call("c0"), call("c1"), answer("c1")], 0)).toBe(1)
+      // With a token bound too: the tail never starts past the calls in flight.
+      expect(FreshTail.start([user, call("c0"), call("c1")], 0, { max: 0, tokens: () => 1 })).toBe(1)
+    })
+
+    it("answered calls, and calls whose result never came before the conversation went on, wait for nothing", () => {
+      expect(FreshTail.inFlight([user, call("c0"), answer("c0")])).toBe(3)
+      expect(FreshTail.start([user, call("c0", "c1"), answer("c1"), answer("c0")], 0)).toBe(4)
+      expect(FreshTail.start([call("c0"), user, call("c1"), answer("c1")], 0)).toBe(4)
+      expect(FreshTail.inFlight([call("c0"), user])).toBe(2)
+    })
+  })
 })
 
 describe("nextToCondense", () => {
