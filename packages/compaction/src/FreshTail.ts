@@ -4,7 +4,7 @@
  * same newest part of an assembled context. Its two rules live here, for both:
  *
  * - where it starts ({@link start}): the newest turns, moved earlier so that
- *   a tool result never starts it (the call stays with its result) and so
+ *   no result in it answers a call left out of it (by call id) and so
  *   that calls still waiting for their results are not summarized without
  *   them ({@link inFlight}), and, with a token bound, no more tokens than that
  *   (moved later past tool results);
@@ -69,12 +69,14 @@ export const inFlight = <A extends TurnLike>(turns: ReadonlyArray<A>): number =>
 
 /**
  * The index of the first fresh-tail turn among `turns` (oldest first): the
- * last `count` turns, moved earlier while the first tail turn is a tool
- * result, so a result and the call before it stay together, and earlier
- * still to the calls in flight at the end ({@link inFlight}). With a token
+ * last `count` turns, moved earlier while a result in the tail answers a call
+ * before it (by call id: parallel calls written a turn each keep their
+ * results; a result without ids keeps the turn before it), and earlier still
+ * to the calls in flight at the end ({@link inFlight}). With a token
  * `bound`, the tail is also at most `bound.max` tokens: the newest turns that
- * fit, moved later past tool results (so again a pair is never split); the
- * later of the two starts wins, but never past the calls in flight.
+ * fit, moved later past the results whose calls would be left behind (so
+ * again a pair is never split); the later of the two starts wins, but never
+ * past the calls in flight.
  * `turns.length` means an empty tail.
  *
  * @example
@@ -85,19 +87,52 @@ export const inFlight = <A extends TurnLike>(turns: ReadonlyArray<A>): number =>
  * @since 0.1.0
  */
 export const start = <A extends TurnLike>(turns: ReadonlyArray<A>, count: number, bound?: TokenBound<A>): number => {
+  const splits = pairSplits(turns)
+  // Earlier until no result in the tail answers a call before it (by id, else the turn before it).
+  const earlier = (from: number): number => {
+    let at = from
+    while (at > 0 && at < turns.length) {
+      if (splits[at]! < at) at = splits[at]!
+      else if (ConversationTurn.isToolResult(turns[at]!)) at--
+      else break
+    }
+    return at
+  }
   const waiting = inFlight(turns)
-  let start = Math.max(0, turns.length - count)
-  while (start > 0 && start < turns.length && ConversationTurn.isToolResult(turns[start]!)) start--
-  start = Math.min(start, waiting)
-  if (bound === undefined) return start
+  const byCount = earlier(Math.min(Math.max(0, turns.length - count), waiting))
+  if (bound === undefined) return byCount
   let byTokens = turns.length
   let total = 0
   while (byTokens > 0 && total + bound.tokens(turns[byTokens - 1]!) <= bound.max) {
     total += bound.tokens(turns[byTokens - 1]!)
     byTokens--
   }
-  while (byTokens < turns.length && ConversationTurn.isToolResult(turns[byTokens]!)) byTokens++
-  return Math.min(Math.max(start, byTokens), waiting)
+  // Later past the results whose calls would be left behind.
+  while (byTokens < turns.length && (ConversationTurn.isToolResult(turns[byTokens]!) || splits[byTokens]! < byTokens)) byTokens++
+  return Math.min(Math.max(byCount, byTokens), earlier(waiting))
+}
+
+/**
+ * For each index `i` of `turns`, the earliest turn before `i` whose call a
+ * result at `i` or after answers, by call id (`i` itself when none): a tail
+ * starting at `i` splits a pair when this is below `i`.
+ */
+const pairSplits = <A extends TurnLike>(turns: ReadonlyArray<A>): ReadonlyArray<number> => {
+  const callAt = new Map<string, number>()
+  turns.forEach((turn, i) => {
+    for (const id of ToolUse.callIds(turn)) if (!callAt.has(id)) callAt.set(id, i)
+  })
+  const out = new Array<number>(turns.length + 1).fill(turns.length)
+  out[turns.length] = turns.length
+  for (let i = turns.length - 1; i >= 0; i--) {
+    let earliest = Math.min(out[i + 1]!, i)
+    for (const id of ToolUse.answeredIds(turns[i]!)) {
+      const at = callAt.get(id)
+      if (at !== undefined && at < earliest) earliest = at
+    }
+    out[i] = earliest
+  }
+  return out
 }
 
 /**

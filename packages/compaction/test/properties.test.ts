@@ -136,22 +136,19 @@ describe("properties", () => {
     { timeout: 120_000, fastCheck: { numRuns: 15 } }
   )
 
-  // Fails: the engine keeps a result with the turn just before it (`Plan.tailStart`, `Plan.chunk`),
-  // not with the turn holding its call's id. Parallel calls written a turn per call (as Claude Code
-  // sessions are) are split from their results. Counterexamples fast-check finds:
-  // - tail: [user, assistant(call c0), assistant(call c1), tool(c0), tool(c1)], freshTailTurns 2: the
-  //   tail starts at assistant(c1), so tool(c0) is in the tail and its call summarized (the test below);
-  // - leaves: [assistant(call-0), assistant(call-1), tool(call-0)], freshTailTurns 0, leafChunkTokens 1:
-  //   the chunk is cut before assistant(call-1), so call-0 and its result are in different leaves.
+  // Parallel calls written a turn per call, as Claude Code sessions are: the tail boundary and the
+  // leaves pair results with their calls by call id (`FreshTail.start`, the chunking's pairs), so
+  // neither splits [user, assistant(c0), assistant(c1), tool(c0), tool(c1)] (the test below) nor
+  // [assistant(call-0), assistant(call-1), tool(call-0)] at leafChunkTokens 1.
   it.effect.prop(
     "a tool result is never on the other side of the tail boundary from its call, nor in another leaf: a turn per call",
     { ...cases, turns: Arbitraries.turns({ maxLength: 60, parallelCalls: ["a turn per call"] }) },
     property(testClock, (provider) => managerLayer(provider), identity, true),
-    { timeout: 120_000, fastCheck: { numRuns: 30 }, fails: true }
+    { timeout: 120_000, fastCheck: { numRuns: 30 } }
   )
 
-  // Fails, as the property above: the tail's counterexample, written out.
-  it.effect.fails("parallel calls a turn each: the results stay with their calls across the tail boundary", () =>
+  // The tail's counterexample fast-check found before, written out.
+  it.effect("parallel calls a turn each: the results stay with their calls across the tail boundary", () =>
     Effect.gen(function*() {
       const store = yield* Store.all
       const cm = yield* CompactionManager.CompactionManager

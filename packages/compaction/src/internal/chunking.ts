@@ -67,8 +67,9 @@ export interface ChunkOptions<A> {
  * (a tool result) never starts a chunk after the first: when it does not fit,
  * the chunk is cut before the last non-sticky item (its call), which moves to
  * the next chunk with it; with `options.pairs`, the cut moves on before every
- * call whose result would go to the next chunk (parallel calls and their
- * results stay together); when there is no such item to cut before, the chunk
+ * call whose result comes after it, in this chunk's next item or any later
+ * (parallel calls and their results stay together, a call without a result
+ * between them included); when there is no such item to cut before, the chunk
  * grows past `limit` rather than separate them. Then a chunk under `minTokens`
  * (by `options.weight`, else by its tokens) merges whole with its smaller
  * neighbour (the previous one on a tie), so it may pass `limit`; merging only
@@ -83,9 +84,12 @@ export const chunk = <A>(
   options: ChunkOptions<A> = {}
 ): Array<Array<A>> => {
   const chunks: Array<Array<A>> = []
+  const answerAt = options.pairs === undefined ? undefined : answerIndex(items, options.pairs)
   let current: Array<A> = []
   let sizes: Array<number> = []
   let total = 0
+  // The index among `items` of `current[0]`.
+  let base = 0
   for (const item of items) {
     const size = tokens(item)
     if (current.length > 0 && total + size > limit) {
@@ -93,13 +97,14 @@ export const chunk = <A>(
       if (sticky(item)) {
         cut = current.length - 1
         while (cut > 0 && sticky(current[cut]!)) cut--
-        if (options.pairs !== undefined) cut = pairedCut(current, item, cut, options.pairs)
       }
+      if (answerAt !== undefined) cut = pairedCut(current, base, cut, answerAt, options.pairs!)
       if (cut > 0) {
         chunks.push(current.slice(0, cut))
         current = current.slice(cut)
         sizes = sizes.slice(cut)
         total = sizes.reduce((a, b) => a + b, 0)
+        base += cut
       }
     }
     current.push(item)
@@ -112,28 +117,38 @@ export const chunk = <A>(
   return mergeSmall(chunks, chunks.map((c) => c.reduce((n, item) => n + weight(item), 0)), minTokens)
 }
 
-// The cut at or before `cut` that leaves no call before it whose result comes after it (in
-// `current[cut..]` or `next`): each result that moves takes its call along, until none is left behind.
+// For each call id, the index of the last result among `items` that answers it (after the call).
+const answerIndex = <A>(items: ReadonlyArray<A>, pairs: NonNullable<ChunkOptions<A>["pairs"]>): Map<string, number> => {
+  const callAt = new Map<string, number>()
+  const answerAt = new Map<string, number>()
+  items.forEach((item, i) => {
+    for (const id of pairs.calls(item)) if (!callAt.has(id)) callAt.set(id, i)
+    for (const id of pairs.answers(item)) {
+      const call = callAt.get(id)
+      if (call !== undefined && call < i) answerAt.set(id, i)
+    }
+  })
+  return answerAt
+}
+
+// The cut at or before `cut` (an index of `current`, which starts at `base` among the items) that
+// leaves no call before it whose result comes after it, wherever that result is: each call left
+// behind moves along with its result, until none is.
 const pairedCut = <A>(
   current: ReadonlyArray<A>,
-  next: A,
+  base: number,
   cut: number,
+  answerAt: ReadonlyMap<string, number>,
   pairs: NonNullable<ChunkOptions<A>["pairs"]>
 ): number => {
-  const callAt = new Map<string, number>()
-  current.forEach((item, i) => {
-    for (const id of pairs.calls(item)) callAt.set(id, i)
-  })
   let at = cut
-  for (let moved = true; moved;) {
+  for (let moved = true; moved && at > 0;) {
     moved = false
-    for (const item of [...current.slice(at), next]) {
-      for (const id of pairs.answers(item)) {
-        const call = callAt.get(id)
-        if (call !== undefined && call < at) {
-          at = call
-          moved = true
-        }
+    for (let i = 0; i < at; i++) {
+      if (pairs.calls(current[i]!).some((id) => (answerAt.get(id) ?? -1) >= base + at)) {
+        at = i
+        moved = true
+        break
       }
     }
   }
