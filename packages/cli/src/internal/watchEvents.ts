@@ -56,6 +56,17 @@ const worker = (pid: number, self: boolean) => (self ? `this process (${pid})` :
 /** One event as a JSON object (`--json`: one per line), `at` first. */
 export const json = (at: number, event: Event): Record<string, unknown> => ({ at: stamp(at, true), ...fields(event) })
 
+/** What a compaction made, as the JSON events carry it. */
+const statsFields = (stats: {
+  readonly turnsCompacted: number
+  readonly leafSummariesCreated: number
+  readonly condensedSummariesCreated: number
+}) => ({
+  turnsCompacted: stats.turnsCompacted,
+  leafSummariesCreated: stats.leafSummariesCreated,
+  condensedSummariesCreated: stats.condensedSummariesCreated
+})
+
 const fields = (event: Event): Record<string, unknown> => {
   switch (event._tag) {
     case "Started":
@@ -82,9 +93,7 @@ const fields = (event: Event): Record<string, unknown> => {
       return {
         event: "session-compacted",
         session: event.sessionId,
-        turnsCompacted: event.stats.turnsCompacted,
-        leafSummariesCreated: event.stats.leafSummariesCreated,
-        condensedSummariesCreated: event.stats.condensedSummariesCreated
+        ...statsFields(event.stats)
       }
     case "CycleCompleted":
       return {
@@ -110,9 +119,7 @@ const fields = (event: Event): Record<string, unknown> => {
         pid: event.pid,
         self: event.self,
         sessions: event.sessions,
-        turnsCompacted: event.stats.turnsCompacted,
-        leafSummariesCreated: event.stats.leafSummariesCreated,
-        condensedSummariesCreated: event.stats.condensedSummariesCreated,
+        ...statsFields(event.stats),
         ms: Duration.toMillis(event.duration)
       }
     case "WorkerFailed":
