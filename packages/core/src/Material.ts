@@ -53,14 +53,8 @@ export {
   /**
    * The names a text defines, in order, deduplicated: modules, functions,
    * classes, interfaces, types and top-level constants, by simple
-   * per-language patterns (Elixir, JavaScript/TypeScript, Python, Rust, Go,
-   * Ruby).
+   * per-language patterns (`definitions("defmodule Foo do")` is `["Foo"]`).
    *
-   * @example
-   * ```ts
-   * import { Material } from "@precis/core"
-   * Material.definitions("defmodule Foo do\n  def bar(x), do: x\nend") // ["Foo", "bar"]
-   * ```
    * @since 0.1.0
    */
   definitions
@@ -199,11 +193,9 @@ export const action = (call: ToolUse.Call): string => {
 // ---------------------------------------------------------------------------
 // Tool results: a short form by kind
 
-const EXIT_CODE = /(?:^Exit code |exit code )(-?\d+)/
-
 const status = (text: string, isError: boolean): string => {
-  const code = EXIT_CODE.exec(text)?.[1]
-  if (code !== undefined) return code === "0" ? "ok" : `exit ${code}`
+  const code = OutputDigest.exitCode(text)
+  if (code !== undefined) return code === 0 ? "ok" : `exit ${code}`
   return isError ? "failed" : "ok"
 }
 
@@ -222,8 +214,7 @@ const failure = (lines: ReadonlyArray<string>): string => {
 }
 
 // A read that the tool refused says so in words, not as a listing.
-const looksFailed = (text: string, isError: boolean): boolean =>
-  isError || text.includes("<tool_use_error>") || /^Exit code [1-9]/.test(text)
+const looksFailed = (text: string, isError: boolean): boolean => isError || OutputDigest.saysFailed(text)
 
 /**
  * A tool result in short form, given the call it answers (a call with no
@@ -256,7 +247,7 @@ export const result = (call: ToolUse.Call, answer: ToolUse.Result, text: string)
     case "shell": {
       const printed = PRINT_FILE.exec(ToolKind.commandOf(call) ?? "")?.[1]
       if (printed !== undefined && !failed) return fileBody("printed", printed, lines)
-      const kept = OutputDigest.digest(OutputDigest.stripLineNumbers(lines.filter((l) => !/^Exit code -?\d+$/.test(l))))
+      const kept = OutputDigest.digest(OutputDigest.stripLineNumbers(lines.filter((l) => !OutputDigest.isExitCodeLine(l))))
       return [status(text, failed), ...kept].join("\n")
     }
     case "search": {

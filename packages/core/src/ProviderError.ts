@@ -18,6 +18,7 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Redact from "./Redact.js"
+import * as ErrorBody from "./internal/errorBody.js"
 import { transportFailure } from "./internal/transport.js"
 
 /**
@@ -286,24 +287,14 @@ export const isPermanent = (error: ProviderError): boolean => {
   }
 }
 
-const EXCERPT_LENGTH = 300
-
 /**
  * `text` on one line (runs of whitespace become one space), cut to 300
  * characters with `…`: how server bodies and outside descriptions appear in
- * error messages.
+ * error messages (`excerpt("upstream\n  timed out")` is `"upstream timed out"`).
  *
- * @example
- * ```ts
- * import { ProviderError } from "@precis/core"
- * ProviderError.excerpt("upstream\n  timed out") // "upstream timed out"
- * ```
  * @since 0.1.0
  */
-export const excerpt = (text: string): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length <= EXCERPT_LENGTH ? flat : `${flat.slice(0, EXCERPT_LENGTH)}…`
-}
+export const excerpt: (text: string) => string = ErrorBody.excerpt
 
 /**
  * How long an HTTP server asked to wait before a retry: `retry-after-ms`
@@ -325,33 +316,6 @@ export const retryAfter = (
   if (/^\d+(\.\d+)?$/.test(value)) return Option.some(Duration.seconds(Number(value)))
   const date = Date.parse(value)
   return Number.isNaN(date) ? Option.none() : Option.some(Duration.millis(Math.max(0, date - now)))
-}
-
-// OpenAI: { error: { message } }; Anthropic: { type: "error", error: { type, message } };
-// others: { error: "..." }, { message }, { detail }.
-const messageOf = (body: unknown): string | undefined => {
-  if (typeof body === "string") return body
-  if (typeof body !== "object" || body === null) return undefined
-  const record = body as Record<string, unknown>
-  for (const key of ["error", "message", "detail"]) {
-    const value = record[key]
-    const found = typeof value === "object" && value !== null ? messageOf(value) : value
-    if (typeof found === "string" && found.trim().length > 0) return found
-  }
-  return undefined
-}
-
-// The server's own message from an error body (else the body itself), masked and shortened.
-const bodyDetail = (body: string | undefined, secret: Redacted.Redacted | undefined): string | undefined => {
-  if (body === undefined || body.trim().length === 0) return undefined
-  let message: string | undefined
-  try {
-    message = messageOf(JSON.parse(body))
-  } catch {
-    // Not JSON: the text itself.
-  }
-  if (message === undefined || message.trim().length === 0) message = body
-  return excerpt(Redact.url(secret === undefined ? message : Redact.secret(message, Redacted.value(secret))))
 }
 
 /**
@@ -397,7 +361,7 @@ export interface HttpStatusOptions {
  */
 export const fromHttpStatus = (status: number, options: HttpStatusOptions): ProviderError => {
   const provider = options.provider
-  const detail = bodyDetail(options.body, options.secret)
+  const detail = ErrorBody.detail(options.body, options.secret)
   if (status === 401 || status === 403) return new UnauthorizedError({ provider, status, detail })
   if (status === 429) return new RateLimitedError({ provider, retryAfter: options.retryAfter })
   if (status === 400 || status === 404 || status === 422) {

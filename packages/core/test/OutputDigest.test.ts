@@ -112,3 +112,18 @@ describe("OutputDigest: harness noise", () => {
     expect(OutputDigest.withoutReminders("<system-reminder>Be brief.</system-reminder>\nFix it ")).toBe("Fix it")
   })
 })
+
+describe("OutputDigest: a shell's exit status", () => {
+  it("reads the exit code first or in a sentence, a status line alone, and a refusal or nonzero exit as failed", () => {
+    expect(OutputDigest.exitCode("Exit code 1\nnpm ERR! test failed")).toBe(1)
+    expect(OutputDigest.exitCode("Command failed with exit code 2")).toBe(2)
+    expect(OutputDigest.exitCode("Exit code -1")).toBe(-1)
+    expect(OutputDigest.exitCode("all good\nExit code 0 later")).toBeUndefined()
+    assert.isTrue(OutputDigest.isExitCodeLine("Exit code 0"))
+    assert.isFalse(OutputDigest.isExitCodeLine("Exit code 0 after 3 retries"))
+    assert.isTrue(OutputDigest.saysFailed("Exit code 1\nboom"))
+    assert.isTrue(OutputDigest.saysFailed("<tool_use_error>File does not exist.</tool_use_error>"))
+    assert.isFalse(OutputDigest.saysFailed("Exit code 0\nok"))
+    assert.isFalse(OutputDigest.saysFailed("the tests said: Exit code 1"))
+  })
+})
