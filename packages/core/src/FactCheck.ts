@@ -8,7 +8,9 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Commands from "./internal/commands.js"
 import { containment } from "./internal/containment.js"
+import { unfold } from "./internal/text.js"
 import * as OutputDigest from "./OutputDigest.js"
 import type * as TokenEstimator from "./TokenEstimator.js"
 import * as Transcript from "./Transcript.js"
@@ -118,12 +120,15 @@ const KEY = new RegExp(
       .source,
     // 8: results: counts of tests, failures, errors; exit statuses
     /(\b\d+ (?:[Tt]ests?|[Pp]ass(?:ed|ing|es)|[Ff]ail(?:ed|ing|ures?)|[Ee]rrors?|[Ww]arnings?|[Ss]kipped|[Pp]ending|[Ss]uites?|[Ss]pecs?|[Ee]xamples?|[Aa]ssertions?)\b|\b[Ee]xit(?:ed)?(?: with)?(?: code| status)?:? \d+\b)/
+      .source,
+    // 9: environment variables, where one is set or read (`SPOTTER_OTEL_ENABLED=false`, `$API_KEY`, `getenv("X_Y")`)
+    /(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?==)|(?<=\$\{?|\benv\.|\b(?:getenv|get_env|environ\.get)\(["']|\benviron\[["'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)/
       .source
   ].join("|"),
   "g"
 )
 
-const KIND_OF_GROUP: ReadonlyArray<Kind> = ["path", "path", "command", "command", "path", "path", "error", "issue", "result"]
+const KIND_OF_GROUP: ReadonlyArray<Kind> = ["path", "path", "command", "command", "path", "path", "error", "issue", "result", "identifier"]
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/
 const TRAILING_PUNCTUATION = /[.,;:!?]+$/
@@ -156,9 +161,10 @@ interface Entry {
   readonly kind: Kind
   readonly text: string
   mentions: number
-  // Ran as a command; said outside a tool's output.
+  // Ran as a command; said outside a tool's output; a command that only looks around (`Commands.onlyLooks`).
   ran: boolean
   said: boolean
+  readonly looks: boolean
 }
 
 // A tool's output line: a turn of a tool role, or a line continuing one.
@@ -166,6 +172,11 @@ const TOOL_ROLE = /^(?:tool|function|observation|environment|ipython)$/i
 
 // The comment Material writes after a command (`$ mix test  # Run the tests`): not part of it.
 const withoutComment = (command: string): string => command.replace(/\s{2}# .*$/, "").trim()
+
+// The keys of a command line the agent ran: its simple commands (`Commands.simpleCommands`: no pipe into
+// `tail`, no `2>&1`, no `cd`), not those that say nothing (`echo`).
+const ranCommands = (line: string): ReadonlyArray<string> =>
+  Commands.simpleCommands(line).filter((command) => command.length <= MAX_COMMAND && !Commands.isSilent(command))
 
 /**
  * The must-survive keys of `material` (a transcript, rendered summaries or
@@ -188,7 +199,9 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     if (text.length < 2) return
     const id = text.toLowerCase()
     const entry = entries.get(id)
-    if (entry === undefined) entries.set(id, { kind, text, mentions: 1, ran, said: !output })
+    if (entry === undefined) {
+      entries.set(id, { kind, text, mentions: 1, ran, said: !output, looks: kind === "command" && Commands.onlyLooks(text) })
+    }
     else {
       entry.mentions++
       entry.ran ||= ran
@@ -213,8 +226,9 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
           scan(code)
           KEY.lastIndex = rest
         }
-      } else if (group === 3) add("command", value.replace(/\\(["\\])/g, "$1").trim(), true)
-      else if (group === 1) add("path", value.replace(TRAILING_PUNCTUATION, ""))
+      } else if (group === 3) {
+        for (const command of ranCommands(value.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1"))) add("command", command, true)
+      } else if (group === 1) add("path", value.replace(TRAILING_PUNCTUATION, ""))
       else if (group === 4) {
         if (isPath(value)) add("path", value)
       } else if (group !== 8 || !passedFile) add(KIND_OF_GROUP[group]!, value)
@@ -230,8 +244,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     } else if (!full.startsWith("  ")) output = false
     const trimmed = line.trim()
     if (trimmed.startsWith("$ ")) {
-      const command = withoutComment(trimmed.slice(2))
-      if (command.length <= MAX_COMMAND) add("command", command, true)
+      for (const command of ranCommands(unfold(withoutComment(trimmed.slice(2))))) add("command", command, true)
     } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
     passedFile = OutputDigest.isPassedFileLine(line)
     scan(line)
@@ -244,7 +257,9 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
   return facts.sort((a, b) => b.importance - a.importance)
 }
 
-const importanceOf = (entry: Entry): number => weights[entry.kind] + Math.min(entry.mentions - 1, 4) * 0.2
+// A command that only looks around weighs less than an identifier: what it found is the fact.
+const importanceOf = (entry: Entry): number =>
+  (entry.looks ? weights.identifier - 0.5 : weights[entry.kind]) + Math.min(entry.mentions - 1, 4) * 0.2
 
 /**
  * Which of `facts` (as {@link keys} returns them) `summary` keeps: those whose

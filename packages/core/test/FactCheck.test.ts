@@ -67,6 +67,35 @@ describe("FactCheck.keys", () => {
     expect(kinds(facts)).toEqual({ "git commit -m \"fix: totals\"": "command", "pnpm exec tsc -b": "command" })
   })
 
+  it("reads a command line run as its simple commands: no pipe into a filter, no redirection, nothing that says nothing", () => {
+    const material = [
+      "[?] assistant: $ mix test --seed 0 2>&1 | tail -30  # Run the tests",
+      "[?] assistant: $ bash -n hooks/a.sh && echo \"ok\"; git status",
+      "[?] assistant: $ source lib/trace.sh; \\ ↵ spotter_rand_hex 16",
+      "[?] assistant: {\"command\": \"cd /repo && pnpm build 2>/dev/null\\nnpm test\"}"
+    ].join("\n")
+    const commands = FactCheck.keys(material).filter((f) => f.kind === "command").map((f) => f.text)
+    expect([...commands].sort()).toEqual(
+      ["bash -n hooks/a.sh", "git status", "mix test --seed 0", "npm test", "pnpm build", "source lib/trace.sh", "spotter_rand_hex 16"]
+    )
+  })
+
+  it("weighs a command that only looks around (ls, grep, cat, git status, curl) below an identifier", () => {
+    const facts = FactCheck.keys("[?] assistant: $ grep -r setup deps/\n[?] assistant: $ mix compile\n[?] assistant: Use `Otel.setup`.")
+    expect(facts.map((f) => [f.text, f.importance])).toEqual([
+      ["mix compile", 4],
+      ["Otel.setup", 2],
+      ["grep -r setup deps/", 1.5]
+    ])
+  })
+
+  it("takes an environment variable's name where one is set or read, never its value", () => {
+    const facts = FactCheck.keys(
+      "[?] tool: If `SPOTTER_OTEL_ENABLED=false`, skip setup.\n  url = System.get_env(\"DATABASE_URL\") or ${API_TOKEN}; MAX_SIZE is a constant"
+    )
+    expect(kinds(facts)).toEqual({ SPOTTER_OTEL_ENABLED: "identifier", DATABASE_URL: "identifier", API_TOKEN: "identifier" })
+  })
+
   it("orders by kind weight, then mentions, then first appearance; dedupes case-insensitively", () => {
     const facts = FactCheck.keys("src/a.ts and src/b.ts, `helper`\nSRC/B.TS again\nthen RangeError\nsrc/b.ts")
     expect(facts.map((f) => [f.text, f.importance])).toEqual([
@@ -125,7 +154,7 @@ describe("FactCheck.appendAlso", () => {
     const { dropped: all } = FactCheck.check(material, "nothing")
     const line = FactCheck.appendAlso("nothing", all, estimator, { maxTokens: 500 })
     expect(line).toBe(
-      "nothing\nAlso: KeyError; mix credo --strict 2>&1; spotter-4te.1; lib/spotter_web/endpoint.ex; Phoenix.Ecto.SQL.Sandbox"
+      "nothing\nAlso: KeyError; mix credo --strict; spotter-4te.1; lib/spotter_web/endpoint.ex; Phoenix.Ecto.SQL.Sandbox"
     )
     // They are still keys of the fact check.
     expect(all.map((f) => f.text)).toEqual(expect.arrayContaining(["exit 2", "npm fund", "https://github.com/rrrene/credo/issues"]))

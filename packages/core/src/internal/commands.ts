@@ -101,6 +101,21 @@ const clean = (command: string): string =>
     .replace(/\s+/g, " ")
     .trim()
 
+// First words of commands that say nothing once run (`echo "==="`), and of those that only look around: what
+// a look found matters, not that it ran.
+const SILENT = /^(?:echo|printf|sleep|true|false|clear|exit|wait|:)(?:\s|$)/
+const LOOKS = new RegExp(
+  "^(?:ls|ll|cat|head|tail|less|more|grep|egrep|fgrep|rg|ag|find|fd|tree|wc|stat|file|which|whereis|type|pwd|du|df|" +
+    "ps|env|printenv|curl|wget|jq|diff|cmp|date|whoami|id|uname|realpath|readlink|basename|dirname|nl|sort|uniq|cut|" +
+    "od|xxd|hexdump|sed -n|awk|git (?:status|log|diff|show|branch|remote|rev-parse|blame|ls-files))(?:\\s|$)"
+)
+
+/** Whether a simple command says nothing once run (`echo`, `sleep`, `true`). */
+export const isSilent = (command: string): boolean => SILENT.test(command)
+
+/** Whether a simple command only looks around (`ls`, `cat`, `grep`, `git status`, `curl`): it changes nothing. */
+export const onlyLooks = (command: string): boolean => LOOKS.test(command)
+
 // The check families: a pattern over a simple command and the family it names.
 const CHECKS: ReadonlyArray<readonly [RegExp, CheckKind, string]> = [
   [/^mix test\b/, "test", "mix test"],

@@ -62,3 +62,6 @@ export const countLines = (text: string): number => splitLines(text).length
 // commit message in a heredoc keeps its subject).
 export const oneLine = (text: string, max: number): string =>
   clip(splitLines(text).map((l) => l.trim()).filter((l) => l.length > 0).join(" ↵ "), max)
+
+/** A line {@link oneLine} made, with its line breaks back (a shell's `\` continuation joins its lines). */
+export const unfold = (line: string): string => line.replace(/\\ ↵ /g, " ").replace(/ ↵ /g, "\n")
