@@ -2,7 +2,7 @@
  * The session state: what an agent continuing a session must know first,
  * folded deterministically from the turns' tool structure (read through
  * `ToolUse`, each call's kind by `ToolKind`) and rendered as a short header
- * placed first in the assembled context.
+ * (the assembler places it after the summaries, before the turns since).
  *
  * It holds the task (the first and the latest real user requests), the
  * working directory and branch, the files created / modified / read, the last
@@ -11,6 +11,8 @@
  * when its output is read, `TaskOutput`), the errors still open (a failing check not yet
  * followed by a pass of the same command; the newest result of a check
  * stands for it, and a whole run for the runs of some files it covers),
+ * the errors fixed (the newest six: a failure a later pass covered, or a
+ * failed commit that went through, with the files written in between),
  * task-tracker and git changes (`bd create/update/close`, `gh issue
  * create/close`, commits, pushes, new branches; an issue the session created
  * with its id and title) and the assistant's latest plan (its `TodoWrite`
@@ -46,6 +48,8 @@ export {
   Event,
   /** @since 0.1.0 */
   FileEntry,
+  /** @since 0.1.0 */
+  Fix,
   /** @since 0.1.0 */
   IssueStatus,
   /** @since 0.1.0 */
@@ -147,7 +151,9 @@ const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: st
   if (answer.isError) return base
   // A file is cited by the call that wrote or read it.
   const touched = fileAction(call, turn.content)
-  return touched === undefined ? base : { ...base, files: touch(base.files, { ...touched, turnId: pendingCall.turnId }) }
+  if (touched === undefined) return base
+  const next = { ...base, files: touch(base.files, { ...touched, turnId: pendingCall.turnId }) }
+  return touched.action === "read" ? next : StateShell.edited(next, touched.path)
 }
 
 // An assistant's turn: its calls wait for their results; its plan or todo list.

@@ -298,10 +298,54 @@ describe("SessionState entries", () => {
     ])
     const text = SessionState.render(state)
     expect(text).toContain("Last checks:\n- mix test: passed, 127 tests, 0 failures [b3r]")
-    assert.notInclude(text, "loader_test.exs")
+    // The narrower run's failure is no last check now: an error the whole run fixed.
+    assert.notInclude(text.slice(text.indexOf("Last checks:")), "loader_test.exs")
+    expect(text).toContain("Errors fixed:\n- mix test test/spotter/services/loader_test.exs: 3 tests, 1 failure [b1r] → fixed [b3r]")
     // A narrower run after a whole one is a result of its own.
     const narrower = SessionState.fold(bash("b5", "mix test test/a_test.exs", "2 tests, 0 failures"), state)
     assert.deepStrictEqual(narrower.checks.map((c) => c.command), ["mix test", "mix compile --force", "mix test test/a_test.exs"])
+  })
+
+  it("errors fixed: a failure a later pass covers, or a failed event that goes through, with the files written in between", () => {
+    const edit = (id: string, path: string) => [call(id, "Edit", { file_path: path, old_string: "a", new_string: "b" }), result(`${id}r`, id, "updated")]
+    const state = fold(
+      bash("b1", "mix test 2>&1 | tail -5", "** (Mix) Could not start application opentelemetry\n** (BadMapError) expected a map", true),
+      call("r0", "Read", { file_path: "/repo/config/dev.exs" }),
+      result("r0r", "r0", "     1→import Config"),
+      edit("e1", "/repo/config/dev.exs"),
+      edit("e2", "/repo/config/test.exs"),
+      bash("b2", "mix test", "1 test, 1 failure", true),
+      edit("e3", "/repo/lib/a.ex"),
+      bash("b3", "mix test", "14 tests, 0 failures"),
+      bash("g1", "git commit -m \"feat: otel\"", "Pre-commit validation failed:\n[FORMAT] Code is not formatted.", true),
+      edit("e4", "/repo/lib/a.ex"),
+      bash("g2", "git commit -m \"feat: otel\"", "[main 1a2b3c4] feat: otel")
+    )
+    assert.deepStrictEqual(state.openErrors, [])
+    // Failing twice keeps the files written since the first failure (reads are not edits).
+    assert.deepStrictEqual(state.fixed, [
+      {
+        text: "mix test",
+        detail: "1 test, 1 failure",
+        edited: ["/repo/config/dev.exs", "/repo/config/test.exs", "/repo/lib/a.ex"],
+        turnId: "b2r",
+        fixedTurnId: "b3r"
+      },
+      {
+        text: "git commit \"feat: otel\"",
+        detail: "Pre-commit validation failed: [FORMAT] Code is not formatted.",
+        edited: ["/repo/lib/a.ex"],
+        turnId: "g1",
+        fixedTurnId: "g2"
+      }
+    ])
+    const text = SessionState.render(state)
+    expect(text).toContain(
+      "Errors fixed:\n- mix test: 1 test, 1 failure [b2r] → fixed, editing /repo/config/dev.exs, /repo/config/test.exs, /repo/lib/a.ex [b3r]\n"
+    )
+    // A long session keeps the newest six.
+    const many = fold(...Array.from({ length: 12 }, (_, i) => [bash(`f${i}`, "npm test", "1 failed", true), bash(`p${i}`, "npm test", "Tests  3 passed (3)")]).flat())
+    assert.deepStrictEqual([many.fixed.length, many.fixed[0]!.turnId, many.fixed[5]!.fixedTurnId], [6, "f6r", "p11r"])
   })
 
   it("checks: a command run in the background gets its result when its output is read (TaskOutput)", () => {
@@ -502,7 +546,7 @@ describe("SessionState incremental", () => {
   )
 
   it("a state of another version is refused by the Schema", () => {
-    const text = encode(SessionState.fold(session)).replace("\"version\":3", "\"version\":2")
+    const text = encode(SessionState.fold(session)).replace("\"version\":4", "\"version\":3")
     assert.throws(() => decode(text))
   })
 })

@@ -95,7 +95,7 @@ const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
-  // Drop order: reads, git events, passing checks, issues, modified, created, plan, latest request, errors, place, task.
+  // Drop order: reads, git events, passing checks, fixed errors and closed issues, modified, created, plan, latest request, errors, place, task.
   const band = (rank: number, i: number, n: number) => rank * 1000 + i / Math.max(1, n)
   if (state.firstRequest !== undefined) {
     out.push({ section: "Task", text: `- first request: ${state.firstRequest.text}${cite(state.firstRequest.turnId)}`, drop: band(10, 0, 1) })
@@ -123,6 +123,17 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   state.openErrors.forEach((e, i) =>
     out.push({ section: "Open errors", text: `- ${e.command}: ${e.detail ?? "failed"}${cite(e.turnId)}`, drop: band(8, i, n) })
   )
+  // An error fixed says what not to try again: it goes after the open ones, with the closed issues.
+  state.fixed.forEach((f, i) => {
+    const edits = f.edited === undefined || f.edited.length === 0
+      ? ""
+      : `, editing ${f.edited.map((path) => relativePaths(path, cwd)).join(", ")}`
+    out.push({
+      section: "Errors fixed",
+      text: `- ${f.text}: ${f.detail ?? "failed"}${cite(f.turnId)} → fixed${edits}${cite(f.fixedTurnId)}`,
+      drop: band(3, i, state.fixed.length)
+    })
+  })
   const checks = state.checks
   const open = new Set(state.openErrors.map((e) => e.command))
   checks.forEach((c, i) =>
@@ -159,7 +170,7 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   return out
 }
 
-const SECTIONS = ["Task", "Where", "Open errors", "Last checks", "Issues", "Git", "Files created", "Files modified", "Files read"]
+const SECTIONS = ["Task", "Where", "Open errors", "Errors fixed", "Last checks", "Issues", "Git", "Files created", "Files modified", "Files read"]
 
 // The plan goes after the task and place, before the errors.
 const sectionRank = (section: string): number => section.startsWith("Plan") ? 1.5 : SECTIONS.indexOf(section)

@@ -46,6 +46,8 @@ export const CheckResult = Schema.Struct({
   command: Schema.String,
   passed: Schema.Boolean,
   detail: Schema.optional(Schema.String),
+  /** For a failure still open: the files written since (the newest few), what its fix will have edited. */
+  edited: Schema.optional(Schema.Array(Schema.String)),
   ...Cited
 })
 
@@ -74,7 +76,25 @@ export const Event = Schema.Struct({
   failed: Schema.optional(Schema.Boolean),
   /** Why it failed: the output's first error line, else its first line. */
   detail: Schema.optional(Schema.String),
+  /** For a failure not yet redone: the files written since (the newest few). */
+  edited: Schema.optional(Schema.Array(Schema.String)),
   ...Cited
+})
+
+/**
+ * An error the session fixed: a failing check a later pass covered, or a
+ * failed git or tracker event that went through later; why it failed, the
+ * files written in between (the newest few), the turn of the failure and the
+ * turn of the fix.
+ *
+ * @since 0.1.0
+ */
+export const Fix = Schema.Struct({
+  text: Schema.String,
+  detail: Schema.optional(Schema.String),
+  edited: Schema.optional(Schema.Array(Schema.String)),
+  ...Cited,
+  fixedTurnId: Schema.String
 })
 
 /**
@@ -118,7 +138,7 @@ export const PendingCall = Schema.Struct({
  * @since 0.1.0
  */
 export const State = Schema.Struct({
-  version: Schema.Literal(3),
+  version: Schema.Literal(4),
   turnCount: Schema.Int,
   firstTurnId: Schema.optional(Schema.String),
   lastTurnId: Schema.optional(Schema.String),
@@ -129,6 +149,8 @@ export const State = Schema.Struct({
   files: Schema.Array(FileEntry),
   checks: Schema.Array(CheckResult),
   openErrors: Schema.Array(CheckResult),
+  /** The errors fixed, oldest first (the newest few). */
+  fixed: Schema.Array(Fix),
   issues: Schema.Array(IssueStatus),
   events: Schema.Array(Event),
   plan: Schema.optional(Plan),
@@ -156,11 +178,12 @@ export const StateFromJson = Schema.parseJson(State)
  * @since 0.1.0
  */
 export const empty: State = {
-  version: 3,
+  version: 4,
   turnCount: 0,
   files: [],
   checks: [],
   openErrors: [],
+  fixed: [],
   issues: [],
   events: [],
   pending: []
@@ -174,6 +197,9 @@ export type CheckResult = typeof CheckResult.Type
 
 /** @since 0.1.0 */
 export type Event = typeof Event.Type
+
+/** @since 0.1.0 */
+export type Fix = typeof Fix.Type
 
 /** @since 0.1.0 */
 export type Plan = typeof Plan.Type

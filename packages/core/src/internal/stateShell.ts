@@ -10,13 +10,16 @@ import * as ToolMetadata from "../ToolMetadata.js"
 import type * as ToolUse from "../ToolUse.js"
 import * as Commands from "./commands.js"
 import * as Plans from "./plans.js"
-import type { CheckResult, Event, IssueStatus, State } from "./stateSchema.js"
+import type { CheckResult, Event, Fix, IssueStatus, State } from "./stateSchema.js"
 
 // Bounds that keep a state (and its row) small however long the session.
 const MAX_CHECKS = 40
 const MAX_ISSUES = 60
 const MAX_EVENTS = 30
 const MAX_BACKGROUND = 16
+const MAX_FIXED = 6
+// The files an open failure remembers as written since (its fix's edits).
+const MAX_EDITED = 4
 
 type Turn = ConversationTurn.ConversationTurn
 
@@ -48,14 +51,47 @@ const supersedes = (check: Commands.Check, earlier: Commands.Check): boolean =>
   earlier.command === check.command ||
   (earlier.family === check.family && (Commands.isWholeRun(check) || Commands.covers(check, earlier)))
 
+// `failure` as fixed at `fixedTurnId`: what failed, why, the files written in between.
+const fixOf = (text: string, failure: CheckResult | Event, fixedTurnId: string): Fix => ({
+  text,
+  ...(failure.detail === undefined ? {} : { detail: failure.detail }),
+  ...(failure.edited === undefined ? {} : { edited: failure.edited }),
+  turnId: failure.turnId,
+  fixedTurnId
+})
+
+const withFixes = (state: State, fixes: ReadonlyArray<Fix>): State => {
+  if (fixes.length === 0) return state
+  const fixed = [...state.fixed, ...fixes]
+  return { ...state, fixed: fixed.slice(Math.max(0, fixed.length - MAX_FIXED)) }
+}
+
 const recordCheck = (state: State, check: Commands.Check, result: CheckResult): State => {
   // The newest result of a check stands for it, and a broader run for the narrower ones it covers.
   const checks = upsert(state.checks, (c) => supersedes(check, c), result, MAX_CHECKS)
-  const openErrors = result.passed
-    ? state.openErrors.filter((e) => !Commands.covers(check, e))
-    : upsert(state.openErrors, (e) => e.command === check.command, result, MAX_CHECKS)
-  return { ...state, checks, openErrors }
+  if (!result.passed) {
+    // A failure again keeps what was written since the first one.
+    const earlier = state.openErrors.find((e) => e.command === check.command)?.edited
+    const open = earlier === undefined ? result : { ...result, edited: earlier }
+    return { ...state, checks, openErrors: upsert(state.openErrors, (e) => e.command === check.command, open, MAX_CHECKS) }
+  }
+  const covered = state.openErrors.filter((e) => Commands.covers(check, e))
+  const openErrors = state.openErrors.filter((e) => !covered.includes(e))
+  return withFixes({ ...state, checks, openErrors }, covered.map((e) => fixOf(e.command, e, result.turnId)))
 }
+
+const addEdited = <A extends { readonly edited?: ReadonlyArray<string> | undefined }>(failure: A, path: string): A => {
+  const edited = [...(failure.edited ?? []).filter((p) => p !== path), path]
+  return { ...failure, edited: edited.slice(Math.max(0, edited.length - MAX_EDITED)) }
+}
+
+/** The state after a file was written (created or modified): each failure still open remembers it. */
+export const edited = (state: State, path: string): State =>
+  state.openErrors.length === 0 && !state.events.some((e) => e.failed === true) ? state : {
+    ...state,
+    openErrors: state.openErrors.map((e) => addEdited(e, path)),
+    events: state.events.map((e) => e.failed === true ? addEdited(e, path) : e)
+  }
 
 /**
  * The state after a shell call (`line`) and its result: a check and its
@@ -170,10 +206,16 @@ const eventAction = (text: string) => text.split(" ", 2).join(" ")
 // An event replaces an earlier one of the same text (a commit retried after a failing hook, the latest push);
 // a success drops the failures of its action (a commit that went through, whatever its message now).
 const addEvent = (state: State, e: Event): State => {
-  const kept = e.failed === true
-    ? state.events
-    : state.events.filter((o) => !(o.failed === true && eventAction(o.text) === eventAction(e.text)))
-  return { ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }
+  if (e.failed === true) {
+    // A failure again keeps what was written since the first one.
+    const earlier = state.events.find((o) => o.failed === true && o.text === e.text)?.edited
+    const failure = earlier === undefined ? e : { ...e, edited: earlier }
+    return { ...state, events: upsert(state.events, (other) => other.text === e.text, failure, MAX_EVENTS) }
+  }
+  const settled = state.events.filter((o) => o.failed === true && eventAction(o.text) === eventAction(e.text))
+  const kept = state.events.filter((o) => !settled.includes(o))
+  const next = { ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }
+  return withFixes(next, settled.map((o) => fixOf(o.text, o, e.turnId)))
 }
 
 // An event, failed with the output of its command when that is given.
