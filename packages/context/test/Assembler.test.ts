@@ -99,6 +99,22 @@ describe("Assembler", () => {
       assert.strictEqual(system.tokens, sent(system))
     }).pipe(Effect.provide(assemblerLayer())))
 
+  it.effect("keeps the pinned first request readable in a small budget: a quarter of it, up to 200 tokens, not a turn's share", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      const request = `Fix the totals in src/money.ts: ${"the VAT must round half up per line, not on the sum. ".repeat(40)}`
+      yield* store.appendTurns("s", [turn("user", request, "u1"), ...builds.slice(1, 6)])
+      for (const budget of [400, 800, 32_000]) {
+        const assembled = yield* (yield* assembler).assemble("s", { budget })
+        const pinned = assembled.pinned[0]!
+        const tokens = ActiveContext.turnTokens(estimator, pinned)
+        expect(tokens).toBeLessThanOrEqual(Math.max(budget * Assembler.defaults.turnShare, Math.min(200, budget / 4)))
+        expect(tokens).toBeGreaterThan(Math.min(200, budget / 4) - 10)
+        assert.isTrue(pinned.content.startsWith("Fix the totals in src/money.ts"))
+        expect(assembled.tokens).toBeLessThanOrEqual(budget)
+      }
+    }).pipe(Effect.provide(assemblerLayer())))
+
   it.effect("refuses options that make no sense before reading anything, naming them", () =>
     Effect.gen(function*() {
       const store = yield* Store.all

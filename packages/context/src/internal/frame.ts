@@ -36,6 +36,17 @@ export interface Settings {
 /** The most tokens a turn takes when it enters a context of these settings. */
 export const turnCap = (settings: Settings): number => Math.max(1, Math.floor(settings.turnShare * settings.budget))
 
+// What the pinned first request may take at least, as long as it is within a quarter of the budget.
+const PINNED_FLOOR = 200
+
+/**
+ * The most tokens the pinned first request takes: a turn's cap, but never
+ * under {@link PINNED_FLOOR} tokens or a quarter of the budget, whichever is
+ * smaller (the task stays readable in a small budget).
+ */
+export const pinnedCap = (settings: Settings): number =>
+  Math.max(turnCap(settings), Math.min(PINNED_FLOOR, Math.floor(settings.budget / 4)))
+
 /** The session-state header of these settings (`""` when off). */
 export const header = (estimator: TokenEstimator.Service, state: SessionState.State, settings: Settings): string =>
   settings.sessionState ? Layout.header(estimator, state, settings.budget, settings.stateShare) : ""

@@ -18,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Condenser from "../Condenser.js"
 import * as Expansion from "../Expansion.js"
 import * as Layout from "../Layout.js"
-import { enter, type Frame, header, type Settings, turnCap } from "./frame.js"
+import { enter, type Frame, header, pinnedCap, type Settings, turnCap } from "./frame.js"
 import { noCounts, type Stage } from "./stage.js"
 import { window } from "./window.js"
 
@@ -85,7 +85,7 @@ export const rebuild = (plan: Plan) =>
     const active = yield* ActiveContext.load(plan.sessionId)
     const loaded = yield* plan.loadState(plan.sessionId, active.turns)
     const cap = turnCap(settings)
-    const pinned = yield* pinnedTurns(plan.sessionId, loaded.state, active.turns, cap)
+    const pinned = yield* pinnedTurns(plan.sessionId, loaded.state, active.turns, pinnedCap(settings))
     const dag = ids(active.summaries)
     const shell = {
       system: settings.system,
