@@ -95,6 +95,15 @@ export const generatedProbes = (turns: ReadonlyArray<ConversationTurn.Conversati
   })
 
 /**
+ * The suffix of a session kept aside: a fixture's span after its compact
+ * boundary, which no default was tuned on (it has no probes: Claude Code's
+ * reference covers the span before).
+ *
+ * @since 0.1.0
+ */
+export const keptAside = ", after its compact boundary (kept aside)"
+
+/**
  * A loop's session: its turns and its probes.
  *
  * @since 0.1.0
@@ -107,9 +116,12 @@ export const session = (args: Pick<Args, "session" | "sessionTokens">): {
     const turns = Synthetic.codingSession(args.sessionTokens, { seed: 21 })
     return { turns, probes: generatedProbes(turns) }
   }
-  const found = Sessions.all.find((s) => s.name === args.session)
+  const name = args.session.endsWith(keptAside) ? args.session.slice(0, -keptAside.length) : args.session
+  const found = Sessions.all.find((s) => s.name === name)
   if (found === undefined) throw new Error(`unknown session ${args.session}`)
-  return { turns: Sessions.span(found.file).turns, probes: found.probes }
+  return name === args.session
+    ? { turns: Sessions.span(found.file).turns, probes: found.probes }
+    : { turns: Sessions.continuation(found.file), probes: [] }
 }
 
 // Whether every tool result of `sent` follows the turn it followed in the session.
@@ -176,7 +188,14 @@ const baselineLoop = (
  *
  * @since 0.1.0
  */
-export const measureOne = async (args: Args): Promise<Result> => {
+export const measureOne = async (args: Args): Promise<Result> => (await measureWithLast(args)).result
+
+/**
+ * Runs one loop (in this process): its totals and the last request sent, to read.
+ *
+ * @since 0.1.0
+ */
+export const measureWithLast = async (args: Args): Promise<{ readonly result: Result; readonly last: string }> => {
   const { probes, turns } = session(args)
   const sim = simulated.make({ latencyMs: 0, materialShare })
   const requests = Requests.tally()
@@ -190,7 +209,7 @@ export const measureOne = async (args: Args): Promise<Result> => {
     ? await stack.runWithStack(sim.service, {}, precisLoop(turns, { ...args.assemble, budget: args.budget }, onRequest, () => sim.counters.calls))
     : await Effect.runPromise(baselineLoop(turns, args.budget, sim, onRequest))
   const score = probes.length === 0 ? undefined : Probe.score(probes, out.last)
-  return {
+  const result: Result = {
     args,
     turns: turns.length,
     rawTokens: turns.reduce((sum, t) => sum + TokenEstimator.approximate.estimate(Transcript.formatTurn(t)), 0),
@@ -203,17 +222,19 @@ export const measureOne = async (args: Args): Promise<Result> => {
     pairsWhole: out.pairsWhole,
     wallMs: performance.now() - t0
   }
+  return { result, last: out.last }
 }
 
 /**
- * The sessions of a run: the generated one, then the fixtures present.
+ * The sessions of a run: the generated one, then the fixtures present, then
+ * each fixture's span after its compact boundary ({@link keptAside}).
  *
  * @since 0.1.0
  */
-export const sessions = (): ReadonlyArray<string> => [
-  generated,
-  ...Sessions.available().filter((s) => s.reference !== undefined).map((s) => s.name)
-]
+export const sessions = (): ReadonlyArray<string> => {
+  const fixtures = Sessions.available().filter((s) => s.reference !== undefined).map((s) => s.name)
+  return [generated, ...fixtures, ...fixtures.map((name) => `${name}${keptAside}`)]
+}
 
 /**
  * What an agent pays per raw token: its input priced with a prompt cache,

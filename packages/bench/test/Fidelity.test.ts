@@ -163,6 +163,22 @@ describe("Sessions", () => {
     expect(Sessions.boundaryLine(lines[0]!)).toBeUndefined()
   })
 
+  it("reads the span after the compact boundary as turns (none without a boundary)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "precis-continuation-"))
+    const line = (type: string, text: string, uuid: string) =>
+      JSON.stringify({ type, uuid, timestamp: "2026-02-12T14:00:00Z", sessionId: "s", message: { role: type, content: text } })
+    const file = path.join(dir, "session.jsonl")
+    fs.writeFileSync(file, [
+      line("user", "before the boundary", "u1"),
+      JSON.stringify({ type: "system", subtype: "compact_boundary", content: "Conversation compacted" }),
+      line("user", "continue implementation", "u2"),
+      line("assistant", "Going on with the next task.", "a1")
+    ].join("\n"))
+    expect(Sessions.continuation(file).map((t) => t.content)).toEqual(["continue implementation", "Going on with the next task."])
+    fs.writeFileSync(file, line("user", "no boundary", "u1"))
+    expect(Sessions.continuation(file)).toEqual([])
+  })
+
   it("reads the reference summary: the text of the last assistant message", () => {
     const text = [
       JSON.stringify({ type: "user", message: { content: "Your task is to create a detailed summary" } }),

@@ -101,6 +101,23 @@ export const span = (file: string): Span => {
   return { raw, boundary, turns: Importer.allTurns(parsed.right) }
 }
 
+/**
+ * The part of a session's transcript after its compact boundary (none
+ * without one): the session as it went on from Claude Code's own compaction,
+ * a span no default of precis was chosen on. Throws when the file cannot be
+ * imported.
+ *
+ * @since 0.1.0
+ */
+export const continuation = (file: string): ReadonlyArray<ConversationTurn.ConversationTurn> => {
+  const text = fs.readFileSync(file, "utf8")
+  const boundary = boundaryLine(text)
+  if (boundary === undefined) return []
+  const parsed = Importer.parse(text.split("\n").slice(boundary).join("\n"), "auto", file)
+  if (Either.isLeft(parsed)) throw new Error(parsed.left.message)
+  return Importer.allTurns(parsed.right)
+}
+
 const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 const Block = Schema.Union(Text, Schema.Struct({ type: Schema.String }))
 const AssistantLine = Schema.parseJson(Schema.Struct({
