@@ -341,8 +341,15 @@ describe("SessionState entries", () => {
     ])
     const text = SessionState.render(state)
     expect(text).toContain(
-      "Errors fixed:\n- mix test: 1 test, 1 failure [b2r] → fixed, editing /repo/config/dev.exs, /repo/config/test.exs, /repo/lib/a.ex [b3r]\n"
+      "Errors fixed:\n- mix test: 1 test, 1 failure [b2r] → fixed, editing /repo/config/test.exs, /repo/lib/a.ex and 1 more [b3r]\n"
     )
+    // Short of room, the passing checks go before the errors fixed.
+    for (let tokens = TokenEstimator.approximate.estimate(text); tokens > 0; tokens--) {
+      const fitted = SessionState.render(state, tokens)
+      if (fitted.includes("Last checks:") && fitted.includes("Errors fixed:")) continue
+      expect(fitted).toContain("Errors fixed:")
+      break
+    }
     // A long session keeps the newest six.
     const many = fold(...Array.from({ length: 12 }, (_, i) => [bash(`f${i}`, "npm test", "1 failed", true), bash(`p${i}`, "npm test", "Tests  3 passed (3)")]).flat())
     assert.deepStrictEqual([many.fixed.length, many.fixed[0]!.turnId, many.fixed[5]!.fixedTurnId], [6, "f6r", "p11r"])

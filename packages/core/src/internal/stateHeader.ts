@@ -93,9 +93,12 @@ export const cites = (cited: string, turnId: string): boolean => turnId === cite
 
 const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
+// The files an error fixed names (the newest), the rest counted.
+const MAX_EDITS_SHOWN = 2
+
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
-  // Drop order: reads, git events, passing checks, fixed errors and closed issues, modified, created, plan, latest request, errors, place, task.
+  // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request, errors, place, task.
   const band = (rank: number, i: number, n: number) => rank * 1000 + i / Math.max(1, n)
   if (state.firstRequest !== undefined) {
     out.push({ section: "Task", text: `- first request: ${state.firstRequest.text}${cite(state.firstRequest.turnId)}`, drop: band(10, 0, 1) })
@@ -123,15 +126,17 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   state.openErrors.forEach((e, i) =>
     out.push({ section: "Open errors", text: `- ${e.command}: ${e.detail ?? "failed"}${cite(e.turnId)}`, drop: band(8, i, n) })
   )
-  // An error fixed says what not to try again: it goes after the open ones, with the closed issues.
+  // An error fixed says what not to try again: it goes after the open ones, before the passing checks.
   state.fixed.forEach((f, i) => {
-    const edits = f.edited === undefined || f.edited.length === 0
+    const edited = f.edited ?? []
+    const more = edited.length > MAX_EDITS_SHOWN ? ` and ${edited.length - MAX_EDITS_SHOWN} more` : ""
+    const edits = edited.length === 0
       ? ""
-      : `, editing ${f.edited.map((path) => relativePaths(path, cwd)).join(", ")}`
+      : `, editing ${edited.slice(-MAX_EDITS_SHOWN).map((path) => relativePaths(path, cwd)).join(", ")}${more}`
     out.push({
       section: "Errors fixed",
       text: `- ${f.text}: ${f.detail ?? "failed"}${cite(f.turnId)} → fixed${edits}${cite(f.fixedTurnId)}`,
-      drop: band(3, i, state.fixed.length)
+      drop: band(2.5, i, state.fixed.length)
     })
   })
   const checks = state.checks
