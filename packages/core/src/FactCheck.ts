@@ -121,14 +121,14 @@ const KEY = new RegExp(
     // 8: results: counts of tests, failures, errors; exit statuses
     /(\b\d+ (?:[Tt]ests?|[Pp]ass(?:ed|ing|es)|[Ff]ail(?:ed|ing|ures?)|[Ee]rrors?|[Ww]arnings?|[Ss]kipped|[Pp]ending|[Ss]uites?|[Ss]pecs?|[Ee]xamples?|[Aa]ssertions?)\b|\b[Ee]xit(?:ed)?(?: with)?(?: code| status)?:? \d+\b)/
       .source,
-    // 9: environment variables, where one is set or read (`SPOTTER_OTEL_ENABLED=false`, `$API_KEY`, `getenv("X_Y")`)
-    /(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?==)|(?<=\$\{?|\benv\.|\b(?:getenv|get_env|environ\.get)\(["']|\benviron\[["'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)/
-      .source
+    // 9, 10: environment variables, where one is set or read (`SPOTTER_OTEL_ENABLED=false`; `$API_KEY`, `getenv("X_Y")`)
+    /(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?==))/.source,
+    /(?:\$\{?|\b(?:getenv|get_env|environ\.get)\(["']|\benviron\[["'])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/.source
   ].join("|"),
   "g"
 )
 
-const KIND_OF_GROUP: ReadonlyArray<Kind> = ["path", "path", "command", "command", "path", "path", "error", "issue", "result", "identifier"]
+const KIND_OF_GROUP: ReadonlyArray<Kind> = ["path", "path", "command", "command", "path", "path", "error", "issue", "result", "identifier", "identifier"]
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/
 const TRAILING_PUNCTUATION = /[.,;:!?]+$/
