@@ -41,6 +41,19 @@ describe("the stored session state", () => {
       assert.strictEqual(after.lastSeq, sessionTurns.length - 1)
     }).pipe(Effect.provide(managerLayer())))
 
+  it.effect("a state stored by another version of the fold (version 3, before the errors fixed) is folded again from the start", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", sessionTurns)
+      // What version 3 stored: no `fixed`, and a state that claims to be up to date.
+      const { fixed: _, ...rest } = SessionState.fold(sessionTurns)
+      const old = JSON.stringify({ ...rest, version: 3, turnCount: 1 })
+      yield* store.saveSessionState({ sessionId: "s", state: old, lastSeq: sessionTurns.length - 1 })
+      const loaded = yield* ActiveContext.loadState("s")
+      assert.deepStrictEqual(loaded.state, SessionState.fold(sessionTurns))
+      assert.deepStrictEqual([loaded.lastSeq, loaded.advanced], [sessionTurns.length - 1, true])
+    }).pipe(Effect.provide(managerLayer())))
+
   it.effect("a compaction saves the state of every turn, the fresh tail's included", () =>
     Effect.gen(function*() {
       const store = yield* Store.all
