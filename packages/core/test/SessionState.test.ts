@@ -306,6 +306,15 @@ describe("SessionState entries", () => {
     assert.deepStrictEqual(narrower.checks.map((c) => c.command), ["mix test", "mix compile --force", "mix test test/a_test.exs"])
   })
 
+  it("an error line that ends in a colon keeps what it announces (the next non-blank line)", () => {
+    const output = "Compiling 60 files (.ex)\n** (Mix) Could not start application opentelemetry: exited in:\n  ** (BadMapError) expected a map, got:\n\n    [exporter: {:otel_exporter_stdout, []}]\n\n  (erts 16.1.1) :erlang.is_map_key/2"
+    const state = fold(bash("b1", "mix test --seed 0 2>&1 | tail -50", output, true))
+    assert.deepStrictEqual(state.openErrors.map((e) => e.detail), ["** (BadMapError) expected a map, got: [exporter: {:otel_exporter_stdout, []}]"])
+    // A line that announces nothing stays as it is.
+    const plain = fold(bash("b1", "mix compile", "** (CompileError) lib/a.ex:3: undefined function x/0\nmore", true))
+    assert.deepStrictEqual(plain.openErrors.map((e) => e.detail), ["** (CompileError) lib/a.ex:3: undefined function x/0"])
+  })
+
   it("errors fixed: a failure a later pass covers, or a failed event that goes through, with the files written in between", () => {
     const edit = (id: string, path: string) => [call(id, "Edit", { file_path: path, old_string: "a", new_string: "b" }), result(`${id}r`, id, "updated")]
     const state = fold(

@@ -217,10 +217,18 @@ export const countsOf = (output: string): Counts | undefined => {
   return undefined
 }
 
-/** The first line of `output` that says the run failed (`OutputDigest.isFailureLine`), if any. */
+/**
+ * The first line of `output` that says the run failed (`OutputDigest.isFailureLine`), if any, with
+ * the next non-blank line when it ends in a colon, which announces it (`** (BadMapError) expected a
+ * map, got:` and what it got).
+ */
 export const errorLine = (output: string): string | undefined => {
-  for (const line of output.split("\n")) if (OutputDigest.isFailureLine(line)) return clip(line, 160)
-  return undefined
+  const lines = output.split("\n")
+  const at = lines.findIndex(OutputDigest.isFailureLine)
+  if (at === -1) return undefined
+  const line = lines[at]!
+  const next = line.trimEnd().endsWith(":") ? lines.slice(at + 1).find((l) => l.trim().length > 0) : undefined
+  return clip(next === undefined ? line : `${line.trimEnd()} ${next.trim()}`, 160)
 }
 
 /**
