@@ -161,10 +161,9 @@ interface Entry {
   readonly kind: Kind
   readonly text: string
   mentions: number
-  // Ran as a command; said outside a tool's output; a command that only looks around (`Commands.onlyLooks`).
+  // Ran as a command; said outside a tool's output.
   ran: boolean
   said: boolean
-  readonly looks: boolean
 }
 
 // A tool's output line: a turn of a tool role, or a line continuing one.
@@ -199,9 +198,7 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
     if (text.length < 2) return
     const id = text.toLowerCase()
     const entry = entries.get(id)
-    if (entry === undefined) {
-      entries.set(id, { kind, text, mentions: 1, ran, said: !output, looks: kind === "command" && Commands.onlyLooks(text) })
-    }
+    if (entry === undefined) entries.set(id, { kind, text, mentions: 1, ran, said: !output })
     else {
       entry.mentions++
       entry.ran ||= ran
@@ -257,9 +254,10 @@ export const keys = (material: string): ReadonlyArray<Fact> => {
   return facts.sort((a, b) => b.importance - a.importance)
 }
 
-// A command that only looks around weighs less than an identifier: what it found is the fact.
+// A command that only looks around (`Commands.onlyLooks`) weighs less than an identifier: what it found is the fact.
 const importanceOf = (entry: Entry): number =>
-  (entry.looks ? weights.identifier - 0.5 : weights[entry.kind]) + Math.min(entry.mentions - 1, 4) * 0.2
+  (entry.kind === "command" && Commands.onlyLooks(entry.text) ? weights.identifier - 0.5 : weights[entry.kind]) +
+  Math.min(entry.mentions - 1, 4) * 0.2
 
 /**
  * Which of `facts` (as {@link keys} returns them) `summary` keeps: those whose

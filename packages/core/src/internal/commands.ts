@@ -107,7 +107,7 @@ const SILENT = /^(?:echo|printf|sleep|true|false|clear|exit|wait|:)(?:\s|$)/
 const LOOKS = new RegExp(
   "^(?:ls|ll|cat|head|tail|less|more|grep|egrep|fgrep|rg|ag|find|fd|tree|wc|stat|file|which|whereis|type|pwd|du|df|" +
     "ps|env|printenv|curl|wget|jq|diff|cmp|date|whoami|id|uname|realpath|readlink|basename|dirname|nl|sort|uniq|cut|" +
-    "od|xxd|hexdump|sed -n|awk|git (?:status|log|diff|show|branch|remote|rev-parse|blame|ls-files))(?:\\s|$)"
+    "od|xxd|hexdump|sed -n|awk|git (?:status|log|diff|show|remote|rev-parse|blame|ls-files))(?:\\s|$)"
 )
 
 /** Whether a simple command says nothing once run (`echo`, `sleep`, `true`). */
@@ -225,10 +225,14 @@ export const countsOf = (output: string): Counts | undefined => {
 export const errorLine = (output: string): string | undefined => {
   const lines = output.split("\n")
   const at = lines.findIndex(OutputDigest.isFailureLine)
-  if (at === -1) return undefined
-  const line = lines[at]!
-  const next = line.trimEnd().endsWith(":") ? lines.slice(at + 1).find((l) => l.trim().length > 0) : undefined
-  return clip(next === undefined ? line : `${line.trimEnd()} ${next.trim()}`, 160)
+  return at === -1 ? undefined : clip(announced(lines, at), 160)
+}
+
+// Line `at` of `lines`, with the next non-blank line when it ends in a colon (which announces it).
+const announced = (lines: ReadonlyArray<string>, at: number): string => {
+  const line = lines[at]!.trimEnd()
+  const next = line.endsWith(":") ? lines.slice(at + 1).find((l) => l.trim().length > 0) : undefined
+  return next === undefined ? line : `${line} ${next.trim()}`
 }
 
 /**
@@ -239,9 +243,8 @@ export const errorLine = (output: string): string | undefined => {
 export const failureDetail = (output: string): string | undefined => {
   // Some tools escape line breaks in the output they report.
   const lines = output.replace(/\\n/g, "\n").split("\n").map((l) => l.trim()).filter((l) => l.length > 0)
-  const first = lines[0]?.endsWith(":") === true && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]
-  const detail = errorLine(lines.join("\n")) ?? first
-  return detail === undefined ? undefined : clip(detail, 120)
+  if (lines.length === 0) return undefined
+  return clip(errorLine(lines.join("\n")) ?? announced(lines, 0), 120)
 }
 
 /** Outputs that are no result yet: the command went on in the background. */
