@@ -85,6 +85,8 @@ export interface Result extends Requests.Totals {
   /** Assemblies after the first that rebuilt the context (precis's `Assembled.rebuilt`). */
   readonly rebuilds: number
   readonly probes: { readonly kept: number; readonly total: number; readonly missed: ReadonlyArray<string> } | undefined
+  /** The tokens of the turn labels (`[time] role: `) in the last request. */
+  readonly labelTokens: number
   /** Whether every request kept each tool result right after its call (precis). */
   readonly pairsWhole: boolean
   readonly wallMs: number
@@ -133,6 +135,18 @@ export const session = (args: Pick<Args, "session" | "sessionTokens">): {
 }
 
 /**
+ * The tokens of the turn labels of `text`: the `[time] role: ` head of each
+ * line that opens a turn (`Transcript.parseTurnLine`).
+ *
+ * @since 0.1.0
+ */
+export const labelTokens = (text: string): number =>
+  text.split("\n").reduce((sum, line) => {
+    const turn = Transcript.parseTurnLine(line)
+    return turn === undefined ? sum : sum + TokenEstimator.approximate.estimate(line.slice(0, line.length - turn.content.length))
+  }, 0)
+
+/**
  * Runs one loop (in this process).
  *
  * @since 0.1.0
@@ -166,6 +180,7 @@ export const measureWithLast = async (args: Args): Promise<{ readonly result: Re
     compactions,
     rebuilds: out.rebuilds,
     probes: score === undefined ? undefined : { kept: score.kept.length, total: probes.length, missed: score.missed },
+    labelTokens: labelTokens(out.last),
     pairsWhole: out.pairsWhole,
     wallMs: performance.now() - t0
   }
