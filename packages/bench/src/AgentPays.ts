@@ -341,7 +341,9 @@ export const figures = (precis: Result, baseline: Result, peer: Result): Readonl
 export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> = [
   {},
   { statePlacement: "end" },
+  { lowWater: 0.4 },
   { lowWater: 0.6 },
+  { highWater: 0.7 },
   { highWater: 0.85 },
   { highWater: 1 }
 ]
