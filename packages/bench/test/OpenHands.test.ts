@@ -136,6 +136,18 @@ describe("the OpenHands port: when it condenses (test_llm_summarizing_condenser.
       expect(llm.prompts.length).toBeGreaterThan(0)
       expect(condenser.events()[4]!.kind).toBe("summary")
     }))
+
+  it.effect("no range to forget with a request pending: the whole view is summarized (hard_context_reset)", () =>
+    Effect.gen(function*() {
+      const llm = scripted(["reset"])
+      const condenser = OpenHands.make(llm.service, { ...settings(80, 4), contextWindow: 300 })
+      // Each turn ~100 tokens: the first over the window is the third or the fourth, all within keep_first.
+      let pushed = 0
+      while (llm.prompts.length === 0) yield* condenser.push(user(`Event ${pushed++} ${"word ".repeat(80)}`))
+      expect(pushed).toBeLessThanOrEqual(4)
+      expect(condenser.events().map((e) => [e.kind, e.text])).toEqual([["summary", "reset"]])
+      for (let i = 0; i < pushed; i++) expect(llm.prompts[0]).toContain(`user: Event ${i} word`)
+    }))
 })
 
 describe("the OpenHands port: where it may cut (test_view_manipulation_indices.py)", () => {
