@@ -51,7 +51,7 @@ export const generated = "generated coding session"
  *
  * @since 0.1.0
  */
-export type Method = "precis" | "openhands" | "openhands-tokens" | "baseline"
+export type Method = Loops.Method
 
 /**
  * One loop's settings: the session (the {@link generated} one or a fidelity

@@ -8,12 +8,14 @@ import { Assembler, Layout } from "@precis/context"
 import { ConversationTurn } from "@precis/core"
 import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
-import type { Method } from "../AgentPays.js"
 import * as OpenHands from "./openHands.js"
 import type * as Requests from "./requests.js"
 import * as RollingSummary from "./rollingSummary.js"
 import type * as simulated from "./simulated.js"
 import * as stack from "./stack.js"
+
+/** The methods a loop runs: precis, the OpenHands port (its default config, its token route), the baseline. */
+export type Method = "precis" | "openhands" | "openhands-tokens" | "baseline"
 
 /** What a loop gives back: whether tool pairs stayed whole, the last request, and the rebuilds (or condensations). */
 export interface Outcome {
