@@ -107,6 +107,7 @@ export const format = {
   name: "claude-code",
   title: "Claude Code JSONL",
   lineBased: true,
+  lenient: true,
   reader,
   detect: {
     claims: (probe) =>

@@ -136,6 +136,7 @@ export const format = {
   name: "codex",
   title: "Codex CLI rollout JSONL",
   lineBased: true,
+  lenient: true,
   reader,
   detect: {
     claims: (probe) =>

@@ -54,6 +54,11 @@ interface Common<Name extends string> {
 export type Format<Name extends string = string> =
   | Common<Name> & {
     readonly lineBased: true
+    /**
+     * Whether its files are another program's log, read leniently by default:
+     * a line that cannot be read is skipped and reported, not fatal.
+     */
+    readonly lenient: boolean
     /** A fresh reader of one file. */
     readonly reader: () => LineReader
   }

@@ -43,3 +43,9 @@ export type Name = typeof registry[number]["name"]
 
 /** The format named `name`. */
 export const byName = (name: Name) => registry.find((format) => format.name === name)!
+
+/** Whether a file in `name` is read leniently: another program's JSONL log (its `lenient`), unless `strict`. */
+export const isLenient = (name: Name, strict: boolean | undefined): boolean => {
+  const format = byName(name)
+  return strict !== true && format.lineBased && format.lenient
+}

@@ -75,6 +75,7 @@ export const format = {
   name: "gemini-stream",
   title: "Gemini CLI stream-json JSONL",
   lineBased: true,
+  lenient: true,
   reader,
   detect: {
     claims: (probe) =>

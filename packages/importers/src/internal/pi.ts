@@ -74,6 +74,7 @@ export const format = {
   name: "pi",
   title: "pi session JSONL",
   lineBased: true,
+  lenient: true,
   reader,
   detect: {
     claims: (probe) =>
