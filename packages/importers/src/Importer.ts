@@ -382,7 +382,9 @@ export interface LineParser {
 
 /**
  * A {@link LineParser} of a file in `format` (one of {@link lineFormats};
- * `undefined` for another), `fileName` naming it in errors.
+ * `undefined` for another), `fileName` naming it in errors. Strict unless
+ * `options.strict` is `false` (then a lenient format's bad lines are skipped
+ * and given by `report`, which its caller must keep and show).
  *
  * @example
  * ```ts
@@ -399,7 +401,8 @@ export const lineParser = (
 ): LineParser | undefined => {
   const source = byName(format)
   if (!source.lineBased) return undefined
-  const parser = LineParsers.make(source.reader(), format, isLenient(format, options.strict))
+  // A follower that does not report skips yet must not lose lines silently: strict unless asked.
+  const parser = LineParsers.make(source.reader(), format, isLenient(format, options.strict ?? true))
   return {
     format,
     lineCount: parser.lineCount,
