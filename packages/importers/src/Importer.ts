@@ -37,6 +37,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { LineFailure, Sink } from "./internal/common.js"
 import * as Detect from "./internal/detect.js"
+import type { Format as SourceFormat } from "./internal/format.js"
 import { byName, isLenient, type Name, registry } from "./internal/formats.js"
 import { lineSplitter, readLines } from "./internal/jsonl.js"
 import * as LineParsers from "./internal/lineParser.js"
@@ -319,9 +320,11 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
   const out = new Sink(format, lenient)
   const skipped: Array<SkipReport.Skipped> = []
   const imported: Imported = { file: path, format, conversations: out.conversations, skipped, mended: out.mended }
-  const source = byName(format)
+  const source: SourceFormat = byName(format)
   if (!source.lineBased) {
-    const text = yield* Effect.mapError(fs.readFileString(path), unreadable)
+    const text = source.gather === undefined
+      ? yield* Effect.mapError(fs.readFileString(path), unreadable)
+      : yield* Effect.mapError(source.gather(path), (reason) => new ImportError({ file: path, line: 1, reason }))
     if (isBlank(text)) return nothing(path, format)
     yield* Effect.try({ try: () => source.reader(text, out), catch: (e) => toImportError(path, e) })
     return imported

@@ -21,6 +21,7 @@ describe("the registry of formats", () => {
       "gemini",
       "gemini-stream",
       "opencode",
+      "opencode-storage",
       "pi",
       "cline",
       "aider"

@@ -6,6 +6,8 @@
  *
  * @internal
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Effect from "effect/Effect"
 import type { Sink } from "./common.js"
 import type { LineReader } from "./jsonl.js"
 
@@ -66,4 +68,10 @@ export type Format<Name extends string = string> =
     readonly lineBased: false
     /** Reads a whole file into `out`, or throws a `LineFailure`. */
     readonly reader: (text: string, out: Sink) => void
+    /**
+     * For a session kept in several files (opencode's storage folder): the
+     * text the reader reads, gathered from the file at `path` and the files
+     * beside it; fails with the reason. Without it, the file's own text.
+     */
+    readonly gather?: ((path: string) => Effect.Effect<string, string, FileSystem.FileSystem>) | undefined
   }

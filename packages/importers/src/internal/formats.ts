@@ -16,6 +16,7 @@ import * as GeminiStream from "./geminiStream.js"
 import * as Oasst from "./oasst.js"
 import * as OpenAi from "./openai.js"
 import * as Opencode from "./opencode.js"
+import * as OpencodeStorage from "./opencodeStorage.js"
 import * as OpenHands from "./openhands.js"
 import * as Pi from "./pi.js"
 import * as Precis from "./precis.js"
@@ -33,6 +34,7 @@ export const registry = [
   Gemini.format,
   GeminiStream.format,
   Opencode.format,
+  OpencodeStorage.format,
   Pi.format,
   Cline.format,
   Aider.format
