@@ -1,7 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { type ConversationTurn, SessionState, ToolMetadata } from "@precis/core"
+import { type ConversationTurn, ToolMetadata } from "@precis/core"
 import { Arbitraries } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -330,38 +330,6 @@ describe("Claude Code sessions", () => {
     assert.strictEqual(queued.sessionId, "sess-1")
     assert.strictEqual(queued.metadata!.queued, true)
     assert.match(queued.id!, /^claude-code:3-/)
-  })
-
-  it("stores a queued message once when Claude Code also writes it as a user line (dequeued), and a later same request again", () => {
-    const user = (uuid: string, content: string) => ({ type: "user", uuid, sessionId: "sess-1", message: { role: "user", content } })
-    const text = claudeSample + jsonl(
-      queue("enqueue", "check again"),
-      queue("dequeue"),
-      user("u-9", "check again"),
-      { type: "assistant", uuid: "a-9", message: { role: "assistant", content: "Checked." } },
-      user("u-10", "check again")
-    )
-    const turns = ok(text, "claude-code")
-    assert.deepStrictEqual(turns.slice(3).map((t) => [t.role, t.content]), [
-      ["user", "check again"],
-      ["assistant", "Checked."],
-      ["user", "check again"]
-    ])
-    assert.strictEqual(turns[3]!.metadata!.queued, true)
-    assert.strictEqual(turns[5]!.id, "u-10")
-    // A message removed from the queue (shown to the model mid-turn) has no user line: a later same request is one.
-    const removed = ok(claudeSample + jsonl(queue("enqueue", "go on"), queue("remove"), user("u-11", "go on")), "claude-code")
-    assert.deepStrictEqual(removed.slice(3).map((t) => t.content), ["go on", "go on"])
-  })
-
-  it("treats a gitBranch of HEAD (outside a repository) as no branch", () => {
-    const text = jsonl(
-      { type: "user", uuid: "u-1", cwd: "/tmp/scratch", gitBranch: "HEAD", message: { role: "user", content: "Go" } },
-      { type: "assistant", uuid: "a-1", cwd: "/tmp/scratch", gitBranch: "HEAD", message: { role: "assistant", content: "Gone." } }
-    )
-    const header = SessionState.render(SessionState.fold(ok(text, "claude-code")))
-    expect(header).toContain("- directory: /tmp/scratch")
-    assert.notInclude(header, "branch:")
   })
 
   it("puts a message queued between a tool call and its result after the result", () => {
