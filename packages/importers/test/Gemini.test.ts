@@ -48,6 +48,35 @@ describe("Gemini CLI session files", () => {
   })
 })
 
+describe("Gemini CLI session recordings (JSONL, since 0.4x)", () => {
+  const m = (id: string, type: string, content: string, extra: Record<string, unknown> = {}) => ({ id, timestamp: "2026-05-01T10:00:00.000Z", type, content, ...extra })
+  const shell = { id: "s1", name: "run_shell_command", args: { command: "npm test" }, status: "success", timestamp: "x" }
+  const recording = jsonl(
+    { sessionId: "g1", projectHash: "ab12", startTime: "2026-05-01T10:00:00.000Z", lastUpdated: "2026-05-01T10:00:00.000Z", kind: "main" },
+    m("m1", "user", "Run the tests"),
+    m("m2", "gemini", "Running.", { toolCalls: [shell] }),
+    // The same message written again as its call finished: one turn, with the result.
+    m("m2", "gemini", "Running.", { toolCalls: [{ ...shell, result: [{ functionResponse: { id: "s1", name: "run_shell_command", response: { output: "3 passed" } } }] }] }),
+    m("m3", "user", "Now lint"),
+    m("m4", "gemini", "Linting."),
+    { $rewindTo: "m3" },
+    m("m5", "user", "Stop here"),
+    { $set: { lastUpdated: "2026-05-01T10:01:00.000Z" } }
+  )
+
+  it("are detected by their header line and read with rewritten messages and rewinds applied", () => {
+    assert.deepStrictEqual(Importer.detect(recording), Option.some("gemini"))
+    const turns = ok(recording, "gemini")
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["user", "m1"], ["assistant", "m2"], ["tool", "m2#1"], ["user", "m5"]])
+    expect(turns[2]).toMatchObject({ content: "3 passed", sessionId: "g1", metadata: { toolCallId: "s1" } })
+  })
+
+  it("start again from a $set of messages (a checkpoint)", () => {
+    const text = jsonl({ sessionId: "g1", projectHash: "ab12", startTime: "2026-05-01T10:00:00.000Z" }, m("m1", "user", "old"), { $set: { messages: [m("m7", "user", "new")] } })
+    assert.deepStrictEqual(ok(text, "auto").map((t) => t.content), ["new"])
+  })
+})
+
 const stream = jsonl(
   { type: "init", timestamp: "2025-10-01T09:00:00.000Z", session_id: "s9", model: "gemini-2.5-pro" },
   { type: "message", timestamp: "2025-10-01T09:00:00.000Z", role: "user", content: "List the files" },

@@ -1,6 +1,7 @@
 /**
- * Gemini CLI session files (`~/.gemini/tmp/<project hash>/chats/session-*.json`,
- * gemini-cli-core's `ChatRecordingService`): one JSON object `{ sessionId,
+ * Gemini CLI session files (`~/.gemini/tmp/<project>/chats/session-*.json`,
+ * gemini-cli-core's `ChatRecordingService`; since 0.4x the same records as
+ * JSONL, `session-*.jsonl`, read too): one JSON object `{ sessionId,
  * projectHash, startTime, lastUpdated, messages }`, each message `{ id,
  * timestamp, type, content }` with, for `type: "gemini"`, `toolCalls: [{ id,
  * name, args, result, status, resultDisplay }]` and `thoughts: [{ subject,
@@ -43,51 +44,103 @@ const thoughtLines = (thoughts: unknown): ReadonlyArray<string> =>
     })
     : []
 
-/** Reads a Gemini CLI session file into `out`, or throws a `LineFailure`. */
+/** Adds the turns of one message record (the `index`-th, read at `line`). */
+const message = (value: unknown, line: number, index: number, sessionId: string | undefined, emit: Emitter, out: Sink): void => {
+  if (!isRecord(value) || typeof value.type !== "string") {
+    throw new LineFailure(line, `message ${index + 1}: expected a message object with a string "type"`)
+  }
+  const content = contentText(value.content)
+  if (content === undefined) throw new LineFailure(line, `message ${index + 1}: "content" must be a string or parts`)
+  const id = typeof value.id === "string" ? value.id : undefined
+  const draft = { timestamp: typeof value.timestamp === "string" ? value.timestamp : undefined, sessionId }
+  if (value.type === "user") return emit.add(out, line, { ...draft, id, role: "user", content })
+  if (value.type !== "gemini") return
+  const records = Array.isArray(value.toolCalls) ? value.toolCalls.filter(isRecord) : []
+  const calls = records.map((r) => call(typeof r.id === "string" ? r.id : undefined, typeof r.name === "string" ? r.name : "tool", r.args))
+  emit.assistant(out, line, [...thoughtLines(value.thoughts), content], calls, { ...draft, id })
+  records.forEach((record, k) => {
+    if (record.result === undefined && record.resultDisplay === undefined) return
+    emit.result(out, line, {
+      callId: calls[k]!.id,
+      toolName: calls[k]!.name,
+      content: resultText(record),
+      isError: record.status === "error" || record.status === "cancelled"
+    }, { ...draft, id: id === undefined ? undefined : `${id}#${k + 1}` })
+  })
+}
+
+/**
+ * The messages of a session recorded as JSONL (Gemini CLI since 0.4x): a
+ * header line, then message records, a record written again as it grows
+ * (the last one of an id wins, in the place of the first), `{"$set":
+ * {"messages": [...]}}` (a checkpoint: the list starts again from it) and
+ * `{"$rewindTo": id}` (the messages from `id` on are dropped).
+ */
+const recorded = (text: string): { readonly sessionId: string | undefined; readonly messages: Array<{ value: unknown; line: number }> } => {
+  let messages: Array<{ value: unknown; line: number }> = []
+  let sessionId: string | undefined
+  const at = (id: unknown) => messages.findIndex((m) => isRecord(m.value) && m.value.id === id)
+  text.split("\n").forEach((raw, index) => {
+    if (raw.trim().length === 0) return
+    const line = index + 1
+    const value = parseJson(raw, line)
+    if (!isRecord(value)) throw new LineFailure(line, "expected a JSON object")
+    if (isRecord(value.$set)) {
+      if (Array.isArray(value.$set.messages)) messages = value.$set.messages.map((m) => ({ value: m, line }))
+    } else if ("$rewindTo" in value) {
+      const from = at(value.$rewindTo)
+      if (from !== -1) messages = messages.slice(0, from)
+    } else if (typeof value.type === "string") {
+      const same = at(value.id)
+      if (same === -1 || value.id === undefined) messages.push({ value, line })
+      else messages[same] = { value, line }
+    } else if (typeof value.sessionId === "string") {
+      sessionId = value.sessionId
+    }
+  })
+  return { sessionId, messages }
+}
+
+// Whether the text is the JSONL recording: its first line a whole object without `messages`.
+const isRecording = (text: string): boolean => {
+  const first = text.trimStart().split("\n", 1)[0] ?? ""
+  try {
+    const value: unknown = JSON.parse(first)
+    return isRecord(value) && !Array.isArray(value.messages)
+  } catch {
+    return false
+  }
+}
+
+/** Reads a Gemini CLI session (a JSON file, or the JSONL recording) into `out`, or throws a `LineFailure`. */
 export const read = (text: string, out: Sink): void => {
+  const emit = new Emitter()
+  if (isRecording(text)) {
+    const { messages, sessionId } = recorded(text)
+    return messages.forEach((m, index) => message(m.value, m.line, index, sessionId, emit, out))
+  }
   const value = parseJson(text)
   if (!isRecord(value) || !Array.isArray(value.messages)) {
     throw new LineFailure(1, "expected a JSON object with a \"messages\" array (a Gemini CLI session)")
   }
   const lines = elementLines(text, "messages")
   const sessionId = typeof value.sessionId === "string" ? value.sessionId : undefined
-  const emit = new Emitter()
-  value.messages.forEach((message, index) => {
-    const line = lines[index] ?? 1
-    if (!isRecord(message) || typeof message.type !== "string") {
-      throw new LineFailure(line, `message ${index + 1}: expected a message object with a string "type"`)
-    }
-    const content = contentText(message.content)
-    if (content === undefined) throw new LineFailure(line, `message ${index + 1}: "content" must be a string or parts`)
-    const id = typeof message.id === "string" ? message.id : undefined
-    const draft = { timestamp: typeof message.timestamp === "string" ? message.timestamp : undefined, sessionId }
-    if (message.type === "user") return emit.add(out, line, { ...draft, id, role: "user", content })
-    if (message.type !== "gemini") return
-    const records = Array.isArray(message.toolCalls) ? message.toolCalls.filter(isRecord) : []
-    const calls = records.map((r) => call(typeof r.id === "string" ? r.id : undefined, typeof r.name === "string" ? r.name : "tool", r.args))
-    emit.assistant(out, line, [...thoughtLines(message.thoughts), content], calls, { ...draft, id })
-    records.forEach((record, k) => {
-      if (record.result === undefined && record.resultDisplay === undefined) return
-      emit.result(out, line, {
-        callId: calls[k]!.id,
-        toolName: calls[k]!.name,
-        content: resultText(record),
-        isError: record.status === "error" || record.status === "cancelled"
-      }, { ...draft, id: id === undefined ? undefined : `${id}#${k + 1}` })
-    })
-  })
+  value.messages.forEach((m, index) => message(m, lines[index] ?? 1, index, sessionId, emit, out))
 }
 
-/** Gemini CLI sessions: an object with `projectHash` (and `sessionId`) beside its `messages`. */
+/**
+ * Gemini CLI sessions: an object with `projectHash` (and `sessionId`) beside its `messages`, or the
+ * recording's header line (`sessionId`, `projectHash`, `startTime`, no `messages`).
+ */
 export const format = {
   name: "gemini",
-  title: "Gemini CLI session JSON",
+  title: "Gemini CLI session JSON / JSONL",
   lineBased: false,
   reader: read,
   detect: {
     claims: (probe) =>
       probe._tag === "Object"
-        ? Array.isArray(probe.value.messages) && typeof probe.value.projectHash === "string"
+        ? typeof probe.value.projectHash === "string" && (Array.isArray(probe.value.messages) || typeof probe.value.startTime === "string")
         : probe._tag === "ObjectText" && /^\{\s*"sessionId"\s*:/.test(probe.text) && /"projectHash"\s*:/.test(probe.text)
   }
 } as const satisfies Format<"gemini">
