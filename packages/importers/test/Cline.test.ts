@@ -37,4 +37,17 @@ describe("Cline / Roo histories", () => {
     expect(header).toContain("- src/health.ts")
     expect(header).toContain("- src/app.ts")
   })
+
+  it("read an older Cline's XML tool calls and pair its results with them", () => {
+    const older = JSON.stringify([
+      { role: "user", content: [{ type: "text", text: "<task>\nRun the tests\n</task>" }] },
+      { role: "assistant", content: [{ type: "text", text: "Running.\n<execute_command>\n<command>npm test</command>\n<requires_approval>false</requires_approval>\n</execute_command>" }] },
+      { role: "user", content: [{ type: "text", text: "[execute_command for 'npm test'] Result:\nCommand executed.\nExit code: 0\n3 passing" }] }
+    ])
+    assert.deepStrictEqual(Importer.detect(older), Option.some("cline"))
+    const turns = ok(older, "cline")
+    const [call] = ToolUse.calls(turns[1]!)
+    assert.strictEqual(ToolKind.commandOf(call!), "npm test")
+    expect(turns[2]!.metadata).toMatchObject({ toolCallId: call!.id, toolName: "execute_command", exitCode: 0 })
+  })
 })

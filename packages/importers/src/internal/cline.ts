@@ -5,7 +5,8 @@
  * and `tool_result { tool_use_id, content, is_error }`.
  *
  * Mapping: an assistant message is an assistant turn (text, `[thinking]`
- * lines, a call line per `tool_use`). A user message gives a `tool` turn per
+ * lines, a call line per `tool_use`, or, from an older Cline that wrote its
+ * calls as XML in its text, per `<read_file><path>...</path></read_file>`). A user message gives a `tool` turn per
  * `tool_result` block (paired by `tool_use_id`) and per text block in which
  * Cline reports a result (`[read_file for 'README.md'] Result: ...`, paired
  * with the oldest unanswered call of that tool), then a user turn for its
@@ -25,6 +26,23 @@ const RESULT = /^\[(\w+)(?: for '[\s\S]*?')?\] Result:/
 // Text Cline writes itself into a user message.
 const HARNESS = /^\s*(?:<environment_details>|#+ (?:task_progress|TODO LIST)|# TODO LIST|\[TASK RESUMPTION\])/
 const WRAPPED = /^\s*<(task|feedback|answer|user_message)>\n?([\s\S]*?)\n?<\/\1>\s*$/
+
+// The tools of Cline and Roo Code, which older versions call in XML inside the assistant's text.
+const XML_TOOLS = [
+  "execute_command", "read_file", "write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace",
+  "search_files", "list_files", "list_code_definition_names", "codebase_search", "browser_action", "use_mcp_tool",
+  "access_mcp_resource", "ask_followup_question", "attempt_completion", "new_task", "plan_mode_respond", "switch_mode"
+]
+const XML_CALL = new RegExp(`<(${XML_TOOLS.join("|")})>([\\s\\S]*?)</\\1>`, "g")
+const XML_PARAM = /<(\w+)>\n?([\s\S]*?)\n?<\/\1>/g
+
+/** The tool calls an older Cline writes as XML in its text (`<read_file><path>a.ts</path></read_file>`), ids derived from `at`. */
+const xmlCalls = (text: string, at: number): Array<ToolCall> =>
+  [...text.matchAll(XML_CALL)].map((match, k) => ({
+    id: `cline-xml-${at}-${k}`,
+    name: match[1]!,
+    arguments: JSON.stringify(Object.fromEntries([...match[2]!.matchAll(XML_PARAM)].map((p) => [p[1]!, p[2]!])))
+  }))
 
 const blockText = (block: Record<string, unknown>): string =>
   block.type === "text"
@@ -60,13 +78,16 @@ export const read = (text: string, out: Sink): void => {
       throw new LineFailure(line, `message ${index + 1}: "content" must be a string or an array of blocks`)
     }
     if (message.role === "assistant") {
+      const texts = blocks.filter((b) => b.type !== "tool_use").map(blockText)
       const calls = blocks.filter((b) => b.type === "tool_use" && typeof b.name === "string").map((b): ToolCall => ({
         ...(typeof b.id === "string" ? { id: b.id } : {}),
         name: b.name as string,
         arguments: JSON.stringify(b.input ?? {})
       }))
+      // No tool_use blocks: an older Cline's calls are XML in its text.
+      if (calls.length === 0) calls.push(...xmlCalls(texts.join("\n"), index))
       waiting.push(...calls)
-      return emit.assistant(out, line, blocks.filter((b) => b.type !== "tool_use").map(blockText), calls, {})
+      return emit.assistant(out, line, texts, calls, {})
     }
     const said: Array<string> = []
     const harness: Array<string> = []
