@@ -28,4 +28,16 @@ describe("pi sessions", () => {
     expect(header).toContain("- first request: Read the config")
     expect(header).toContain("- config.json")
   })
+
+  it("read a command the user ran as a call and its result, and a compaction's summary as a note", () => {
+    const text = jsonl(
+      { type: "session", version: 3, id: "u1", timestamp: "2026-02-03T22:00:00.000Z", cwd: "/app" },
+      { type: "message", id: "b1", parentId: null, timestamp: "2026-02-03T22:00:01.000Z", message: { role: "bashExecution", command: "npm test", output: "1 failing", exitCode: 1, cancelled: false, truncated: false, timestamp: 1 } },
+      { type: "compaction", id: "c1", parentId: "b1", timestamp: "2026-02-03T22:00:02.000Z", summary: "Tests fail in auth.", firstKeptEntryId: "b1", tokensBefore: 5000 }
+    )
+    const turns = ok(text, "pi")
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["assistant", "b1#0"], ["tool", "b1#1"], ["system", "c1"]])
+    expect(turns[1]!.metadata).toMatchObject({ toolName: "bash", exitCode: 1, isError: true })
+    expect(turns[2]).toMatchObject({ content: "[compaction] Tests fail in auth.", metadata: { meta: true } })
+  })
 })

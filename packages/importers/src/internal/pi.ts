@@ -4,8 +4,10 @@
  * timestamp }`. `session` gives the `cwd`; `message` lines hold `message: {
  * role, content }` with role `user`, `assistant` (blocks `text`, `thinking`,
  * `toolCall { id, name, arguments }`) or `toolResult` (`toolCallId`,
- * `toolName`, `content`, `isError`). `model_change`, `thinking_level_change`,
- * `compaction`, `branch_summary`, `custom` and other lines are skipped.
+ * `toolName`, `content`, `isError`) or `bashExecution` (a command the user
+ * ran: `command`, `output`, `exitCode`; a call and its result). `compaction`
+ * and `branch_summary` lines keep their summary as a `meta` system turn;
+ * `model_change`, `thinking_level_change`, `custom` and other lines are skipped.
  *
  * Lines are read in file order (the branch last written wins nothing: a
  * session that was branched keeps every branch's turns, in the order written).
@@ -34,6 +36,18 @@ export const reader = (): LineReader => {
       where = ToolMetadata.make({ cwd: typeof value.cwd === "string" && value.cwd.length > 0 ? value.cwd : undefined })
       return
     }
+    if (value.type === "compaction" || value.type === "branch_summary") {
+      // What pi kept of the messages it compacted (or of a branch left): a note, not a request.
+      const summary = typeof value.summary === "string" ? value.summary : ""
+      return emit.add(out, line, {
+        id: typeof value.id === "string" ? value.id : undefined,
+        timestamp: timestampOf(value.timestamp),
+        sessionId,
+        role: "system",
+        content: summary.length > 0 ? `[${value.type}] ${summary}` : "",
+        metadata: { ...where, meta: true }
+      })
+    }
     if (value.type !== "message") return
     const message = value.message
     if (!isRecord(message) || typeof message.role !== "string") return badLine(line, "expected \"message\" to be an object with a string \"role\"")
@@ -42,6 +56,17 @@ export const reader = (): LineReader => {
       timestamp: timestampOf(value.timestamp) ?? timestampOf(message.timestamp),
       sessionId,
       metadata: where
+    }
+    if (message.role === "bashExecution") {
+      // A command the user ran (`!cmd`): its call and its result.
+      const id = `${draft.id ?? line}:bash`
+      emit.assistant(out, line, [], [call(id, "bash", { command: message.command })], { ...draft, id: draft.id === undefined ? undefined : `${draft.id}#0`, metadata: { ...where, userCommand: true } })
+      return emit.result(out, line, {
+        callId: id,
+        content: typeof message.output === "string" ? message.output : "",
+        exitCode: typeof message.exitCode === "number" ? message.exitCode : undefined,
+        isError: typeof message.exitCode === "number" && message.exitCode !== 0
+      }, { ...draft, id: draft.id === undefined ? undefined : `${draft.id}#1` })
     }
     if (message.role === "toolResult") {
       const content = contentText(message.content)
