@@ -4,7 +4,9 @@
  *
  * The formats are those of one registry ({@link sources}: precis JSONL, OpenAI
  * chat messages, Claude Code sessions, SWE-agent trajectories, OpenHands event
- * streams, OpenAssistant trees), each read by a module of its own; `auto`
+ * streams, OpenAssistant trees, Codex CLI rollouts, Gemini CLI sessions and
+ * stream-json, opencode exports and storage, pi sessions, Cline / Roo
+ * histories, aider chat histories), each read by a module of its own; `auto`
  * detects the format from the content (the first element of a JSON array, the
  * first line or object), the file name only breaking ties. A file of several
  * conversations (OpenAssistant trees) gives a {@link Conversation} each, so a

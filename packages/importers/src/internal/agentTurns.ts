@@ -72,11 +72,6 @@ export class Emitter {
       }
     })
   }
-
-  /** The name of the call `callId`, if a call with that id was made. */
-  nameOf(callId: string): string | undefined {
-    return this.names.get(callId)
-  }
 }
 
 /** A tool's result as a source gives it. */
