@@ -57,4 +57,16 @@ describe("Codex CLI rollouts", () => {
     assert.strictEqual(ToolKind.commandOf(ToolUse.calls(turns[0]!)[0]!), "ls")
     expect(turns[1]!.metadata).toMatchObject({ exitCode: 2, toolName: "exec_command" })
   })
+
+  it("read update_plan's steps as the plan in force", () => {
+    const text = jsonl(
+      at("2025-09-01T10:00:00Z", "session_meta", { id: "s1", cwd: "/repo" }),
+      at("2025-09-01T10:00:01Z", "response_item", { type: "message", role: "user", content: [{ type: "input_text", text: "Ship it" }] }),
+      at("2025-09-01T10:00:02Z", "response_item", { type: "function_call", name: "update_plan", arguments: "{\"plan\":[{\"step\":\"Write the test\",\"status\":\"completed\"},{\"step\":\"Fix the bug\",\"status\":\"in_progress\"}]}", call_id: "p1" }),
+      at("2025-09-01T10:00:03Z", "response_item", { type: "function_call_output", call_id: "p1", output: "Plan updated" })
+    )
+    const header = SessionState.render(SessionState.fold(ok(text, "codex")))
+    expect(header).toContain("- [x] Write the test")
+    expect(header).toContain("- [~] Fix the bug")
+  })
 })

@@ -13,7 +13,7 @@
  *   `custom_tool_call` (`name`, `input` text: `apply_patch`'s patch) and
  *   `local_shell_call` (`action.command`, an argv array): an assistant turn
  *   with one call; `shell`'s argv becomes its command line, a patch's first
- *   file its `path`;
+ *   file its `path`, `update_plan`'s steps its todo list;
  * - `function_call_output` / `custom_tool_call_output` (`call_id`, `output`):
  *   a `tool` turn paired by call id, with the exit code the output states;
  * - `reasoning`: its summary as a `[thinking]` assistant turn.
@@ -45,8 +45,12 @@ const blocksText = (content: unknown): string =>
 const patchFiles = (patch: string): ReadonlyArray<string> =>
   [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((m) => m[1]!.trim())
 
-// A call's input as the session state reads it: a shell argv as a command line, a patch's first file as its path.
+// A call's input as the session state reads it: a shell argv as a command line, a patch's first file as
+// its path, a plan's steps (`update_plan`: `{ plan: [{ step, status }] }`) as a todo list's items.
 const inputOf = (name: string, input: unknown): unknown => {
+  if (name === "update_plan" && isRecord(input) && Array.isArray(input.plan)) {
+    return { ...input, todos: input.plan.filter(isRecord).map((p) => ({ content: p.step, status: p.status })) }
+  }
   if (typeof input === "string" && name === "apply_patch") {
     const files = patchFiles(input)
     return files.length === 0 ? { input } : { input, path: files[0], paths: files }
