@@ -79,7 +79,7 @@ export const names: { readonly [K in Exclude<Kind, "other">]: ReadonlyArray<stri
     "list_directory",
     "codebase_search"
   ],
-  todo: ["TodoWrite", "update_plan"],
+  todo: ["TodoWrite", "update_plan", "write_todos"],
   task: ["Task", "agent"],
   fetch: ["WebFetch", "WebSearch", "fetch", "webfetch", "web_fetch", "google_web_search"]
 }

@@ -112,4 +112,16 @@ describe("Gemini CLI stream-json", () => {
     // The last reply is whole at the `result` event, before the end of the file.
     assert.deepStrictEqual(pushed.map((t) => t.id), ok(stream, "gemini-stream").map((t) => t.id))
   })
+
+  it("reads write_todos' items as the plan in force", () => {
+    const text = jsonl(
+      { type: "init", timestamp: "2025-10-01T09:00:00.000Z", session_id: "s9", model: "m" },
+      { type: "message", timestamp: "2025-10-01T09:00:00.000Z", role: "user", content: "Plan it" },
+      { type: "tool_use", timestamp: "2025-10-01T09:00:01.000Z", tool_name: "write_todos", tool_id: "w1", parameters: { todos: [{ description: "Read the spec", status: "completed" }, { description: "Write code", status: "pending" }] } },
+      { type: "tool_result", timestamp: "2025-10-01T09:00:02.000Z", tool_id: "w1", status: "success", output: "ok" }
+    )
+    const header = SessionState.render(SessionState.fold(ok(text, "auto")))
+    expect(header).toContain("- [x] Read the spec")
+    expect(header).toContain("- [ ] Write code")
+  })
 })

@@ -35,6 +35,15 @@ const resultText = (record: Record<string, unknown>): string => {
   return texts.length > 0 ? texts.join("\n") : textOf(record.resultDisplay)
 }
 
+/**
+ * A Gemini tool call's arguments as the session state reads them: `write_todos`'s items
+ * (`{ description, status }`) with their text as `content`, as a todo list's.
+ */
+export const argsOf = (name: string, args: unknown): unknown =>
+  name === "write_todos" && isRecord(args) && Array.isArray(args.todos)
+    ? { ...args, todos: args.todos.map((t) => isRecord(t) && t.content === undefined ? { ...t, content: t.description } : t) }
+    : args
+
 const thoughtLines = (thoughts: unknown): ReadonlyArray<string> =>
   Array.isArray(thoughts)
     ? thoughts.flatMap((t) => {
@@ -56,7 +65,10 @@ const message = (value: unknown, line: number, index: number, sessionId: string 
   if (value.type === "user") return emit.add(out, line, { ...draft, id, role: "user", content })
   if (value.type !== "gemini") return
   const records = Array.isArray(value.toolCalls) ? value.toolCalls.filter(isRecord) : []
-  const calls = records.map((r) => call(typeof r.id === "string" ? r.id : undefined, typeof r.name === "string" ? r.name : "tool", r.args))
+  const calls = records.map((r) => {
+    const name = typeof r.name === "string" ? r.name : "tool"
+    return call(typeof r.id === "string" ? r.id : undefined, name, argsOf(name, r.args))
+  })
   emit.assistant(out, line, [...thoughtLines(value.thoughts), content], calls, { ...draft, id })
   records.forEach((record, k) => {
     if (record.result === undefined && record.resultDisplay === undefined) return

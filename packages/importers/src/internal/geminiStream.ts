@@ -14,6 +14,7 @@
  */
 import { call, Emitter, textOf } from "./agentTurns.js"
 import { isRecord, type Sink, type ToolCall } from "./common.js"
+import { argsOf } from "./gemini.js"
 import type { Format } from "./format.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
@@ -51,7 +52,8 @@ export const reader = (): LineReader => {
       }
       case "tool_use": {
         const id = typeof value.tool_id === "string" ? value.tool_id : undefined
-        replyAt(line, timestamp).calls.push(call(id, typeof value.tool_name === "string" ? value.tool_name : "tool", value.parameters))
+        const name = typeof value.tool_name === "string" ? value.tool_name : "tool"
+        replyAt(line, timestamp).calls.push(call(id, name, argsOf(name, value.parameters)))
         return
       }
       case "tool_result": {
