@@ -1,32 +1,17 @@
 /**
  * Transcript importers: read an agent transcript file into core
- * `ConversationTurn`s.
+ * `ConversationTurn`s. The formats are those of one registry ({@link sources}),
+ * each read by a module of its own; `auto` detects the format from the content,
+ * the file name only breaking ties. A file of several conversations (OpenAssistant
+ * trees) gives a {@link Conversation} each ({@link sessionId}).
  *
- * The formats are those of one registry ({@link sources}: precis JSONL, OpenAI
- * chat messages, Claude Code sessions, SWE-agent trajectories, OpenHands event
- * streams, OpenAssistant trees, Codex CLI rollouts, Gemini CLI sessions and
- * stream-json, opencode exports and storage, pi sessions, Cline / Roo
- * histories, aider chat histories), each read by a module of its own; `auto`
- * detects the format from the content (the first element of a JSON array, the
- * first line or object), the file name only breaking ties. A file of several
- * conversations (OpenAssistant trees) gives a {@link Conversation} each, so a
- * session each ({@link sessionId}).
- *
- * Every turn has a stable `id` (the source's own id where it is unique, else
- * `<format>:<index>-<hash>`, the hash over the whole content), so importing a
- * file twice adds nothing to a store that dedupes by id; a repeated id with a
- * different role or content is an error. `metadata.sourceFormat` names the
- * format; tool calls and results carry the keys of `ToolMetadata` (core), and
- * each call is also a `[tool_call name] arguments` line of its turn's content.
- * A turn has a `sessionId` only when its source names one; the session the
- * turns are stored in is the store's own parameter.
- *
- * Bad input fails with an {@link ImportError} `FILE:LINE: reason` and no turns
- * at all, except in another program's JSONL log, read leniently unless
- * `strict`: there a bad line is skipped and reported (`SkipReport`). Whatever the format, a role must be a short word
- * (`ConversationTurn.isRole`), a timestamp an ISO-8601 date or date-time, and
- * metadata may nest at most 32 levels. Each turn comes with its line
- * ({@link Conversation}), so that a turn a store refuses can be reported at it.
+ * Every turn has a stable `id` (the source's own where it is unique, else
+ * `<format>:<index>-<hash>`), so importing a file twice adds nothing to a store
+ * that dedupes by id; tool calls and results carry `ToolMetadata` (core).
+ * Bad input fails with an {@link ImportError} `FILE:LINE: reason` and no turns,
+ * except in another program's JSONL log, read leniently unless `strict`: there
+ * a bad line is skipped and reported (`SkipReport`). The package README says
+ * what each format gives and what every turn is checked for.
  *
  * @since 0.1.0
  */
