@@ -201,6 +201,7 @@ describe("several conversations in one file (6)", () => {
         turns: 6,
         added: 6,
         skipped: 0,
+        skippedLines: 0,
         sessions: ["t-1", "t-2", "t-3"].map((id) => ({ session: `oa-${id}`, turns: 2, added: 2, skipped: 0 }))
       })
       const context = yield* runCli(["context", "--db", db, "--session", "trees-t-2", "--json"])

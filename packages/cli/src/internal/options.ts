@@ -275,6 +275,15 @@ export const noState = Options.boolean("no-state").pipe(
   )
 )
 
+/** `--strict`. */
+export const strict = Options.boolean("strict").pipe(
+  Options.withDescription(
+    "refuse the whole file at its first bad line (default: another program's JSONL log — Claude Code, Codex, " +
+      "Gemini stream-json, pi, OpenAssistant — is read leniently: a line that cannot be read is skipped, shown as " +
+      "FILE:LINE: skipped: reason and kept in <db>.skipped.jsonl)"
+  )
+)
+
 /** `--json`. */
 export const json = Options.boolean("json").pipe(
   Options.withDescription("print one JSON document on stdout (default: text)")
