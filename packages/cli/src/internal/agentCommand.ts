@@ -11,6 +11,7 @@
  * @internal
  */
 import { PgStore } from "@precis/store-pg"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as fsp from "node:fs/promises"
@@ -28,13 +29,13 @@ export interface Invocation {
 
 /** Whether an executable `name` is on `PATH`. */
 const onPath = (name: string): Effect.Effect<boolean> =>
-  Effect.promise(async () => {
-    for (const dir of (process.env.PATH ?? "").split(path.delimiter).filter((d) => d.length > 0)) {
+  Effect.flatMap(Config.string("PATH").pipe(Effect.orElseSucceed(() => "")), (dirs) => Effect.promise(async () => {
+    for (const dir of dirs.split(path.delimiter).filter((d) => d.length > 0)) {
       const found = await fsp.access(path.join(dir, name), fsp.constants.X_OK).then(() => true, () => false)
       if (found) return true
     }
     return false
-  })
+  }))
 
 /**
  * The invocation for `--db` and `--command`: `--command` split at spaces;

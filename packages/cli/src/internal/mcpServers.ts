@@ -4,7 +4,8 @@
  * `opencode.json`): one entry named `precis` in the agent's table of
  * servers, edited in the document (`jsonDocument.ts`). An entry of that name
  * is precis's when the command it runs has the word `mcp` (the subcommand),
- * whatever else the user added; one that does not is someone else's, and
+ * whatever else the user added (a new install keeps the words added after
+ * `mcp`, and the keys the user added or changed but the command); one that does not is someone else's, and
  * precis leaves it (and the file) alone.
  *
  * @internal
@@ -61,9 +62,12 @@ export const add = (
   }
   let next = doc
   for (const [key, value] of Object.entries(entry)) {
+    // What runs precis is brought up to date; a key precis writes that the user set otherwise (env) stays theirs.
     const wanted = key === shape.argsKey
       ? AgentCommand.carryArgs(argsIn(shape, current) ?? [], value as ReadonlyArray<string>, "mcp")
-      : value
+      : key === "command" || current[key] === undefined
+      ? value
+      : current[key]
     if (!same(current[key], wanted)) next = JsonDocument.set(next, [shape.table, serverName, key], wanted)
   }
   return Either.right(next)
