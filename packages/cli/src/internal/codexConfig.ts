@@ -60,10 +60,10 @@ const regionOf = (lines: ReadonlyArray<string>): readonly [number, number] | und
 }
 
 /** The table's text: its header, `command` and `args`, then the user's other keys and subtables. */
-const block = (command: string, args: ReadonlyArray<unknown>, others: Toml.TomlTable): Array<string> => {
-  const rest = Toml.stringify(others).trimEnd()
-  return [`[${TABLE}]`, ...Toml.stringify({ command, args }).trimEnd().split("\n"), ...(rest === "" ? [] : rest.split("\n")), ""]
-}
+const block = (command: string, args: ReadonlyArray<unknown>, others: Toml.TomlTable): Array<string> => [
+  ...Toml.stringify({ mcp_servers: { [serverName]: { command, args, ...others } } }).trimEnd().split("\n"),
+  ""
+]
 
 const eolOf = (text: string) => (text.includes("\r\n") ? "\r\n" : "\n")
 
