@@ -24,7 +24,6 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Path from "@effect/platform/Path"
 import { Redact } from "@precis/core"
-import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -129,15 +128,6 @@ const codexTarget = Effect.map(AgentFolders.codexHome, (home): Target => ({
   removes: "remove precis's MCP server"
 }))
 
-/** Where the backups of a project's files go: precis's state folder, never the project (whose files a team commits). */
-const projectBackups = Effect.gen(function*() {
-  const path = yield* Path.Path
-  const state = yield* Config.option(Config.nonEmptyString("XDG_STATE_HOME")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
-  return Option.isSome(state)
-    ? path.join(state.value, "precis", "backups")
-    : path.join(yield* ClaudeCode.home, ".local", "state", "precis", "backups")
-})
-
 interface InstallArgs {
   readonly db: Option.Option<string>
   readonly command: Option.Option<string>
@@ -155,7 +145,7 @@ const install = (
     const changes = yield* Effect.forEach(targets, (target) => Plan.plan(target.file, target.install(invocation), target.adds))
     const secret = Option.filter(args.db, StoreFile.holdsSecret)
     const named = Option.isSome(secret) && !args.dryRun ? Option.some(yield* StoreFile.write(secret.value)) : Option.none()
-    yield* Plan.apply(changes, { dryRun: args.dryRun, backups: options.project ? Option.some(yield* projectBackups) : Option.none() })
+    yield* Plan.apply(changes, { dryRun: args.dryRun, backups: options.project ? Option.some(yield* AgentFolders.backupsDir) : Option.none() })
     const db = Redact.url(yield* ClaudeCode.storeOf(args.db))
     const where = Option.match(named, {
       onNone: () => Option.isSome(secret) ? " (with --dry-run, its URL is not written anywhere)" : "",
@@ -174,7 +164,7 @@ const install = (
 const uninstallFrom = (targets: ReadonlyArray<Target>, dryRun: boolean, project: boolean) =>
   Effect.gen(function*() {
     const changes = yield* Effect.forEach(targets, (target) => Plan.plan(target.file, target.uninstall, target.removes))
-    yield* Plan.apply(changes, { dryRun, backups: project ? Option.some(yield* projectBackups) : Option.none() })
+    yield* Plan.apply(changes, { dryRun, backups: project ? Option.some(yield* AgentFolders.backupsDir) : Option.none() })
   })
 
 const restartClaude = "Start Claude Code again (or run /hooks and /mcp) for the change to take effect."

@@ -1,7 +1,8 @@
 /**
  * Where each coding agent keeps its settings and its sessions' transcripts:
  * the one table `precis install` (which settings file) and `precis watch`
- * with no path (which folders) read.
+ * with no path (which folders) read; and where precis keeps the backups of
+ * a project's settings files (its state folder, out of the project).
  *
  * - Claude Code: `~/.claude/projects` (a folder per project of JSONL sessions);
  *   its settings are `claudeSettings.ts`'s.
@@ -17,24 +18,26 @@
  *
  * @internal
  */
-import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as ClaudeCode from "./claudeCode.js"
-import { CliError } from "./errors.js"
+import type { CliError } from "./errors.js"
+import * as HomeFolders from "./homeFolders.js"
 
-const optional = (name: string) =>
-  Config.option(Config.nonEmptyString(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
-
-/** `$variable`, else `$HOME/...fallback`. */
+/** `$variable`, else `$HOME/...fallback`; fails without either. */
 const under = (variable: string, ...fallback: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const set = yield* optional(variable)
-    if (Option.isSome(set)) return set.value
-    return path.join(yield* ClaudeCode.home, ...fallback)
-  })
+  Effect.flatMap(HomeFolders.under(variable, ...fallback), Option.match({
+    onNone: () => ClaudeCode.home,
+    onSome: Effect.succeed
+  }))
+
+/** Where precis keeps its backups of a project's files: `$XDG_STATE_HOME/precis/backups`, else under `~/.local/state`. */
+export const backupsDir: Effect.Effect<string, CliError> = Effect.map(
+  under("XDG_STATE_HOME", ".local", "state"),
+  (state) => path.join(state, "precis", "backups")
+)
 
 /** Codex CLI's folder: `$CODEX_HOME`, else `~/.codex`. */
 export const codexHome: Effect.Effect<string, CliError> = under("CODEX_HOME", ".codex")

@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import { CliError } from "./errors.js"
+import * as HomeFolders from "./homeFolders.js"
 import { serverName } from "./mcpServers.js"
 import * as StoreFile from "./storeFile.js"
 
@@ -40,16 +41,12 @@ export const storeVariable = "PRECIS_CLAUDE_CODE_DB"
  * `$HOME/.local/share/precis/claude-code.db`.
  */
 export const defaultStore: Effect.Effect<string, CliError> = Effect.gen(function*() {
-  const optional = (name: string) =>
-    Config.option(Config.nonEmptyString(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
-  const explicit = yield* optional(storeVariable)
+  const explicit = yield* HomeFolders.variable(storeVariable)
   if (Option.isSome(explicit)) return explicit.value
   const named = yield* StoreFile.read
   if (Option.isSome(named)) return named.value
-  const data = yield* optional("XDG_DATA_HOME")
+  const data = yield* HomeFolders.under("XDG_DATA_HOME", ".local", "share")
   if (Option.isSome(data)) return path.join(data.value, "precis", "claude-code.db")
-  const home = yield* optional("HOME")
-  if (Option.isSome(home)) return path.join(home.value, ".local", "share", "precis", "claude-code.db")
   return yield* new CliError({ reason: `no store: give --db FILE, or set ${storeVariable} or HOME` })
 })
 

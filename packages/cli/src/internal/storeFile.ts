@@ -12,26 +12,21 @@
  * @internal
  */
 import { Redact } from "@precis/core"
-import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { CliError } from "./errors.js"
+import * as HomeFolders from "./homeFolders.js"
 
 /** Whether a store's name holds a secret (what `Redact.url` masks: a password, a secret query value). */
 export const holdsSecret = (db: string): boolean => Redact.url(db) !== db
 
-const optional = (name: string) =>
-  Config.option(Config.nonEmptyString(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
-
 /** The file: `$XDG_CONFIG_HOME/precis/store`, else `$HOME/.config/precis/store`; none without either. */
-export const file: Effect.Effect<Option.Option<string>> = Effect.gen(function*() {
-  const config = yield* optional("XDG_CONFIG_HOME")
-  if (Option.isSome(config)) return Option.some(path.join(config.value, "precis", "store"))
-  const home = yield* optional("HOME")
-  return Option.map(home, (dir) => path.join(dir, ".config", "precis", "store"))
-})
+export const file: Effect.Effect<Option.Option<string>> = Effect.map(
+  HomeFolders.under("XDG_CONFIG_HOME", ".config"),
+  Option.map((dir) => path.join(dir, "precis", "store"))
+)
 
 /**
  * The store the file names; none when there is no file. A file that others
