@@ -73,6 +73,10 @@ describe("a store's password", () => {
           // The only file holding the password is that one.
           const holding = filesUnder(root).filter((f) => read(path.join(root, f)).includes(store.secret))
           assert.deepStrictEqual(holding, [path.join(".config", "precis", "store")])
+          // Uninstall takes out the settings' entries; the file stays (other agents may use it), and is said.
+          const removed = yield* precis(root, ["uninstall", agent])
+          expect(removed.stdout).toContain(`${named} still names the store`)
+          expect(removed.stdout).not.toContain(store.secret)
         }))
     }
   }

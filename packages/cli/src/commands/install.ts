@@ -165,6 +165,14 @@ const uninstallFrom = (targets: ReadonlyArray<Target>, dryRun: boolean, project:
   Effect.gen(function*() {
     const changes = yield* Effect.forEach(targets, (target) => Plan.plan(target.file, target.uninstall, target.removes))
     yield* Plan.apply(changes, { dryRun, backups: project ? Option.some(yield* AgentFolders.backupsDir) : Option.none() })
+    // The file naming a store with its password serves every agent's set-up: it stays, and is said.
+    const named = yield* StoreFile.file
+    const stays = yield* StoreFile.read.pipe(Effect.map(Option.isSome), Effect.orElseSucceed(() => true))
+    if (Option.isSome(named) && stays) {
+      yield* Console.log(
+        `${named.value} still names the store (with its password) for the other agents' set-ups; remove it when none uses precis.`
+      )
+    }
   })
 
 const restartClaude = "Start Claude Code again (or run /hooks and /mcp) for the change to take effect."
