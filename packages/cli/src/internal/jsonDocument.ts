@@ -70,23 +70,46 @@ const anchor = (text: string, path: Path, value: unknown): { readonly path: Path
   return { path: path.slice(0, depth + 1), value: wrapped }
 }
 
+/** The text of the container at `path` (none when missing). */
+const containerAt = (text: string, path: Path): Jsonc.Node | undefined => {
+  const tree = Jsonc.parseTree(text)
+  return tree === undefined ? undefined : path.length === 0 ? tree : Jsonc.findNodeAtLocation(tree, path as Jsonc.JSONPath)
+}
+
+/** `text` with the container at `path` written `{}` / `[]` when nothing but blanks is left in it. */
+const collapsed = (text: string, path: Path): string => {
+  const node = containerAt(text, path)
+  if (node === undefined || (node.type !== "object" && node.type !== "array") || (node.children?.length ?? 0) > 0) return text
+  if (text.slice(node.offset + 1, node.offset + node.length - 1).trim() !== "") return text
+  return `${text.slice(0, node.offset)}${node.type === "object" ? "{}" : "[]"}${text.slice(node.offset + node.length)}`
+}
+
 /**
  * The document with `value` at `path` (`undefined`: that key or list item
- * taken out), the folders on the way created; one edit of the text, the
- * new part laid out in the file's indentation.
+ * taken out, and its container written `{}` or `[]` when left empty), the
+ * folders on the way created; one edit of the text, the new part laid out
+ * in the file's indentation (compact in a container written on one line).
  */
 export const set = (doc: Document, path: Path, value: unknown): Document => {
   const text = doc.text.trim().length === 0 ? "{}\n" : doc.text
-  const target = value === undefined ? { path, value } : anchor(text, path, value)
+  if (value === undefined) {
+    const removed = Jsonc.applyEdits(text, Jsonc.modify(text, path as Jsonc.JSONPath, undefined, {}))
+    const next = collapsed(removed, path.slice(0, -1))
+    return { text: next, value: Jsonc.parse(next, [], { allowTrailingComma: true }) as Json }
+  }
+  const target = anchor(text, path, value)
   const last = target.path[target.path.length - 1]
   const edits = Jsonc.modify(text, target.path as Jsonc.JSONPath, target.value, { isArrayInsertion: last === -1 })
   const layout = layoutOf(text)
-  const laidOut = edits.map((edit) => {
-    const json = target.value === undefined ? "" : JSON.stringify(target.value)
-    if (json === "" || !edit.content.endsWith(json)) return edit
+  const container = containerAt(text, target.path.slice(0, -1))
+  const oneLine = container !== undefined && !text.slice(container.offset, container.offset + container.length).includes("\n") &&
+    (container.children?.length ?? 0) > 0
+  const laidOut = oneLine ? edits : edits.map((edit) => {
+    const json = JSON.stringify(target.value)
+    if (!edit.content.endsWith(json)) return edit
     const head = edit.content.slice(0, edit.content.length - json.length)
     const depth = target.path.length
-    const body = pretty(target.value, edit.length > 0 && head === "" ? depth - 1 : depth, layout)
+    const body = pretty(target.value, depth, layout)
     // A replaced value keeps its place; a new key or item goes on a line of its own.
     if (edit.length > 0 && head === "") return { ...edit, content: body }
     const comma = head.startsWith(",") ? "," : ""
