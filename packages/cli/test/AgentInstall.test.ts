@@ -199,6 +199,25 @@ describe("precis install AGENT", () => {
       assert.deepStrictEqual(Toml.parse(read(file)), { model: "o3", after: { x: 1 } })
     }))
 
+  it.live("Codex: the variables naming precis's folders and store, set now, go into the table's env (Codex passes few on); a secret never", () =>
+    Effect.gen(function*() {
+      const root = home(".codex/config.toml", "")
+      const env = { XDG_DATA_HOME: path.join(root, "data"), XDG_CONFIG_HOME: path.join(root, "config") }
+      yield* precis(root, ["install", "codex"], { ...env, PRECIS_CLAUDE_CODE_DB: "postgres://u:Zq7-secret@db/p" })
+      const file = path.join(root, ".codex", "config.toml")
+      expect(read(file)).not.toContain("Zq7-secret")
+      assert.deepStrictEqual((Toml.parse(read(file)) as Record<string, any>).mcp_servers.precis.env, env)
+      const again = yield* precis(root, ["install", "codex"], { ...env, PRECIS_CLAUDE_CODE_DB: "postgres://u:Zq7-secret@db/p" })
+      expect(again.stdout).toContain("nothing to change")
+      yield* precis(root, ["install", "codex"], { PRECIS_CLAUDE_CODE_DB: "/srv/precis.db" })
+      assert.deepStrictEqual((Toml.parse(read(file)) as Record<string, any>).mcp_servers.precis.env, {
+        ...env,
+        PRECIS_CLAUDE_CODE_DB: "/srv/precis.db"
+      })
+      yield* precis(root, ["uninstall", "codex"])
+      assert.isFalse(fs.existsSync(file))
+    }))
+
   it.live("opencode: an opencode.jsonc is edited when it is the only one", () =>
     Effect.gen(function*() {
       const text = "{\n  // jsonc\n  \"theme\": \"x\",\n}\n"

@@ -34,6 +34,7 @@ import * as ClaudeCode from "../internal/claudeCode.js"
 import * as Settings from "../internal/claudeSettings.js"
 import * as Codex from "../internal/codexConfig.js"
 import { CliError } from "../internal/errors.js"
+import * as HomeFolders from "../internal/homeFolders.js"
 import * as Plan from "../internal/installPlan.js"
 import * as McpServers from "../internal/mcpServers.js"
 import * as Opt from "../internal/options.js"
@@ -120,13 +121,28 @@ const claudeTargets = (scope: { readonly user: boolean; readonly project: boolea
     return [hookTarget, serverTarget(servers, claudeServers)]
   })
 
-const codexTarget = Effect.map(AgentFolders.codexHome, (home): Target => ({
-  file: `${home}/config.toml`,
-  install: (invocation) => (text) => Either.map(Codex.add(text, invocation), Option.some),
-  uninstall: (text) => Either.map(Codex.remove(text), (next) => (next.trim() === "" ? Option.none() : Option.some(next))),
-  adds: `add the MCP server [mcp_servers.${McpServers.serverName}]`,
-  removes: "remove precis's MCP server"
-}))
+// The variables that name precis's folders (and its store, when no secret), as set now: Codex passes only a
+// few of the environment's variables to an MCP server, so its table names them.
+const codexEnv = Effect.gen(function*() {
+  const env: Record<string, string> = {}
+  for (const name of [ClaudeCode.storeVariable, "XDG_DATA_HOME", "XDG_CONFIG_HOME"]) {
+    const value = yield* HomeFolders.variable(name)
+    if (Option.isSome(value) && !StoreFile.holdsSecret(value.value)) env[name] = value.value
+  }
+  return env
+})
+
+const codexTarget = Effect.gen(function*() {
+  const home = yield* AgentFolders.codexHome
+  const env = yield* codexEnv
+  return {
+    file: `${home}/config.toml`,
+    install: (invocation) => (text) => Either.map(Codex.add(text, invocation, env), Option.some),
+    uninstall: (text) => Either.map(Codex.remove(text), (next) => (next.trim() === "" ? Option.none() : Option.some(next))),
+    adds: `add the MCP server [mcp_servers.${McpServers.serverName}]`,
+    removes: "remove precis's MCP server"
+  } satisfies Target
+})
 
 interface InstallArgs {
   readonly db: Option.Option<string>

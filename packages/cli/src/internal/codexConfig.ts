@@ -73,11 +73,17 @@ const verified = (text: string, check: (entry: unknown) => boolean): Either.Eith
     check(entryIn(doc)) ? Either.right(text) : Either.left(`precis could not edit its [${TABLE}] table as meant`))
 
 /**
- * The text with precis's table running `precis mcp` as `invocation` says:
- * appended when missing; when there (and precis's: its `args` hold `mcp`),
- * `command` and `args` brought up to date, the user's added words and keys kept.
+ * The text with precis's table running `precis mcp` as `invocation` says,
+ * with `env` (the variables naming precis's folders, which Codex does not
+ * pass on to an MCP server unless told): appended when missing; when there
+ * (and precis's: its `args` hold `mcp`), `command`, `args` and those
+ * variables brought up to date, the user's added words and keys kept.
  */
-export const add = (text: string, invocation: AgentCommand.Invocation): Either.Either<string, string> =>
+export const add = (
+  text: string,
+  invocation: AgentCommand.Invocation,
+  env: Readonly<Record<string, string>>
+): Either.Either<string, string> =>
   Either.flatMap(parse(text), (doc) => {
     const command = invocation.words[0] ?? "precis"
     const fresh = AgentCommand.argsOf(invocation, ["mcp"])
@@ -85,8 +91,9 @@ export const add = (text: string, invocation: AgentCommand.Invocation): Either.E
     const eol = eolOf(text)
     const lines = text.split(/\r?\n/)
     const region = regionOf(lines)
+    const ours = Object.keys(env).length === 0 ? {} : { env }
     if (current === undefined) {
-      const body = block(command, fresh, {}).join(eol)
+      const body = block(command, fresh, ours).join(eol)
       const joined = text.length === 0 ? body : `${text}${text.endsWith("\n") ? "" : eol}${eol}${body}`
       return verified(joined, (entry) => isTable(entry) && entry.command === command)
     }
@@ -97,9 +104,13 @@ export const add = (text: string, invocation: AgentCommand.Invocation): Either.E
       return Either.left(`its [${TABLE}] is written inline or as dotted keys; precis edits it only as a table of its own`)
     }
     const args = AgentCommand.carryArgs(current.args, fresh, "mcp")
-    if (current.command === command && JSON.stringify(current.args) === JSON.stringify(args)) return Either.right(text)
     const { command: _, args: __, ...others } = current
-    const next = [...lines.slice(0, region[0]), ...block(command, args, others), ...lines.slice(region[1])]
+    const theirs = isTable(others.env) ? others.env : {}
+    const merged = { ...others, ...(Object.keys(env).length === 0 ? {} : { env: { ...theirs, ...env } }) }
+    const same = current.command === command && JSON.stringify(current.args) === JSON.stringify(args) &&
+      JSON.stringify(merged) === JSON.stringify(others)
+    if (same) return Either.right(text)
+    const next = [...lines.slice(0, region[0]), ...block(command, args, merged), ...lines.slice(region[1])]
     const joined = next.join(eol).replace(/(\r?\n)+$/, eol)
     return verified(joined, (entry) => isTable(entry) && JSON.stringify(entry.args) === JSON.stringify(args))
   })
