@@ -75,24 +75,6 @@ interface Target {
   readonly removes: string
 }
 
-const claudeServers: McpServers.Shape = { table: "mcpServers", entry: Settings.serverEntry, argsKey: "args" }
-
-const geminiServers: McpServers.Shape = {
-  table: "mcpServers",
-  entry: (invocation) => ({ command: invocation.words[0], args: AgentCommand.argsOf(invocation, ["mcp"]) }),
-  argsKey: "args"
-}
-
-const opencodeServers: McpServers.Shape = {
-  table: "mcp",
-  entry: (invocation) => ({
-    type: "local",
-    command: [invocation.words[0], ...AgentCommand.argsOf(invocation, ["mcp"])],
-    enabled: true
-  }),
-  argsKey: "command"
-}
-
 const serverTarget = (file: string, shape: McpServers.Shape): Target => ({
   file,
   install: (invocation) => Plan.jsonEdit((doc) => McpServers.add(doc, shape, invocation)),
@@ -118,7 +100,7 @@ const claudeTargets = (scope: { readonly user: boolean; readonly project: boolea
       adds: `add the hooks ${hookNames.join(", ")}`,
       removes: "remove precis's hooks"
     }
-    return [hookTarget, serverTarget(servers, claudeServers)]
+    return [hookTarget, serverTarget(servers, McpServers.claudeCode)]
   })
 
 // The variables that name precis's folders (and its store, when no secret), as set now: Codex passes only a
@@ -233,13 +215,13 @@ const codex = serverAgent("codex", "Codex CLI", codexTarget, "Start Codex again 
 const gemini = serverAgent(
   "gemini",
   "Gemini CLI",
-  Effect.map(AgentFolders.geminiHome, (home) => serverTarget(`${home}/settings.json`, geminiServers)),
+  Effect.map(AgentFolders.geminiHome, (home) => serverTarget(`${home}/settings.json`, McpServers.gemini)),
   "Start Gemini CLI again (see /mcp) for the change to take effect."
 )
 const opencode = serverAgent(
   "opencode",
   "opencode",
-  Effect.map(AgentFolders.opencodeConfig, (file) => serverTarget(file, opencodeServers)),
+  Effect.map(AgentFolders.opencodeConfig, (file) => serverTarget(file, McpServers.opencode)),
   "Start opencode again for the change to take effect."
 )
 

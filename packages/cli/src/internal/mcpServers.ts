@@ -12,7 +12,7 @@
  */
 import * as Either from "effect/Either"
 import * as AgentCommand from "./agentCommand.js"
-import { SettingsShapeError } from "./claudeSettings.js"
+import { serverEntry, SettingsShapeError } from "./claudeSettings.js"
 import * as JsonDocument from "./jsonDocument.js"
 
 /** The name precis's MCP server has in every agent (Claude Code's tools are `mcp__precis__search`, ...). */
@@ -26,6 +26,33 @@ export interface Shape {
   readonly entry: (invocation: AgentCommand.Invocation) => JsonDocument.Json
   /** The key of the entry's list holding the `mcp` word (`args`, or opencode's `command`). */
   readonly argsKey: string
+}
+
+/** Claude Code's `mcpServers` (`~/.claude.json`, `.mcp.json`): `{ type: "stdio", command, args, env }`. */
+export const claudeCode: Shape = { table: "mcpServers", entry: serverEntry, argsKey: "args" }
+
+/**
+ * Gemini CLI's `mcpServers` in `settings.json`: `{ command, args }` (also `env`, `cwd`, `timeout`, `trust`,
+ * `includeTools`, …; google-gemini/gemini-cli `docs/tools/mcp-server.md`).
+ */
+export const gemini: Shape = {
+  table: "mcpServers",
+  entry: (invocation) => ({ command: invocation.words[0], args: AgentCommand.argsOf(invocation, ["mcp"]) }),
+  argsKey: "args"
+}
+
+/**
+ * opencode's `mcp` in `opencode.json`: `{ type: "local", command: [program, ...args], enabled }` (also
+ * `environment`, `timeout`; opencode.ai/docs/mcp-servers).
+ */
+export const opencode: Shape = {
+  table: "mcp",
+  entry: (invocation) => ({
+    type: "local",
+    command: [invocation.words[0], ...AgentCommand.argsOf(invocation, ["mcp"])],
+    enabled: true
+  }),
+  argsKey: "command"
 }
 
 const argsIn = (shape: Shape, entry: unknown): ReadonlyArray<unknown> | undefined => {
