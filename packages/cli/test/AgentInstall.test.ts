@@ -150,6 +150,9 @@ describe("precis install AGENT", () => {
       Effect.gen(function*() {
         const root = home("empty", "")
         const file = path.join(root, agent.file)
+        // Nothing to take out of a file that is not there: it stays not there.
+        expect((yield* precis(root, ["uninstall", agent.name])).stdout).toContain(`${file}: nothing to change`)
+        assert.isFalse(fs.existsSync(file))
         const dry = yield* precis(root, ["install", agent.name, "--dry-run"])
         expect(dry.stdout).toContain(`${file}: would add the MCP server`)
         assert.isFalse(fs.existsSync(file))

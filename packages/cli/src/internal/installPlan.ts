@@ -56,10 +56,9 @@ export const plan = (file: string, edit: Edit, what: string): Effect.Effect<Chan
     return { file, before, after, what } satisfies Change
   })
 
+// A missing file counts as empty: an edit that leaves it empty (or takes it out) changes nothing.
 const unchanged = (change: Change): boolean =>
-  Option.isNone(change.before)
-    ? Option.isNone(change.after)
-    : Option.isSome(change.after) && change.after.value === change.before.value
+  Option.getOrElse(change.before, () => "") === Option.getOrElse(change.after, () => "")
 
 /**
  * Writes each change, or says what it would do with `dryRun`; `backups`
