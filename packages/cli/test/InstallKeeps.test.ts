@@ -107,6 +107,21 @@ describe("a store's password", () => {
     }))
 })
 
+describe("a settings file's permissions", () => {
+  it.live("stay as they were through install and uninstall (600 stays 600, 640 stays 640)", () =>
+    Effect.gen(function*() {
+      const root = home({ ".claude.json": { numStartups: 1 }, ".claude/settings.json": { model: "opus" }, ".codex/config.toml": "" })
+      const modes = { ".claude.json": 0o600, ".claude/settings.json": 0o640, ".codex/config.toml": 0o600 }
+      for (const [file, mode] of Object.entries(modes)) fs.chmodSync(path.join(root, file), mode)
+      for (const command of ["install", "uninstall"]) {
+        for (const agent of ["claude-code", "codex"]) assert.strictEqual((yield* precis(root, [command, agent])).code, 0)
+        for (const [file, mode] of Object.entries(modes).filter(([f]) => fs.existsSync(path.join(root, f)))) {
+          assert.strictEqual(fs.statSync(path.join(root, file)).mode & 0o777, mode, `${command}: ${file}`)
+        }
+      }
+    }))
+})
+
 describe("a settings file that is a symbolic link", () => {
   it.live("is written through: the link stays a link, its target gets the change, uninstall gives its bytes back", () =>
     Effect.gen(function*() {
