@@ -55,13 +55,32 @@ const layoutOf = (text: string) => ({
 const pretty = (value: unknown, depth: number, layout: { readonly unit: string; readonly eol: string }): string =>
   JSON.stringify(value, null, layout.unit).split("\n").join(layout.eol + layout.unit.repeat(depth))
 
-/** The longest prefix of `path` that names a node of `text`, and the value to put at the next step. */
-const anchor = (text: string, path: Path, value: unknown): { readonly path: Path; readonly value: unknown } => {
-  const tree = Jsonc.parseTree(text)
-  let depth = path.length - 1
-  while (depth > 0 && (tree === undefined || Jsonc.findNodeAtLocation(tree, path.slice(0, depth) as Jsonc.JSONPath) === undefined)) {
-    depth--
+/** The value at `path` in `value`; undefined when there is none. */
+const at = (value: unknown, path: Path): unknown =>
+  path.reduce<unknown>((node, step) =>
+    Array.isArray(node) ? node[step as number] : isObject(node) ? node[String(step)] : undefined, value)
+
+/** `value` with `next` at `path` (`undefined`: taken out; `-1`: appended), the folders on the way created. */
+const updated = (value: unknown, path: Path, next: unknown): unknown => {
+  const [step, ...rest] = path
+  if (step === undefined) return next
+  if (typeof step === "number") {
+    const list = Array.isArray(value) ? [...value] : []
+    const index = step === -1 ? list.length : step
+    if (rest.length === 0 && next === undefined) list.splice(index, 1)
+    else list[index] = updated(list[index], rest, next)
+    return list
   }
+  const object: Record<string, unknown> = isObject(value) ? { ...value } : {}
+  if (rest.length === 0 && next === undefined) delete object[step]
+  else object[step] = updated(object[step], rest, next)
+  return object
+}
+
+/** The longest prefix of `path` whose parent is in the document, and the value to put there. */
+const anchor = (doc: Document, path: Path, value: unknown): { readonly path: Path; readonly value: unknown } => {
+  let depth = path.length - 1
+  while (depth > 0 && at(doc.value, path.slice(0, depth)) === undefined) depth--
   let wrapped = value
   for (let i = path.length - 1; i > depth; i--) {
     const step = path[i]!
@@ -70,18 +89,35 @@ const anchor = (text: string, path: Path, value: unknown): { readonly path: Path
   return { path: path.slice(0, depth + 1), value: wrapped }
 }
 
-/** The text of the container at `path` (none when missing). */
-const containerAt = (text: string, path: Path): Jsonc.Node | undefined => {
-  const tree = Jsonc.parseTree(text)
-  return tree === undefined ? undefined : path.length === 0 ? tree : Jsonc.findNodeAtLocation(tree, path as Jsonc.JSONPath)
+/**
+ * Where the container at `path` opens in `text`: one scan that descends
+ * only along `path` (a settings file of megabytes is not built as a tree).
+ */
+const openingOf = (text: string, path: Path): number | undefined => {
+  let found: number | undefined
+  const visit = (offset: number, pathOf: () => Jsonc.JSONPath) => {
+    if (found !== undefined) return false
+    const here = pathOf()
+    const onPath = here.length <= path.length && here.every((step, i) => step === path[i])
+    if (onPath && here.length === path.length) found = offset
+    return onPath && found === undefined
+  }
+  Jsonc.visit(text, {
+    onObjectBegin: (offset, _length, _line, _column, pathOf) => visit(offset, pathOf),
+    onArrayBegin: (offset, _length, _line, _column, pathOf) => visit(offset, pathOf)
+  }, { allowTrailingComma: true })
+  return found
 }
 
-/** `text` with the container at `path` written `{}` / `[]` when nothing but blanks is left in it. */
-const collapsed = (text: string, path: Path): string => {
-  const node = containerAt(text, path)
-  if (node === undefined || (node.type !== "object" && node.type !== "array") || (node.children?.length ?? 0) > 0) return text
-  if (text.slice(node.offset + 1, node.offset + node.length - 1).trim() !== "") return text
-  return `${text.slice(0, node.offset)}${node.type === "object" ? "{}" : "[]"}${text.slice(node.offset + node.length)}`
+/** `text` with the container at `path` written `{}` / `[]`, when it is empty and only blanks are left in it. */
+const collapsed = (text: string, value: unknown, path: Path): string => {
+  const container = at(value, path)
+  const empty = Array.isArray(container) ? container.length === 0 : isObject(container) && Object.keys(container).length === 0
+  const opening = empty ? openingOf(text, path) : undefined
+  if (opening === undefined) return text
+  const blank = /^\s*[}\]]/.exec(text.slice(opening + 1))
+  if (blank === null) return text
+  return `${text.slice(0, opening)}${text[opening] === "{" ? "{}" : "[]"}${text.slice(opening + 1 + blank[0].length)}`
 }
 
 /**
@@ -92,19 +128,23 @@ const collapsed = (text: string, path: Path): string => {
  */
 export const set = (doc: Document, path: Path, value: unknown): Document => {
   const text = doc.text.trim().length === 0 ? "{}\n" : doc.text
+  const after = updated(doc.value, path, value) as Json
   if (value === undefined) {
     const removed = Jsonc.applyEdits(text, Jsonc.modify(text, path as Jsonc.JSONPath, undefined, {}))
-    const next = collapsed(removed, path.slice(0, -1))
-    return { text: next, value: Jsonc.parse(next, [], { allowTrailingComma: true }) as Json }
+    return { text: collapsed(removed, after, path.slice(0, -1)), value: after }
   }
-  const target = anchor(text, path, value)
+  const target = anchor(doc, path, value)
   const last = target.path[target.path.length - 1]
   const edits = Jsonc.modify(text, target.path as Jsonc.JSONPath, target.value, { isArrayInsertion: last === -1 })
   const layout = layoutOf(text)
-  const container = containerAt(text, target.path.slice(0, -1))
-  const oneLine = container !== undefined && !text.slice(container.offset, container.offset + container.length).includes("\n") &&
-    (container.children?.length ?? 0) > 0
-  const laidOut = oneLine ? edits : edits.map((edit) => {
+  const parent = target.path.slice(0, -1)
+  const siblings = at(doc.value, parent)
+  const opening = (Array.isArray(siblings) ? siblings.length : Object.keys(siblings ?? {}).length) > 0
+    ? openingOf(text, parent)
+    : undefined
+  const laidOut = edits.map((edit) => {
+    // In a container written on one line (its opening and the edit on one line), the new part stays compact.
+    if (opening !== undefined && !text.slice(opening, edit.offset).includes("\n")) return edit
     const json = JSON.stringify(target.value)
     if (!edit.content.endsWith(json)) return edit
     const head = edit.content.slice(0, edit.content.length - json.length)
@@ -120,8 +160,7 @@ export const set = (doc: Document, path: Path, value: unknown): Document => {
       content: `${comma}${layout.eol}${layout.unit.repeat(depth)}${head.slice(comma.length)}${body}${closing}`
     }
   })
-  const next = Jsonc.applyEdits(text, laidOut)
-  return { text: next, value: Jsonc.parse(next, [], { allowTrailingComma: true }) as Json }
+  return { text: Jsonc.applyEdits(text, laidOut), value: after }
 }
 
 /** Whether the document holds no setting: an empty object and no comment. */
