@@ -81,6 +81,20 @@ describe("a store's password", () => {
     }
   }
 
+  it.live("an older install's --db with the password is taken out of the hooks and the server when installed again", () =>
+    Effect.gen(function*() {
+      const url = stores[1]!.url
+      const old = (extra: string) => `/usr/bin/node /old/precis.js hook claude-code --db '${url}'${extra}`
+      const root = home({
+        ".claude/settings.json": { hooks: { PreCompact: [{ hooks: [{ type: "command", command: old(" --deadline 9s"), timeout: 60 }] }] } },
+        ".claude.json": { mcpServers: { precis: { type: "stdio", command: "/usr/bin/node", args: ["/old/precis.js", "mcp", "--db", url] } } }
+      })
+      const result = yield* precis(root, ["install", "claude-code", "--db", url])
+      assert.strictEqual(result.code, 0, result.stderr)
+      for (const file of [".claude/settings.json", ".claude.json"]) expect(read(path.join(root, file))).not.toContain(stores[1]!.secret)
+      expect(read(path.join(root, ".claude/settings.json"))).toMatch(/ hook claude-code --deadline 9s"/)
+    }))
+
   it.live("--dry-run prints it masked and writes it nowhere", () =>
     Effect.gen(function*() {
       const root = home()
