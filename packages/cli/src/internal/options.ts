@@ -376,7 +376,8 @@ export const agentDb = Options.text("db").pipe(
   Options.filterMap((name) => (name.trim().length === 0 ? Option.none() : Option.some(name)), "--db must name a file"),
   Options.optional,
   Options.withDescription(
-    "the store: a SQLite file or a postgres:// URL (default: $PRECIS_CLAUDE_CODE_DB, else " +
+    "the store: a SQLite file or a postgres:// URL (default: $PRECIS_CLAUDE_CODE_DB, else the store named " +
+      "in ~/.config/precis/store (mode 600; install writes it for a URL with a password), else " +
       "$XDG_DATA_HOME/precis/claude-code.db, else ~/.local/share/precis/claude-code.db)"
   )
 )
