@@ -29,6 +29,9 @@ export * as ProviderError from "./ProviderError.js"
 /** @since 0.1.0 */
 export * as Redact from "./Redact.js"
 /** @since 0.1.0 */
+export * as SchemaIssue from "./SchemaIssue.js"
+
+/** @since 0.1.0 */
 export * as SessionState from "./SessionState.js"
 /** @since 0.1.0 */
 export * as Summarizer from "./Summarizer.js"

@@ -14,6 +14,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -428,4 +429,35 @@ describe("SqliteStore: read-only means read-only, nothing created by mistake, wr
       assert.deepStrictEqual(warnings.messages, [`${db}: another process is writing; waiting for it (up to 30s)`])
     }).pipe(Effect.provide(warnings.layer))
   })
+
+  it.effect("a store is a regular file: a directory, a device or a FIFO is refused, whatever the mode, and left as it was", () =>
+    Effect.gen(function*() {
+      const folder = file("a-folder.db")
+      fs.mkdirSync(folder)
+      const fifo = file("a-fifo.db")
+      execFileSync("mkfifo", [fifo])
+      const cases = [[folder, "a directory"], ["/dev/null", "a device"], [fifo, "a FIFO"]]
+      for (const [filename, what] of cases) {
+        for (const mode of [{}, { create: false }, { readonly: true }]) {
+          const error = yield* openError({ filename: filename!, ...mode })
+          assert.strictEqual(error.message, `${filename}: ${what}, not a regular file: a store is a regular file (or a PostgreSQL URL)`)
+        }
+      }
+      // Whatever stdout is here (a terminal, a pipe, a socket), it is no store.
+      expect((yield* openError({ filename: "/dev/stdout" })).message).toMatch(/^\/dev\/stdout: a \w+, not a regular file/)
+      assert.isTrue(fs.statSync(folder).isDirectory())
+      assert.deepStrictEqual(fs.readdirSync(folder), [])
+    }))
+
+  it.effect("a layer made before its file exists opens the file once it does (the file is looked at when built)", () =>
+    Effect.gen(function*() {
+      const late = file("late.db")
+      const reader = SqliteStore.layer({ filename: late, readonly: true })
+      assert.strictEqual((yield* Effect.flip(Effect.scoped(Layer.build(reader)))).reason, "no such file")
+      yield* withStore({ filename: late }, (store) => store.appendTurns("s", [Fixtures.turn("user", "hello")]))
+      const sessions = yield* Effect.scoped(
+        Effect.flatMap(Layer.build(reader), (ctx) => Effect.flatMap(Effect.provide(Store.all, ctx), (store) => store.sessions))
+      )
+      assert.deepStrictEqual(sessions.map((s) => s.id), ["s"])
+    }))
 })
