@@ -21,6 +21,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { existsSync, statSync } from "node:fs"
+import * as path from "node:path"
 import { type ReadTarget, readTarget } from "./internal/readOnly.js"
 
 /**
@@ -158,6 +159,10 @@ export const layer = (
 
 /** A store is a regular file: not a directory, a device (`/dev/stdout`), a FIFO or a socket. */
 const notRegular = (filename: string): string | undefined => {
+  // `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`: a stream of this process, whatever file it leads to.
+  if (/^\/(dev|proc)\//.test(path.resolve(filename))) {
+    return "a device or process file, not a regular file: a store is a regular file (or a PostgreSQL URL)"
+  }
   const stat = statSync(filename, { throwIfNoEntry: false })
   if (stat === undefined || stat.isFile()) return undefined
   const what = stat.isDirectory()
