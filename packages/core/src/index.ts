@@ -5,6 +5,9 @@
  */
 
 /** @since 0.1.0 */
+export * as Chunked from "./Chunked.js"
+
+/** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
 /** @since 0.1.0 */
 export * as Escape from "./Escape.js"

@@ -10,6 +10,7 @@ import { SqlStore, Store, WorkQueue } from "@precis/store"
 import { Fixtures, Logs } from "@precis/testing"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -465,5 +466,28 @@ describe("SqliteStore: read-only means read-only, nothing created by mistake, wr
         Effect.flatMap(Layer.build(reader), (ctx) => Effect.flatMap(Effect.provide(Store.all, ctx), (store) => store.sessions))
       )
       assert.deepStrictEqual(sessions.map((s) => s.id), ["s"])
+    }))
+
+  it.effect("a long session is read whole, in order, a page at a time; a read of it can be interrupted", () =>
+    Effect.gen(function*() {
+      const count = 20_000
+      yield* withStore({ filename: file("long.db") }, (store) =>
+        Effect.gen(function*() {
+          yield* store.appendTurns("s", Array.from({ length: count }, (_, i) => Fixtures.turn("user", `turn ${i}`, { id: `t${i}` })))
+          const all = yield* store.turns("s")
+          assert.deepStrictEqual([all.length, all[0]!.id, all.at(-1)!.id], [count, "t0", `t${count - 1}`])
+          assert.isTrue(all.every((turn, i) => turn.seq === i))
+          const range = yield* store.turns("s", { from: 5000, to: 15_000 })
+          assert.deepStrictEqual([range.length, range[0]!.seq, range.at(-1)!.seq], [10_001, 5000, 15_000])
+          yield* store.insertLeaf({ sessionId: "s", content: "first ten", tier: "normal", tokenEstimate: 3, turnIds: all.slice(0, 10).map((t) => t.id) })
+          const uncovered = yield* store.uncoveredTurns("s")
+          assert.deepStrictEqual([uncovered.length, uncovered[0]!.seq], [count - 10, 10])
+          assert.deepStrictEqual((yield* store.uncoveredTurns("s", { limit: 3, offset: 1 })).map((t) => t.seq), [11, 12, 13])
+          // Forked and interrupted at its first yield, the read stops there.
+          const fiber = yield* Effect.fork(store.turns("s"))
+          yield* Effect.yieldNow()
+          const exit = yield* Fiber.interrupt(fiber)
+          assert.isTrue(Exit.isInterrupted(exit))
+        }))
     }))
 })
