@@ -118,8 +118,10 @@ const bound = (ast: AST.Refinement, actual: unknown): string => {
   if (size !== undefined) {
     const max = js.maxLength ?? js.maxItems
     const min = js.minLength ?? js.minItems
-    if (max !== undefined && size > max) return `at most ${max} ${unit} long`
-    if (min !== undefined && size < min) return `at least ${min} ${unit} long`
+    const units = (n: number) => `${n} ${n === 1 ? unit.slice(0, -1) : unit}`
+    if (max !== undefined && size > max) return `at most ${units(max)} long`
+    if (min === 1 && size === 0) return "non-empty"
+    if (min !== undefined && size < min) return `at least ${units(min)} long`
     if (js.pattern !== undefined) return `a string matching /${js.pattern}/`
   }
   return Option.getOrElse(
@@ -169,7 +171,9 @@ const walk = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, o
         out.push({ path, message: `must be ${expected(issue.ast)} (got ${show(issue.actual)})` })
         return
       }
-      const reason = issue.issue._tag === "Type" ? issue.issue.message : undefined
+      // A filter over several fields points at the one it blames (`{ path, message }`).
+      if (issue.issue._tag !== "Type") return walk(issue.issue, path, out)
+      const reason = issue.issue.message
       out.push({ path, message: reason ?? `must be ${bound(issue.ast, issue.actual)} (got ${show(issue.actual)})` })
       return
     }

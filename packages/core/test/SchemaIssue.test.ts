@@ -42,6 +42,7 @@ describe("SchemaIssue", () => {
       [{ query: "x", ratio: 5 }, "\"ratio\" must be at most 1 (got 5)"],
       [{ query: "x", name: "a" }, "\"name\" must be at least 2 characters long (got \"a\")"],
       [{ query: "x", name: "abcdef" }, "\"name\" must be at most 4 characters long (got \"abcdef\")"],
+      [{ query: "", name: "abcdef" }, "\"name\" must be at most 4 characters long (got \"abcdef\")"],
       [{ query: "x", tags: ["a", "b", "c"] }, "\"tags\" must be at most 2 items long (got [\"a\",\"b\",\"c\"])"],
       [{ query: "x", tags: ["a", 1] }, "\"tags[1]\" must be a string (got 1)"],
       [{ query: "x", retry: { attempts: 0 } }, "\"retry.attempts\" must be greater than 0 (got 0)"],
@@ -64,6 +65,14 @@ describe("SchemaIssue", () => {
     const long = sentence(Schema.Struct({ n: Schema.Number }), { n: "x".repeat(500) })
     assert.isBelow(long.length, 100)
     for (const text of [sentence(Payload, "{"), long]) expect(text).not.toMatch(/\n|readonly|└─|, actual/)
+  })
+
+  it("says a non-empty string is wanted in words, and a bound of one in the singular", () => {
+    assert.strictEqual(sentence(Schema.Struct({ id: Schema.NonEmptyString }), { id: "" }), "\"id\" must be non-empty (got \"\")")
+    assert.strictEqual(
+      sentence(Schema.Struct({ c: Schema.String.pipe(Schema.maxLength(1)) }), { c: "ab" }),
+      "\"c\" must be at most 1 character long (got \"ab\")"
+    )
   })
 
   it("keeps a field's own message: a filter's reason, a message annotation", () => {

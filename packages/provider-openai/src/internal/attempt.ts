@@ -11,13 +11,13 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { type Provider, ProviderError, Redact } from "@precis/core"
+import { type Provider, ProviderError, Redact, SchemaIssue } from "@precis/core"
 import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { decodeChatCompletion, replyText } from "./completion.js"
@@ -57,7 +57,7 @@ const fromStatus = (
   })
 
 const parseDetail = (error: ParseResult.ParseError): string =>
-  ProviderError.excerpt(ParseResult.TreeFormatter.formatErrorSync(error))
+  ProviderError.excerpt(`not a chat completion: ${SchemaIssue.sentence(error, "the reply")}`)
 
 // A key echoed back by the server (or by a model told it), in any case or in part, never
 // reaches the summary.
