@@ -19,6 +19,7 @@
  *
  * @internal
  */
+import { SchemaIssue } from "@precis/core"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -84,7 +85,7 @@ export const decodeInput = (text: string): Effect.Effect<HookInput, CliError> =>
   Schema.decodeUnknown(Schema.parseJson(HookInput))(text).pipe(
     Effect.mapError((error) =>
       new CliError({
-        reason: `the hook input on stdin is not a Claude Code hook event: ${error.message.split("\n").join(" ")}`
+        reason: `the hook input on stdin is not a Claude Code hook event: ${SchemaIssue.sentence(error, "the input")}`
       })
     )
   )

@@ -13,6 +13,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import { withoutNul } from "../ConversationTurn.js"
 import * as FactCheck from "../FactCheck.js"
+import * as Echo from "./echo.js"
 import * as Prompt from "../Prompt.js"
 import type { ChatRequest, Service as ProviderService, SummaryTask } from "../Provider.js"
 import { isPermanent, type ProviderError } from "../ProviderError.js"
@@ -24,7 +25,7 @@ import type { Service as EstimatorService } from "../TokenEstimator.js"
 class Rejected {
   readonly _tag = "Rejected"
   constructor(
-    readonly reason: "BlankReply" | "NotShorter" | "OverMaxTokens" | "Defect",
+    readonly reason: "BlankReply" | "NotShorter" | "EchoedPrompt" | "OverMaxTokens" | "Defect",
     readonly message: string
   ) {}
 }
@@ -100,9 +101,11 @@ const callModel = (env: Env, tier: Tier, request: ChatRequest): Effect.Effect<st
 export type Task = SummaryTask & { readonly kind: "leaf" | "condense" }
 
 /**
- * The escalation: normal, else aggressive, else fallback. Each tier that gives
- * up records why (in order) before `orElse` moves on, and whichever tier wrote
- * the text, the summary carries its fact check.
+ * The escalation: normal, else aggressive, else fallback. No tier keeps a
+ * reply that is not shorter than its input or repeats the prompt's
+ * instructions; the aggressive tier also refuses one over `maxTokens`. Each
+ * tier that gives up records why (in order) before `orElse` moves on, and
+ * whichever tier wrote the text, the summary carries its fact check.
  */
 export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Summary> => {
   const { estimator, maxTokens, timeout } = env
@@ -120,11 +123,20 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
       escalations: [...escalations],
       dropped: FactCheck.check(task.material, text).dropped
     }, true)
-  // A tier keeps a non-blank reply that `fits` (else fails with why not).
-  const keep = (tier: "normal" | "aggressive", fits: (outputTokens: number) => Rejected | undefined) => (text: string) => {
+  // What no tier keeps: a reply not shorter than its input (compaction would make the context larger), or
+  // one that repeats the prompt's instructions (the model echoed its prompt: no summary, however short).
+  const summaryOf = (prompt: string) => (text: string, outputTokens: number): Rejected | undefined =>
+    outputTokens >= inputTokens
+      ? new Rejected("NotShorter", "reply not shorter than its input")
+      : Echo.repeatsInstructions(text, prompt, task)
+      ? new Rejected("EchoedPrompt", "reply repeats the prompt's instructions")
+      : undefined
+  // A tier keeps a non-blank reply that `fits` its own rule and is a summary (else fails with why not).
+  const keep = (tier: "normal" | "aggressive", prompt: string, fits: (outputTokens: number) => Rejected | undefined) =>
+  (text: string) => {
     if (text.length === 0) return Effect.fail(new Rejected("BlankReply", "blank reply"))
     const outputTokens = estimator.estimate(text)
-    const rejected = fits(outputTokens)
+    const rejected = fits(outputTokens) ?? summaryOf(prompt)(text, outputTokens)
     return rejected === undefined ? Effect.succeed(done(tier, text, outputTokens)) : Effect.fail(rejected)
   }
 
@@ -134,25 +146,26 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
     maxTokens,
     task
   }).pipe(
-    Effect.flatMap(keep("normal", (outputTokens) =>
-      outputTokens >= inputTokens ? new Rejected("NotShorter", "reply not shorter than its input") : undefined)),
+    Effect.flatMap(keep("normal", prompt, () => undefined)),
     Effect.tapError(gaveUp("normal"))
   )
 
   // Tiers 2 and 3 are built only when the tier before them gave up.
-  const aggressive = () =>
-    callModel(env, "aggressive", {
-      messages: [{ role: "user", content: Prompt.aggressive(prompt, task.targetTokens) }],
+  const aggressive = () => {
+    const aggressivePrompt = Prompt.aggressive(prompt, task.targetTokens)
+    return callModel(env, "aggressive", {
+      messages: [{ role: "user", content: aggressivePrompt }],
       temperature: env.aggressiveTemperature,
       maxTokens,
       task: { ...task, kind: "aggressive" }
     }).pipe(
-      Effect.flatMap(keep("aggressive", (outputTokens) =>
+      Effect.flatMap(keep("aggressive", aggressivePrompt, (outputTokens) =>
         outputTokens > maxTokens
           ? new Rejected("OverMaxTokens", `reply longer than the ${maxTokens} tokens asked for`)
           : undefined)),
       Effect.tapError(gaveUp("aggressive"))
     )
+  }
 
   const fallback = (): Effect.Effect<Summary> =>
     Effect.sync(() => done("fallback", fallbackText(estimator, task.material, task.targetTokens)))
