@@ -171,10 +171,19 @@ describe("forged lines: one escape per format for what is shown", () => {
         ],
         ["nul.jsonl", jsonl({ role: "user", content: "hi" }, { role: "tool", content: "bin\u0000ary" }), /:2: "content" must not hold U\+0000 \(NUL\)$/]
       ]
+      const lenientFormats = new Set(["claude.jsonl", "trees.jsonl"])
       for (const [name, content, message] of cases) {
-        const result = yield* runCli(["import", write(dir, name, content), "--db", db])
+        // Claude Code and OpenAssistant logs are read leniently: --strict refuses the file at the forged line.
+        const strict = lenientFormats.has(name) ? ["--strict"] : []
+        const result = yield* runCli(["import", write(dir, name, content), "--db", db, ...strict])
         assertOneLineFailure(result, message)
         assert.notMatch(result.stderr, RAW_CONTROL)
+      }
+      // Read leniently, the forged line is skipped at FILE:LINE with the same reason, never shown raw.
+      for (const [name, field] of [["claude.jsonl", "id"], ["trees.jsonl", "sessionId"]] as const) {
+        const lenient = yield* runCli(["import", path.join(dir, name), "--db", db])
+        assert.include(lenient.stderr, `${name}:1: skipped: "${field}" must be`)
+        assert.notMatch(lenient.stderr, RAW_CONTROL)
       }
       // A session named by --session or by the file holds no control character either.
       const clean = write(dir, "clean.jsonl", jsonl({ role: "user", content: "hi" }))
