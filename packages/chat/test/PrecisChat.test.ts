@@ -103,7 +103,7 @@ describe("PrecisChat", () => {
         Scripted.toolCalls([call(0, 1, 30), call(1, 2, 30)]),
         Scripted.text("ok")
       ]).flat())
-    ))))
+    ))), 30_000)
 
   it.effect("get fails with ChatNotFoundError for a chat with no message; a bad id is refused in one sentence", () =>
     Effect.gen(function*() {
