@@ -82,6 +82,30 @@ describe("PrecisChat", () => {
       ])
     }).pipe(Effect.provide(Layer.merge(stack(), Scripted.layer([Scripted.toolCalls([call(1, 1, 1)], "Running.")])))))
 
+  it.effect("generateObject sends the context too and records the object's text as the answer", () =>
+    Effect.gen(function*() {
+      const chat = yield* chatOf("s7")
+      yield* chat.generateText({ prompt: "The tests of src/db.ts fail." })
+      const plan = yield* chat.generateObject({
+        prompt: "Plan the fix.",
+        schema: Schema.Struct({ steps: Schema.Array(Schema.String) })
+      })
+      expect(plan.value.steps).toEqual(["read src/db.ts", "fix the path"])
+      const requests = yield* Effect.flatMap(Scripted.ScriptedLanguageModel, (r) => r.requests)
+      expect(requests.map((r) => r.responseFormat)).toEqual(["text", "json"])
+      expect(encode(requests[1]!.prompt)).toEqual(encode(AiPrompt.toPrompt(Option.getOrThrow(yield* chat.lastRequest))))
+      const turns = yield* Effect.flatMap(TurnStore.TurnStore, (s) => s.turns("s7"))
+      expect(turns.map((t) => t.content)).toEqual([
+        "The tests of src/db.ts fail.",
+        "Looking.",
+        "Plan the fix.",
+        "{\"steps\":[\"read src/db.ts\",\"fix the path\"]}"
+      ])
+    }).pipe(Effect.provide(Layer.merge(
+      stack(),
+      Scripted.layer([Scripted.text("Looking."), Scripted.text("{\"steps\":[\"read src/db.ts\",\"fix the path\"]}")])
+    ))))
+
   it.effect("export is the whole conversation; fromExport reads it back into a session that exports the same", () =>
     Effect.gen(function*() {
       const chat = yield* chatOf("s5")
