@@ -50,7 +50,7 @@ const toolTurn = (part: Prompt.ToolResultPart, timestamp: string | undefined) =>
 
 const assistantTurns = (message: Prompt.AssistantMessage, timestamp: string | undefined) => {
   const texts: Array<string> = []
-  const calls: Array<ToolMetadata.ToolCall> = []
+  const calls: Array<ToolMetadata.ToolCall & { readonly arguments: string }> = []
   const results: Array<ConversationTurn.ConversationTurn> = []
   for (const part of message.content) {
     switch (part.type) {
@@ -70,7 +70,7 @@ const assistantTurns = (message: Prompt.AssistantMessage, timestamp: string | un
         results.push(toolTurn(part, timestamp))
     }
   }
-  const lines = [...texts, ...calls.map((call) => ToolMetadata.callLine(call.name, String(call.arguments)))]
+  const lines = [...texts, ...calls.map((call) => ToolMetadata.callLine(call.name, call.arguments))]
   const said = lines.length === 0
     ? []
     : [turn("assistant", lines.join("\n"), timestamp, ToolMetadata.make({ toolCalls: calls.length > 0 ? calls : undefined }))]

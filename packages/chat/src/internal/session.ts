@@ -55,10 +55,17 @@ const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toI
  * of every `ExtractError`; TypeScript cannot see either through the deferred
  * conditional types, so the one assertion is here.
  */
+type Tools = Record<string, Tool.Any>
 const asService = (calls: {
-  readonly generateText: unknown
-  readonly generateObject: unknown
-  readonly streamText: unknown
+  readonly generateText: (
+    options: LanguageModel.GenerateTextOptions<Tools>
+  ) => Effect.Effect<LanguageModel.GenerateTextResponse<Tools>, unknown, unknown>
+  readonly generateObject: <A, I extends Record<string, unknown>, R>(
+    options: LanguageModel.GenerateObjectOptions<Tools, A, I, R>
+  ) => Effect.Effect<LanguageModel.GenerateObjectResponse<Tools, A>, unknown, unknown>
+  readonly streamText: (
+    options: LanguageModel.GenerateTextOptions<Tools>
+  ) => Stream.Stream<Response.StreamPart<Tools>, unknown, unknown>
 }) => calls as Pick<Chat.Service, "generateText" | "generateObject" | "streamText">
 
 /**
@@ -135,7 +142,6 @@ export const make = (
       )
 
     // The calls, typed as `Chat.Service` types them (see `asService`).
-    type Tools = Record<string, Tool.Any>
     const generateText = (options: LanguageModel.GenerateTextOptions<Tools>) =>
       exchange("generateText", options.prompt, (prompt) => LanguageModel.generateText({ ...options, prompt }))
 
