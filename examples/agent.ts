@@ -14,7 +14,8 @@ import { Tool, Toolkit } from "@effect/ai"
 import { PrecisChat } from "@precis/chat"
 import { type Assembler, Layout } from "@precis/context"
 import { ExtractiveProvider } from "@precis/provider-extractive"
-import { DagStore } from "@precis/store"
+import { TokenEstimator, Transcript } from "@precis/core"
+import { DagStore, TurnStore } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
 import { ScriptedLanguageModel as Model } from "@precis/testing"
 import { Console, Effect, Layer, Option, Schema } from "effect"
@@ -117,8 +118,10 @@ const program = Effect.gen(function*() {
       }
     } while (response.toolCalls.length > 0 && turn < turns)
   }
+  const stored = yield* Effect.flatMap(TurnStore.TurnStore, (store) => store.turns("agent"))
+  const whole = TokenEstimator.approximate.estimate(stored.map(Transcript.formatTurn).join("\n"))
   yield* Console.log(
-    `${turn} turns: ${sent} tokens sent, ${shared} (${(100 * shared / sent).toFixed(1)}%) of them a prefix shared with ` +
+    `${turn} turns (${stored.length} stored turns, ${whole} tokens as a transcript): ${sent} tokens sent, ${shared} (${(100 * shared / sent).toFixed(1)}%) of them a prefix shared with ` +
       `the previous request, largest request ${largest} of a ${budget}-token budget, the prefix changed ` +
       `${prefixChanges} times, ${compactions} compactions, ${summaries} summaries`
   )
