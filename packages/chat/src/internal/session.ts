@@ -48,6 +48,8 @@ const encode = Schema.encode(Prompt.Prompt)
 
 const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
 
+type Tools = Record<string, Tool.Any>
+
 /**
  * The calls in the generic types of `Chat.Service`. Their failures are the
  * model's and the toolkit's (`ExtractError` of the options with the prompt
@@ -55,7 +57,6 @@ const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toI
  * of every `ExtractError`; TypeScript cannot see either through the deferred
  * conditional types, so the one assertion is here.
  */
-type Tools = Record<string, Tool.Any>
 const asService = (calls: {
   readonly generateText: (
     options: LanguageModel.GenerateTextOptions<Tools>
