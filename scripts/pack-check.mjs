@@ -1,72 +1,45 @@
 #!/usr/bin/env node
-// `pnpm pack-check`: builds the workspace, packs every public package (each
-// packages/*/package.json without `"private": true`) with `pnpm pack`, installs
-// the tarballs with npm into a fresh project outside the workspace, and there
-// type-checks and runs a TypeScript consumer and the installed `precis` bin.
+// `pnpm pack-check`: the install path of the README, checked: `pnpm tarballs` (builds the
+// workspace and packs every public package, each packages/*/package.json without
+// `"private": true`, with `pnpm pack`, into one folder), then `npm install DIR/*.tgz` in a fresh
+// project outside the workspace, which must print no warning (no ERESOLVE, no peer-dependency
+// warning); there it type-checks and runs a TypeScript consumer (an @effect/ai agent with
+// PrecisChat among it) and the installed `precis` bin.
 // Any failure exits non-zero with the command and its output.
 //
 // `--keep` leaves the temporary directory in place (its path is printed).
-import { execFileSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import * as Tarballs from "./tarballs.mjs"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const root = Tarballs.root
 const keep = process.argv.includes("--keep")
 
 const step = (message) => process.stderr.write(`pack-check: ${message}\n`)
-
-const fail = (message) => {
-  process.stderr.write(`pack-check: FAILED: ${message}\n`)
-  process.exit(1)
-}
-
-/** Runs a command; on a non-zero exit fails with its output. Returns stdout. */
-const run = (command, args, cwd, env = process.env) => {
-  try {
-    return execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 2 ** 20 })
-  } catch (error) {
-    fail(`${command} ${args.join(" ")} (in ${cwd}) exited with ${error.status}\n${error.stdout ?? ""}${error.stderr ?? ""}`)
-  }
-}
+const fail = (message) => Tarballs.fail("pack-check", message)
+const run = (command, args, cwd, env) => Tarballs.run("pack-check", command, args, cwd, env)
 
 const check = (condition, message) => {
   if (!condition) fail(message)
 }
 
-// The public packages, in no particular order: npm resolves their dependencies on each other.
-const publicPackages = fs
-  .readdirSync(path.join(root, "packages"))
-  .map((name) => path.join(root, "packages", name))
-  .filter((dir) => fs.existsSync(path.join(dir, "package.json")))
-  .map((dir) => ({ dir, manifest: JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) }))
-  .filter(({ manifest }) => manifest.private !== true)
+const publicPackages = Tarballs.publicPackages()
 check(publicPackages.some(({ manifest }) => manifest.name === "@precis/cli"), "no public @precis/cli package found")
-
-step(`building ${publicPackages.map(({ manifest }) => manifest.name).join(", ")}`)
-run("pnpm", ["exec", "tsc", "-b", ...publicPackages.map(({ dir }) => path.join(dir, "tsconfig.src.json"))], root)
-// The precis bin runs the bundle of the compiled CLI.
-run("node", [path.join(root, "packages", "cli", "scripts", "bundle.mjs")], root)
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "precis-pack-check-"))
 const tarballs = path.join(work, "tarballs")
 const project = path.join(work, "project")
-fs.mkdirSync(tarballs)
 fs.mkdirSync(project)
 
 // The store drivers and the SQL drivers under them, and the packages that may depend on them.
 const storeDrivers = ["@precis/store-sqlite", "@precis/store-pg", "@effect/sql-sqlite-node", "@effect/sql-pg"]
 const driverUsers = ["@precis/store-sqlite", "@precis/store-pg", "@precis/cli"]
 
-step(`packing into ${tarballs}`)
-const tarballOf = {}
-for (const { dir, manifest } of publicPackages) {
-  const before = new Set(fs.readdirSync(tarballs))
-  run("pnpm", ["pack", "--pack-destination", tarballs], dir)
-  const created = fs.readdirSync(tarballs).filter((file) => !before.has(file))
-  check(created.length === 1, `pnpm pack of ${manifest.name} made ${created.length} tarballs`)
-  tarballOf[manifest.name] = path.join(tarballs, created[0])
+// What a user runs: `pnpm tarballs DIR` (the same function), then `npm install DIR/*.tgz`.
+const tarballOf = Tarballs.writeTarballs(tarballs, "pack-check")
+for (const { manifest } of publicPackages) {
   const listing = run("tar", ["-tzf", tarballOf[manifest.name]], work).split("\n")
   check(listing.includes("package/dist/index.js"), `${manifest.name}: the tarball has no dist/index.js`)
   check(listing.includes("package/dist/index.d.ts"), `${manifest.name}: the tarball has no dist/index.d.ts`)
@@ -85,7 +58,6 @@ for (const { dir, manifest } of publicPackages) {
 
 // The TypeScript and Node type versions of the workspace, so the consumer checks with the same compiler.
 const rootManifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
-const fileSpecs = Object.fromEntries(Object.entries(tarballOf).map(([name, file]) => [name, `file:${file}`]))
 const write = (file, text) => fs.writeFileSync(path.join(project, file), text)
 write(
   "package.json",
@@ -93,9 +65,6 @@ write(
     name: "precis-pack-check",
     private: true,
     type: "module",
-    dependencies: fileSpecs,
-    // The packages depend on each other with `^version`: keep those on the tarballs too.
-    overrides: fileSpecs,
     devDependencies: {
       typescript: rootManifest.devDependencies.typescript,
       "@types/node": rootManifest.devDependencies["@types/node"]
@@ -130,11 +99,14 @@ write(
 )
 write(
   "consumer.ts",
-  `import { CompactionManager } from "@precis/compaction"
+  `import { Chat } from "@effect/ai"
+import { PrecisChat } from "@precis/chat"
+import { CompactionManager } from "@precis/compaction"
 import { ConversationTurn, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { TurnStore } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
+import { ScriptedLanguageModel } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { entries } from "./entries.js"
@@ -175,7 +147,25 @@ const stats = await Effect.gen(function*() {
   Effect.runPromise
 )
 if (stats.leafSummariesCreated === 0) throw new Error("the compaction created no leaf")
-console.log(JSON.stringify({ tier: summary.tier, text: summary.text, leaves: stats.leafSummariesCreated }))
+
+// An @effect/ai agent's chat from PrecisChat.layer, over a scripted model: the turns are stored.
+const chat = await Effect.gen(function*() {
+  const chat = yield* Effect.flatMap(Chat.Persistence, (persistence) => persistence.getOrCreate("agent"))
+  const response = yield* chat.generateText({ prompt: "Why does npm test fail?" })
+  const store = yield* TurnStore.TurnStore
+  return { text: response.text, turns: (yield* store.turns("agent")).length }
+}).pipe(
+  Effect.provide(Layer.mergeAll(
+    PrecisChat.layer({ budget: 4_000 }).pipe(
+      Layer.provide(ExtractiveProvider.layer()),
+      Layer.provideMerge(SqliteStore.layer({ filename: ":memory:" }))
+    ),
+    ScriptedLanguageModel.layer([ScriptedLanguageModel.text("src/db.ts opens the wrong file.")])
+  )),
+  Effect.runPromise
+)
+if (chat.turns !== 2) throw new Error(\`the chat stored \${chat.turns} turns, not 2\`)
+console.log(JSON.stringify({ tier: summary.tier, text: summary.text, leaves: stats.leafSummariesCreated, chat: chat.text }))
 `
 )
 write(
@@ -188,15 +178,28 @@ write(
   ].map((turn) => JSON.stringify(turn)).join("\n") + "\n"
 )
 
+// The README's line, `npm install DIR/*.tgz` (the shell expands the glob into these files), at npm's
+// default log level: a peer-dependency conflict (ERESOLVE) or any other warning fails the check, but
+// npm 11's notice that better-sqlite3 (and others) have install scripts to approve (`install-scripts`),
+// which says nothing of the dependency tree.
 step(`installing the tarballs with npm in ${project} (better-sqlite3 may build from source: minutes)`)
-run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], project)
+const files = fs.readdirSync(tarballs).filter((file) => file.endsWith(".tgz")).map((file) => path.join(tarballs, file))
+const installed = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...files], { cwd: project, encoding: "utf8" })
+const npmOutput = `${installed.stdout ?? ""}${installed.stderr ?? ""}`
+check(installed.status === 0, `npm install ${tarballs}/*.tgz exited with ${installed.status}\n${npmOutput}`)
+const warnings = npmOutput.split("\n")
+  .filter((line) => /ERESOLVE|npm warn|peer dep/i.test(line) && !/^npm warn install-scripts/i.test(line))
+check(warnings.length === 0, `npm install printed warnings:\n${warnings.join("\n")}`)
 
 step("type-checking and compiling the consumer with tsc")
 run(path.join(project, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], project)
 
 step("running the consumer with node")
 const consumed = JSON.parse(run(process.execPath, ["out/consumer.js"], project).trim())
-check(consumed.text.length > 0 && typeof consumed.tier === "string", `consumer printed ${JSON.stringify(consumed)}`)
+check(
+  consumed.text.length > 0 && typeof consumed.tier === "string" && consumed.chat === "src/db.ts opens the wrong file.",
+  `consumer printed ${JSON.stringify(consumed)}`
+)
 
 // The bin as a user runs it; no PRECIS_* or OPENAI_* setting of this machine leaks in.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PRECIS_") && !key.startsWith("OPENAI_")))

@@ -16,3 +16,5 @@ export * as Logs from "./Logs.js"
 export * as ScriptedProvider from "./ScriptedProvider.js"
 /** @since 0.1.0 */
 export * as StoreInvariants from "./StoreInvariants.js"
+/** @since 0.1.0 */
+export * as ScriptedLanguageModel from "./ScriptedLanguageModel.js"

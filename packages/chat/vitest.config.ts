@@ -1,0 +1,10 @@
+import { defineProject } from "vitest/config"
+import { ssr } from "../../vitest.shared.js"
+
+export default defineProject({
+  ssr,
+  test: {
+    name: "chat",
+    include: ["test/**/*.test.ts"]
+  }
+})
