@@ -57,6 +57,7 @@ export const all: Effect.Effect<Service, never, Store> = Effect.map(
     turnsWithIdPrefix: turns.turnsWithIdPrefix,
     uncoveredTurns: turns.uncoveredTurns,
     sessions: turns.sessions,
+    projectSessions: turns.projectSessions,
     sessionState: turns.sessionState,
     saveSessionState: turns.saveSessionState,
     summary: dag.summary,

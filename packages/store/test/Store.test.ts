@@ -23,6 +23,7 @@ const nothing: Store.Service = {
   turnsWithIdPrefix: () => Effect.succeed([]),
   uncoveredTurns: () => Effect.succeed([]),
   sessions: Effect.succeed([{ id: "s", createdAt: "2025-01-01T00:00:00Z", turnCount: 0, summaryCount: 0 }]),
+  projectSessions: () => Effect.succeed([]),
   sessionState: () => Effect.succeed(Option.none()),
   saveSessionState: () => Effect.void,
   summary: () => Effect.succeed(Option.none()),
