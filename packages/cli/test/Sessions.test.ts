@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { afterAll } from "vitest"
 import * as path from "node:path"
-import { runCli, tempDir, write } from "./utils/run.js"
+import { claudeCodeJsonl, runCli, tempDir, write } from "./utils/run.js"
 import { compactedStore } from "./utils/store.js"
 
 const dir = tempDir()
@@ -46,20 +46,8 @@ describe("sessions", () => {
   it.live("sessions are grouped under the folder their turns were held in, those without one last", () =>
     Effect.gen(function*() {
       const store = path.join(dir, "projects.db")
-      // Claude Code lines: each carries the folder it was written in (`cwd`).
-      const claude = (session: string, cwd: string, minute: number) =>
-        [0, 1].map((i) =>
-          JSON.stringify({
-            type: i === 0 ? "user" : "assistant",
-            uuid: `${session}-${i}`,
-            sessionId: session,
-            cwd,
-            timestamp: new Date(Date.UTC(2025, 0, 1, 0, minute + i)).toISOString(),
-            message: { role: i === 0 ? "user" : "assistant", content: `${session} says ${i}` }
-          })
-        ).join("\n") + "\n"
       for (const [session, cwd, minute] of [["s1", "/w/app", 0], ["s2", "/w/lib", 5], ["s3", "/w/app", 10]] as const) {
-        const file = write(dir, `${session}.jsonl`, claude(session, cwd, minute))
+        const file = write(dir, `${session}.jsonl`, claudeCodeJsonl(session, cwd, minute))
         assert.strictEqual((yield* runCli(["import", file, "--db", store, "--session", session])).code, 0)
       }
       const plain = write(dir, "plain.jsonl", `${JSON.stringify({ id: "p0", role: "user", content: "no folder" })}\n`)
