@@ -68,4 +68,17 @@ describe("SessionState.outline", () => {
     const answered = SessionState.fold([say("a9", "Done: it is red now.")], asked)
     assert.deepStrictEqual(SessionState.outline(answered).next, { text: "add a test", turnId: "t1" })
   })
+
+  it("without a request to answer or a plan item open, the newest open error is the next step, said once", () => {
+    const state = SessionState.fold([
+      user("u1", "Ship the release"),
+      ...bash("b1", "pnpm test", "FAIL a.test.ts\nTests: 1 failed", true),
+      ...bash("b2", "git commit -m \"release\"", "pre-commit hook failed: lint", true),
+      say("a1", "The hook refused the commit.")
+    ])
+    const outline = SessionState.outline(state)
+    assert.deepStrictEqual(outline.next, { text: "resolve git commit \"release\" failed: pre-commit hook failed: lint", turnId: "b2" })
+    assert.deepStrictEqual(outline.left.map((l) => l.turnId), ["b1r"])
+    assert.isUndefined(outline.lastCommit)
+  })
 })

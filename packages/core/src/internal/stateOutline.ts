@@ -34,7 +34,10 @@ export interface Outline {
   readonly lastCommit?: Line | undefined
   /** What is left: open errors (failing checks, failed git or tracker events), open issues, open plan items. */
   readonly left: ReadonlyArray<Line>
-  /** The next step: the latest request when no turn answers it, else the plan's first open item. */
+  /**
+   * The next step: the latest request when no turn answers it, else the plan's first open item, else the
+   * newest open error (`resolve ...`); the line it comes from is not repeated in `left`.
+   */
   readonly next?: Line | undefined
   /** The files created or modified, the newest last. */
   readonly files: ReadonlyArray<FileEntry>
@@ -43,24 +46,31 @@ export interface Outline {
 const isCommit = (text: string): boolean => /^git commit\b/.test(text)
 
 // The next step: the latest request when it is the session's last turn (no turn answers it), else the
-// first item of the plan in force that is not completed.
-const nextOf = (state: State): Line | undefined => {
+// first item of the plan in force that is not completed, else the newest open error to resolve.
+const nextOf = (state: State, errors: ReadonlyArray<Line>): Line | undefined => {
   const request = state.latestRequest ?? state.firstRequest
   if (request !== undefined && request.turnId === state.lastTurnId) return request
   const plan = state.todos ?? state.plan
   const open = plan?.items.find((item) => Plans.trackedStatus(item, state.issues) !== "completed")
-  return plan === undefined || open === undefined ? undefined : { text: open.text, turnId: plan.turnId }
+  if (plan !== undefined && open !== undefined) return { text: open.text, turnId: plan.turnId }
+  const error = errors.at(-1)
+  return error === undefined ? undefined : { text: `resolve ${error.text}`, turnId: error.turnId }
 }
 
 /** The outline of `state`. */
 export const outline = (state: State): Outline => {
   const done: Array<Line> = []
-  const left: Array<Line> = []
   const open = new Set(state.openErrors.map((e) => e.command))
+  // The errors still open: failing checks, then failed git or tracker events.
+  const errors: Array<Line> = state.openErrors.map((e) => ({ text: `${e.command}: ${e.detail ?? "failed"}`, turnId: e.turnId }))
   for (const e of state.events) {
-    if (e.failed === true) left.push({ text: `${e.text} failed: ${e.detail ?? "?"}`, turnId: e.turnId })
+    if (e.failed === true) errors.push({ text: `${e.text} failed: ${e.detail ?? "?"}`, turnId: e.turnId })
     else done.push({ text: e.text, turnId: e.turnId })
   }
+  const next = nextOf(state, errors)
+  // What is the next step (an item, an error) is said once, as the next step.
+  const isNext = (line: Line) => next !== undefined && next.turnId === line.turnId && next.text === `resolve ${line.text}`
+  const left: Array<Line> = errors.filter((line) => !isNext(line))
   for (const issue of state.issues) {
     const line = { text: `${issue.id}: ${issue.status}${issue.title === undefined ? "" : ` — ${issue.title}`}`, turnId: issue.turnId }
     if (Plans.isDone(issue.status)) done.push(line)
@@ -72,14 +82,11 @@ export const outline = (state: State): Outline => {
     }
   }
   for (const f of state.fixed) done.push({ text: `fixed ${f.text}: ${f.detail ?? "failed"}`, turnId: f.fixedTurnId })
-  for (const e of state.openErrors) left.push({ text: `${e.command}: ${e.detail ?? "failed"}`, turnId: e.turnId })
   const plan = state.todos ?? state.plan
-  const next = nextOf(state)
   for (const item of plan?.items ?? []) {
     const status = Plans.trackedStatus(item, state.issues)
-    // The item that is the next step is said once, as the next step.
-    const isNext = next?.turnId === plan!.turnId && next.text === item.text
-    if (status !== "completed" && !isNext) left.push({ text: `${ToolKind.todoMark(status)} ${item.text}`, turnId: plan!.turnId })
+    const isNextItem = next?.turnId === plan!.turnId && next.text === item.text
+    if (status !== "completed" && !isNextItem) left.push({ text: `${ToolKind.todoMark(status)} ${item.text}`, turnId: plan!.turnId })
   }
   const commits = state.events.filter((e) => e.failed !== true && isCommit(e.text))
   const last = commits.at(-1)
