@@ -30,7 +30,7 @@ import { ActiveContext } from "@precis/compaction"
 import { SessionState, TokenEstimator } from "@precis/core"
 import { type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
-import { type Earlier, render } from "./internal/digestText.js"
+import { type Earlier, outcome, render } from "./internal/digestText.js"
 
 /**
  * The default token cap of a digest.
@@ -127,3 +127,53 @@ export const make = (
     const text = render({ directory: folder, last: shown[0]!, before: shown.slice(1), older }, maxTokens, maxChars, estimator)
     return { directory: folder, text, sessions: ids }
   }).pipe(Effect.withSpan("ProjectDigest.make", { attributes: { "precis.directory": directory } }))
+
+/**
+ * One session of a project as {@link recent} lists it: its id, time span,
+ * size and agent, its first request and its outcome in a line (its last
+ * commit, else its next step, else what it left open, else its files).
+ *
+ * @since 0.1.0
+ */
+export interface RecentSession {
+  readonly id: string
+  readonly startedAt?: string | undefined
+  readonly endedAt?: string | undefined
+  readonly turns: number
+  readonly agent?: string | undefined
+  readonly request?: string | undefined
+  readonly outcome: string
+}
+
+/**
+ * The sessions of the project at `directory`, the most recent first, at most
+ * `limit` (default 10) from `offset` (default 0), each with its outcome line;
+ * `total` counts them all. What the MCP `recent` tool gives.
+ *
+ * @since 0.1.0
+ */
+export const recent = (
+  directory: string,
+  options: { readonly limit?: number | undefined; readonly offset?: number | undefined } = {}
+): Effect.Effect<
+  { readonly directory: string; readonly total: number; readonly sessions: ReadonlyArray<RecentSession> },
+  StoreError.StoreError,
+  TurnStore.TurnStore
+> =>
+  Effect.gen(function*() {
+    const folder = normalize(directory)
+    const all = yield* Effect.flatMap(TurnStore.TurnStore, (store) => store.projectSessions(folder))
+    const start = Math.max(0, Math.floor(options.offset ?? 0))
+    const page = all.slice(start, start + Math.max(1, Math.floor(options.limit ?? 10)))
+    const sessions = yield* Effect.forEach(page, (info) =>
+      Effect.map(withOutline(info), (earlier): RecentSession => ({
+        id: info.id,
+        startedAt: info.startedAt,
+        endedAt: info.endedAt,
+        turns: info.turnCount,
+        agent: info.project?.agent,
+        request: earlier.outline?.asked?.text,
+        outcome: outcome(earlier)
+      })))
+    return { directory: folder, total: all.length, sessions }
+  })

@@ -63,8 +63,8 @@ const day = (info: TurnStore.SessionInfo): string => (info.startedAt ?? info.cre
 const relative = (directory: string, path: string): string =>
   path.startsWith(`${directory}/`) ? path.slice(directory.length + 1) : path
 
-/** A session's outcome in a few words: its last commit, else what it left, else its files, else its size. */
-const outcome = (earlier: Earlier): string => {
+/** A session's outcome in a few words: its last commit, else its next step, else what it left, else its files, else its size. */
+export const outcome = (earlier: Earlier): string => {
   const o = earlier.outline
   if (o?.lastCommit !== undefined) return brief(o.lastCommit.text, 100)
   if (o?.next !== undefined) return `next: ${brief(o.next.text, 90)}`
