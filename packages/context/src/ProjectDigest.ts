@@ -87,15 +87,22 @@ export interface Digest {
  */
 export const normalize = (directory: string): string => directory.length > 1 ? directory.replace(/\/+$/, "") || "/" : directory
 
-// The first real request among a session's first turns.
-const firstRequest = (store: TurnStore.Service, sessionId: string) =>
-  Effect.map(store.turns(sessionId, { from: 0, to: FIRST_TURNS - 1 }), (turns) => {
+/**
+ * A session's first real request (`SessionState.requestOf`) among its first
+ * 50 turns, without folding its state: what a list of sessions shows.
+ *
+ * @since 0.1.0
+ */
+export const firstRequest = (
+  sessionId: string
+): Effect.Effect<string | undefined, StoreError.StoreError, TurnStore.TurnStore> =>
+  Effect.flatMap(TurnStore.TurnStore, (store) => Effect.map(store.turns(sessionId, { from: 0, to: FIRST_TURNS - 1 }), (turns) => {
     for (const turn of turns) {
       const request = SessionState.requestOf(turn)
       if (request !== undefined) return request
     }
     return undefined
-  })
+  }))
 
 // A session with its hand-over: its state as stored, carried forward over the turns since.
 const withOutline = (info: TurnStore.SessionInfo) =>
@@ -121,7 +128,7 @@ export const make = (
     const [last, ...rest] = sessions
     const shown = yield* Effect.forEach([last!, ...rest.slice(0, BEFORE)], withOutline)
     const older = yield* Effect.forEach(rest.slice(BEFORE), (info) =>
-      Effect.map(firstRequest(store, info.id), (request): Earlier => ({ info, request })))
+      Effect.map(firstRequest(info.id), (request): Earlier => ({ info, request })))
     const maxTokens = Math.max(1, Math.floor(options.maxTokens ?? defaultMaxTokens))
     const maxChars = Math.max(1, Math.floor(options.maxChars ?? defaultMaxChars))
     const text = render({ directory: folder, last: shown[0]!, before: shown.slice(1), older }, maxTokens, maxChars, estimator)
