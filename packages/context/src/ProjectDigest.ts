@@ -49,8 +49,9 @@ export const defaultMaxChars = 10_000
 
 /** The sessions shown in a line or two each, after the most recent. */
 const BEFORE = 4
-/** The turns read for an index entry's first request. */
+/** The turns read for an index entry's first request, and those read first. */
 const FIRST_TURNS = 50
+const FIRST_READ = 4
 
 /**
  * Options of {@link make}.
@@ -96,13 +97,39 @@ export const normalize = (directory: string): string => directory.length > 1 ? d
 export const firstRequest = (
   sessionId: string
 ): Effect.Effect<string | undefined, StoreError.StoreError, TurnStore.TurnStore> =>
-  Effect.flatMap(TurnStore.TurnStore, (store) => Effect.map(store.turns(sessionId, { from: 0, to: FIRST_TURNS - 1 }), (turns) => {
-    for (const turn of turns) {
-      const request = SessionState.requestOf(turn)
-      if (request !== undefined) return request
+  Effect.gen(function*() {
+    const store = yield* TurnStore.TurnStore
+    // Most sessions ask in their first turns: those are read first, the rest only when they do not.
+    for (const [from, to] of [[0, FIRST_READ - 1], [FIRST_READ, FIRST_TURNS - 1]] as const) {
+      for (const turn of yield* store.turns(sessionId, { from, to })) {
+        const request = SessionState.requestOf(turn)
+        if (request !== undefined) return request
+      }
     }
     return undefined
-  }))
+  })
+
+/**
+ * The first requests of many sessions, in their order ({@link firstRequest}
+ * of each): their openings read at once, the few that ask later each on its own.
+ *
+ * @since 0.1.0
+ */
+export const firstRequests = (
+  sessionIds: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string | undefined>, StoreError.StoreError, TurnStore.TurnStore> =>
+  Effect.gen(function*() {
+    const store = yield* TurnStore.TurnStore
+    const found = new Map<string, string>()
+    for (const turn of yield* store.openingTurns(sessionIds, FIRST_READ)) {
+      const request = found.has(turn.sessionId) ? undefined : SessionState.requestOf(turn)
+      if (request !== undefined) found.set(turn.sessionId, request)
+    }
+    return yield* Effect.forEach(sessionIds, (id) => {
+      const request = found.get(id)
+      return request !== undefined ? Effect.succeed(request) : firstRequest(id)
+    })
+  })
 
 // A session with its hand-over: its state as stored, carried forward over the turns since.
 const withOutline = (info: TurnStore.SessionInfo) =>
@@ -127,8 +154,9 @@ export const make = (
     if (sessions.length === 0) return { directory: folder, text: "", sessions: ids }
     const [last, ...rest] = sessions
     const shown = yield* Effect.forEach([last!, ...rest.slice(0, BEFORE)], withOutline)
-    const older = yield* Effect.forEach(rest.slice(BEFORE), (info) =>
-      Effect.map(firstRequest(info.id), (request): Earlier => ({ info, request })))
+    const olderInfo = rest.slice(BEFORE)
+    const requests = yield* firstRequests(olderInfo.map((info) => info.id))
+    const older = olderInfo.map((info, i): Earlier => ({ info, request: requests[i] }))
     const maxTokens = Math.max(1, Math.floor(options.maxTokens ?? defaultMaxTokens))
     const maxChars = Math.max(1, Math.floor(options.maxChars ?? defaultMaxChars))
     const text = render({ directory: folder, last: shown[0]!, before: shown.slice(1), older }, maxTokens, maxChars, estimator)

@@ -55,6 +55,7 @@ export const all: Effect.Effect<Service, never, Store> = Effect.map(
     withTransaction: turns.withTransaction,
     turns: turns.turns,
     turnsWithIdPrefix: turns.turnsWithIdPrefix,
+    openingTurns: turns.openingTurns,
     uncoveredTurns: turns.uncoveredTurns,
     sessions: turns.sessions,
     projectSessions: turns.projectSessions,

@@ -128,6 +128,16 @@ export interface Service {
     prefix: string,
     limit?: number
   ) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
+  /**
+   * The first `count` turns of each of `sessionIds` (a session the store does
+   * not hold has none), in the order of `sessionIds`, each session's in seq
+   * order: one read for the openings of many sessions (a list of them by
+   * their first requests).
+   */
+  readonly openingTurns: (
+    sessionIds: ReadonlyArray<string>,
+    count: number
+  ) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** The turns no leaf summary covers yet, in seq order (one page of them with `page`). */
   readonly uncoveredTurns: (sessionId: string, page?: Page) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** Every session, oldest first. */

@@ -21,6 +21,7 @@ const nothing: Store.Service = {
   withTransaction: (self) => self,
   turns: () => Effect.succeed([]),
   turnsWithIdPrefix: () => Effect.succeed([]),
+  openingTurns: () => Effect.succeed([]),
   uncoveredTurns: () => Effect.succeed([]),
   sessions: Effect.succeed([{ id: "s", createdAt: "2025-01-01T00:00:00Z", turnCount: 0, summaryCount: 0 }]),
   projectSessions: () => Effect.succeed([]),

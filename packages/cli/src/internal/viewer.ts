@@ -128,8 +128,11 @@ const searched = Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
 const sessions = Effect.gen(function*() {
   const all = yield* (yield* TurnStore.TurnStore).sessions
   const page = yield* readPage(yield* pageNumber("page"), ITEMS_PER_PAGE, ({ limit, offset = 0 }) =>
-    Effect.forEach(all.slice(offset, offset + limit), (info) =>
-      Effect.map(Effect.all([timeRange(info), ProjectDigest.firstRequest(info.id)]), ([range, request]) => ({ info, range, request }))), all.length)
+    Effect.gen(function*() {
+      const infos = all.slice(offset, offset + limit)
+      const requests = yield* ProjectDigest.firstRequests(infos.map((info) => info.id))
+      return yield* Effect.forEach(infos, (info, i) => Effect.map(timeRange(info), (range) => ({ info, range, request: requests[i] })))
+    }), all.length)
   return yield* respond(200, "Sessions", HtmlTree.sessionsBody(page))
 })
 

@@ -219,6 +219,16 @@ export const make = (env: Env): Service => {
         ORDER BY t.seq LIMIT ${Math.max(1, Math.floor(limit))}`
     ).pipe(Effect.mapError(error("TurnStore.turnsWithIdPrefix")))
 
+  // The ids go in as one JSON array (one statement text whatever their number), each session's
+  // opening read by the (session, seq) key.
+  const openingTurns: Service["openingTurns"] = (sessionIds, count) =>
+    reads.select(sql.unsafe(
+      `SELECT t.id, t.session_id, t.seq, t.role, t.content, t.timestamp, t.metadata
+        FROM ${dialect.jsonElements(dialect.param(1))} j CROSS JOIN turns t
+        WHERE t.session_id = j.value AND t.seq < ${dialect.param(2)} ORDER BY j.key, t.seq`,
+      [JSON.stringify(sessionIds), Math.max(0, Math.floor(count))]
+    )).pipe(Effect.mapError(error("TurnStore.openingTurns")))
+
   const uncoveredTurns: Service["uncoveredTurns"] = (sessionId, page) =>
     reads.select(
       sql`SELECT ${reads.columns} FROM turns t
@@ -268,6 +278,7 @@ export const make = (env: Env): Service => {
     withTransaction,
     turns,
     turnsWithIdPrefix,
+    openingTurns,
     uncoveredTurns,
     sessions,
     projectSessions,

@@ -1,7 +1,8 @@
 /**
  * The store suite's cases of projects: each session's working directory, git
  * root and agent, and its time span, read from its turns' metadata and kept on
- * its row; the sessions of a project, the most recent first.
+ * its row; the sessions of a project, the most recent first; the opening
+ * turns of many sessions in one read.
  *
  * @internal
  */
@@ -50,6 +51,25 @@ export const cases: ReadonlyArray<Case> = [
         expect((yield* store.projectSessions("/work/app")).map((s) => s.id)).toEqual(["p-new", "p-sub", "p-old"])
         expect((yield* store.projectSessions("/elsewhere")).map((s) => s.id)).toEqual(["other"])
         expect(yield* store.projectSessions("/work")).toEqual([])
+      })
+  },
+  {
+    name: "reads the opening turns of many sessions at once, in the order asked",
+    run: () =>
+      Effect.gen(function*() {
+        const store = yield* Store.all
+        yield* store.appendTurns("open-a", Fixtures.conversation(5))
+        yield* store.appendTurns("open-b", Fixtures.conversation(2))
+        const opening = yield* store.openingTurns(["open-b", "missing", "open-a"], 3)
+        expect(opening.map((t) => [t.sessionId, t.id, t.seq])).toEqual([
+          ["open-b", "t0", 0],
+          ["open-b", "t1", 1],
+          ["open-a", "t0", 0],
+          ["open-a", "t1", 1],
+          ["open-a", "t2", 2]
+        ])
+        expect(yield* store.openingTurns([], 3)).toEqual([])
+        expect(yield* store.openingTurns(["open-a"], 0)).toEqual([])
       })
   }
 ]
