@@ -3,9 +3,9 @@
  * A store of 200 sessions held in one folder (and 50 in another), each
  * stored as `SessionEnd` leaves it (its turns and its session state), then
  * the shipped bin's `precis hook claude-code` run as Claude Code runs it on
- * `SessionStart` (`startup`, a new session in that folder), against `node -e
- * ""` started by the same code, interleaved; and the digest alone, in
- * process (`ProjectDigest.make`).
+ * `SessionStart` (`startup`, a new session in that folder), against the same
+ * bin's `precis --help` (what starting the command costs), interleaved; and
+ * the digest alone, in process (`ProjectDigest.make`).
  *
  * @since 0.1.0
  */
@@ -64,7 +64,7 @@ export const buildStore = (file: string) =>
     }
   }).pipe(Effect.provide(SqliteStore.layer({ filename: file })), Effect.runPromise)
 
-/** Wall time (ms) of one run of `node ARGS` with `stdin` and `env`, which must exit 0; its stdout. */
+/** Wall time (ms) of one run of `node ARGS` with `stdin` and `env`, which must exit 0, and its stdout. */
 const timeRun = (args: ReadonlyArray<string>, stdin = "", env: NodeJS.ProcessEnv = process.env) => {
   const t0 = performance.now()
   const result = spawnSync(process.execPath, args, { input: stdin, env, encoding: "utf8" })
@@ -91,12 +91,12 @@ export const run = async (options: Options): Promise<ReadonlyArray<Figure>> => {
     const rounds = options.quick ? 5 : 15
     const hook = () => timeRun([bin, "hook", "claude-code"], payload, env)
     const first = hook()
-    timeRun(["-e", ""])
+    timeRun([bin, "--help"])
     const hookMs: Array<number> = []
-    const nodeMs: Array<number> = []
+    const helpMs: Array<number> = []
     for (let i = 0; i < rounds; i++) {
       hookMs.push(hook().ms)
-      nodeMs.push(timeRun(["-e", ""]).ms)
+      helpMs.push(timeRun([bin, "--help"]).ms)
     }
     const text = (JSON.parse(first.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext
     const digestMs: Array<number> = []
@@ -111,7 +111,7 @@ export const run = async (options: Options): Promise<ReadonlyArray<Figure>> => {
         name: `SessionStart (startup) hook, ${SESSIONS} sessions in the project: wall time, median`,
         value: Stats.median(hookMs),
         unit: "ms",
-        baseline: { name: "node -e \"\" (an empty Node process)", value: Stats.median(nodeMs), unit: "ms" },
+        baseline: { name: "precis --help (the command's start)", value: Stats.median(helpMs), unit: "ms" },
         note: `${rounds} interleaved runs of the shipped bin; slowest ${Stats.max(hookMs).toFixed(0)} ms; ` +
           `${SESSIONS + ELSEWHERE} sessions of ${SESSION_TOKENS} tokens in the store`
       }),
