@@ -43,7 +43,7 @@ const projectDigest = (directory: string, budget: number | undefined, json: bool
   })
 
 /** What `context` does, in one line (the root page and the README list it). */
-export const summary = "Print the context an agent would send, within --budget N tokens if given"
+export const summary = "Print the context an agent would send (--budget N), or what a new session in a project starts with (--project DIR)"
 
 /** The `context` command. */
 export const command = Command.make(

@@ -200,7 +200,7 @@ export const claudeCode = Command.make(
 )
 
 /** One line for the root page and the README. */
-export const summary = "Run as a coding agent's hook: import, compact, give back the session state"
+export const summary = "Run as a coding agent's hook: import, compact, give back the session state and the project's digest"
 
 /** The `hook` command: one subcommand per agent (only Claude Code so far). */
 export const command = Command.make("hook").pipe(

@@ -81,7 +81,7 @@ const listing = (rows: ReadonlyArray<SessionRow>): string => {
 }
 
 /** What `sessions` does, in one line (the root page and the README list it). */
-export const summary = "List the sessions of a store with their sizes and time ranges"
+export const summary = "List the sessions of a store by project, with their sizes and time ranges"
 
 /** The `sessions` command. */
 export const command = Command.make(
