@@ -27,6 +27,8 @@ export * as Overhead from "./Overhead.js"
 /** @since 0.1.0 */
 export * as Probe from "./fidelity/Probe.js"
 /** @since 0.1.0 */
+export * as ProjectStart from "./ProjectStart.js"
+/** @since 0.1.0 */
 export * as Results from "./Results.js"
 /** @since 0.1.0 */
 export * as Retention from "./Retention.js"

@@ -5,8 +5,8 @@
  * some sections only), every figure with its unit and its baseline.
  *
  * Sections: overhead, faults, compaction, loop, throughput, retention, also, tokens,
- * startup, fleet (both need the CLI built: the package's `bench` script builds
- * it; fleet's PostgreSQL part needs `PRECIS_BENCH_PG_URL` or
+ * startup, start (a new Claude Code session's digest on a store of 200 sessions), fleet (these need
+ * the CLI built: the package's `bench` script builds it; fleet's PostgreSQL part needs `PRECIS_BENCH_PG_URL` or
  * `PRECIS_TEST_PG_URL`), sleep, watch (the first run of `precis watch` over a
  * directory of sessions, on 1 and 2 cores: needs `taskset`), fidelity (probe facts kept by precis's
  * context, its summaries, head/tail truncation and Claude Code's own
@@ -65,6 +65,7 @@ const sections: Record<string, (ctx: Context) => Promise<SectionResult>> = {
     return { figures: (await import("./TokenAccuracy.js")).run(Inputs.all()) }
   },
   startup: async (ctx) => ({ figures: (await import("./Startup.js")).run(ctx) }),
+  start: async (ctx) => ({ figures: await (await import("./ProjectStart.js")).run(ctx) }),
   sleep: async (ctx) => {
     const { figures, results } = await (await import("./SleepLoop.js")).run(ctx)
     return { figures, details: results }

@@ -86,12 +86,19 @@ describe.skipIf(skip)("the viewer in chromium", () => {
         page.on("pageerror", (error) => errors.push(error.message))
 
         await page.goto(`${url}/`)
-        assert.deepStrictEqual(await page.locator("ul.sessions li a").allTextContents(), ["coding-session", "hostile"])
+        // Each session named by its first request (the store's text, shown as text), its id after its dates.
+        const names = await page.locator("ul.sessions li a").allTextContents()
+        expect(names[0]).toMatch(/^Hi! Two things on ledgerline-api today: 1\. Bug: /)
+        assert.strictEqual(names[1], "<script>alert(1)</script><img src=x onerror=alert(2)>")
         // The session's own dates, from its turns.
         expect(await page.locator("ul.sessions li .meta").first().textContent()).toMatch(/^2025-03-14 09:02 → 12:04 · 245 turns/)
-        await page.getByRole("link", { name: "coding-session" }).click()
+        expect(await page.locator("ul.sessions li .meta").first().textContent()).toMatch(/ · coding-session$/)
+        await page.locator("ul.sessions li a").first().click()
         await page.waitForURL(/\/session\/coding-session$/)
         expect(await page.locator("h1").textContent()).toBe("Session coding-session")
+        // The session-state header reads without a click.
+        assert.isTrue(await page.locator("details.state > pre").isVisible())
+        expect(await page.locator("details.state > pre").textContent()).toMatch(/^Session state \(from turns /)
 
         // A top summary reads in place: open, its text shown; its children closed, their text hidden.
         const root = page.locator(".tree > details.node").first()

@@ -90,7 +90,7 @@ describe("precis install claude-code", () => {
         expect(handler.command).toMatch(/ hook claude-code$/)
         assert.isTrue(Settings.isOurHandler(handler))
       }
-      assert.strictEqual(ours("SessionStart").matcher, "compact|resume")
+      assert.strictEqual(ours("SessionStart").matcher, "startup|clear|compact|resume")
       assert.deepStrictEqual(settings.hooks.PreCompact[1].hooks[0].timeout, 60)
 
       const config = readJson(configOf(root))
@@ -157,7 +157,7 @@ describe("precis install claude-code", () => {
       const root = home(existing)
       const before = fs.readFileSync(settingsOf(root), "utf8")
       const result = yield* precis(root, ["install", "claude-code", "--dry-run"])
-      expect(result.stdout).toContain(`${settingsOf(root)}: would add the hooks PreCompact, SessionStart (compact|resume), SessionEnd`)
+      expect(result.stdout).toContain(`${settingsOf(root)}: would add the hooks PreCompact, SessionStart (startup|clear|compact|resume), SessionEnd`)
       expect(result.stdout).toContain(`${configOf(root)}: would add the MCP server "precis"`)
       assert.strictEqual(fs.readFileSync(settingsOf(root), "utf8"), before)
       assert.deepStrictEqual(backups(root), [])

@@ -5,7 +5,8 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { afterAll } from "vitest"
-import { runCli, tempDir } from "./utils/run.js"
+import * as path from "node:path"
+import { assertOneLineFailure, claudeCodeJsonl, runCli, tempDir, write } from "./utils/run.js"
 import { compactedStore, type Node } from "./utils/store.js"
 
 const dir = tempDir()
@@ -110,4 +111,33 @@ describe("context", () => {
       assert.deepStrictEqual(off.report.stages.map((s: { stage: string }) => s.stage), ["mask", "forget", "window"])
     }))
 
+
+  it.live("--project DIR prints the digest of the sessions held in that folder; another folder gets nothing", () =>
+    Effect.gen(function*() {
+      const store = path.join(dir, "projects.db")
+      for (const [session, cwd, minute] of [["p1", "/w/app", 0], ["p2", "/w/lib", 5], ["p3", "/w/app", 10]] as const) {
+        const file = write(dir, `${session}.jsonl`, claudeCodeJsonl(session, cwd, minute))
+        assert.strictEqual((yield* runCli(["import", file, "--db", store, "--session", session])).code, 0)
+      }
+      const before = fs.readFileSync(store)
+      const text = yield* runCli(["context", "--db", store, "--project", "/w/app/"])
+      assert.strictEqual(text.code, 0, text.stderr)
+      expect(text.stdout).toMatch(/^Earlier sessions in this project \(\/w\/app\)/)
+      expect(text.stdout).toContain("Last session p3 · 2025-01-01 00:10 → 2025-01-01 00:11 · 2 turns · claude-code:")
+      expect(text.stdout).toContain("Asked: p3 says 0 [p3-0]")
+      expect(text.stdout).toContain("- 2025-01-01 · p1 · asked: p1 says 0")
+      expect(text.stdout).not.toContain("p2")
+      const json = JSON.parse((yield* runCli(["context", "--db", store, "--project", "/w/app", "--budget", "1000", "--json"])).stdout)
+      assert.deepStrictEqual(json.sessions, ["p3", "p1"])
+      assert.strictEqual(json.directory, "/w/app")
+      const none = yield* runCli(["context", "--db", store, "--project", "/w/none"])
+      assert.strictEqual(none.code, 0)
+      assert.strictEqual(none.stdout, "")
+      assert.strictEqual(none.stderr.trim(), "precis: no session of /w/none in the store yet")
+      assertOneLineFailure(
+        yield* runCli(["context", "--db", store, "--project", "/w/app", "--session", "p1"]),
+        "--project and --session name different things: give one of them"
+      )
+      assert.isTrue(fs.readFileSync(store).equals(before))
+    }))
 })

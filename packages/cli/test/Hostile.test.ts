@@ -297,8 +297,15 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
     Effect.gen(function*() {
       const db = path.join(dir, "older.db")
       assert.strictEqual((yield* runCli(["import", write(dir, "older.jsonl", sessionJsonl(30)), "--db", db])).code, 0)
-      // Schema 6: what an older precis left (the search mark table came with 7).
-      yield* rawSql(db, ["DELETE FROM precis_migrations WHERE migration_id = 7", "DROP TABLE turns_fts_mark"])
+      // Schema 6: what an older precis left (the search mark table came with 7, the sessions' project with 9).
+      yield* rawSql(db, [
+        "DELETE FROM precis_migrations WHERE migration_id >= 7",
+        "DROP INDEX sessions_cwd",
+        "DROP INDEX sessions_git_root",
+        // Before the mark table goes: SQLite checks the triggers that name it when a column is dropped.
+        ...["cwd", "git_root", "agent", "started_at", "ended_at"].map((column) => `ALTER TABLE sessions DROP COLUMN ${column}`),
+        "DROP TABLE turns_fts_mark"
+      ])
       const before = fs.readFileSync(db)
       for (const args of [["sessions"], ["show"], ["context"], ["search", "step"]]) {
         assertOneLineFailure(yield* runCli([...args, "--db", db]), /older\.db: written by an older precis \(schema 6/)

@@ -71,17 +71,22 @@ const text = (result: ToolResult): string => result.content.map((part) => part.t
 const sha = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex")
 
 describe("precis mcp with the official MCP client", () => {
-  it("lists the five read-only tools and answers each; an expand pages to its end", async () => {
+  it("lists the six read-only tools and answers each; an expand pages to its end", async () => {
     const before = sha(db)
     const server = await connect(db)
     try {
       const { tools } = await server.client.listTools()
-      assert.deepStrictEqual(tools.map((t) => t.name).sort(), ["context", "describe", "expand", "read", "search"])
+      assert.deepStrictEqual(tools.map((t) => t.name).sort(), ["context", "describe", "expand", "read", "recent", "search"])
       for (const tool of tools) {
         assert.strictEqual(tool.annotations?.readOnlyHint, true, tool.name)
         assert.strictEqual(tool.inputSchema.type, "object")
       }
       assert.deepStrictEqual(tools.find((t) => t.name === "expand")!.inputSchema.required, ["summaryId"])
+      assert.deepStrictEqual(tools.find((t) => t.name === "recent")!.inputSchema.required, ["project"])
+      // The demo session names no folder: no project holds it.
+      const none = await call(server, "recent", { project: "/nowhere" })
+      assert.isTrue(none.isError)
+      assert.strictEqual(text(none), "no session held in \"/nowhere\" (a project is the folder a session ran in)")
 
       const described = await call(server, "describe", { session: "demo" })
       assert.isNotTrue(described.isError)
@@ -179,7 +184,7 @@ describe("precis mcp with the official MCP client", () => {
     const missing = path.join(dir, "missing.db")
     const server = await connect(missing)
     try {
-      assert.strictEqual((await server.client.listTools()).tools.length, 5)
+      assert.strictEqual((await server.client.listTools()).tools.length, 6)
       for (const [name, args] of [["search", { query: "x" }], ["context", { session: "s" }]] as const) {
         const result = await call(server, name, args)
         assert.isTrue(result.isError)

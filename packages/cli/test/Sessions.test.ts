@@ -5,7 +5,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { afterAll } from "vitest"
-import { runCli, tempDir } from "./utils/run.js"
+import * as path from "node:path"
+import { claudeCodeJsonl, runCli, tempDir, write } from "./utils/run.js"
 import { compactedStore } from "./utils/store.js"
 
 const dir = tempDir()
@@ -28,7 +29,8 @@ describe("sessions", () => {
           uncoveredTurns: 6,
           summaries: stats.leafSummariesCreated + stats.condensedSummariesCreated,
           timeRangeStart: "2025-01-01T00:00:00.000Z",
-          timeRangeEnd: "2025-01-01T00:39:00.000Z"
+          timeRangeEnd: "2025-01-01T00:39:00.000Z",
+          project: null
         }]
       })
       const text = yield* runCli(["sessions", "--db", db])
@@ -39,6 +41,32 @@ describe("sessions", () => {
         } summaries · 2025-01-01T00:00:00 → 2025-01-01T00:39:00`
       )
       assert.isTrue(fs.readFileSync(db).equals(before))
+    }))
+
+  it.live("sessions are grouped under the folder their turns were held in, those without one last", () =>
+    Effect.gen(function*() {
+      const store = path.join(dir, "projects.db")
+      for (const [session, cwd, minute] of [["s1", "/w/app", 0], ["s2", "/w/lib", 5], ["s3", "/w/app", 10]] as const) {
+        const file = write(dir, `${session}.jsonl`, claudeCodeJsonl(session, cwd, minute))
+        assert.strictEqual((yield* runCli(["import", file, "--db", store, "--session", session])).code, 0)
+      }
+      const plain = write(dir, "plain.jsonl", `${JSON.stringify({ id: "p0", role: "user", content: "no folder" })}\n`)
+      assert.strictEqual((yield* runCli(["import", plain, "--db", store, "--session", "s0"])).code, 0)
+      const text = (yield* runCli(["sessions", "--db", store])).stdout.split("\n")
+      assert.deepStrictEqual(text.map((l) => l.split(" · ")[0]), [
+        "/w/app (claude-code)",
+        "  s1",
+        "  s3",
+        "/w/lib (claude-code)",
+        "  s2",
+        "(no project)",
+        "  s0"
+      ])
+      const json = JSON.parse((yield* runCli(["sessions", "--db", store, "--json"])).stdout)
+      assert.deepStrictEqual(json.sessions.find((s: { id: string }) => s.id === "s2").project, {
+        directory: "/w/lib",
+        agent: "claude-code"
+      })
     }))
 
 })

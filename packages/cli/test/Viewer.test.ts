@@ -9,8 +9,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import * as Html from "../src/internal/html.js"
+import * as HtmlSearch from "../src/internal/htmlSearch.js"
 import * as Viewer from "../src/internal/viewer.js"
-import { assertOneLineFailure, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+import { assertOneLineFailure, claudeCodeJsonl, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -44,10 +45,10 @@ beforeAll(async () => {
   assert.strictEqual(result.code, 0, result.stderr)
 })
 
-/** Runs `use` with the viewer listening on a free loopback port. */
-const withViewer = <A, E>(use: (url: string) => Effect.Effect<A, E>) =>
+/** Runs `use` with the viewer of `store` (default: the one of `beforeAll`) listening on a free loopback port. */
+const withViewer = <A, E>(use: (url: string) => Effect.Effect<A, E>, store = db) =>
   Effect.scoped(Effect.flatMap(Viewer.listen({ port: 0, host: "127.0.0.1" }), use)).pipe(
-    Effect.provide(SqliteStore.layer({ filename: db, readonly: true }))
+    Effect.provide(SqliteStore.layer({ filename: store, readonly: true }))
   )
 
 const get = (url: string) =>
@@ -61,21 +62,26 @@ const links = (body: string, pattern: RegExp) =>
   [...body.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replaceAll("&#38;", "&")).filter((href) => pattern.test(href))
 
 describe("the viewer over HTTP", () => {
-  it.live("/ lists the sessions with their turns' dates; /session/:id a tree whose summaries read in place", () =>
+  it.live("/ names the sessions by their first request with their dates; /session/:id its state, a tree read in place", () =>
     withViewer((url) =>
       Effect.gen(function*() {
         const home = yield* get(`${url}/`)
         assert.strictEqual(home.status, 200)
         assert.strictEqual(home.type, "text/html; charset=utf-8")
         expect(home.csp).toMatch(/script-src 'nonce-[^']+'/)
-        expect(home.body).toContain(`<a href="/session/s%3C1%3E">s&#60;1&#62;</a>`)
-        // The first and last turns' times, not the import's.
-        expect(home.body).toMatch(/2025-01-01 00:00 → 01:02 · 33 turns · \d+ summaries/)
+        expect(home.body).toContain(`<a href="/session/s%3C1%3E">Step 0: edited src/module0.ts and ran \`pnpm test --filter pkg0\`; `)
+        // The first and last turns' times, not the import's; the id after them.
+        expect(home.body).toMatch(/2025-01-01 00:00 → 01:02 · 33 turns · \d+ summaries · s&#60;1&#62;<\/span>/)
 
         const session = yield* get(`${url}/session/${encodeURIComponent("s<1>")}`)
         assert.strictEqual(session.status, 200)
         expect(session.body).toContain("<h1>Session s&#60;1&#62;</h1>")
         expect(session.body).toContain("2025-01-01 00:00 → 01:02 · 33 turns")
+        // The session-state header, shown without a click, escaped.
+        expect(session.body).toContain(
+          `<details class="state" open><summary>Session state</summary><pre>Session state (from turns t0 … answer, 33 turns):\nTask:\n- first request: Step 0: `
+        )
+        expect(session.body).toMatch(/<pre>Session state [^]*- latest request: fresh tail &#60;script&#62;alert\(1\)/)
         // The top summaries open, the others closed, each with its headline and its whole text.
         expect(session.body).toMatch(/<details class="node" data-id="[\w-]+" open><summary><span class="head">[^<]+<\/span> <span class="meta">2025-01-01 00:\d\d → 00:\d\d · depth [1-9] · /)
         expect(session.body).toMatch(/<details class="node" data-id="[\w-]+"><summary><span class="head">[^<]*<\/span> <span class="meta">[^<]* · depth 0 · /)
@@ -162,6 +168,34 @@ describe("the viewer over HTTP", () => {
         expect(odd.body).toContain("<h1>Search: &#34;NEAR( -* &#60;b&#62;</h1>")
         expect((yield* get(`${url}/search`)).body).toContain("Type words to find")
       })))
+
+  it.live("/ shows each session's folder, first request and time span; the session page its folder", () =>
+    Effect.gen(function*() {
+      const store = path.join(dir, "projects.db")
+      for (const [session, cwd, minute] of [["p1", "/w/app", 0], ["p2", "/w/lib", 90]] as const) {
+        const file = write(dir, `${session}.jsonl`, claudeCodeJsonl(session, cwd, minute))
+        assert.strictEqual((yield* runCli(["import", file, "--db", store, "--session", session])).code, 0)
+      }
+      yield* withViewer((url) =>
+        Effect.gen(function*() {
+          const home = (yield* get(`${url}/`)).body
+          expect(home).toContain(
+            `<li><a href="/session/p1">p1 says 0</a> <span class="meta">/w/app · 2025-01-01 00:00 → 00:01 · 2 turns · 0 summaries · p1</span></li>`
+          )
+          expect(home).toContain(`<a href="/session/p2">p2 says 0</a> <span class="meta">/w/lib · 2025-01-01 01:30 → 01:31 · 2 turns`)
+          const session = (yield* get(`${url}/session/p2`)).body
+          expect(session).toContain(`<p class="meta">/w/lib · 2025-01-01 01:30 → 01:31 · 2 turns (2 not summarized) · 0 summaries</p>`)
+          expect(session).toContain(`<pre>Session state (from turns p2-0 … p2-1, 2 turns):`)
+        }), store)
+    }))
+
+  it("a search snippet reads the escapes of JSON text (a tool call's arguments) as text", () => {
+    const snippet = `[tool_call Bash] {"command":"git commit -m \\"«fix» it\\"\\ngit push","path":"C:\\\\tmp"}`
+    assert.strictEqual(
+      HtmlSearch.snippetHtml(snippet),
+      `[tool_call Bash] {&#34;command&#34;:&#34;git commit -m &#34;<mark>fix</mark> it&#34;\ngit push&#34;,&#34;path&#34;:&#34;C:\\tmp&#34;}`
+    )
+  })
 
   it.live("/session/:id/context shows what `precis context --budget N` prints; a bad budget is a 400 page", () =>
     withViewer((url) =>

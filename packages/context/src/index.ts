@@ -21,3 +21,5 @@ export * as Layout from "./Layout.js"
 export * as Assembler from "./Assembler.js"
 /** @since 0.1.0 */
 export * as AiPrompt from "./AiPrompt.js"
+/** @since 0.1.0 */
+export * as ProjectDigest from "./ProjectDigest.js"

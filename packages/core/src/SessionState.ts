@@ -33,6 +33,8 @@ import * as ConversationTurn from "./ConversationTurn.js"
 import * as Commands from "./internal/commands.js"
 import * as Plans from "./internal/plans.js"
 import * as StateHeader from "./internal/stateHeader.js"
+import * as StateOutline from "./internal/stateOutline.js"
+import type { Outline } from "./internal/stateOutline.js"
 import { empty, type FileEntry, type State } from "./internal/stateSchema.js"
 import * as StateShell from "./internal/stateShell.js"
 import * as OutputDigest from "./OutputDigest.js"
@@ -301,3 +303,23 @@ export const render = (
   maxTokens: number = defaultMaxTokens,
   estimator: TokenEstimator.Service = TokenEstimator.approximate
 ): string => state.turnCount === 0 ? "" : StateHeader.render(state, maxTokens, estimator)
+
+/**
+ * A session's hand-over, for whoever picks its work up in a new session: the
+ * first and latest requests (`asked`, `latest`), what was `done` (git events,
+ * issues closed, checks passing, errors fixed) and its `lastCommit`, what is
+ * `left` (open errors, failed git or tracker events, open issues, open plan
+ * items), the `next` step (the latest request when no turn answers it, else
+ * the plan's first open item) and the `files` created or modified. Each line
+ * cites its turn. Pure: a project's start-of-session digest renders it.
+ *
+ * @since 0.1.0
+ */
+export const outline: (state: State) => Outline = StateOutline.outline
+
+export type {
+  /** @since 0.1.0 */
+  Line as OutlineLine,
+  /** @since 0.1.0 */
+  Outline
+} from "./internal/stateOutline.js"

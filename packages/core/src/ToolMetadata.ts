@@ -42,12 +42,16 @@ export type ToolCall = typeof ToolCall.Type
  * - `toolCallId` (`toolCallIds` when a result answers several), `toolName`,
  *   `isError`: what a tool result answers and whether the tool said it failed;
  *   `exitCode` and `success`: how the command ended, when the source says it;
- * - `cwd`, `gitBranch`: where the agent worked;
+ * - `cwd`, `gitBranch`, `gitRoot`: where the agent worked (the session's
+ *   project is the first `cwd` its turns carry, and `gitRoot` when a source
+ *   names the repository's root);
+ * - `sourceFormat`: the format the importer read (`claude-code`, ...): the
+ *   agent that wrote the turn;
  * - `action`: the action of an OpenHands event (its content ends with a detail line);
  * - `meta`, `sidechain`, `isDemo`: a turn that is no request of the user's
  *   (a harness's meta line, a sub-agent's thread, a demonstration).
  *
- * Other keys (`sourceFormat`, a source's own ids, ...) are free.
+ * Other keys (a source's own ids, ...) are free.
  *
  * @since 0.1.0
  */
@@ -61,6 +65,8 @@ export const ToolMetadata = Schema.Struct({
   success: Schema.optional(Schema.Boolean),
   cwd: Schema.optional(Schema.String),
   gitBranch: Schema.optional(Schema.String),
+  gitRoot: Schema.optional(Schema.String),
+  sourceFormat: Schema.optional(Schema.String),
   action: Schema.optional(Schema.String),
   meta: Schema.optional(Schema.Boolean),
   sidechain: Schema.optional(Schema.Boolean),
@@ -164,6 +170,10 @@ export const read = (metadata: Metadata): ToolMetadata => {
   const gitBranch = text(m.gitBranch)
   // `HEAD` is what an agent records outside a repository (or on a detached head): no branch.
   if (gitBranch !== undefined && gitBranch !== "HEAD") out.gitBranch = gitBranch
+  const gitRoot = text(m.gitRoot)
+  if (gitRoot !== undefined) out.gitRoot = gitRoot
+  const sourceFormat = text(m.sourceFormat)
+  if (sourceFormat !== undefined) out.sourceFormat = sourceFormat
   const action = text(m.action)
   if (action !== undefined) out.action = action
   if (m.meta === true || m.isMeta === true) out.meta = true

@@ -32,6 +32,7 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Items from "./internal/items.js"
+import * as Projects from "./internal/projects.js"
 import { findSession } from "./internal/lookup.js"
 import * as Reading from "./internal/read.js"
 import { RecallError } from "./internal/recallError.js"
@@ -119,10 +120,14 @@ const PREVIEW_CHARS = 200
 export const Search = RecallTool.make("search", {
   description: "Full-text search over the stored conversation turns and summaries, best first. " +
     "Every word must match (a word ending in * is a prefix). Matches are marked «like this». " +
-    "A turn's hit names the leaf summary covering it.",
+    "A turn's hit names the leaf summary covering it. Limit it to one session, or to the sessions of a project " +
+    "(the folder they ran in).",
   parameters: {
     query: Schema.String.annotations({ description: "the words to find" }),
     session: Schema.optional(Schema.String.annotations({ description: "one session id (default: every session)" })),
+    project: Schema.optional(
+      Schema.String.annotations({ description: "a project's folder: only the sessions held there (not with session)" })
+    ),
     limit: Schema.optional(
       Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `at most this many hits (default ${DEFAULT_LIMIT})` })
     )
@@ -203,11 +208,42 @@ export const Read = RecallTool.make("read", {
 })
 
 /**
- * The recall toolkit: `search`, `expand`, `describe` and `read`.
+ * The result of `recent`: a page of a project's sessions, the most recent
+ * first (`total` counts them all), each with its time span, first request
+ * and outcome line.
  *
  * @since 0.1.0
  */
-export const PrecisToolkit = Toolkit.make(Search, Expand, Describe, Read)
+export const RecentPage = Projects.RecentPage
+
+/** The sessions `recent` lists without `limit`. */
+const DEFAULT_RECENT = 10
+
+/**
+ * `recent`: the sessions of a project, the most recent first.
+ *
+ * @since 0.1.0
+ */
+export const Recent = RecallTool.make("recent", {
+  description: "The sessions held in a project's folder, the most recent first: each with its id, time span, " +
+    "agent, first request and outcome (its last commit, else its next step or what it left open). " +
+    "Open one with describe, read or search with its session id.",
+  parameters: {
+    project: Schema.String.annotations({ description: "the project's folder (the working directory of its sessions)" }),
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `at most this many sessions (default ${DEFAULT_RECENT})` })
+    ),
+    offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "sessions to skip (default 0)" }))
+  },
+  success: RecentPage
+})
+
+/**
+ * The recall toolkit: `search`, `expand`, `describe`, `read` and `recent`.
+ *
+ * @since 0.1.0
+ */
+export const PrecisToolkit = Toolkit.make(Search, Expand, Describe, Read, Recent)
 
 const recallError = (error: StoreError.StoreError) => new RecallError({ message: error.message })
 
@@ -235,20 +271,26 @@ export const layer: Layer.Layer<
   const dag = yield* DagStore.DagStore
   const index = yield* SearchIndex.SearchIndex
   const estimator = yield* TokenEstimator.TokenEstimator
+  const inStore = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(TurnStore.TurnStore, turnStore), Effect.provideService(SearchIndex.SearchIndex, index))
   const findSummary = (id: string) =>
     Effect.flatMap(dag.summary(id), Option.match({
       onNone: () => Effect.fail(new RecallError({ message: `no summary ${JSON.stringify(id)}` })),
       onSome: Effect.succeed
     }))
   return {
-    search: ({ limit, query, session }) =>
-      Effect.zipRight(
-        session === undefined ? Effect.void : findSession(session),
-        index.search(session, query, { limit: limit ?? DEFAULT_LIMIT })
-      ).pipe(
-        Effect.provideService(TurnStore.TurnStore, turnStore),
-        Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))
-      ),
+    search: ({ limit, project, query, session }) =>
+      project === undefined
+        ? Effect.zipRight(
+          session === undefined ? Effect.void : findSession(session),
+          index.search(session, query, { limit: limit ?? DEFAULT_LIMIT })
+        ).pipe(
+          Effect.provideService(TurnStore.TurnStore, turnStore),
+          Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))
+        )
+        : session !== undefined
+        ? Effect.fail(new RecallError({ message: "give session or project, not both" }))
+        : Projects.searchProject(project, query, limit ?? DEFAULT_LIMIT).pipe(inStore),
     expand: ({ maxTokens, of, offset, summaryId }) =>
       Effect.gen(function*() {
         const summary = yield* findSummary(summaryId)
@@ -290,6 +332,7 @@ export const layer: Layer.Layer<
           }))
         }
       }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
+    recent: ({ limit, offset, project }) => Projects.recent(project, limit ?? DEFAULT_RECENT, offset ?? 0).pipe(inStore),
     read: (request) =>
       Reading.read(request, request.maxTokens ?? DEFAULT_MAX_TOKENS).pipe(
         Effect.provideService(TurnStore.TurnStore, turnStore),

@@ -65,6 +65,6 @@ describe("ContextTool", () => {
       const handled = yield* tools.handle("context", { session: "nobody" })
       assert.isTrue(handled.isFailure)
       assert.strictEqual((handled.result as PrecisToolkit.RecallError).message, "no session \"nobody\"")
-      assert.deepStrictEqual(Object.keys(tools.tools).sort(), ["context", "describe", "expand", "read", "search"])
+      assert.deepStrictEqual(Object.keys(tools.tools).sort(), ["context", "describe", "expand", "read", "recent", "search"])
     }).pipe(Effect.provide(Live)))
 })

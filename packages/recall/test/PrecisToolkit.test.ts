@@ -214,7 +214,7 @@ describe("PrecisToolkit through @effect/ai", () => {
 
   it("the tools' parameter schemas are what a model is told", () => {
     const tools = PrecisToolkit.PrecisToolkit.tools
-    assert.deepStrictEqual(Object.keys(tools).sort(), ["describe", "expand", "read", "search"])
+    assert.deepStrictEqual(Object.keys(tools).sort(), ["describe", "expand", "read", "recent", "search"])
     assert.include(tools.search.description ?? "", "Full-text search")
   })
 })

@@ -15,7 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as PgStore from "../src/PgStore.js"
-import { freshPgDatabase, pgStoreLayer, skipPg } from "./helpers.js"
+import { freshPgDatabase, pgClient, pgStoreLayer, skipPg } from "./helpers.js"
 
 describe.skipIf(skipPg)("PgStore", () => {
   storeSuite("PgStore: the port", pgStoreLayer(), postgres)
@@ -82,6 +82,30 @@ describe.skipIf(skipPg)("PgStore", () => {
       expect(turns.length).toBe(2)
       const added = yield* open({ create: false }, Effect.flatMap(TurnStore.TurnStore, (store) => store.appendTurns("s", Fixtures.conversation(3))))
       expect(added.length).toBe(1)
+    }))
+
+  it.scoped("the projects migration gives the sessions a schema-7 database holds their project and time span", () =>
+    Effect.gen(function*() {
+      const url = yield* freshPgDatabase
+      const store = PgStore.layer({ url: Redacted.make(url) })
+      yield* Effect.flatMap(TurnStore.TurnStore, (turns) =>
+        turns.appendTurns("s", [
+          Fixtures.turn("user", "hi", { id: "a", timestamp: "2025-01-02T00:00:00Z", metadata: { sourceFormat: "codex", cwd: "" } }),
+          Fixtures.turn("user", "go", { id: "b", timestamp: "2025-01-03T00:00:00Z", metadata: { cwd: "/w/app", gitRoot: "/w" } }),
+          Fixtures.turn("user", "on", { id: "c", timestamp: "2025-01-01T00:00:00Z", metadata: { cwd: "/w/other" } })
+        ])).pipe(Effect.provide(store))
+      // Back to schema 7: the columns and the migration's record go.
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.forEach([
+          "DROP INDEX sessions_cwd",
+          "DROP INDEX sessions_git_root",
+          ...["cwd", "git_root", "agent", "started_at", "ended_at"].map((column) => `ALTER TABLE sessions DROP COLUMN ${column}`),
+          "DELETE FROM precis_migrations WHERE migration_id > 7"
+        ], (statement) => sql.unsafe(statement))).pipe(Effect.provide(pgClient(url)), Effect.orDie)
+      const sessions = yield* Effect.flatMap(TurnStore.TurnStore, (turns) => turns.sessions).pipe(Effect.provide(store))
+      expect(sessions.map((s) => [s.id, s.project, s.startedAt, s.endedAt])).toEqual([
+        ["s", { directory: "/w/app", gitRoot: "/w", agent: "codex" }, "2025-01-01T00:00:00Z", "2025-01-03T00:00:00Z"]
+      ])
     }))
 
   it.scoped("NUL: refused in a turn (a StoreError, not the driver's), stripped by nobody else; the same on SQLite", () =>

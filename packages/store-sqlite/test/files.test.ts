@@ -66,8 +66,17 @@ const dropSearch = [
   ])
 ]
 
+/** Statements undoing 9_projects: a schema-7 file, whose sessions have no project columns. */
+const toSchema7 = [
+  "DROP INDEX sessions_cwd",
+  "DROP INDEX sessions_git_root",
+  ...["cwd", "git_root", "agent", "started_at", "ended_at"].map((column) => `ALTER TABLE sessions DROP COLUMN ${column}`),
+  "DELETE FROM precis_migrations WHERE migration_id > 7"
+]
+
 /** Statements undoing 7_search_mark: a schema-6 file, whose triggers index every write of turns. */
 const toSchema6 = [
+  ...toSchema7,
   "DROP TABLE turns_fts_mark",
   ...["insert", "delete", "update"].map((op) => `DROP TRIGGER turns_fts_${op}`),
   `CREATE TRIGGER turns_fts_insert AFTER INSERT ON turns BEGIN
@@ -256,6 +265,7 @@ describe("SqliteStore files", () => {
       yield* withStore({ filename: old }, () => Effect.void)
       // Back to schema 1: the later migrations' tables and rows go.
       yield* raw(old, [
+        ...toSchema7,
         "DROP TABLE leases",
         "DROP TABLE session_work",
         "DROP TABLE session_state",
@@ -267,7 +277,7 @@ describe("SqliteStore files", () => {
       // The library creates no table of the CLI's (`followed_files`): id 3 is skipped, not run.
       assert.deepStrictEqual(
         yield* rows(old, "SELECT migration_id AS id FROM precis_migrations ORDER BY migration_id"),
-        [1, 2, 4, 5, 6, 7].map((id) => ({ id }))
+        [1, 2, 4, 5, 6, 7, 9].map((id) => ({ id }))
       )
       assert.deepStrictEqual(yield* rows(old, "SELECT name FROM sqlite_master WHERE name = 'followed_files'"), [])
     }))
@@ -281,6 +291,7 @@ describe("SqliteStore files", () => {
           store.insertLeaf({ sessionId: "s", content: "capacitor notes", tier: "normal", tokenEstimate: 3, turnIds: ["old"] })
         ))
       yield* raw(db, [
+        ...toSchema7,
         ...dropSearch,
         "DROP TABLE session_state",
         "DROP TABLE session_work",
@@ -333,6 +344,26 @@ describe("SqliteStore files", () => {
       const claims = yield* withStore({ filename: db }, (store) =>
         Effect.all([store.claimWork, store.claimWork, store.claimWork]))
       assert.deepStrictEqual(claims.map(Option.map((claim) => claim.sessionId)), [Option.some("a"), Option.some("b"), Option.some("a")])
+    }))
+
+  it.effect("the projects migration gives the sessions a schema-7 store holds their project and time span", () =>
+    Effect.gen(function*() {
+      const db = file("schema7.db")
+      yield* withStore({ filename: db }, (store) =>
+        Effect.zipRight(
+          store.appendTurns("s", [
+            Fixtures.turn("user", "hi", { id: "a", timestamp: "2025-01-02T00:00:00Z", metadata: { sourceFormat: "codex" } }),
+            Fixtures.turn("user", "go", { id: "b", timestamp: "2025-01-03T00:00:00Z", metadata: { cwd: "/w/app", gitRoot: "/w" } }),
+            Fixtures.turn("user", "on", { id: "c", timestamp: "2025-01-01T00:00:00Z", metadata: { cwd: "/w/other" } })
+          ]),
+          store.appendTurns("bare", [Fixtures.turn("user", "no metadata", { id: "x" })])
+        ))
+      yield* raw(db, toSchema7)
+      const sessions = yield* withStore({ filename: db }, (store) => store.sessions)
+      assert.deepStrictEqual(sessions.map((s) => [s.id, s.project, s.startedAt, s.endedAt]).sort(), [
+        ["bare", undefined, undefined, undefined],
+        ["s", { directory: "/w/app", gitRoot: "/w", agent: "codex" }, "2025-01-01T00:00:00Z", "2025-01-03T00:00:00Z"]
+      ])
     }))
 
   it.effect("a full disk is a StoreError failure naming the file, not a defect, and writes nothing", () =>

@@ -26,7 +26,22 @@ export class StoredTurn extends Schema.Class<StoredTurn>("@precis/store/StoredTu
 }) {}
 
 /**
- * A session and its sizes.
+ * Where a session was held and by whom: the first working directory its turns
+ * carry (`ToolMetadata`'s `cwd`), the repository's root when a source names
+ * one (`gitRoot`), and the agent that wrote it (the importer's
+ * `sourceFormat`). Set by the first `appendTurns` that brings one, then kept.
+ *
+ * @since 0.1.0
+ */
+export interface Project {
+  readonly directory: string
+  readonly gitRoot?: string | undefined
+  readonly agent?: string | undefined
+}
+
+/**
+ * A session and its sizes, with its project when its turns name one and the
+ * time span of its turns (the first and last timestamps they carry).
  *
  * @since 0.1.0
  */
@@ -35,6 +50,9 @@ export interface SessionInfo {
   readonly createdAt: string
   readonly turnCount: number
   readonly summaryCount: number
+  readonly project?: Project | undefined
+  readonly startedAt?: string | undefined
+  readonly endedAt?: string | undefined
 }
 
 /**
@@ -110,10 +128,26 @@ export interface Service {
     prefix: string,
     limit?: number
   ) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
+  /**
+   * The first `count` turns of each of `sessionIds` (a session the store does
+   * not hold has none), in the order of `sessionIds`, each session's in seq
+   * order: one read for the openings of many sessions (a list of them by
+   * their first requests).
+   */
+  readonly openingTurns: (
+    sessionIds: ReadonlyArray<string>,
+    count: number
+  ) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** The turns no leaf summary covers yet, in seq order (one page of them with `page`). */
   readonly uncoveredTurns: (sessionId: string, page?: Page) => Effect.Effect<ReadonlyArray<StoredTurn>, StoreError>
   /** Every session, oldest first. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StoreError>
+  /**
+   * The sessions of the project at `directory` (those whose working directory
+   * or git root it is, the same string), the most recent first (by the last
+   * timestamp of their turns, else by when they were stored).
+   */
+  readonly projectSessions: (directory: string) => Effect.Effect<ReadonlyArray<SessionInfo>, StoreError>
   /** The stored session state of a session, if one was saved (see {@link StoredSessionState}). */
   readonly sessionState: (sessionId: string) => Effect.Effect<Option.Option<StoredSessionState>, StoreError>
   /**

@@ -22,6 +22,7 @@ import type * as Layer from "effect/Layer"
 import type { Case, Dialect } from "./internal/storeCases/case.js"
 import * as Dag from "./internal/storeCases/dag.js"
 import * as Pages from "./internal/storeCases/pages.js"
+import * as Projects from "./internal/storeCases/projects.js"
 import * as Search from "./internal/storeCases/search.js"
 import * as Turns from "./internal/storeCases/turns.js"
 import * as Work from "./internal/storeCases/workQueue.js"
@@ -84,7 +85,7 @@ export const postgres: Dialect = {
  *
  * @since 0.1.0
  */
-export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Dag.cases, ...Pages.cases, ...Search.cases, ...Work.cases]
+export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Projects.cases, ...Dag.cases, ...Pages.cases, ...Search.cases, ...Work.cases]
 
 /**
  * The port's behaviour over `store` (a fresh, empty database, its `SqlClient`

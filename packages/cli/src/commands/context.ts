@@ -7,19 +7,22 @@
  * `Layout.defaultStateShare` of them, then mask, forget and window), filled
  * from the summary DAG (`Expansion`) unless `--no-expand`.
  * Read-only: nothing is compacted, the session state is carried forward from
- * the stored one, never saved.
+ * the stored one, never saved. With `--project DIR`, the start-of-session
+ * digest of that project instead (`ProjectDigest`).
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
 import type { CompactionOptions } from "@precis/compaction"
-import { Assembler, Layout } from "@precis/context"
+import { Assembler, Layout, ProjectDigest } from "@precis/context"
 import { type StoreError, TurnStore } from "@precis/store"
+import { Escape } from "@precis/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { type CliError, inStore } from "../internal/errors.js"
+import * as path from "node:path"
+import { CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
@@ -29,8 +32,18 @@ import * as Session from "../internal/session.js"
 /** What `context` fails with: each is printed as one line. */
 export type Failure = CliError | StoreError.StoreError | CompactionOptions.InvalidOptionsError
 
+/** `--project DIR`: the project's digest, within `budget` tokens (the digest's default without one). */
+const projectDigest = (directory: string, budget: number | undefined, json: boolean) =>
+  Effect.gen(function*() {
+    const digest = yield* ProjectDigest.make(path.resolve(directory), { maxTokens: budget })
+    if (json) return yield* printJson(digest)
+    yield* digest.text.length === 0
+      ? Console.error(`precis: no session of ${Escape.line(digest.directory)} in the store yet`)
+      : Console.log(digest.text)
+  })
+
 /** What `context` does, in one line (the root page and the README list it). */
-export const summary = "Print the context an agent would send, within --budget N tokens if given"
+export const summary = "Print the context an agent would send (--budget N), or what a new session in a project starts with (--project DIR)"
 
 /** The `context` command. */
 export const command = Command.make(
@@ -39,6 +52,7 @@ export const command = Command.make(
     db: Opt.db,
     session: Opt.storeSession,
     budget: Opt.budget,
+    project: Opt.project,
     noState: Opt.noState,
     noExpand: Opt.noExpand,
     json: Opt.json,
@@ -48,6 +62,15 @@ export const command = Command.make(
     Effect.gen(function*() {
       yield* Session.requireStore(args.db)
       // Assembling the context needs the store and the token estimator, never a model.
+      if (Option.isSome(args.project)) {
+        if (Option.isSome(args.session)) {
+          return yield* new CliError({ reason: "--project and --session name different things: give one of them" })
+        }
+        return yield* projectDigest(args.project.value, Option.getOrUndefined(args.budget), args.json).pipe(
+          Effect.provide(Layers.readStore(args.db)),
+          inStore(args.db)
+        )
+      }
       yield* Effect.gen(function*() {
         const sessionId = yield* Session.resolve(args.db, args.session)
         const budget = Option.getOrUndefined(args.budget)
@@ -102,11 +125,13 @@ export const command = Command.make(
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
-    "Print the context an agent would send: the session-state header (task, directory and branch, files, last " +
-      "checks, open errors, issues, git, plan; each entry citing its turn; --no-state leaves it out), the " +
-      "parentless summaries in time order, then the turns not yet summarized (the fresh tail). With --budget N, " +
+    "Print the context an agent would send: the parentless summaries in time order, the session-state header " +
+      "(task, directory and branch, files, last checks, open errors, issues, git, plan; each entry citing its " +
+      "turn; --no-state leaves it out), then the turns not yet summarized (the fresh tail). With --budget N, " +
+      "the first request is pinned first, " +
       "fit it into N tokens (the header within 15% of them, old tool output masked, low-value turns forgotten, " +
       "then a hard window), fill what the budget leaves from the summary DAG (summaries shown as their children, " +
-      "the newest as their turns; not with --no-expand) and report each stage on stderr (in the JSON with --json)."
+      "the newest as their turns; not with --no-expand) and report each stage on stderr (in the JSON with --json). " +
+      "With --project DIR, print the digest a new session in that folder starts with instead."
   )
 )

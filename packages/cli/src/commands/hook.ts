@@ -12,6 +12,9 @@
  * - `SessionStart` with `source` `compact` or `resume`: imports, then prints
  *   the session-state header and a note naming the recall tools as
  *   `additionalContext`, so what Claude's own summary dropped comes back.
+ * - `SessionStart` with `source` `startup` or `clear`: the digest of the
+ *   project's earlier sessions (`internal/claudeCodeStart.ts`); `SessionEnd`
+ *   stores the session's state before it compacts.
  * - Any other event: nothing.
  *
  * A failure is one line `precis: reason` on stderr and exit code 1, which
@@ -37,6 +40,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ClaudeCode from "../internal/claudeCode.js"
+import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Follow from "../internal/follow.js"
 import { exists } from "../internal/input.js"
@@ -159,6 +163,7 @@ export const claudeCode = Command.make(
       const action = ClaudeCode.actionOf(input)
       if (action === "nothing") return
       const db = new Layers.Db(yield* ClaudeCode.storeOf(args.db))
+      if (action === "digest") return yield* ClaudeCodeStart.run(input, db, args.deadline)
       yield* ensureFolder(db)
       const store = Layers.store(db)
       const session = input.session_id
@@ -168,7 +173,9 @@ export const claudeCode = Command.make(
           Layer.provideMerge(store),
           Layer.provide(Layers.summarizer(args.provider))
         )
-        const line = yield* Effect.flatMap(importTranscript(input), (added) => compactUntil(session, added, until)).pipe(
+        const line = yield* importTranscript(input).pipe(
+          Effect.tap(() => ClaudeCodeStart.storeState(input)),
+          Effect.flatMap((added) => compactUntil(session, added, until)),
           Effect.provide(manager),
           inStore(db)
         )
@@ -185,14 +192,15 @@ export const claudeCode = Command.make(
   Command.withDescription(
     "Run by Claude Code's hooks (precis install claude-code sets them up) with the hook's JSON on stdin. " +
       "PreCompact and SessionEnd import the transcript's new lines into the session (named by its session_id) and " +
-      "compact it until --deadline; Stop imports only; SessionStart after a compaction or a resume prints the " +
-      "session-state header and a note on the recall tools as additional context for Claude. A failure exits 1 " +
+      "compact it until --deadline (SessionEnd stores the session's state first); Stop imports only; SessionStart " +
+      "after a compaction or a resume prints the session-state header and a note on the recall tools as additional " +
+      "context for Claude, at a start or after /clear the digest of the earlier sessions held in the same folder. A failure exits 1 " +
       "with one line on stderr, which does not stop the Claude Code session."
   )
 )
 
 /** One line for the root page and the README. */
-export const summary = "Run as a coding agent's hook: import, compact, give back the session state"
+export const summary = "Run as a coding agent's hook: import, compact, give back the session state and the project's digest"
 
 /** The `hook` command: one subcommand per agent (only Claude Code so far). */
 export const command = Command.make("hook").pipe(

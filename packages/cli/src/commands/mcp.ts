@@ -77,7 +77,7 @@ const opening = (db: Layers.Db) =>
   })
 
 /** One line for the root page and the README. */
-export const summary = "Serve the recall tools (search, expand, describe, read, context) over MCP on stdio"
+export const summary = "Serve the recall tools (search, expand, describe, read, recent, context) over MCP on stdio"
 
 /** The `mcp` command. */
 export const command = Command.make(
@@ -94,7 +94,9 @@ export const command = Command.make(
   Command.withDescription(
     "Serve the recall tools over MCP on stdin and stdout, for Claude Code or any MCP client: search (full-text " +
       "over turns and summaries), expand (a summary's children or turns, paged), describe (a session's summary " +
-      "DAG) and context (a session's context within a budget: session-state header, " +
-      "summaries, recent turns). Read-only. precis install claude-code registers it with Claude Code."
+      "DAG), read (a turn by its cited id), recent (a project's sessions, the most recent first, with their " +
+      "outcome; search takes a project too) and context (a session's context within a budget: summaries, " +
+      "session-state header, recent turns). " +
+      "Read-only. precis install claude-code registers it with Claude Code."
   )
 )

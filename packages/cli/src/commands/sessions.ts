@@ -1,6 +1,7 @@
 /**
  * `precis sessions`: the sessions of a store, with their sizes and time
- * ranges. Reads the store, never creates or changes it.
+ * ranges, grouped by project (the folder they were held in) when their turns
+ * name one. Reads the store, never creates or changes it.
  *
  * @internal
  */
@@ -27,6 +28,7 @@ export interface SessionRow {
   readonly summaries: number
   readonly timeRangeStart: string | null
   readonly timeRangeEnd: string | null
+  readonly project: TurnStore.Project | null
 }
 
 /** The row of a session: the time range comes from its first and last turns only. */
@@ -40,7 +42,8 @@ const row = (session: TurnStore.SessionInfo) =>
       uncoveredTurns: uncovered.length,
       summaries: session.summaryCount,
       timeRangeStart: range.start ?? null,
-      timeRangeEnd: range.end ?? null
+      timeRangeEnd: range.end ?? null,
+      project: session.project ?? null
     } satisfies SessionRow
   })
 
@@ -53,8 +56,32 @@ const line = (s: SessionRow): string =>
       Transcript.shortTimestamp(s.timeRangeEnd ?? undefined)
     }`)
 
+/** A project's heading: `/work/app (claude-code; git root /work)`. */
+const heading = (project: TurnStore.Project): string => {
+  const about = [project.agent, project.gitRoot === undefined ? undefined : `git root ${project.gitRoot}`]
+    .filter((part) => part !== undefined)
+  return Escape.line(about.length === 0 ? project.directory : `${project.directory} (${about.join("; ")})`)
+}
+
+/**
+ * The list: one line per session; when some name a project, under a heading
+ * per project (in the order their first session comes), those without one last.
+ */
+const listing = (rows: ReadonlyArray<SessionRow>): string => {
+  if (rows.every((r) => r.project === null)) return rows.map(line).join("\n")
+  const groups = new Map<string, { readonly title: string; readonly rows: Array<SessionRow> }>()
+  for (const r of rows) {
+    const key = r.project === null ? "" : JSON.stringify([r.project.directory, r.project.gitRoot, r.project.agent])
+    const group = groups.get(key) ?? { title: r.project === null ? "(no project)" : heading(r.project), rows: [] }
+    groups.set(key, group)
+    group.rows.push(r)
+  }
+  const ordered = [...groups.entries()].sort(([a], [b]) => (a === "" ? 1 : 0) - (b === "" ? 1 : 0))
+  return ordered.map(([, g]) => [g.title, ...g.rows.map((r) => `  ${line(r)}`)].join("\n")).join("\n")
+}
+
 /** What `sessions` does, in one line (the root page and the README list it). */
-export const summary = "List the sessions of a store with their sizes and time ranges"
+export const summary = "List the sessions of a store by project, with their sizes and time ranges"
 
 /** The `sessions` command. */
 export const command = Command.make(
@@ -67,12 +94,14 @@ export const command = Command.make(
         const store = yield* TurnStore.TurnStore
         const rows = yield* Effect.forEach(yield* store.sessions, row)
         if (args.json) return yield* printJson({ db: args.db, sessions: rows })
-        yield* Console.log(rows.length === 0 ? `${args.db} holds no session yet (import a file first)` : rows.map(line).join("\n"))
+        yield* Console.log(rows.length === 0 ? `${args.db} holds no session yet (import a file first)` : listing(rows))
       }).pipe(Effect.provide(Layers.readStore(args.db)), inStore(args.db))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
-    "List the sessions of a store: id, turns, turns not yet summarized, summaries and time range. " +
-      "--json gives { db, sessions: [{ id, turns, uncoveredTurns, summaries, timeRangeStart, timeRangeEnd }] }."
+    "List the sessions of a store: id, turns, turns not yet summarized, summaries and time range, " +
+      "under the folder (project) they were held in when their turns name one. " +
+      "--json gives { db, sessions: [{ id, turns, uncoveredTurns, summaries, timeRangeStart, timeRangeEnd, " +
+      "project: { directory, gitRoot?, agent? } | null }] }."
   )
 )

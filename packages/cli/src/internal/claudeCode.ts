@@ -91,13 +91,14 @@ export const decodeInput = (text: string): Effect.Effect<HookInput, CliError> =>
   )
 
 /** What precis does for an event. */
-export type Action = "import-and-compact" | "import" | "restore" | "nothing"
+export type Action = "import-and-compact" | "import" | "restore" | "digest" | "nothing"
 
 /**
  * The action for a hook input: `PreCompact` and `SessionEnd` import the
  * transcript's new lines and compact; `Stop` and `SubagentStop` only
  * import; `SessionStart` after a compaction or a resume imports and gives
- * back the session state; anything else does nothing.
+ * back the session state, at a start or after a `/clear` gives the digest of
+ * the project's earlier sessions (`claudeCodeStart.ts`); anything else does nothing.
  */
 export const actionOf = (input: HookInput): Action => {
   switch (input.hook_event_name) {
@@ -108,7 +109,11 @@ export const actionOf = (input: HookInput): Action => {
     case "SubagentStop":
       return "import"
     case "SessionStart":
-      return input.source === "compact" || input.source === "resume" ? "restore" : "nothing"
+      return input.source === "compact" || input.source === "resume"
+        ? "restore"
+        : input.source === "startup" || input.source === "clear"
+        ? "digest"
+        : "nothing"
     default:
       return "nothing"
   }

@@ -36,11 +36,11 @@ export interface HookSpec {
  * The hooks precis installs: `PreCompact` (any trigger) and `SessionEnd`
  * import and compact within their deadline (`timeout` leaves a margin over
  * the hook's default 45 s); `SessionStart` after a compaction or a resume
- * gives back the session state.
+ * gives back the session state, at a start or a `/clear` the project's digest.
  */
 export const hookSpecs: ReadonlyArray<HookSpec> = [
   { event: "PreCompact", timeout: 60 },
-  { event: "SessionStart", matcher: "compact|resume", timeout: 30 },
+  { event: "SessionStart", matcher: "startup|clear|compact|resume", timeout: 30 },
   { event: "SessionEnd", timeout: 60 }
 ]
 

@@ -31,6 +31,7 @@ const typeLines: Readonly<Record<string, string>> = {
   N: "An integer.",
   FILE: "A file path.",
   PATH: "A file or directory path.",
+  DIR: "A directory path.",
   ID: "A session id.",
   QUERY: "Words to search for.",
   HOST: "A host name or IP address.",

@@ -146,7 +146,7 @@ details.raw>summary{cursor:pointer;color:#5b6478;font-size:.85em}
 mark{background:#ffe58a}
 ol.hits{padding-left:1.4em}
 ol.hits li{margin:.7em 0}
-.snippet{color:#3a4254}
+.snippet{color:#3a4254;white-space:pre-wrap}
 ul.sessions{padding-left:1.2em}
 ul.sessions li{margin:.4em 0}
 .tools{display:flex;flex-wrap:wrap;gap:.4em .6em;align-items:center;margin:.4em 0}

@@ -22,7 +22,8 @@ export const contextBody = (sessionId: string, budget: number, printed: Printed)
   back(sessionId) + `<h1>Context in ${budget} tokens</h1>` +
   `<div class="tools">${budgetForm(sessionId, String(budget))}</div>` +
   `<p class="meta">What an agent would send for this session (<code>precis context --budget ${budget}</code>): ` +
-  `the session state, the top summaries, then the turns not summarized yet, fitted to the budget. Nothing is written.</p>` +
+  `the first request, the top summaries, the session-state header, then the turns not summarized yet, fitted to ` +
+  `the budget. Nothing is written.</p>` +
   (printed.report.length === 0 ? "" : `<ul class="report meta">${printed.report.map((l) => `<li>${Html.escape(l)}</li>`).join("")}</ul>`) +
   `<pre class="context">${Html.escape(printed.text)}</pre>`
 

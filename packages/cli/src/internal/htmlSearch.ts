@@ -23,9 +23,17 @@ export interface LabelledHit {
   readonly turnsPage?: number | undefined
 }
 
-/** A hit's snippet: escaped, its `«matches»` as `<mark>`. */
+/**
+ * A snippet's text as a reader reads it: the escapes of JSON text (a tool
+ * call's arguments, stored as JSON) shown as what they stand for, `\n` a line
+ * break, `\"` a quote, `\t` a tab, `\\` a backslash.
+ */
+export const unescapeJson = (snippet: string): string =>
+  snippet.replace(/\\(["\\/nrt])/g, (_, c: string) => (c === "n" ? "\n" : c === "r" ? "" : c === "t" ? "\t" : c))
+
+/** A hit's snippet: its JSON escapes read as text, escaped, its `«matches»` as `<mark>`. */
 export const snippetHtml = (snippet: string): string =>
-  Html.escape(snippet).replaceAll("«", "<mark>").replaceAll("»", "</mark>")
+  Html.escape(unescapeJson(snippet)).replaceAll("«", "<mark>").replaceAll("»", "</mark>")
 
 /**
  * Where a hit leads, with `query` carried: a summary's page, or a turn on its

@@ -24,20 +24,36 @@ import type { TimeRange } from "./sessionTimes.js"
  */
 export const TREE_TEXT_CHARS = 300_000
 
-/** A session of the home page: its sizes and the times of its first and last turns. */
+/** A session of the home page: its sizes, the times of its first and last turns, its first request. */
 export interface SessionRow {
   readonly info: TurnStore.SessionInfo
   readonly range: TimeRange
+  readonly request?: string | undefined
 }
 
-/** The home page: the sessions with their sizes and dates, a page of them. */
+/** The characters of a first request a session's link shows. */
+const REQUEST_CHARS = 140
+
+/** A first request on one line, cut to {@link REQUEST_CHARS}. */
+const requestLine = (request: string): string => {
+  const flat = request.replace(/\s+/g, " ").trim()
+  return flat.length > REQUEST_CHARS ? `${flat.slice(0, REQUEST_CHARS - 1)}…` : flat
+}
+
+/**
+ * The home page: the sessions, each named by its first request (its id when
+ * it has none) with the folder it was held in, its dates, sizes and id, a
+ * page of them.
+ */
 export const sessionsBody = (sessions: Html.Page<SessionRow>): string =>
   sessions.items.length === 0 && sessions.number === 1
     ? "<p>This store holds no session yet: import a file first (<code>precis import FILE</code>).</p>"
     : `<h1>Sessions</h1><ul class="sessions">${
-      sessions.items.map(({ info, range }) =>
-        `<li><a href="${Html.escape(Html.sessionHref(info.id))}">${Html.escape(info.id)}</a> ` +
-        `<span class="meta">${Html.when(range.start, range.end)} · ${info.turnCount} turns · ${info.summaryCount} summaries</span></li>`
+      sessions.items.map(({ info, range, request }) =>
+        `<li><a href="${Html.escape(Html.sessionHref(info.id))}">${Html.escape(request === undefined ? info.id : requestLine(request))}</a> ` +
+        `<span class="meta">${info.project === undefined ? "" : `${Html.escape(info.project.directory)} · `}` +
+        `${Html.when(range.start, range.end)} · ${info.turnCount} turns · ${info.summaryCount} summaries` +
+        `${request === undefined ? "" : ` · ${Html.escape(info.id)}`}</span></li>`
       ).join("")
     }</ul>${Html.pager(sessions, (n) => `/?page=${n}`)}`
 
@@ -116,12 +132,22 @@ export interface SessionView {
   readonly uncovered: number
   readonly query?: string | undefined
   readonly mark?: Html.Marker | undefined
+  /** The session-state header (`SessionState.render`), shown open; `""` for none. */
+  readonly header?: string | undefined
 }
 
-/** A session's page: its sizes and dates, the tree, then the turns not summarized yet (open when paged or searched). */
-export const sessionBody = ({ mark = Html.escape, query, row: { info, range }, tree, turns, uncovered }: SessionView): string =>
+/**
+ * A session's page: its folder, sizes and dates, its session-state header
+ * (open), the tree, then the turns not summarized yet (open when paged or searched).
+ */
+export const sessionBody = (
+  { header = "", mark = Html.escape, query, row: { info, range }, tree, turns, uncovered }: SessionView
+): string =>
   `<h1>Session ${Html.escape(info.id)}</h1>
-<p class="meta">${Html.when(range.start, range.end)} · ${info.turnCount} turns (${uncovered} not summarized) · ${info.summaryCount} summaries</p>` +
+<p class="meta">${info.project === undefined ? "" : `${Html.escape(info.project.directory)} · `}${
+    Html.when(range.start, range.end)
+  } · ${info.turnCount} turns (${uncovered} not summarized) · ${info.summaryCount} summaries</p>` +
+  (header.length === 0 ? "" : `<details class="state" open><summary>Session state</summary><pre>${mark(header)}</pre></details>`) +
   `<div class="tools">${budgetForm(info.id, String(DEFAULT_BUDGET))}` +
   (tree._tag === "Whole" && info.summaryCount > 0
     ? `<button type="button" data-toggle="open">Expand all</button><button type="button" data-toggle="close">Collapse all</button>`

@@ -271,7 +271,22 @@ export const noExpand = Options.boolean("no-expand").pipe(
 export const noState = Options.boolean("no-state").pipe(
   Options.withDescription(
     "leave out the session-state header (task, directory and branch, files, last checks, open errors, issues, " +
-      "git, plan) that otherwise comes first (default: the header is shown)"
+      "git, plan) that otherwise sits after the summaries, before the turns (default: the header is shown)"
+  )
+)
+
+/** `--project DIR` of `context`: the start-of-session digest of a project instead of a session's context. */
+export const project = Options.text("project").pipe(
+  Options.withPseudoName("DIR"),
+  Options.filterMap(
+    (text) => (text.trim().length > 0 && ConversationTurn.isId(text) ? Option.some(text) : Option.none()),
+    "--project must name a folder (not empty, no control characters)"
+  ),
+  Options.optional,
+  Options.withDescription(
+    "print what a new session in the project at DIR starts with: the digest of its earlier sessions " +
+      "(the last in full, the four before it in a line, older ones as an index), within --budget N tokens " +
+      "(default 2500); nothing for a folder the store holds no session of"
   )
 )
 

@@ -1,7 +1,8 @@
 /**
  * The local viewer of `precis serve`: a read-only web app over the
  * store in context, on `@effect/platform`'s HTTP router. Routes:
- * `GET /` (the sessions and their dates), `GET /session/:id` (its DAG as a
+ * `GET /` (the sessions by their first request, with their folder and
+ * dates), `GET /session/:id` (its session-state header, its DAG as a
  * tree of summaries readable in place, and the turns not summarized yet),
  * `GET /summary/:id` (a summary's text, children and source turns),
  * `GET /session/:id/context?budget=N` (the context `precis context --budget N`
@@ -28,6 +29,9 @@ import type { ServeError } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { ActiveContext } from "@precis/compaction"
+import { ProjectDigest } from "@precis/context"
+import { SessionState } from "@precis/core"
 import { DagStore, SearchIndex, type Store, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -124,7 +128,11 @@ const searched = Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
 const sessions = Effect.gen(function*() {
   const all = yield* (yield* TurnStore.TurnStore).sessions
   const page = yield* readPage(yield* pageNumber("page"), ITEMS_PER_PAGE, ({ limit, offset = 0 }) =>
-    Effect.forEach(all.slice(offset, offset + limit), (info) => Effect.map(timeRange(info), (range) => ({ info, range }))), all.length)
+    Effect.gen(function*() {
+      const infos = all.slice(offset, offset + limit)
+      const requests = yield* ProjectDigest.firstRequests(infos.map((info) => info.id))
+      return yield* Effect.forEach(infos, (info, i) => Effect.map(timeRange(info), (range) => ({ info, range, request: requests[i] })))
+    }), all.length)
   return yield* respond(200, "Sessions", HtmlTree.sessionsBody(page))
 })
 
@@ -137,6 +145,22 @@ const frontier = (dag: DagStore.Service, sessionId: string) =>
     const covered = latest.value.sourceTurnIds?.length ?? 0
     const [last] = yield* dag.sourceTurns(latest.value.id, { offset: Math.max(0, covered - 1), limit: 1 })
     return last === undefined ? 0 : last.seq + 1
+  })
+
+/** The most turns a session's page folds into its state beyond the stored one (a page stays quick). */
+const MAX_FOLD = 5000
+
+/**
+ * A session's state header, as its context carries it (read only: the stored
+ * state carried forward, never saved); `""` when more than {@link MAX_FOLD}
+ * turns came after the stored state (a writer, `precis compact`, stores it).
+ */
+const stateHeader = (info: TurnStore.SessionInfo) =>
+  Effect.gen(function*() {
+    const stored = yield* (yield* TurnStore.TurnStore).sessionState(info.id)
+    const folded = Option.match(stored, { onNone: () => 0, onSome: (s) => s.lastSeq + 1 })
+    if (info.turnCount - folded > MAX_FOLD) return ""
+    return SessionState.render((yield* ActiveContext.loadState(info.id)).state)
   })
 
 /** The session named by the route's `id`, or its 404 page. */
@@ -159,7 +183,8 @@ const session = Effect.gen(function*() {
     ? { _tag: "Whole", summaries: yield* dag.summaries(info.id) }
     : { _tag: "Roots", roots: yield* readPage(yield* pageNumber("roots"), ITEMS_PER_PAGE, (page) => dag.parentless(info.id, { page })) }
   const row = { info, range: yield* timeRange(info) }
-  return yield* respond(200, `Session ${info.id}`, HtmlTree.sessionBody({ row, tree, turns, uncovered, query, mark }), {
+  const header = yield* stateHeader(info)
+  return yield* respond(200, `Session ${info.id}`, HtmlTree.sessionBody({ row, tree, turns, uncovered, query, mark, header }), {
     session: info.id,
     ...(query === undefined ? {} : { query })
   })

@@ -102,6 +102,22 @@ export const sessionJsonl = (count: number, prefix = "t"): string =>
         "We agreed to keep the retry budget at 3 attempts and to log the elapsed time of every call."
     })).join("\n") + "\n"
 
+/**
+ * A Claude Code session of two lines (a request, an answer) written in the
+ * folder `cwd`, from `minute` past midnight of 2025-01-01.
+ */
+export const claudeCodeJsonl = (session: string, cwd: string, minute: number): string =>
+  [0, 1].map((i) =>
+    JSON.stringify({
+      type: i === 0 ? "user" : "assistant",
+      uuid: `${session}-${i}`,
+      sessionId: session,
+      cwd,
+      timestamp: new Date(Date.UTC(2025, 0, 1, 0, minute + i)).toISOString(),
+      message: { role: i === 0 ? "user" : "assistant", content: `${session} says ${i}` }
+    })
+  ).join("\n") + "\n"
+
 /** Writes `content` to `dir/name` and returns the path. */
 export const write = (dir: string, name: string, content: string): string => {
   const file = path.join(dir, name)

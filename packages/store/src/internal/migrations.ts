@@ -2,7 +2,7 @@
  * The schema, as migrations, for SQLite and PostgreSQL (the same tables and
  * columns; PostgreSQL has no `leases` table). Table and column names of `turns`,
  * `summaries` and `summary_sources` are part of the public contract (users may
- * query them); `sessions`, `leases`, `session_state`, `session_work`,
+ * query them); `sessions` (with its project columns since `9_projects`), `leases`, `session_state`, `session_work`,
  * `turns_fts_mark`, `summaries.first_seq/last_seq` and the indexes are ours.
  * Other tables are their creators' business. Id 3 is taken: it created
  * `followed_files`, a table of the CLI's (`precis watch`), which the CLI
@@ -202,6 +202,36 @@ const sqliteSearchMark = Effect.gen(function*() {
   END`)
 })
 
+// Each session's project (see TurnStore.Project) and the time span of its
+// turns, kept on its row by `appendTurns` (internal/turns.ts): `cwd`, the first
+// working directory its turns' metadata carries, `git_root` when a source names
+// it, `agent` (the importer's `sourceFormat`), `started_at`/`ended_at` (the
+// least and greatest turn timestamps). Back-filled from the turns stored.
+const projects = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  for (const column of ["cwd", "git_root", "agent", "started_at", "ended_at"]) {
+    yield* sql.unsafe(`ALTER TABLE sessions ADD COLUMN ${column} TEXT`)
+  }
+  yield* sql`CREATE INDEX sessions_cwd ON sessions (cwd)`
+  yield* sql`CREATE INDEX sessions_git_root ON sessions (git_root)`
+  // The first turn that names a non-empty string under `key`, as text.
+  const first = (key: string): string =>
+    sql.onDialectOrElse({
+      pg: () =>
+        `(SELECT t.metadata::jsonb ->> '${key}' FROM turns t WHERE t.session_id = sessions.id
+          AND jsonb_typeof(t.metadata::jsonb -> '${key}') = 'string' AND t.metadata::jsonb ->> '${key}' <> ''
+          ORDER BY t.seq LIMIT 1)`,
+      orElse: () =>
+        `(SELECT json_extract(t.metadata, '$.${key}') FROM turns t WHERE t.session_id = sessions.id
+          AND json_valid(t.metadata) AND json_type(t.metadata, '$.${key}') = 'text'
+          AND json_extract(t.metadata, '$.${key}') <> '' ORDER BY t.seq LIMIT 1)`
+    })
+  yield* sql.unsafe(`UPDATE sessions SET cwd = ${first("cwd")}, git_root = ${first("gitRoot")},
+    agent = ${first("sourceFormat")},
+    started_at = (SELECT min(t.timestamp) FROM turns t WHERE t.session_id = sessions.id),
+    ended_at = (SELECT max(t.timestamp) FROM turns t WHERE t.session_id = sessions.id)`)
+})
+
 // Keyed `ID_name`; the ids need not be contiguous (the schema version is the largest).
 const migrations = {
   "1_initial": initial,
@@ -209,7 +239,8 @@ const migrations = {
   "4_search": search,
   "5_session_state": sessionState,
   "6_work_queue": workQueue,
-  "7_search_mark": searchMark
+  "7_search_mark": searchMark,
+  "9_projects": projects
 }
 
 /**

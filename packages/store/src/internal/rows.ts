@@ -8,7 +8,7 @@
 import { ConversationTurn, SummaryRecord } from "@precis/core"
 import * as Schema from "effect/Schema"
 import { SummaryRow, TurnRow } from "../Tables.js"
-import { StoredTurn } from "../TurnStore.js"
+import { type SessionInfo, StoredTurn } from "../TurnStore.js"
 
 /** A JSON column holding a list of ids. */
 const Ids = Schema.parseJson(Schema.Array(Schema.String))
@@ -65,12 +65,17 @@ export const SummaryWithSources = Schema.Struct({
 /** @internal */
 export type SummaryWithSources = typeof SummaryWithSources.Type
 
-/** A row of the session list: a session and the counts of its turns and summaries. */
+/** A row of the session list: a session, its project and time span, and the counts of its turns and summaries. */
 export const SessionRow = Schema.Struct({
   id: Schema.String,
   created_at: Schema.String,
   turns: Schema.Int,
-  summaries: Schema.Int
+  summaries: Schema.Int,
+  cwd: Schema.NullOr(Schema.String),
+  git_root: Schema.NullOr(Schema.String),
+  agent: Schema.NullOr(Schema.String),
+  started_at: Schema.NullOr(Schema.String),
+  ended_at: Schema.NullOr(Schema.String)
 })
 
 /** A row of the full-text search: a matching turn or summary. */
@@ -83,6 +88,23 @@ export const HitRow = Schema.Struct({
   seq: Schema.NullOr(Schema.Int),
   depth: Schema.NullOr(Schema.Int),
   leaf_id: Schema.NullOr(Schema.String)
+})
+
+/** A decoded session row as a {@link SessionInfo}. */
+export const toSessionInfo = (row: typeof SessionRow.Type): SessionInfo => ({
+  id: row.id,
+  createdAt: row.created_at,
+  turnCount: row.turns,
+  summaryCount: row.summaries,
+  ...(row.cwd === null ? {} : {
+    project: {
+      directory: row.cwd,
+      ...(row.git_root === null ? {} : { gitRoot: row.git_root }),
+      ...(row.agent === null ? {} : { agent: row.agent })
+    }
+  }),
+  ...(row.started_at === null ? {} : { startedAt: row.started_at }),
+  ...(row.ended_at === null ? {} : { endedAt: row.ended_at })
 })
 
 /** A decoded turn row as a {@link StoredTurn}. */

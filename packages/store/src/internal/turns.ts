@@ -5,7 +5,7 @@
  * @internal
  */
 import type { SqlError } from "@effect/sql/SqlError"
-import { ConversationTurn } from "@precis/core"
+import { ConversationTurn, ToolMetadata } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import { StoreError, TurnConflictError } from "../StoreError.js"
 import { TurnRow } from "../Tables.js"
-import { type Service, type SessionInfo, type StoredSessionState, StoredTurn } from "../TurnStore.js"
+import { type Service, type StoredSessionState, StoredTurn } from "../TurnStore.js"
 import type { Env } from "./dialect.js"
 import { decodeAll, isSqlError, now, pageClause, turnReads } from "./query.js"
 import * as Rows from "./rows.js"
@@ -116,6 +116,41 @@ const rowsOf = (sessionId: string, added: ReadonlyArray<StoredTurn>) =>
     catch: (cause) => StoreError.invalidInput("TurnStore.appendTurns", "metadata is not JSON", cause)
   })
 
+// What `added` says of the session's row: the first working directory, git
+// root and agent its turns name, and the least and greatest timestamps.
+const sessionFacts = (added: ReadonlyArray<StoredTurn>) => {
+  let cwd: string | undefined
+  let gitRoot: string | undefined
+  let agent: string | undefined
+  let first: string | undefined
+  let last: string | undefined
+  for (const turn of added) {
+    const meta = ToolMetadata.read(turn.metadata)
+    cwd ??= meta.cwd
+    gitRoot ??= meta.gitRoot
+    agent ??= meta.sourceFormat
+    const at = turn.timestamp
+    if (at !== undefined && at.length > 0) {
+      if (first === undefined || at < first) first = at
+      if (last === undefined || at > last) last = at
+    }
+  }
+  return { cwd: cwd ?? null, gitRoot: gitRoot ?? null, agent: agent ?? null, first: first ?? null, last: last ?? null }
+}
+
+// Keeps the session's row in step with turns just added: its project, once
+// named, stays; its time span grows.
+const updateSession = ({ sql }: Env, sessionId: string, added: ReadonlyArray<StoredTurn>) => {
+  const facts = sessionFacts(added)
+  return sql`UPDATE sessions SET cwd = coalesce(cwd, ${facts.cwd}), git_root = coalesce(git_root, ${facts.gitRoot}),
+      agent = coalesce(agent, ${facts.agent}),
+      started_at = CASE WHEN started_at IS NULL OR started_at > ${facts.first} THEN coalesce(${facts.first}, started_at)
+        ELSE started_at END,
+      ended_at = CASE WHEN ended_at IS NULL OR ended_at < ${facts.last} THEN coalesce(${facts.last}, ended_at)
+        ELSE ended_at END
+    WHERE id = ${sessionId}`
+}
+
 // A turn's problem, naming the turn when there are several.
 const prefixed = (index: number, count: number, problem: string | undefined) =>
   problem === undefined ? undefined : count === 1 ? problem : `turn ${index + 1} of ${count}: ${problem}`
@@ -143,6 +178,7 @@ const appendTurns = (env: Env): Service["appendTurns"] => {
         const added = yield* toAdd(sessionId, incoming, new Map(existing.map((row) => [row.id, row])), next)
         yield* insertRows(env, "turns", TURN_COLUMNS, yield* rowsOf(sessionId, added))
         if (added.length > 0) {
+          yield* updateSession(env, sessionId, added)
           // Queues the session for the workers (or moves its stamp), with its turns.
           yield* sql`INSERT INTO session_work (session_id, stamp, claims) VALUES (${sessionId}, 1, 0)
             ON CONFLICT (session_id) DO UPDATE SET stamp = session_work.stamp + 1`
@@ -208,6 +244,16 @@ export const make = (env: Env): Service => {
         ORDER BY t.seq LIMIT ${Math.max(1, Math.floor(limit))}`
     ).pipe(Effect.mapError(error("TurnStore.turnsWithIdPrefix")))
 
+  // The ids go in as one JSON array (one statement text whatever their number), each session's
+  // opening read by the (session, seq) key.
+  const openingTurns: Service["openingTurns"] = (sessionIds, count) =>
+    reads.select(sql.unsafe(
+      `SELECT t.id, t.session_id, t.seq, t.role, t.content, t.timestamp, t.metadata
+        FROM ${dialect.jsonElements(dialect.param(1))} j CROSS JOIN turns t
+        WHERE t.session_id = j.value AND t.seq < ${dialect.param(2)} ORDER BY j.key, t.seq`,
+      [JSON.stringify(sessionIds), Math.max(0, Math.floor(count))]
+    )).pipe(Effect.mapError(error("TurnStore.openingTurns")))
+
   const uncoveredTurns: Service["uncoveredTurns"] = (sessionId, page) =>
     (page !== undefined
       ? reads.select(
@@ -225,19 +271,21 @@ export const make = (env: Env): Service => {
             ))
       )).pipe(Effect.mapError(error("TurnStore.uncoveredTurns")))
 
+  const sessionColumns = sql`id, created_at, cwd, git_root, agent, started_at, ended_at,
+    (SELECT CAST(count(*) AS INTEGER) FROM turns t WHERE t.session_id = sessions.id) AS turns,
+    (SELECT CAST(count(*) AS INTEGER) FROM summaries s WHERE s.session_id = sessions.id) AS summaries`
+
   const sessions: Service["sessions"] = Effect.map(
-    sessionRows(sql`SELECT id, created_at,
-        (SELECT CAST(count(*) AS INTEGER) FROM turns t WHERE t.session_id = sessions.id) AS turns,
-        (SELECT CAST(count(*) AS INTEGER) FROM summaries s WHERE s.session_id = sessions.id) AS summaries
-      FROM sessions ORDER BY created_at, id`),
-    (rows) =>
-      rows.map((row): SessionInfo => ({
-        id: row.id,
-        createdAt: row.created_at,
-        turnCount: row.turns,
-        summaryCount: row.summaries
-      }))
+    sessionRows(sql`SELECT ${sessionColumns} FROM sessions ORDER BY created_at, id`),
+    (rows) => rows.map(Rows.toSessionInfo)
   ).pipe(Effect.mapError(error("TurnStore.sessions")))
+
+  const projectSessions: Service["projectSessions"] = (directory) =>
+    Effect.map(
+      sessionRows(sql`SELECT ${sessionColumns} FROM sessions WHERE cwd = ${directory} OR git_root = ${directory}
+        ORDER BY coalesce(ended_at, created_at) DESC, id DESC`),
+      (rows) => rows.map(Rows.toSessionInfo)
+    ).pipe(Effect.mapError(error("TurnStore.projectSessions")))
 
   const sessionState: Service["sessionState"] = (sessionId) =>
     Effect.map(
@@ -266,8 +314,10 @@ export const make = (env: Env): Service => {
     withTransaction,
     turns,
     turnsWithIdPrefix,
+    openingTurns,
     uncoveredTurns,
     sessions,
+    projectSessions,
     sessionState,
     saveSessionState
   }

@@ -1,0 +1,103 @@
+/**
+ * The session state as a hand-over (see `SessionState.outline`): what was
+ * asked, what was done, what is left and the next step, the files changed.
+ *
+ * @internal
+ */
+import * as ToolKind from "../ToolKind.js"
+import * as Plans from "./plans.js"
+import type { FileEntry, State } from "./stateSchema.js"
+
+/**
+ * One line of an outline and the turn it cites.
+ *
+ * @internal
+ */
+export interface Line {
+  readonly text: string
+  readonly turnId: string
+}
+
+/**
+ * A session's hand-over, each line citing its turn.
+ *
+ * @internal
+ */
+export interface Outline {
+  /** The first real user request. */
+  readonly asked?: Line | undefined
+  /** The latest real user request, when it is not the first. */
+  readonly latest?: Line | undefined
+  /** What went through: git events (commits, pushes, branches), issues closed, checks passing, errors fixed. */
+  readonly done: ReadonlyArray<Line>
+  /** The newest commit that went through. */
+  readonly lastCommit?: Line | undefined
+  /** What is left: open errors (failing checks, failed git or tracker events), open issues, open plan items. */
+  readonly left: ReadonlyArray<Line>
+  /**
+   * The next step: the latest request when no turn answers it, else the plan's first open item, else the
+   * newest open error (`resolve ...`); the line it comes from is not repeated in `left`.
+   */
+  readonly next?: Line | undefined
+  /** The files created or modified, the newest last. */
+  readonly files: ReadonlyArray<FileEntry>
+}
+
+const isCommit = (text: string): boolean => /^git commit\b/.test(text)
+
+// The next step: the latest request when it is the session's last turn (no turn answers it), else the
+// first item of the plan in force that is not completed, else the newest open error to resolve.
+const nextOf = (state: State, errors: ReadonlyArray<Line>): Line | undefined => {
+  const request = state.latestRequest ?? state.firstRequest
+  if (request !== undefined && request.turnId === state.lastTurnId) return request
+  const plan = state.todos ?? state.plan
+  const open = plan?.items.find((item) => Plans.trackedStatus(item, state.issues) !== "completed")
+  if (plan !== undefined && open !== undefined) return { text: open.text, turnId: plan.turnId }
+  const error = errors.at(-1)
+  return error === undefined ? undefined : { text: `resolve ${error.text}`, turnId: error.turnId }
+}
+
+/** The outline of `state`. */
+export const outline = (state: State): Outline => {
+  const done: Array<Line> = []
+  const open = new Set(state.openErrors.map((e) => e.command))
+  // The errors still open: failing checks, then failed git or tracker events.
+  const errors: Array<Line> = state.openErrors.map((e) => ({ text: `${e.command}: ${e.detail ?? "failed"}`, turnId: e.turnId }))
+  for (const e of state.events) {
+    if (e.failed === true) errors.push({ text: `${e.text} failed: ${e.detail ?? "?"}`, turnId: e.turnId })
+    else done.push({ text: e.text, turnId: e.turnId })
+  }
+  const next = nextOf(state, errors)
+  // What is the next step (an item, an error) is said once, as the next step.
+  const isNext = (line: Line) => next !== undefined && next.turnId === line.turnId && next.text === `resolve ${line.text}`
+  const left: Array<Line> = errors.filter((line) => !isNext(line))
+  for (const issue of state.issues) {
+    const line = { text: `${issue.id}: ${issue.status}${issue.title === undefined ? "" : ` — ${issue.title}`}`, turnId: issue.turnId }
+    if (Plans.isDone(issue.status)) done.push(line)
+    else left.push(line)
+  }
+  for (const c of state.checks) {
+    if (c.passed && !open.has(c.command)) {
+      done.push({ text: `${c.command}: passed${c.detail === undefined ? "" : `, ${c.detail}`}`, turnId: c.turnId })
+    }
+  }
+  for (const f of state.fixed) done.push({ text: `fixed ${f.text}: ${f.detail ?? "failed"}`, turnId: f.fixedTurnId })
+  const plan = state.todos ?? state.plan
+  for (const item of plan?.items ?? []) {
+    const status = Plans.trackedStatus(item, state.issues)
+    const isNextItem = next?.turnId === plan!.turnId && next.text === item.text
+    if (status !== "completed" && !isNextItem) left.push({ text: `${ToolKind.todoMark(status)} ${item.text}`, turnId: plan!.turnId })
+  }
+  const commits = state.events.filter((e) => e.failed !== true && isCommit(e.text))
+  const last = commits.at(-1)
+  const latest = state.latestRequest
+  return {
+    asked: state.firstRequest,
+    latest: latest !== undefined && latest.text !== state.firstRequest?.text ? latest : undefined,
+    done,
+    lastCommit: last === undefined ? undefined : { text: last.text, turnId: last.turnId },
+    left,
+    next,
+    files: state.files.filter((f) => f.action !== "read")
+  }
+}
