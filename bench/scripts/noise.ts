@@ -14,7 +14,7 @@
  * - lines cut mid-token (ending inside a path or an open parenthesis);
  * - harness chatter (`block=true timeout=`, npm's funding notes).
  *
- *   pnpm exec tsx --conditions=@precis/source packages/bench/scripts/noise.ts CONTEXT.txt [MORE.txt ...]
+ *   pnpm exec tsx --conditions=@precis/source bench/scripts/noise.ts CONTEXT.txt [MORE.txt ...]
  *
  * Prints one column per file.
  */

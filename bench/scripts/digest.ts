@@ -8,7 +8,7 @@
  * snippet, sorted: not the ids, which are random, nor the order of equal
  * ranks, which follows the order condensed summaries were written in).
  *
- *   node --import tsx packages/bench/scripts/digest.ts [FILE ...] [--generated MB]
+ *   node --import tsx bench/scripts/digest.ts [FILE ...] [--generated MB]
  *
  * Without arguments: the example session, the transcripts of
  * `PRECIS_FIXTURES_DIR` (if set) and a generated 10 MB session. Compare the

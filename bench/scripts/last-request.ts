@@ -6,7 +6,7 @@
  * facts it keeps and misses.
  *
  *   PRECIS_FIXTURES_DIR=../shared/fixtures/transcripts node --import tsx --conditions=@precis/source \
- *     packages/bench/scripts/last-request.ts [SESSION] [OUT] [METHOD]
+ *     bench/scripts/last-request.ts [SESSION] [OUT] [METHOD]
  *
  * SESSION: a session of `AgentPays.sessions()` (default claude-code-spotter-ae4a77f8); OUT: default /tmp/last-request.txt;
  * METHOD: precis (default), openhands, openhands-tokens (the OpenHands port) or baseline.

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config"
-import { ssr } from "../../vitest.shared.js"
+import { ssr } from "../vitest.shared.js"
 
 export default defineProject({
   ssr,

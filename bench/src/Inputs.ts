@@ -13,11 +13,11 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 /**
- * The repository root (three levels above this module).
+ * The repository root (two levels above this module).
  *
  * @since 0.1.0
  */
-export const repoRoot: string = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+export const repoRoot: string = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 /**
  * The shared fixture transcripts folder, whether or not it exists:

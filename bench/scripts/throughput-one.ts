@@ -2,7 +2,7 @@
  * One throughput measurement (`Throughput.measureOne`) in this process, no
  * child, for profiling:
  *
- *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx packages/bench/scripts/throughput-one.ts [FILE | --generated MB]
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/scripts/throughput-one.ts [FILE | --generated MB]
  *
  * Without `--conditions=@precis/source` the packages run from their `dist/`
  * (after `pnpm exec tsc -b`), so the profile names the compiled lines; with

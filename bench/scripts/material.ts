@@ -5,7 +5,7 @@
  * `../shared/fixtures/transcripts` next to the repository, or from the folder
  * given as the first argument; without either, the example session alone.
  *
- *   pnpm exec tsx --conditions=@precis/source packages/bench/scripts/material.ts [FIXTURES_DIR]
+ *   pnpm exec tsx --conditions=@precis/source bench/scripts/material.ts [FIXTURES_DIR]
  */
 import { Material, TokenEstimator, Transcript } from "@precis/core"
 import * as fs from "node:fs"
