@@ -45,7 +45,7 @@ describe("PrecisChat", () => {
       const marked = requests.at(-1)!.prompt.content.filter((m) => m.options.anthropic?.cacheControl !== undefined)
       expect(marked.length).toBe(1)
       // The recall tools are offered with the agent's.
-      expect(requests[0]!.tools).toEqual(["read_file", "run_command", "edit_file", "search", "expand", "describe", "read"])
+      expect(requests[0]!.tools).toEqual(["read_file", "run_command", "edit_file", "search", "expand", "describe", "read", "recent"])
       const history = yield* chat.history
       const sent = encode(requests.at(-1)!.prompt)
       expect(encode(history).content.slice(0, sent.content.length)).toEqual(sent.content)

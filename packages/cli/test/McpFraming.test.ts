@@ -160,7 +160,7 @@ describe("precis mcp over raw lines", () => {
       assert.strictEqual((await server.ask(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }))).id, 0)
       const listed = await server.ask(JSON.stringify({ jsonrpc: "2.0", id: "list", method: "tools/list" }))
       const tools = listed.result?.tools as Array<{ name: string; annotations: Record<string, boolean> }>
-      assert.strictEqual(tools.length, 5)
+      assert.strictEqual(tools.length, 6)
       for (const tool of tools) {
         assert.deepStrictEqual([tool.annotations.readOnlyHint, tool.annotations.openWorldHint], [true, false], tool.name)
       }

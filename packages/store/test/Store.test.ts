@@ -80,8 +80,10 @@ const turnKeys = [
   "withTransaction",
   "turns",
   "turnsWithIdPrefix",
+  "openingTurns",
   "uncoveredTurns",
   "sessions",
+  "projectSessions",
   "sessionState",
   "saveSessionState"
 ] as const
