@@ -8,7 +8,8 @@
  * working directory and branch, the files created / modified / read, the last
  * result of each test, lint or build command (with its pass/fail counts when
  * the output states them; a command run in the background gets its result
- * when its output is read, `TaskOutput`), the errors still open (a failing check not yet
+ * when its output is read, `TaskOutput`; stale, `passed before 3 edits`, when a file it
+ * covers was written since: every file, unless the command names paths), the errors still open (a failing check not yet
  * followed by a pass of the same command; the newest result of a check
  * stands for it, and a whole run for the runs of some files it covers),
  * the errors fixed (the newest six: a failure a later pass covered, or a

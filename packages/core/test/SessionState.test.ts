@@ -38,6 +38,9 @@ const bash = (id: string, command: string, output: string, isError = false) => [
   result(`${id}r`, id, output, isError)
 ]
 
+/** An edit of `path` that went through: two turns, `<id>` and `<id>r`. */
+const edit = (id: string, path: string) => [call(id, "Edit", { file_path: path, old_string: "a", new_string: "b" }), result(`${id}r`, id, "updated")]
+
 const fold = (...turns: ReadonlyArray<ConversationTurn.ConversationTurn | ReadonlyArray<ConversationTurn.ConversationTurn>>) =>
   SessionState.fold(turns.flat())
 
@@ -306,6 +309,28 @@ describe("SessionState entries", () => {
     assert.deepStrictEqual(narrower.checks.map((c) => c.command), ["mix test", "mix compile --force", "mix test test/a_test.exs"])
   })
 
+  it("checks: a result older than a write to what it covers is stale (every file, unless the command names paths)", () => {
+    const state = fold(
+      bash("b1", "mix compile", "Compiling 3 files (.ex)"),
+      bash("b2", "mix test test/a_test.exs:12", "3 tests, 0 failures"),
+      bash("b3", "npx vitest run test/services", " Tests  4 passed (4)"),
+      edit("e1", "/repo/lib/a.ex"),
+      edit("e2", "/repo/test/services/totals.test.ts"),
+      edit("e3", "/repo/test/a_test.exs")
+    )
+    assert.deepStrictEqual(state.checks.map((c) => [c.command, c.editsSince]), [
+      ["mix compile", 3],
+      ["mix test test/a_test.exs:12", 1],
+      ["npx vitest run test/services", 1]
+    ])
+    const text = SessionState.render(state)
+    expect(text).toContain("- mix compile: passed before 3 edits [b1r]")
+    expect(text).toContain("- mix test test/a_test.exs:12: passed before 1 edit, 3 tests, 0 failures [b2r]")
+    // Run again, the check is fresh.
+    const again = SessionState.render(SessionState.fold(bash("b4", "mix compile", "Compiling 1 file (.ex)"), state))
+    expect(again).toContain("- mix compile: passed [b4r]")
+  })
+
   it("an error line that ends in a colon keeps what it announces (the next non-blank line)", () => {
     const output = "Compiling 60 files (.ex)\n** (Mix) Could not start application opentelemetry: exited in:\n  ** (BadMapError) expected a map, got:\n\n    [exporter: {:otel_exporter_stdout, []}]\n\n  (erts 16.1.1) :erlang.is_map_key/2"
     const state = fold(bash("b1", "mix test --seed 0 2>&1 | tail -50", output, true))
@@ -316,7 +341,6 @@ describe("SessionState entries", () => {
   })
 
   it("errors fixed: a failure a later pass covers, or a failed event that goes through, with the files written in between", () => {
-    const edit = (id: string, path: string) => [call(id, "Edit", { file_path: path, old_string: "a", new_string: "b" }), result(`${id}r`, id, "updated")]
     const state = fold(
       bash("b1", "mix test 2>&1 | tail -5", "** (Mix) Could not start application opentelemetry\n** (BadMapError) expected a map", true),
       call("r0", "Read", { file_path: "/repo/config/dev.exs" }),
@@ -562,7 +586,7 @@ describe("SessionState incremental", () => {
   )
 
   it("a state of another version is refused by the Schema", () => {
-    const text = encode(SessionState.fold(session)).replace("\"version\":4", "\"version\":3")
+    const text = encode(SessionState.fold(session)).replace("\"version\":5", "\"version\":4")
     assert.throws(() => decode(text))
   })
 })

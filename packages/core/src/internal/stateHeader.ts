@@ -93,6 +93,9 @@ export const cites = (cited: string, turnId: string): boolean => turnId === cite
 
 const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
+// A result older than the writes to what it covers says so: `passed before 3 edits`.
+const stale = (edits: number | undefined) => edits === undefined || edits === 0 ? "" : ` before ${edits} edit${edits === 1 ? "" : "s"}`
+
 // The files an error fixed names (the newest), the rest counted.
 const MAX_EDITS_SHOWN = 2
 
@@ -144,7 +147,7 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   checks.forEach((c, i) =>
     out.push({
       section: "Last checks",
-      text: `- ${c.command}: ${c.passed ? "passed" : "FAILED"}${c.detail === undefined ? "" : `, ${c.detail}`}${cite(c.turnId)}`,
+      text: `- ${c.command}: ${c.passed ? "passed" : "FAILED"}${stale(c.editsSince)}${c.detail === undefined ? "" : `, ${c.detail}`}${cite(c.turnId)}`,
       // A failure a later pass covered matters no more than a pass.
       drop: band(open.has(c.command) ? 8 : 2, i, checks.length)
     })

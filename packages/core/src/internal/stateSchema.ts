@@ -48,6 +48,8 @@ export const CheckResult = Schema.Struct({
   detail: Schema.optional(Schema.String),
   /** For a failure still open: the files written since (the newest few), what its fix will have edited. */
   edited: Schema.optional(Schema.Array(Schema.String)),
+  /** How many writes since it ran to files it covers (all files unless it names some): its result is stale. */
+  editsSince: Schema.optional(Schema.Int),
   ...Cited
 })
 
@@ -138,7 +140,7 @@ export const PendingCall = Schema.Struct({
  * @since 0.1.0
  */
 export const State = Schema.Struct({
-  version: Schema.Literal(4),
+  version: Schema.Literal(5),
   turnCount: Schema.Int,
   firstTurnId: Schema.optional(Schema.String),
   lastTurnId: Schema.optional(Schema.String),
@@ -178,7 +180,7 @@ export const StateFromJson = Schema.parseJson(State)
  * @since 0.1.0
  */
 export const empty: State = {
-  version: 4,
+  version: 5,
   turnCount: 0,
   files: [],
   checks: [],

@@ -9,6 +9,7 @@ import * as OutputDigest from "../OutputDigest.js"
 import * as ToolMetadata from "../ToolMetadata.js"
 import type * as ToolUse from "../ToolUse.js"
 import * as Commands from "./commands.js"
+import * as Counts from "./counts.js"
 import * as Plans from "./plans.js"
 import type { CheckResult, Event, Fix, IssueStatus, State } from "./stateSchema.js"
 
@@ -38,7 +39,7 @@ const failedRun = (
   turn: Turn,
   answer: ToolUse.Result,
   metadata: ToolMetadata.ToolMetadata,
-  counts: Commands.Counts | undefined
+  counts: Counts.Counts | undefined
 ): boolean => {
   if (counts !== undefined) return counts.failed > 0
   if (shellFailed(answer, metadata) || metadata.success === false) return true
@@ -85,13 +86,16 @@ const addEdited = <A extends { readonly edited?: ReadonlyArray<string> | undefin
   return { ...failure, edited: edited.slice(Math.max(0, edited.length - MAX_EDITED)) }
 }
 
-/** The state after a file was written (created or modified): each failure still open remembers it. */
-export const edited = (state: State, path: string): State =>
-  state.openErrors.length === 0 && !state.events.some((e) => e.failed === true) ? state : {
-    ...state,
-    openErrors: state.openErrors.map((e) => addEdited(e, path)),
-    events: state.events.map((e) => e.failed === true ? addEdited(e, path) : e)
-  }
+/**
+ * The state after a file was written (created or modified): each failure still open remembers it,
+ * and each check whose result it may change counts it (the result is older than the code).
+ */
+export const edited = (state: State, path: string): State => ({
+  ...state,
+  checks: state.checks.map((c) => Commands.coversPath(c.command, path) ? { ...c, editsSince: (c.editsSince ?? 0) + 1 } : c),
+  openErrors: state.openErrors.map((e) => addEdited(e, path)),
+  events: state.events.map((e) => e.failed === true ? addEdited(e, path) : e)
+})
 
 /**
  * The state after a shell call (`line`) and its result: a check and its
@@ -116,7 +120,7 @@ export const shellResult = (
   }
   const metadata = ToolMetadata.read(turn.metadata)
   const commands = Commands.simpleCommands(line)
-  const counts = Commands.countsOf(output)
+  const counts = Counts.countsOf(output)
   const failed = failedRun(turn, answer, metadata, counts)
   let next = state
   // The result of a chain belongs to its last check.
