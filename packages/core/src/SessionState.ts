@@ -19,7 +19,9 @@
  * with its id and title) and the assistant's latest plan (its `TodoWrite`
  * list, else the latest numbered list in its prose), whose items are done
  * when the tracker closes the issue they name or the plan's issue, or a commit
- * names that issue or holds a file they name. Every entry cites the turn it
+ * names that issue or holds a file they name (an item ticked in the todo list is
+ * the agent's claim until a check passes, undone by a step failing after it; a
+ * plan all done gives way to a request made after it). Every entry cites the turn it
  * came from, by a short id ({@link shortId}).
  *
  * {@link step} is pure, so a stored state (see {@link State}, a Schema) can be
@@ -166,7 +168,9 @@ const assistantStep = (state: State, turn: Turn, turnId: string): State => {
   for (const call of ToolUse.calls(turn)) {
     if (ToolKind.kindOf(call) === "todo") {
       const items = Plans.todoPlan(call.input)
-      if (items !== undefined) next = { ...next, todos: { source: "todo", items, ...of, turnId } }
+      if (items !== undefined) {
+        next = { ...next, todos: { source: "todo", items: Plans.ticked(items, next.todos?.items ?? []), ...of, at: state.turnCount, turnId } }
+      }
       continue
     }
     const pending = { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, arguments: call.arguments, turnId }
@@ -174,7 +178,7 @@ const assistantStep = (state: State, turn: Turn, turnId: string): State => {
     next = { ...next, pending: all.length > MAX_PENDING ? all.slice(all.length - MAX_PENDING) : all }
   }
   const items = Plans.prosePlan(turn.content)
-  if (items !== undefined) next = { ...next, plan: { source: "prose", items, ...of, turnId } }
+  if (items !== undefined) next = { ...next, plan: { source: "prose", items, ...of, at: state.turnCount, turnId } }
   return next
 }
 
@@ -198,7 +202,7 @@ export const step = (state: State, turn: Turn): State => {
   if (gitBranch !== undefined && next.branch?.value !== gitBranch) next = { ...next, branch: { value: gitBranch, turnId } }
   const request = requestOf(turn)
   if (request !== undefined) {
-    const cited = { text: request, turnId }
+    const cited = { text: request, at: next.turnCount, turnId }
     next = next.firstRequest === undefined ? { ...next, firstRequest: cited } : { ...next, latestRequest: cited }
   }
   const answer = ToolUse.result(turn)

@@ -193,6 +193,7 @@ describe("SessionState entries", () => {
         { text: "Fix the bug", status: "pending" },
         { text: "Run the tests", status: "pending" }
       ],
+      at: 1,
       turnId: "p1"
     })
     expect(SessionState.render(fromProse)).toContain("Plan (from the assistant [p1]):\n- [x] Read the code\n- [ ] Fix the bug")
@@ -204,12 +205,48 @@ describe("SessionState entries", () => {
     const state = SessionState.fold([call("t1", "TodoWrite", { todos }), result("t1r", "t1", "Todos have been modified")], fromProse)
     assert.deepStrictEqual(state.todos, {
       source: "todo",
-      items: todos.map((t) => ({ text: t.content, status: t.status })),
+      // The item the agent ticked is its claim until a check or a change confirms it.
+      items: todos.map((t) => ({ text: t.content, status: t.status, ...(t.status === "completed" ? { claimed: true } : {}) })),
+      at: 2,
       turnId: "t1"
     })
     const text = SessionState.render(state)
-    expect(text).toContain("Plan (todo list [t1]):\n- [x] Add the schema\n- [~] Wire the route\n- [ ] Write tests")
+    expect(text).toContain("Plan (todo list [t1]):\n- [x] Add the schema (the agent's claim)\n- [~] Wire the route\n- [ ] Write tests")
     assert.notInclude(text, "Read the code")
+  })
+
+  it("plan: an item the agent ticked is its claim until a check passes; a step failing after it undoes it", () => {
+    const todos = (...done: ReadonlyArray<string>) =>
+      ["Run the migration", "Seed the data"].map((content) => ({ content, status: done.includes(content) ? "completed" : "pending", activeForm: content }))
+    const ticked = fold(call("t1", "TodoWrite", { todos: todos("Run the migration") }), result("t1r", "t1", "ok"))
+    expect(SessionState.render(ticked)).toContain("- [x] Run the migration (the agent's claim)\n- [ ] Seed the data")
+    // A passing check confirms it, and the next list keeps it confirmed.
+    const checked = SessionState.fold([
+      ...bash("b1", "mix test", "3 tests, 0 failures"),
+      call("t2", "TodoWrite", { todos: todos("Run the migration", "Seed the data") }),
+      result("t2r", "t2", "ok")
+    ], ticked)
+    expect(SessionState.render(checked)).toContain("- [x] Run the migration\n- [x] Seed the data (the agent's claim)")
+    // A step that fails after the tick undoes it; a look that fails does not.
+    const failed = SessionState.fold([
+      ...bash("b2", "ls /nope", "ls: cannot access '/nope'", true),
+      ...bash("b3", "mix run priv/repo/seeds.exs", "** (Postgrex.Error) password authentication failed for user \"app\"", true)
+    ], checked)
+    expect(SessionState.render(failed)).toContain("- [x] Run the migration\n- [ ] Seed the data (ticked, then mix run priv/repo/seeds.exs failed [b3r])")
+  })
+
+  it("plan: a plan whose items are all done gives way to a later request, or to a todo list still open", () => {
+    const prose = say("p1", "Plan:\n1. ✅ Add the schema\n2. ✅ Wire the route")
+    const done = fold(user("u0", "build the invoices API"), prose)
+    expect(SessionState.render(done)).toContain("- [x] Add the schema")
+    const asked = SessionState.fold([user("u1", "now the CSV export")], done)
+    const text = SessionState.render(asked)
+    assert.notInclude(text, "Add the schema")
+    expect(text).toContain("- latest request: now the CSV export [u1]")
+    // An open todo list wins over a done prose plan, however new.
+    const todos = [{ content: "Write the exporter", status: "in_progress", activeForm: "Writing" }]
+    const listed = fold(call("t1", "TodoWrite", { todos }), result("t1r", "t1", "ok"), say("p2", "Done:\n1. ✅ a\n2. ✅ b"))
+    expect(SessionState.render(listed)).toContain("Plan (todo list [t1]):\n- [~] Write the exporter")
   })
 
   it("plan: an item of a prose plan shows the tracker's status of the issue it names, the longest id first", () => {
@@ -455,8 +492,8 @@ describe("SessionState entries", () => {
       user("u8", "<system-reminder>only a reminder</system-reminder>"),
       user("u9", "now also add a test")
     )
-    assert.deepStrictEqual(state.firstRequest, { text: "Fix the login bug", turnId: "u1" })
-    assert.deepStrictEqual(state.latestRequest, { text: "now also add a test", turnId: "u9" })
+    assert.deepStrictEqual(state.firstRequest, { text: "Fix the login bug", at: 1, turnId: "u1" })
+    assert.deepStrictEqual(state.latestRequest, { text: "now also add a test", at: 9, turnId: "u9" })
   })
 
   it("where: the latest cwd and git branch of the turns' metadata", () => {

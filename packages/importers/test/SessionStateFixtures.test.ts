@@ -34,6 +34,10 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     // The suite and credo ran after gqc.5, before gqc.6's three edits of project_review_live.ex.
     expect(header).toContain("- mix test: passed before 3 edits, 14 doctests, 73 tests, 0 failures [69a7432e]")
     expect(header).toContain("- mix credo --strict: passed before 3 edits, 337 mods/funs, found no issues. [c938f161]")
+    // The plan of gqc.1-3 (turn 14), all closed, gives way to the request made after it: the new beads.
+    expect(header).not.toContain("Plan (")
+    expect(header).toContain("- latest request: new beads for the epic were added. tackle them [claude-code:161]")
+    expect(header).toContain("- spotter-gqc.6: in_progress [a2c44fcc]")
   })
 
   it("spotter-ae4a77f8: the checks ran before the edits made for the refused commits", () => {
@@ -43,5 +47,9 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     // Credo and the suite passed, then four edits of otel_trace_helpers.ex and .dialyzerignore.
     expect(header).toContain("- mix credo --strict: passed before 5 edits, 689 mods/funs, found no issues. [8828c1f1]")
     expect(header).toContain("- mix test --seed 0: passed before 5 edits, 14 doctests, 297 tests, 0 failures [c4ab22ab]")
+    // The agent's closing plan: its three beads closed by the tracker (no request came after it) ...
+    expect(header).toContain("- [x] Instrumented hook controllers with trace correlation (spotter-4te.3)")
+    // ... while the commit of the third is still refused by the hook.
+    expect(header).toMatch(/Open errors:\n- git commit "feat: instrument hook controllers [^\n]*failed: Pre-commit validation failed: \[DIALYZER\] \[632cf677\]/)
   })
 })

@@ -10,7 +10,7 @@ import type * as TokenEstimator from "../TokenEstimator.js"
 import * as ToolKind from "../ToolKind.js"
 import * as Plans from "./plans.js"
 import { relativePaths } from "./text.js"
-import type { FileEntry, State } from "./stateSchema.js"
+import type { FileEntry, PlanItem, State } from "./stateSchema.js"
 
 /** One entry: its section, its text, and when it may be dropped (lower first). */
 interface Entry {
@@ -99,6 +99,27 @@ const stale = (edits: number | undefined) => edits === undefined || edits === 0 
 // The files an error fixed names (the newest), the rest counted.
 const MAX_EDITS_SHOWN = 2
 
+/**
+ * The plan a continuing agent works from: the todo list, else the prose plan, one with items
+ * still open first; a plan whose items are all done gives way to a user request made after it.
+ */
+export const planInForce = (state: State): State["plan"] => {
+  const plans = [state.todos, state.plan].filter((p) => p !== undefined)
+  const open = plans.find((p) => !Plans.allDone(p, state.issues))
+  if (open !== undefined) return open
+  const latest = plans[0]
+  const asked = state.latestRequest?.at
+  return latest === undefined || (asked !== undefined && asked > (latest.at ?? 0)) ? undefined : latest
+}
+
+// What an item's mark rests on when only the agent said it: its claim, or the step that failed after it.
+const claim = (item: PlanItem, status: string): string =>
+  item.undone !== undefined
+    ? ` (ticked, then ${item.undone.text} failed${cite(item.undone.turnId)})`
+    : item.claimed === true && status === "completed"
+    ? " (the agent's claim)"
+    : ""
+
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
   // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request, errors, place, task.
@@ -112,14 +133,14 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   const cwd = state.cwd?.value
   if (state.cwd !== undefined) out.push({ section: "Where", text: `- directory: ${state.cwd.value}${cite(state.cwd.turnId)}`, drop: band(9, 0, 1) })
   if (state.branch !== undefined) out.push({ section: "Where", text: `- branch: ${state.branch.value}${cite(state.branch.turnId)}`, drop: band(9, 1, 1) })
-  const plan = state.todos ?? state.plan
+  const plan = planInForce(state)
   if (plan !== undefined) {
     const title = plan.source === "todo" ? `Plan (todo list${cite(plan.turnId)})` : `Plan (from the assistant${cite(plan.turnId)})`
     plan.items.forEach((item, i) => {
       const status = Plans.trackedStatus(item, state.issues)
       out.push({
         section: title,
-        text: `- ${ToolKind.todoMark(status)} ${item.text}`,
+        text: `- ${ToolKind.todoMark(status)} ${item.text}${claim(item, status)}`,
         // Completed items go before open ones, the last items before the first.
         drop: band(status === "completed" ? 5 : 6, plan.items.length - i, plan.items.length)
       })

@@ -12,7 +12,12 @@ const Cited = { turnId: Schema.String }
  *
  * @since 0.1.0
  */
-export const Request = Schema.Struct({ text: Schema.String, ...Cited })
+export const Request = Schema.Struct({
+  text: Schema.String,
+  /** The turn's position in the fold (1-based). */
+  at: Schema.optional(Schema.Int),
+  ...Cited
+})
 
 /**
  * A value (a directory, a branch) and the turn that last said it.
@@ -105,7 +110,14 @@ export const Fix = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const PlanItem = Schema.Struct({ text: Schema.String, status: Schema.String })
+export const PlanItem = Schema.Struct({
+  text: Schema.String,
+  status: Schema.String,
+  /** Ticked by the agent in its todo list, and no later check or change confirmed it: its claim. */
+  claimed: Schema.optional(Schema.Boolean),
+  /** Ticked by the agent, then a step failed (what failed, its turn): not done. */
+  undone: Schema.optional(Schema.Struct({ text: Schema.String, ...Cited }))
+})
 
 /**
  * The assistant's latest plan: from `TodoWrite` (`todo`) or its prose (`prose`).
@@ -117,6 +129,8 @@ export const Plan = Schema.Struct({
   items: Schema.Array(PlanItem),
   /** The issue in progress when the plan was written: the plan is its work, done when it is closed or committed. */
   issue: Schema.optional(Schema.String),
+  /** The turn's position in the fold (1-based): a request after a plan done gives it way. */
+  at: Schema.optional(Schema.Int),
   ...Cited
 })
 
@@ -208,3 +222,6 @@ export type Plan = typeof Plan.Type
 
 /** @since 0.1.0 */
 export type IssueStatus = typeof IssueStatus.Type
+
+/** @since 0.1.0 */
+export type PlanItem = typeof PlanItem.Type

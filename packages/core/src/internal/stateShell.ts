@@ -61,6 +61,10 @@ const fixOf = (text: string, failure: CheckResult | Event, fixedTurnId: string):
   fixedTurnId
 })
 
+// The state with its todo list changed by `f`.
+const onTodos = (state: State, f: (todos: NonNullable<State["todos"]>) => NonNullable<State["todos"]>): State =>
+  state.todos === undefined ? state : { ...state, todos: f(state.todos) }
+
 const withFixes = (state: State, fixes: ReadonlyArray<Fix>): State => {
   if (fixes.length === 0) return state
   const fixed = [...state.fixed, ...fixes]
@@ -78,7 +82,7 @@ const recordCheck = (state: State, check: Commands.Check, result: CheckResult): 
   }
   const covered = state.openErrors.filter((e) => Commands.covers(check, e))
   const openErrors = state.openErrors.filter((e) => !covered.includes(e))
-  return withFixes({ ...state, checks, openErrors }, covered.map((e) => fixOf(e.command, e, result.turnId)))
+  return withFixes(onTodos({ ...state, checks, openErrors }, Plans.confirmed), covered.map((e) => fixOf(e.command, e, result.turnId)))
 }
 
 const addEdited = <A extends { readonly edited?: ReadonlyArray<string> | undefined }>(failure: A, path: string): A => {
@@ -137,6 +141,12 @@ export const shellResult = (
     })
   }
   const refused = shellFailed(answer, metadata)
+  // A step that failed after the agent ticked an item of its todo list: the item is not done.
+  const acting = commands.filter((c) => !Commands.onlyLooks(c) && !Commands.isSilent(c)).at(-1)
+  const failedStep = check !== undefined ? failed && check.command : refused && acting
+  if (typeof failedStep === "string") {
+    next = onTodos(next, (todos) => Plans.failedAfter(todos, Commands.clip(failedStep, 60), at.result))
+  }
   const message = Commands.commitMessage(line)
   if (message !== undefined && !/nothing to commit/.test(output)) {
     next = addEvent(next, event(`git commit "${message}"`, refused && output, turnId))
@@ -218,7 +228,7 @@ const addEvent = (state: State, e: Event): State => {
   }
   const settled = state.events.filter((o) => o.failed === true && eventAction(o.text) === eventAction(e.text))
   const kept = state.events.filter((o) => !settled.includes(o))
-  const next = { ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }
+  const next = onTodos({ ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }, Plans.confirmed)
   return withFixes(next, settled.map((o) => fixOf(o.text, o, e.turnId)))
 }
 
