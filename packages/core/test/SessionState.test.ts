@@ -455,6 +455,22 @@ describe("SessionState entries", () => {
     assert.deepStrictEqual(failing.openErrors.map((e) => [e.command, e.detail]), [["mix test test/a_test.exs test/b_test.exs", "43 tests, 2 failures"]])
   })
 
+  it("checks: the suite's count, not an empty binary's: cargo's lines summed, an empty app's line passed over", () => {
+    const cargo = [
+      "running 7 tests", "test result: ok. 7 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s",
+      "     Running tests/api.rs", "test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out",
+      "   Doc-tests app", "running 0 tests", "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out"
+    ].join("\n")
+    const umbrella = "==> core\n14 doctests, 65 tests, 0 failures\n==> web\n0 tests, 0 failures"
+    const state = fold(bash("b1", "cargo test", cargo), bash("b2", "mix test", umbrella))
+    assert.deepStrictEqual(state.checks.map((c) => c.detail), [
+      "test result: ok. 9 passed; 0 failed; 1 ignored (3 binaries)",
+      "14 doctests, 65 tests, 0 failures"
+    ])
+    const failing = fold(bash("b1", "cargo test", cargo.replace("2 passed; 0 failed", "1 passed; 1 failed"), true))
+    assert.deepStrictEqual(failing.openErrors.map((e) => e.detail), ["test result: FAILED. 8 passed; 1 failed; 1 ignored (3 binaries)"])
+  })
+
   it("checks: counts read through a test runner's colours", () => {
     const coloured = "\u001b[2m Test Files \u001b[22m \u001b[1m\u001b[32m3 passed\u001b[39m\u001b[22m\u001b[90m (3)\u001b[39m\n" +
       "\u001b[2m      Tests \u001b[22m \u001b[1m\u001b[32m24 passed\u001b[39m\u001b[22m\u001b[90m (24)\u001b[39m\n" +
