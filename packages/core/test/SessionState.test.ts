@@ -425,6 +425,24 @@ describe("SessionState entries", () => {
     assert.deepStrictEqual([many.fixed.length, many.fixed[0]!.turnId, many.fixed[5]!.fixedTurnId], [6, "f6r", "p11r"])
   })
 
+  it("errors fixed: say what fixed them: the command that went through instead, the commands run in between", () => {
+    const state = fold(
+      bash("g1", "git push 2>&1", "fatal: The current branch x has no upstream branch.", true),
+      bash("g2", "git push --set-upstream origin x 2>&1", "branch 'x' set up to track 'origin/x'."),
+      bash("g3", "git add -A && git commit -m \"feat: otel\"", "Pre-commit validation failed:\n[FORMAT] Code is not formatted.", true),
+      // Looks, checks and the retry's own git add are not what fixed it.
+      bash("s1", "git status", "M lib/a.ex"),
+      bash("s2", "mix format", ""),
+      // A failure again keeps what ran since the first one.
+      bash("g3b", "git add -A && git commit -m \"feat: otel\"", "Pre-commit validation failed:\n[FORMAT] Code is not formatted.", true),
+      bash("s3", "mix compile", "Compiling 1 file (.ex)"),
+      bash("g4", "git add -A && git commit -m \"feat: otel\"", "[x 1a2b3c4] feat: otel")
+    )
+    const text = SessionState.render(state)
+    expect(text).toContain("- git push: fatal: The current branch x has no upstream branch. [g1] → fixed by git push --set-upstream origin x [g2]")
+    expect(text).toContain("- git commit \"feat: otel\": Pre-commit validation failed: [FORMAT] Code is not formatted. [g3b] → fixed, running mix format [g4]")
+  })
+
   it("checks: a command run in the background gets its result when its output is read (TaskOutput)", () => {
     const read = (id: string, output: string) => [
       call(id, "TaskOutput", { task_id: "bd0afab", block: true, timeout: 120000 }),

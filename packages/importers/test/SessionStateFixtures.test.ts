@@ -38,6 +38,9 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     expect(header).not.toContain("Plan (")
     expect(header).toContain("- latest request: new beads for the epic were added. tackle them [claude-code:161]")
     expect(header).toContain("- spotter-gqc.6: in_progress [a2c44fcc]")
+    // The push had no upstream: fixed by setting it. The LiveView test needed lazy_html: fetched, then green.
+    expect(header).toContain("- git push: Exit code 128 [65c9c7e3] → fixed by git push --set-upstream origin spotter-gqc [502069f9]")
+    expect(header).toContain("4 failures [74f2f247] → fixed, running mix deps.get, editing mix.exs, ")
   })
 
   it("spotter-ae4a77f8: the checks ran before the edits made for the refused commits", () => {
@@ -47,6 +50,8 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     // Credo and the suite passed, then four edits of otel_trace_helpers.ex and .dialyzerignore.
     expect(header).toContain("- mix credo --strict: passed before 5 edits, 689 mods/funs, found no issues. [8828c1f1]")
     expect(header).toContain("- mix test --seed 0: passed before 5 edits, 14 doctests, 297 tests, 0 failures [c4ab22ab]")
+    // The hook refused the unformatted commit: mix format, then the same commit went through.
+    expect(header).toContain("Code is not formatted. [4786f4f4] → fixed, running mix format [8a13fafc]")
     // The agent's closing plan: its three beads closed by the tracker (no request came after it) ...
     expect(header).toContain("- [x] Instrumented hook controllers with trace correlation (spotter-4te.3)")
     // ... while the commit of the third is still refused by the hook.

@@ -157,9 +157,12 @@ const entries = (state: State): ReadonlyArray<Entry> => {
     const edits = edited.length === 0
       ? ""
       : `, editing ${edited.slice(-MAX_EDITS_SHOWN).map((path) => relativePaths(path, cwd)).join(", ")}${more}`
+    // What fixed it: the command that went through instead, the commands run and the files written in between.
+    const by = f.by === undefined ? "" : ` by ${f.by}`
+    const ran = f.ran === undefined || f.ran.length === 0 ? "" : `, running ${f.ran.join("; ")}`
     out.push({
       section: "Errors fixed",
-      text: `- ${f.text}: ${f.detail ?? "failed"}${cite(f.turnId)} → fixed${edits}${cite(f.fixedTurnId)}`,
+      text: `- ${f.text}: ${f.detail ?? "failed"}${cite(f.turnId)} → fixed${by}${ran}${edits}${cite(f.fixedTurnId)}`,
       drop: band(2.5, i, state.fixed.length)
     })
   })

@@ -53,6 +53,8 @@ export const CheckResult = Schema.Struct({
   detail: Schema.optional(Schema.String),
   /** For a failure still open: the files written since (the newest few), what its fix will have edited. */
   edited: Schema.optional(Schema.Array(Schema.String)),
+  /** For a failure still open: the commands run since (the newest few, no looks or checks), what its fix will have run. */
+  ran: Schema.optional(Schema.Array(Schema.String)),
   /** How many writes since it ran to files it covers (all files unless it names some): its result is stale. */
   editsSince: Schema.optional(Schema.Int),
   ...Cited
@@ -85,14 +87,16 @@ export const Event = Schema.Struct({
   detail: Schema.optional(Schema.String),
   /** For a failure not yet redone: the files written since (the newest few). */
   edited: Schema.optional(Schema.Array(Schema.String)),
+  /** For a failure still open: the commands run since (the newest few, no looks or checks), what its fix will have run. */
+  ran: Schema.optional(Schema.Array(Schema.String)),
   ...Cited
 })
 
 /**
  * An error the session fixed: a failing check a later pass covered, or a
  * failed git or tracker event that went through later; why it failed, the
- * files written in between (the newest few), the turn of the failure and the
- * turn of the fix.
+ * files written and commands run in between (the newest few), the command
+ * that went through, the turn of the failure and the turn of the fix.
  *
  * @since 0.1.0
  */
@@ -100,6 +104,10 @@ export const Fix = Schema.Struct({
   text: Schema.String,
   detail: Schema.optional(Schema.String),
   edited: Schema.optional(Schema.Array(Schema.String)),
+  /** The commands run in between (no looks or checks). */
+  ran: Schema.optional(Schema.Array(Schema.String)),
+  /** The command that went through, when it is not the one that failed (`git push --set-upstream origin x`). */
+  by: Schema.optional(Schema.String),
   ...Cited,
   fixedTurnId: Schema.String
 })
