@@ -32,6 +32,7 @@
  */
 import * as ConversationTurn from "./ConversationTurn.js"
 import * as Commands from "./internal/commands.js"
+import * as Instructions from "./internal/instructions.js"
 import * as Plans from "./internal/plans.js"
 import * as StateHeader from "./internal/stateHeader.js"
 import { empty, type FileEntry, type State } from "./internal/stateSchema.js"
@@ -75,6 +76,7 @@ export {
 const MAX_FILES = 200
 const MAX_PENDING = 64
 const MAX_REQUEST = 300
+const MAX_SAID = 8
 
 type Turn = ConversationTurn.ConversationTurn
 
@@ -159,9 +161,24 @@ const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: st
   return touched.action === "read" ? next : StateShell.edited(next, touched.path)
 }
 
+// The user's standing constraints and decisions with `said` (at `turnId`) added, the oldest dropped over the bound.
+const userSaid = (state: State, said: ReadonlyArray<string>, turnId: string): State => {
+  if (said.length === 0) return state
+  const all = [...(state.userSaid ?? []), ...said.map((text) => ({ text, at: state.turnCount, turnId }))]
+  return { ...state, userSaid: all.slice(Math.max(0, all.length - MAX_SAID)) }
+}
+
+// What an assistant's turn says of what comes next: whether it ended its answer, asked, or stated an intent.
+const spoken = (state: State, turn: Turn, turnId: string): State => {
+  const intent = Instructions.intentOf(turn.content)
+  const next = intent === undefined ? state : { ...state, intent: { text: intent, at: state.turnCount, turnId } }
+  if (ToolUse.calls(turn).length > 0) return { ...next, answered: false }
+  return Instructions.speaks(turn.content) ? { ...next, answered: true, asked: Instructions.asks(turn.content) } : next
+}
+
 // An assistant's turn: its calls wait for their results; its plan or todo list.
 const assistantStep = (state: State, turn: Turn, turnId: string): State => {
-  let next = state
+  let next = spoken(state, turn, turnId)
   // A plan written while an issue is in progress is that issue's work.
   const active = [...state.issues].reverse().find((issue) => Plans.isActive(issue.status))?.id
   const of = active === undefined ? {} : { issue: active }
@@ -204,9 +221,16 @@ export const step = (state: State, turn: Turn): State => {
   if (request !== undefined) {
     const cited = { text: request, at: next.turnCount, turnId }
     next = next.firstRequest === undefined ? { ...next, firstRequest: cited } : { ...next, latestRequest: cited }
+    // What stands beyond the request: its constraints, or all of it when it answers the agent's question.
+    const full = OutputDigest.withoutReminders(turn.content)
+    const said = next.asked === true ? [Instructions.decision(full)] : Instructions.standing(full)
+    next = userSaid({ ...next, answered: false, asked: false }, said, turnId)
   }
   const answer = ToolUse.result(turn)
-  if (answer !== undefined) return resultStep(next, turn, answer, turnId)
+  if (answer !== undefined) {
+    const answers = Instructions.answersOf(turn.content)
+    return resultStep(answers === undefined ? next : userSaid(next, [answers], turnId), turn, answer, turnId)
+  }
   if (turn.role.trim().toLowerCase() === "assistant") return assistantStep(next, turn, turnId)
   return next
 }
@@ -278,7 +302,7 @@ export const defaultMaxTokens = 2000
 
 /**
  * The state as a compact text block: a heading line (`Session state (from
- * turns FIRST … LAST, N turns):`), then short sections (Task, Where, Plan,
+ * turns FIRST … LAST, N turns):`), then short sections (Task, Next, User said, Where, Plan,
  * Open errors, Last checks, Issues, Git, Files created / modified / read),
  * each entry citing its turn in brackets; plan items carry the marks of
  * `ToolKind.todoMarks`. Deterministic, and within `maxTokens` as the

@@ -556,6 +556,47 @@ const session = [
   user("u2", "also support TSV")
 ]
 
+describe("SessionState next step and what the user said", () => {
+  it("next: the request not yet answered, else the plan's first open item, else the agent's last stated intent", () => {
+    const asked = fold(user("u1", "Add CSV export"), say("a1", "Let me look at the routes first."), call("a2", "Read", { file_path: "/r/x.ts" }))
+    expect(SessionState.render(asked)).toContain("Next:\n- the first request, not yet answered [u1]")
+    // Answered (a turn without a call), with a plan: its first open item, citing the plan.
+    const planned = SessionState.fold([result("a2r", "a2", "x"), say("a3", "Done:\n1. ✅ Export route\n2. Export tests\n3. Docs")], asked)
+    expect(SessionState.render(planned)).toContain("Next:\n- plan: Export tests [a3]\n")
+    // No open item: the agent's last stated intent.
+    const stated = fold(user("u1", "Add CSV export"), say("a1", "The route is done. Now I'll write the tests for it. Then done."), say("a2", "All good."))
+    expect(SessionState.render(stated)).toContain("Next:\n- the agent's last stated intent: Now I'll write the tests for it [a1]")
+    assert.notInclude(SessionState.render(fold(user("u1", "hi"), say("a1", "Hello."))), "Next:")
+  })
+
+  it("user said: constraints and decisions, newest last; an answer to the agent's question; dropped before the errors", () => {
+    const state = fold(
+      user("u1", "Add CSV export. Don't push until I review it.\nUse pnpm instead of npm."),
+      say("a1", "Should the export use semicolons or commas?"),
+      user("u2", "commas, and quote every field"),
+      call("q1", "AskUserQuestion", { questions: [{ question: "Which date format?" }] }),
+      result("q1r", "q1", "User has answered your questions: \"Which date format?\"=\"ISO 8601\". You can now continue with the user's answers in mind."),
+      user("u3", "looks fine so far")
+    )
+    const text = SessionState.render(state)
+    expect(text).toContain([
+      "User said:",
+      "- Don't push until I review it. [u1]",
+      "- Use pnpm instead of npm. [u1]",
+      "- commas, and quote every field [u2]",
+      "- \"Which date format?\"=\"ISO 8601\" [q1r]"
+    ].join("\n"))
+    // A request that neither constrains nor answers a question says nothing that stands.
+    assert.notInclude(text, "- looks fine so far [u3]")
+    // Short of room, the oldest goes first, before the task and the next step.
+    const budgets = Array.from({ length: 200 }, (_, i) => i + 40)
+    const short = budgets.map((n) => SessionState.render(state, n)).find((t) => t.includes("User said:"))!
+    expect(short).toContain("ISO 8601")
+    assert.notInclude(short, "- Don't push until I review it. [u1]")
+    expect(short).toContain("- the latest request, not yet answered [u3]")
+  })
+})
+
 describe("SessionState.render", () => {
   it("a heading naming the turns, then sections whose entries cite their turns", () => {
     const text = SessionState.render(SessionState.fold(session))
@@ -566,6 +607,8 @@ describe("SessionState.render", () => {
         "Task:",
         "- first request: Implement the export feature [u1]",
         "- latest request: also support TSV [u2]",
+        "Next:",
+        "- the latest request, not yet answered [u2]",
         "Where:",
         "- directory: /repo [u1]",
         "- branch: feat-export [u1]",

@@ -38,6 +38,10 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     expect(header).not.toContain("Plan (")
     expect(header).toContain("- latest request: new beads for the epic were added. tackle them [claude-code:161]")
     expect(header).toContain("- spotter-gqc.6: in_progress [a2c44fcc]")
+    // The agent was mid-edit (its last turn a call) on the request for the new beads.
+    expect(header).toContain("Next:\n- the latest request, not yet answered [claude-code:161]\n")
+    // The user's words (the task, "check again", the new beads) hold no constraint or decision.
+    expect(header).not.toContain("User said:")
     // The push had no upstream: fixed by setting it. The LiveView test needed lazy_html: fetched, then green.
     expect(header).toContain("- git push: Exit code 128 [65c9c7e3] → fixed by git push --set-upstream origin spotter-gqc [502069f9]")
     expect(header).toContain("4 failures [74f2f247] → fixed, running mix deps.get, editing mix.exs, ")
@@ -50,6 +54,9 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     // Credo and the suite passed, then four edits of otel_trace_helpers.ex and .dialyzerignore.
     expect(header).toContain("- mix credo --strict: passed before 5 edits, 689 mods/funs, found no issues. [8828c1f1]")
     expect(header).toContain("- mix test --seed 0: passed before 5 edits, 14 doctests, 297 tests, 0 failures [c4ab22ab]")
+    // The agent ended with its summary, its plan all done: its last stated intent is what is left.
+    expect(header).toContain("Next:\n- the agent's last stated intent: Let me close the task and document the status [996e49cf]\n")
+    expect(header).not.toContain("User said:")
     // The hook refused the unformatted commit: mix format, then the same commit went through.
     expect(header).toContain("Code is not formatted. [4786f4f4] → fixed, running mix format [8a13fafc]")
     // The agent's closing plan: its three beads closed by the tracker (no request came after it) ...

@@ -120,10 +120,31 @@ const claim = (item: PlanItem, status: string): string =>
     ? " (the agent's claim)"
     : ""
 
+/**
+ * What to do next, deterministic: the latest user request not yet answered, else the first open item
+ * of the plan in force, else the agent's last stated intent; each citing its turn.
+ */
+export const nextStep = (state: State): string | undefined => {
+  const request = state.latestRequest ?? state.firstRequest
+  if (request !== undefined && state.answered !== true) {
+    return `- the ${state.latestRequest === undefined ? "first" : "latest"} request, not yet answered${cite(request.turnId)}`
+  }
+  const plan = planInForce(state)
+  const open = plan?.items.find((item) => Plans.trackedStatus(item, state.issues) !== "completed")
+  if (plan !== undefined && open !== undefined) return `- plan: ${open.text}${cite(plan.turnId)}`
+  return state.intent === undefined ? undefined : `- the agent's last stated intent: ${state.intent.text}${cite(state.intent.turnId)}`
+}
+
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
-  // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request, errors, place, task.
+  // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request,
+  // what the user said, errors, place, next, task.
   const band = (rank: number, i: number, n: number) => rank * 1000 + i / Math.max(1, n)
+  const next = nextStep(state)
+  if (next !== undefined) out.push({ section: "Next", text: next, drop: band(9.5, 0, 1) })
+  const said = state.userSaid ?? []
+  // The user's word stays longer than the latest request, the newest longest.
+  said.forEach((s, i) => out.push({ section: "User said", text: `- ${s.text}${cite(s.turnId)}`, drop: band(7.5, i, said.length) }))
   if (state.firstRequest !== undefined) {
     out.push({ section: "Task", text: `- first request: ${state.firstRequest.text}${cite(state.firstRequest.turnId)}`, drop: band(10, 0, 1) })
   }
@@ -202,10 +223,10 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   return out
 }
 
-const SECTIONS = ["Task", "Where", "Open errors", "Errors fixed", "Last checks", "Issues", "Git", "Files created", "Files modified", "Files read"]
+const SECTIONS = ["Task", "Next", "User said", "Where", "Open errors", "Errors fixed", "Last checks", "Issues", "Git", "Files created", "Files modified", "Files read"]
 
 // The plan goes after the task and place, before the errors.
-const sectionRank = (section: string): number => section.startsWith("Plan") ? 1.5 : SECTIONS.indexOf(section)
+const sectionRank = (section: string): number => section.startsWith("Plan") ? 3.5 : SECTIONS.indexOf(section)
 
 const heading = (state: State): string =>
   state.firstTurnId === undefined

@@ -180,6 +180,14 @@ export const State = Schema.Struct({
   plan: Schema.optional(Plan),
   todos: Schema.optional(Plan),
   pending: Schema.Array(PendingCall),
+  /** Whether the agent's last turn since the latest request ended without a call: it answered. */
+  answered: Schema.optional(Schema.Boolean),
+  /** Whether the agent's last prose asked the user a question: the next request answers it. */
+  asked: Schema.optional(Schema.Boolean),
+  /** The agent's last stated intent (`Now I'll …`, `Let me …`). */
+  intent: Schema.optional(Request),
+  /** The user's standing constraints and decisions, oldest first (the newest few). */
+  userSaid: Schema.optional(Schema.Array(Request)),
   /** Shell commands that went on in the background, by the id a later read of their output names. */
   background: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, command: Schema.String, ...Cited })))
 })
