@@ -172,7 +172,7 @@ const userSaid = (state: State, said: ReadonlyArray<string>, turnId: string): St
 const spoken = (state: State, turn: Turn, turnId: string): State => {
   const intent = Instructions.intentOf(turn.content)
   const next = intent === undefined ? state : { ...state, intent: { text: intent, at: state.turnCount, turnId } }
-  if (ToolUse.calls(turn).length > 0) return { ...next, answered: false }
+  if (ToolUse.calls(turn).length > 0) return { ...next, answered: false, asked: false }
   return Instructions.speaks(turn.content) ? { ...next, answered: true, asked: Instructions.asks(turn.content) } : next
 }
 

@@ -129,6 +129,9 @@ describe("SessionState next step and what the user said", () => {
       "- commas, and quote every field [u2]",
       "- \"Which date format?\"=\"ISO 8601\" [q1r]"
     ].join("\n"))
+    // A question the agent went on from without waiting is not what the next request answers.
+    const wentOn = fold(user("u1", "Add CSV export"), say("a1", "Commas or semicolons?"), call("a2", "Read", { file_path: "/r/x.ts" }), user("u2", "also TSV"))
+    assert.notInclude(SessionState.render(wentOn), "User said:")
     // A request that neither constrains nor answers a question says nothing that stands.
     assert.notInclude(text, "- looks fine so far [u3]")
     // Short of room, the oldest goes first, before the task and the next step.
