@@ -30,7 +30,7 @@ describe("the stored session state", () => {
       const read = stored.map((t) => t.id === "u1" ? new TurnStore.StoredTurn({ ...t, content: "marked request" }) : t)
       const given = yield* ActiveContext.loadState("s", read)
       assert.deepStrictEqual([given.lastSeq, given.advanced], [sessionTurns.length - 1, true])
-      assert.deepStrictEqual(given.state.firstRequest, { text: "marked request", turnId: "u1" })
+      assert.deepStrictEqual(given.state.firstRequest, { text: "marked request", at: 1, turnId: "u1" })
       // Turns from seq 3 on do not hold the first turn to fold (seq 0): the store's turns are read.
       const late = yield* ActiveContext.loadState("s", read.slice(3))
       assert.deepStrictEqual(late.state, SessionState.fold(sessionTurns))
@@ -100,7 +100,7 @@ describe("the stored session state", () => {
       assert.deepStrictEqual(again.state, SessionState.fold(sessionTurns.slice(0, 6)))
       assert.deepStrictEqual([later.advanced, later.lastSeq], [true, sessionTurns.length - 1])
       assert.deepStrictEqual(later.state.firstRequest, { text: "from the store", turnId: "u1" })
-      assert.deepStrictEqual(later.state.latestRequest, { text: "also support TSV", turnId: "u2" })
+      assert.deepStrictEqual(later.state.latestRequest, { text: "also support TSV", at: 18, turnId: "u2" })
       // A stored state that cannot be read is folded again from the first turn.
       const refolded = yield* open(Effect.gen(function*() {
         const store = yield* Store.all

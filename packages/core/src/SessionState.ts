@@ -8,7 +8,8 @@
  * working directory and branch, the files created / modified / read, the last
  * result of each test, lint or build command (with its pass/fail counts when
  * the output states them; a command run in the background gets its result
- * when its output is read, `TaskOutput`), the errors still open (a failing check not yet
+ * when its output is read, `TaskOutput`; stale, `passed before 3 edits`, when a file it
+ * covers was written since: every file, unless the command names paths), the errors still open (a failing check not yet
  * followed by a pass of the same command; the newest result of a check
  * stands for it, and a whole run for the runs of some files it covers),
  * the errors fixed (the newest six: a failure a later pass covered, or a
@@ -18,7 +19,9 @@
  * with its id and title) and the assistant's latest plan (its `TodoWrite`
  * list, else the latest numbered list in its prose), whose items are done
  * when the tracker closes the issue they name or the plan's issue, or a commit
- * names that issue or holds a file they name. Every entry cites the turn it
+ * names that issue or holds a file they name (an item ticked in the todo list is
+ * the agent's claim until a check passes, undone by a step failing after it; a
+ * plan all done gives way to a request made after it). Every entry cites the turn it
  * came from, by a short id ({@link shortId}).
  *
  * {@link step} is pure, so a stored state (see {@link State}, a Schema) can be
@@ -31,6 +34,7 @@ import type * as Effect from "effect/Effect"
 import * as Chunked from "./Chunked.js"
 import * as ConversationTurn from "./ConversationTurn.js"
 import * as Commands from "./internal/commands.js"
+import * as Instructions from "./internal/instructions.js"
 import * as Plans from "./internal/plans.js"
 import * as StateHeader from "./internal/stateHeader.js"
 import * as StateOutline from "./internal/stateOutline.js"
@@ -76,6 +80,7 @@ export {
 const MAX_FILES = 200
 const MAX_PENDING = 64
 const MAX_REQUEST = 300
+const MAX_SAID = 8
 
 type Turn = ConversationTurn.ConversationTurn
 
@@ -160,16 +165,33 @@ const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: st
   return touched.action === "read" ? next : StateShell.edited(next, touched.path)
 }
 
+// The user's standing constraints and decisions with `said` (at `turnId`) added, the oldest dropped over the bound.
+const userSaid = (state: State, said: ReadonlyArray<string>, turnId: string): State => {
+  if (said.length === 0) return state
+  const all = [...(state.userSaid ?? []), ...said.map((text) => ({ text, at: state.turnCount, turnId }))]
+  return { ...state, userSaid: all.slice(Math.max(0, all.length - MAX_SAID)) }
+}
+
+// What an assistant's turn says of what comes next: whether it ended its answer, asked, or stated an intent.
+const spoken = (state: State, turn: Turn, turnId: string): State => {
+  const intent = Instructions.intentOf(turn.content)
+  const next = intent === undefined ? state : { ...state, intent: { text: intent, at: state.turnCount, turnId } }
+  if (ToolUse.calls(turn).length > 0) return { ...next, answered: false, asked: false }
+  return Instructions.speaks(turn.content) ? { ...next, answered: true, asked: Instructions.asks(turn.content) } : next
+}
+
 // An assistant's turn: its calls wait for their results; its plan or todo list.
 const assistantStep = (state: State, turn: Turn, turnId: string): State => {
-  let next = state
+  let next = spoken(state, turn, turnId)
   // A plan written while an issue is in progress is that issue's work.
   const active = [...state.issues].reverse().find((issue) => Plans.isActive(issue.status))?.id
   const of = active === undefined ? {} : { issue: active }
   for (const call of ToolUse.calls(turn)) {
     if (ToolKind.kindOf(call) === "todo") {
       const items = Plans.todoPlan(call.input)
-      if (items !== undefined) next = { ...next, todos: { source: "todo", items, ...of, turnId } }
+      if (items !== undefined) {
+        next = { ...next, todos: { source: "todo", items: Plans.ticked(items, next.todos?.items ?? []), ...of, at: state.turnCount, turnId } }
+      }
       continue
     }
     const pending = { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, arguments: call.arguments, turnId }
@@ -177,7 +199,7 @@ const assistantStep = (state: State, turn: Turn, turnId: string): State => {
     next = { ...next, pending: all.length > MAX_PENDING ? all.slice(all.length - MAX_PENDING) : all }
   }
   const items = Plans.prosePlan(turn.content)
-  if (items !== undefined) next = { ...next, plan: { source: "prose", items, ...of, turnId } }
+  if (items !== undefined) next = { ...next, plan: { source: "prose", items, ...of, at: state.turnCount, turnId } }
   return next
 }
 
@@ -201,11 +223,18 @@ export const step = (state: State, turn: Turn): State => {
   if (gitBranch !== undefined && next.branch?.value !== gitBranch) next = { ...next, branch: { value: gitBranch, turnId } }
   const request = requestOf(turn)
   if (request !== undefined) {
-    const cited = { text: request, turnId }
+    const cited = { text: request, at: next.turnCount, turnId }
     next = next.firstRequest === undefined ? { ...next, firstRequest: cited } : { ...next, latestRequest: cited }
+    // What stands beyond the request: its constraints, or all of it when it answers the agent's question.
+    const full = OutputDigest.withoutReminders(turn.content)
+    const said = next.asked === true ? [Instructions.decision(full)] : Instructions.standing(full)
+    next = userSaid({ ...next, answered: false, asked: false }, said, turnId)
   }
   const answer = ToolUse.result(turn)
-  if (answer !== undefined) return resultStep(next, turn, answer, turnId)
+  if (answer !== undefined) {
+    const answers = Instructions.answersOf(turn.content)
+    return resultStep(answers === undefined ? next : userSaid(next, [answers], turnId), turn, answer, turnId)
+  }
   if (turn.role.trim().toLowerCase() === "assistant") return assistantStep(next, turn, turnId)
   return next
 }
@@ -287,7 +316,7 @@ export const defaultMaxTokens = 2000
 
 /**
  * The state as a compact text block: a heading line (`Session state (from
- * turns FIRST … LAST, N turns):`), then short sections (Task, Where, Plan,
+ * turns FIRST … LAST, N turns):`), then short sections (Task, Next, User said, Where, Plan,
  * Open errors, Last checks, Issues, Git, Files created / modified / read),
  * each entry citing its turn in brackets; plan items carry the marks of
  * `ToolKind.todoMarks`. Deterministic, and within `maxTokens` as the

@@ -4,42 +4,7 @@ import * as Schema from "effect/Schema"
 import * as ConversationTurn from "../src/ConversationTurn.js"
 import * as SessionState from "../src/SessionState.js"
 import * as TokenEstimator from "../src/TokenEstimator.js"
-
-// ---------------------------------------------------------------------------- turns as importers write them
-
-type Meta = { readonly [key: string]: unknown }
-
-const user = (id: string, content: string, metadata: Meta = {}) =>
-  ConversationTurn.make({ role: "user", content, id, metadata })
-
-const say = (id: string, content: string) => ConversationTurn.make({ role: "assistant", content, id })
-
-/** An assistant turn making one tool call (id `c-<turn id>`), as the Claude Code importer records it. */
-const call = (id: string, name: string, input: Meta, metadata: Meta = {}) =>
-  ConversationTurn.make({
-    role: "assistant",
-    content: `[tool_call ${name}] ${JSON.stringify(input)}`,
-    id,
-    metadata: { ...metadata, toolCalls: [{ id: `c-${id}`, name, arguments: JSON.stringify(input) }] }
-  })
-
-/** The result of the call made by turn `callTurn`. */
-const result = (id: string, callTurn: string, content: string, isError = false) =>
-  ConversationTurn.make({
-    role: "tool",
-    content,
-    id,
-    metadata: isError ? { toolCallId: `c-${callTurn}`, isError: true } : { toolCallId: `c-${callTurn}` }
-  })
-
-/** A shell command and its output: two turns, `<id>` and `<id>r`. */
-const bash = (id: string, command: string, output: string, isError = false) => [
-  call(id, "Bash", { command }),
-  result(`${id}r`, id, output, isError)
-]
-
-const fold = (...turns: ReadonlyArray<ConversationTurn.ConversationTurn | ReadonlyArray<ConversationTurn.ConversationTurn>>) =>
-  SessionState.fold(turns.flat())
+import { bash, call, edit, fold, result, say, user } from "./stateTurns.js"
 
 describe("SessionState entries", () => {
   it("files: created, modified and read, by Write/Edit/Read, each citing the call's turn", () => {
@@ -190,6 +155,7 @@ describe("SessionState entries", () => {
         { text: "Fix the bug", status: "pending" },
         { text: "Run the tests", status: "pending" }
       ],
+      at: 1,
       turnId: "p1"
     })
     expect(SessionState.render(fromProse)).toContain("Plan (from the assistant [p1]):\n- [x] Read the code\n- [ ] Fix the bug")
@@ -201,11 +167,13 @@ describe("SessionState entries", () => {
     const state = SessionState.fold([call("t1", "TodoWrite", { todos }), result("t1r", "t1", "Todos have been modified")], fromProse)
     assert.deepStrictEqual(state.todos, {
       source: "todo",
-      items: todos.map((t) => ({ text: t.content, status: t.status })),
+      // The item the agent ticked is its claim until a check or a change confirms it.
+      items: todos.map((t) => ({ text: t.content, status: t.status, ...(t.status === "completed" ? { claimed: true } : {}) })),
+      at: 2,
       turnId: "t1"
     })
     const text = SessionState.render(state)
-    expect(text).toContain("Plan (todo list [t1]):\n- [x] Add the schema\n- [~] Wire the route\n- [ ] Write tests")
+    expect(text).toContain("Plan (todo list [t1]):\n- [x] Add the schema (the agent's claim)\n- [~] Wire the route\n- [ ] Write tests")
     assert.notInclude(text, "Read the code")
   })
 
@@ -316,7 +284,6 @@ describe("SessionState entries", () => {
   })
 
   it("errors fixed: a failure a later pass covers, or a failed event that goes through, with the files written in between", () => {
-    const edit = (id: string, path: string) => [call(id, "Edit", { file_path: path, old_string: "a", new_string: "b" }), result(`${id}r`, id, "updated")]
     const state = fold(
       bash("b1", "mix test 2>&1 | tail -5", "** (Mix) Could not start application opentelemetry\n** (BadMapError) expected a map", true),
       call("r0", "Read", { file_path: "/repo/config/dev.exs" }),
@@ -431,8 +398,8 @@ describe("SessionState entries", () => {
       user("u8", "<system-reminder>only a reminder</system-reminder>"),
       user("u9", "now also add a test")
     )
-    assert.deepStrictEqual(state.firstRequest, { text: "Fix the login bug", turnId: "u1" })
-    assert.deepStrictEqual(state.latestRequest, { text: "now also add a test", turnId: "u9" })
+    assert.deepStrictEqual(state.firstRequest, { text: "Fix the login bug", at: 1, turnId: "u1" })
+    assert.deepStrictEqual(state.latestRequest, { text: "now also add a test", at: 9, turnId: "u9" })
   })
 
   it("where: the latest cwd and git branch of the turns' metadata", () => {
@@ -471,6 +438,8 @@ describe("SessionState.render", () => {
         "Task:",
         "- first request: Implement the export feature [u1]",
         "- latest request: also support TSV [u2]",
+        "Next:",
+        "- the latest request, not yet answered [u2]",
         "Where:",
         "- directory: /repo [u1]",
         "- branch: feat-export [u1]",
@@ -562,7 +531,7 @@ describe("SessionState incremental", () => {
   )
 
   it("a state of another version is refused by the Schema", () => {
-    const text = encode(SessionState.fold(session)).replace("\"version\":4", "\"version\":3")
+    const text = encode(SessionState.fold(session)).replace("\"version\":5", "\"version\":4")
     assert.throws(() => decode(text))
   })
 })

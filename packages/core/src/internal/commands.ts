@@ -160,6 +160,19 @@ const NARROWING = /\/|\.\w+$|^-[tkgp]$|^--(?:filter|grep|testNamePattern|only|pr
 export const isWholeRun = (check: Check): boolean => words(check.command).slice(1).every((arg) => !NARROWING.test(arg))
 
 /**
+ * Whether a write to `path` may change what the check `command` said: every
+ * write does, unless the command names paths (`mix test test/a_test.exs:12`,
+ * `vitest run test/services`), when only a write to one of them or under it does.
+ */
+export const coversPath = (command: string, path: string): boolean => {
+  const named = words(command).slice(1)
+    .filter((arg) => !arg.startsWith("-") && (arg.includes("/") || /\.\w+(?::\d+)*$/.test(arg)))
+    .map((arg) => arg.replace(/(?::\d+)+$/, "").replace(/^\.\//, "").replace(/\/+$/, ""))
+  return named.length === 0 ||
+    named.some((n) => path === n || path.endsWith(`/${n}`) || path.startsWith(`${n}/`) || path.includes(`/${n}/`))
+}
+
+/**
  * Whether a pass of `passing` shows that `failing` passes now: the same
  * command; the same tool over a broader selection (`vitest run test/services`
  * covers `vitest run test/services/totals.test.ts`); or a whole run of the
@@ -170,52 +183,6 @@ export const covers = (passing: Check, failing: Check): boolean =>
   (passing.family === failing.family && failing.command.startsWith(`${passing.command} `)) ||
   (passing.family === failing.family && failing.command.startsWith(`${passing.command}/`)) ||
   (passing.kind === failing.kind && isWholeRun(passing))
-
-/** What a check's output says: its summary line and how many failed, when it says so. */
-export interface Counts {
-  readonly summary: string
-  readonly failed: number
-}
-
-const num = (text: string | undefined): number => (text === undefined ? 0 : Number(text))
-
-// Summary lines of test runners, linters and compilers (one line each).
-const COUNTS: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => number]> = [
-  // ExUnit: "14 doctests, 65 tests, 0 failures"
-  [/^(?:\d+ doctests?, )?\d+ (?:tests?|propert(?:y|ies))(?:, \d+ \w+)*?, (\d+) failures?/, (m) => num(m[1])],
-  // pytest: "==== 3 failed, 10 passed in 0.21s ===="
-  [/^=+ ((?:\d+ \w+(?:, )?)+) in [\d.]+s/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1]) + num(/(\d+) errors?/.exec(m[1]!)?.[1])],
-  // vitest: "Tests  2 failed | 76 passed (78)"
-  [/^\s*Tests\s+((?:\d+ \w+(?: \| )?)+\s*\(\d+\))/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1])],
-  // jest: "Tests:       1 failed, 5 passed, 6 total"
-  [/^Tests:\s+(.*\d+ total)/, (m) => num(/(\d+) failed/.exec(m[1]!)?.[1])],
-  // cargo: "test result: FAILED. 5 passed; 1 failed; 0 ignored"
-  [/^test result: \w+\. \d+ passed; (\d+) failed/, (m) => num(m[1])],
-  // credo: "326 mods/funs, found no issues." / "found 2 code readability issues."
-  [/\bfound no issues\b/, () => 0],
-  [/\bfound (\d+) [\w ]*?(?:issues?|opportunit(?:y|ies)|warnings?|inconsistenc(?:y|ies))\b/, (m) => num(m[1])],
-  // tsc: "Found 3 errors in 2 files."
-  [/^Found (\d+) errors?\b/, (m) => num(m[1])],
-  // eslint: "✖ 5 problems (3 errors, 2 warnings)"
-  [/^✖ \d+ problems? \((\d+) errors?, \d+ warnings?\)/, (m) => num(m[1])]
-]
-
-// Longer lines are output, never a summary line.
-const MAX_SUMMARY_LINE = 300
-
-/** The pass/fail counts an output states (its last summary line), if any. */
-export const countsOf = (output: string): Counts | undefined => {
-  const lines = output.split("\n")
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!
-    if (line.length > MAX_SUMMARY_LINE || !/\d/.test(line) && !line.includes("no issues")) continue
-    for (const [pattern, failed] of COUNTS) {
-      const m = pattern.exec(line)
-      if (m !== null) return { summary: clip(line.replace(/^[=\s]+|[=\s]+$/g, ""), 100), failed: failed(m) }
-    }
-  }
-  return undefined
-}
 
 /**
  * The first line of `output` that says the run failed (`OutputDigest.isFailureLine`), if any, with

@@ -12,6 +12,10 @@ import { clip } from "./commands.js"
 export interface PlanItem {
   readonly text: string
   readonly status: string
+  /** Ticked by the agent in its todo list, and nothing since confirmed it. */
+  readonly claimed?: boolean | undefined
+  /** Ticked by the agent, then a step failed: what failed, and its turn. */
+  readonly undone?: { readonly text: string; readonly turnId: string } | undefined
 }
 
 const MAX_PLAN = 20
@@ -96,7 +100,11 @@ export interface Plan {
   readonly issue?: string | undefined
 }
 
-const done = (item: PlanItem): PlanItem => item.status === "completed" ? item : { ...item, status: "completed" }
+// An item done by the tracker or a commit: no longer only the agent's claim.
+const done = <I extends PlanItem>(item: I): I => {
+  const { claimed: _, undone: __, ...rest } = item
+  return { ...rest, status: "completed" } as I
+}
 
 /** The plan after its issue was closed: its items are done. */
 export const afterClose = <P extends Plan>(plan: P, id: string): P =>
@@ -137,5 +145,40 @@ export const afterCommit = <P extends Plan>(
   const ids = commit.issues.filter((id) => namesIssue(message, id))
   const committed = (item: PlanItem) =>
     ids.some((id) => namesIssue(item.text, id)) || namedFiles(item.text).some((name) => names.has(name))
-  return { ...plan, items: plan.items.map((item) => item.status !== "completed" && committed(item) ? done(item) : item) }
+  return { ...plan, items: plan.items.map((item) => (item.status !== "completed" || item.claimed === true) && committed(item) ? done(item) : item) }
 }
+
+/**
+ * A todo list as the agent wrote it, against its previous list: an item it
+ * ticks is its claim (`claimed`) unless it was ticked and confirmed before.
+ */
+export const ticked = <I extends PlanItem>(items: ReadonlyArray<I>, previous: ReadonlyArray<PlanItem>): ReadonlyArray<I> =>
+  items.map((item) => {
+    if (item.status !== "completed") return item
+    const before = previous.find((p) => p.text === item.text)
+    const confirmed = before !== undefined && before.status === "completed" && before.claimed !== true
+    return confirmed ? item : { ...item, claimed: true }
+  })
+
+/** The plan after a check passed or a change went through: the items the agent ticked are confirmed. */
+export const confirmed = <P extends Plan>(plan: P): P =>
+  plan.items.some((item) => item.claimed === true) ? { ...plan, items: plan.items.map((item) => item.claimed === true ? done(item) : item) } : plan
+
+/** The plan after a step failed (`text`, at `turnId`): the items the agent ticked are not done. */
+export const failedAfter = <P extends Plan>(plan: P, text: string, turnId: string): P =>
+  plan.items.some((item) => item.claimed === true)
+    ? {
+      ...plan,
+      items: plan.items.map((item) => {
+        if (item.claimed !== true) return item
+        const { claimed: _, ...rest } = item
+        return { ...rest, status: "pending", undone: { text, turnId } }
+      })
+    }
+    : plan
+
+/** Whether every item of a plan is done (by its own status or the tracker's). */
+export const allDone = (
+  plan: Plan,
+  issues: ReadonlyArray<{ readonly id: string; readonly status: string }>
+): boolean => plan.items.every((item) => trackedStatus(item, issues) === "completed")

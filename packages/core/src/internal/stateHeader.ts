@@ -10,7 +10,7 @@ import type * as TokenEstimator from "../TokenEstimator.js"
 import * as ToolKind from "../ToolKind.js"
 import * as Plans from "./plans.js"
 import { relativePaths } from "./text.js"
-import type { FileEntry, State } from "./stateSchema.js"
+import type { FileEntry, PlanItem, State } from "./stateSchema.js"
 
 /** One entry: its section, its text, and when it may be dropped (lower first). */
 interface Entry {
@@ -93,13 +93,58 @@ export const cites = (cited: string, turnId: string): boolean => turnId === cite
 
 const cite = (turnId: string) => ` [${shortId(turnId)}]`
 
+// A result older than the writes to what it covers says so: `passed before 3 edits`.
+const stale = (edits: number | undefined) => edits === undefined || edits === 0 ? "" : ` before ${edits} edit${edits === 1 ? "" : "s"}`
+
 // The files an error fixed names (the newest), the rest counted.
 const MAX_EDITS_SHOWN = 2
 
+/**
+ * The plan a continuing agent works from: the todo list, else the prose plan, one with items
+ * still open first; a plan whose items are all done gives way to a user request made after it.
+ */
+export const planInForce = (state: State): State["plan"] => {
+  const plans = [state.todos, state.plan].filter((p) => p !== undefined)
+  const open = plans.find((p) => !Plans.allDone(p, state.issues))
+  if (open !== undefined) return open
+  const latest = plans[0]
+  const asked = state.latestRequest?.at
+  return latest === undefined || (asked !== undefined && asked > (latest.at ?? 0)) ? undefined : latest
+}
+
+// What an item's mark rests on when only the agent said it: its claim, or the step that failed after it.
+const claim = (item: PlanItem, status: string): string =>
+  item.undone !== undefined
+    ? ` (ticked, then ${item.undone.text} failed${cite(item.undone.turnId)})`
+    : item.claimed === true && status === "completed"
+    ? " (the agent's claim)"
+    : ""
+
+/**
+ * What to do next, deterministic: the latest user request not yet answered, else the first open item
+ * of the plan in force, else the agent's last stated intent; each citing its turn.
+ */
+export const nextStep = (state: State): string | undefined => {
+  const request = state.latestRequest ?? state.firstRequest
+  if (request !== undefined && state.answered !== true) {
+    return `- the ${state.latestRequest === undefined ? "first" : "latest"} request, not yet answered${cite(request.turnId)}`
+  }
+  const plan = planInForce(state)
+  const open = plan?.items.find((item) => Plans.trackedStatus(item, state.issues) !== "completed")
+  if (plan !== undefined && open !== undefined) return `- plan: ${open.text}${cite(plan.turnId)}`
+  return state.intent === undefined ? undefined : `- the agent's last stated intent: ${state.intent.text}${cite(state.intent.turnId)}`
+}
+
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
-  // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request, errors, place, task.
+  // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request,
+  // what the user said, errors, place, next, task.
   const band = (rank: number, i: number, n: number) => rank * 1000 + i / Math.max(1, n)
+  const next = nextStep(state)
+  if (next !== undefined) out.push({ section: "Next", text: next, drop: band(9.5, 0, 1) })
+  const said = state.userSaid ?? []
+  // The user's word stays longer than the latest request, the newest longest.
+  said.forEach((s, i) => out.push({ section: "User said", text: `- ${s.text}${cite(s.turnId)}`, drop: band(7.5, i, said.length) }))
   if (state.firstRequest !== undefined) {
     out.push({ section: "Task", text: `- first request: ${state.firstRequest.text}${cite(state.firstRequest.turnId)}`, drop: band(10, 0, 1) })
   }
@@ -109,14 +154,14 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   const cwd = state.cwd?.value
   if (state.cwd !== undefined) out.push({ section: "Where", text: `- directory: ${state.cwd.value}${cite(state.cwd.turnId)}`, drop: band(9, 0, 1) })
   if (state.branch !== undefined) out.push({ section: "Where", text: `- branch: ${state.branch.value}${cite(state.branch.turnId)}`, drop: band(9, 1, 1) })
-  const plan = state.todos ?? state.plan
+  const plan = planInForce(state)
   if (plan !== undefined) {
     const title = plan.source === "todo" ? `Plan (todo list${cite(plan.turnId)})` : `Plan (from the assistant${cite(plan.turnId)})`
     plan.items.forEach((item, i) => {
       const status = Plans.trackedStatus(item, state.issues)
       out.push({
         section: title,
-        text: `- ${ToolKind.todoMark(status)} ${item.text}`,
+        text: `- ${ToolKind.todoMark(status)} ${item.text}${claim(item, status)}`,
         // Completed items go before open ones, the last items before the first.
         drop: band(status === "completed" ? 5 : 6, plan.items.length - i, plan.items.length)
       })
@@ -133,9 +178,12 @@ const entries = (state: State): ReadonlyArray<Entry> => {
     const edits = edited.length === 0
       ? ""
       : `, editing ${edited.slice(-MAX_EDITS_SHOWN).map((path) => relativePaths(path, cwd)).join(", ")}${more}`
+    // What fixed it: the command that went through instead, the commands run and the files written in between.
+    const by = f.by === undefined ? "" : ` by ${f.by}`
+    const ran = f.ran === undefined || f.ran.length === 0 ? "" : `, running ${f.ran.join("; ")}`
     out.push({
       section: "Errors fixed",
-      text: `- ${f.text}: ${f.detail ?? "failed"}${cite(f.turnId)} → fixed${edits}${cite(f.fixedTurnId)}`,
+      text: `- ${f.text}: ${f.detail ?? "failed"}${cite(f.turnId)} → fixed${by}${ran}${edits}${cite(f.fixedTurnId)}`,
       drop: band(2.5, i, state.fixed.length)
     })
   })
@@ -144,7 +192,7 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   checks.forEach((c, i) =>
     out.push({
       section: "Last checks",
-      text: `- ${c.command}: ${c.passed ? "passed" : "FAILED"}${c.detail === undefined ? "" : `, ${c.detail}`}${cite(c.turnId)}`,
+      text: `- ${c.command}: ${c.passed ? "passed" : "FAILED"}${stale(c.editsSince)}${c.detail === undefined ? "" : `, ${c.detail}`}${cite(c.turnId)}`,
       // A failure a later pass covered matters no more than a pass.
       drop: band(open.has(c.command) ? 8 : 2, i, checks.length)
     })
@@ -175,10 +223,10 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   return out
 }
 
-const SECTIONS = ["Task", "Where", "Open errors", "Errors fixed", "Last checks", "Issues", "Git", "Files created", "Files modified", "Files read"]
+const SECTIONS = ["Task", "Next", "User said", "Where", "Open errors", "Errors fixed", "Last checks", "Issues", "Git", "Files created", "Files modified", "Files read"]
 
 // The plan goes after the task and place, before the errors.
-const sectionRank = (section: string): number => section.startsWith("Plan") ? 1.5 : SECTIONS.indexOf(section)
+const sectionRank = (section: string): number => section.startsWith("Plan") ? 3.5 : SECTIONS.indexOf(section)
 
 const heading = (state: State): string =>
   state.firstTurnId === undefined

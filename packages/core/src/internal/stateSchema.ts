@@ -12,7 +12,12 @@ const Cited = { turnId: Schema.String }
  *
  * @since 0.1.0
  */
-export const Request = Schema.Struct({ text: Schema.String, ...Cited })
+export const Request = Schema.Struct({
+  text: Schema.String,
+  /** The turn's position in the fold (1-based). */
+  at: Schema.optional(Schema.Int),
+  ...Cited
+})
 
 /**
  * A value (a directory, a branch) and the turn that last said it.
@@ -48,6 +53,10 @@ export const CheckResult = Schema.Struct({
   detail: Schema.optional(Schema.String),
   /** For a failure still open: the files written since (the newest few), what its fix will have edited. */
   edited: Schema.optional(Schema.Array(Schema.String)),
+  /** For a failure still open: the commands run since (the newest few, no looks or checks), what its fix will have run. */
+  ran: Schema.optional(Schema.Array(Schema.String)),
+  /** How many writes since it ran to files it covers (all files unless it names some): its result is stale. */
+  editsSince: Schema.optional(Schema.Int),
   ...Cited
 })
 
@@ -78,14 +87,16 @@ export const Event = Schema.Struct({
   detail: Schema.optional(Schema.String),
   /** For a failure not yet redone: the files written since (the newest few). */
   edited: Schema.optional(Schema.Array(Schema.String)),
+  /** For a failure still open: the commands run since (the newest few, no looks or checks), what its fix will have run. */
+  ran: Schema.optional(Schema.Array(Schema.String)),
   ...Cited
 })
 
 /**
  * An error the session fixed: a failing check a later pass covered, or a
  * failed git or tracker event that went through later; why it failed, the
- * files written in between (the newest few), the turn of the failure and the
- * turn of the fix.
+ * files written and commands run in between (the newest few), the command
+ * that went through, the turn of the failure and the turn of the fix.
  *
  * @since 0.1.0
  */
@@ -93,6 +104,10 @@ export const Fix = Schema.Struct({
   text: Schema.String,
   detail: Schema.optional(Schema.String),
   edited: Schema.optional(Schema.Array(Schema.String)),
+  /** The commands run in between (no looks or checks). */
+  ran: Schema.optional(Schema.Array(Schema.String)),
+  /** The command that went through, when it is not the one that failed (`git push --set-upstream origin x`). */
+  by: Schema.optional(Schema.String),
   ...Cited,
   fixedTurnId: Schema.String
 })
@@ -103,7 +118,14 @@ export const Fix = Schema.Struct({
  *
  * @since 0.1.0
  */
-export const PlanItem = Schema.Struct({ text: Schema.String, status: Schema.String })
+export const PlanItem = Schema.Struct({
+  text: Schema.String,
+  status: Schema.String,
+  /** Ticked by the agent in its todo list, and no later check or change confirmed it: its claim. */
+  claimed: Schema.optional(Schema.Boolean),
+  /** Ticked by the agent, then a step failed (what failed, its turn): not done. */
+  undone: Schema.optional(Schema.Struct({ text: Schema.String, ...Cited }))
+})
 
 /**
  * The assistant's latest plan: from `TodoWrite` (`todo`) or its prose (`prose`).
@@ -115,6 +137,8 @@ export const Plan = Schema.Struct({
   items: Schema.Array(PlanItem),
   /** The issue in progress when the plan was written: the plan is its work, done when it is closed or committed. */
   issue: Schema.optional(Schema.String),
+  /** The turn's position in the fold (1-based): a request after a plan done gives it way. */
+  at: Schema.optional(Schema.Int),
   ...Cited
 })
 
@@ -138,7 +162,7 @@ export const PendingCall = Schema.Struct({
  * @since 0.1.0
  */
 export const State = Schema.Struct({
-  version: Schema.Literal(4),
+  version: Schema.Literal(5),
   turnCount: Schema.Int,
   firstTurnId: Schema.optional(Schema.String),
   lastTurnId: Schema.optional(Schema.String),
@@ -156,6 +180,14 @@ export const State = Schema.Struct({
   plan: Schema.optional(Plan),
   todos: Schema.optional(Plan),
   pending: Schema.Array(PendingCall),
+  /** Whether the agent's last turn since the latest request ended without a call: it answered. */
+  answered: Schema.optional(Schema.Boolean),
+  /** Whether the agent's last prose asked the user a question: the next request answers it. */
+  asked: Schema.optional(Schema.Boolean),
+  /** The agent's last stated intent (`Now I'll …`, `Let me …`). */
+  intent: Schema.optional(Request),
+  /** The user's standing constraints and decisions, oldest first (the newest few). */
+  userSaid: Schema.optional(Schema.Array(Request)),
   /** Shell commands that went on in the background, by the id a later read of their output names. */
   background: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, command: Schema.String, ...Cited })))
 })
@@ -178,7 +210,7 @@ export const StateFromJson = Schema.parseJson(State)
  * @since 0.1.0
  */
 export const empty: State = {
-  version: 4,
+  version: 5,
   turnCount: 0,
   files: [],
   checks: [],
@@ -206,3 +238,6 @@ export type Plan = typeof Plan.Type
 
 /** @since 0.1.0 */
 export type IssueStatus = typeof IssueStatus.Type
+
+/** @since 0.1.0 */
+export type PlanItem = typeof PlanItem.Type

@@ -9,6 +9,7 @@ import * as OutputDigest from "../OutputDigest.js"
 import * as ToolMetadata from "../ToolMetadata.js"
 import type * as ToolUse from "../ToolUse.js"
 import * as Commands from "./commands.js"
+import * as Counts from "./counts.js"
 import * as Plans from "./plans.js"
 import type { CheckResult, Event, Fix, IssueStatus, State } from "./stateSchema.js"
 
@@ -20,6 +21,9 @@ const MAX_BACKGROUND = 16
 const MAX_FIXED = 6
 // The files an open failure remembers as written since (its fix's edits).
 const MAX_EDITED = 4
+// The commands an open failure remembers as run since (its fix's commands), and their length.
+const MAX_RAN = 2
+const MAX_RAN_COMMAND = 60
 
 type Turn = ConversationTurn.ConversationTurn
 
@@ -38,7 +42,7 @@ const failedRun = (
   turn: Turn,
   answer: ToolUse.Result,
   metadata: ToolMetadata.ToolMetadata,
-  counts: Commands.Counts | undefined
+  counts: Counts.Counts | undefined
 ): boolean => {
   if (counts !== undefined) return counts.failed > 0
   if (shellFailed(answer, metadata) || metadata.success === false) return true
@@ -51,14 +55,20 @@ const supersedes = (check: Commands.Check, earlier: Commands.Check): boolean =>
   earlier.command === check.command ||
   (earlier.family === check.family && (Commands.isWholeRun(check) || Commands.covers(check, earlier)))
 
-// `failure` as fixed at `fixedTurnId`: what failed, why, the files written in between.
-const fixOf = (text: string, failure: CheckResult | Event, fixedTurnId: string): Fix => ({
+// `failure` as fixed at `fixedTurnId` by `by`: what failed, why, the files written and commands run in between.
+const fixOf = (text: string, failure: CheckResult | Event, by: string, fixedTurnId: string): Fix => ({
   text,
   ...(failure.detail === undefined ? {} : { detail: failure.detail }),
   ...(failure.edited === undefined ? {} : { edited: failure.edited }),
+  ...(failure.ran === undefined ? {} : { ran: failure.ran }),
+  ...(by === text ? {} : { by }),
   turnId: failure.turnId,
   fixedTurnId
 })
+
+// The state with its todo list changed by `f`.
+const onTodos = (state: State, f: (todos: NonNullable<State["todos"]>) => NonNullable<State["todos"]>): State =>
+  state.todos === undefined ? state : { ...state, todos: f(state.todos) }
 
 const withFixes = (state: State, fixes: ReadonlyArray<Fix>): State => {
   if (fixes.length === 0) return state
@@ -70,14 +80,12 @@ const recordCheck = (state: State, check: Commands.Check, result: CheckResult): 
   // The newest result of a check stands for it, and a broader run for the narrower ones it covers.
   const checks = upsert(state.checks, (c) => supersedes(check, c), result, MAX_CHECKS)
   if (!result.passed) {
-    // A failure again keeps what was written since the first one.
-    const earlier = state.openErrors.find((e) => e.command === check.command)?.edited
-    const open = earlier === undefined ? result : { ...result, edited: earlier }
+    const open = since(state.openErrors.find((e) => e.command === check.command), result)
     return { ...state, checks, openErrors: upsert(state.openErrors, (e) => e.command === check.command, open, MAX_CHECKS) }
   }
   const covered = state.openErrors.filter((e) => Commands.covers(check, e))
   const openErrors = state.openErrors.filter((e) => !covered.includes(e))
-  return withFixes({ ...state, checks, openErrors }, covered.map((e) => fixOf(e.command, e, result.turnId)))
+  return withFixes(onTodos({ ...state, checks, openErrors }, Plans.confirmed), covered.map((e) => fixOf(e.command, e, e.command, result.turnId)))
 }
 
 const addEdited = <A extends { readonly edited?: ReadonlyArray<string> | undefined }>(failure: A, path: string): A => {
@@ -85,13 +93,45 @@ const addEdited = <A extends { readonly edited?: ReadonlyArray<string> | undefin
   return { ...failure, edited: edited.slice(Math.max(0, edited.length - MAX_EDITED)) }
 }
 
-/** The state after a file was written (created or modified): each failure still open remembers it. */
-export const edited = (state: State, path: string): State =>
-  state.openErrors.length === 0 && !state.events.some((e) => e.failed === true) ? state : {
+// A failure again keeps what was written and run since the first one.
+const since = <A extends Pick<CheckResult, "edited" | "ran">>(earlier: A | undefined, failure: A): A => ({
+  ...failure,
+  ...(earlier?.edited === undefined ? {} : { edited: earlier.edited }),
+  ...(earlier?.ran === undefined ? {} : { ran: earlier.ran })
+})
+
+const addRan = <A extends { readonly ran?: ReadonlyArray<string> | undefined }>(failure: A, command: string): A => {
+  const ran = [...(failure.ran ?? []).filter((c) => c !== command), command]
+  return { ...failure, ran: ran.slice(Math.max(0, ran.length - MAX_RAN)) }
+}
+
+// A command a fix may have run: not a look, a check, or the git and tracker steps whose failures are the errors.
+const fixing = (command: string): boolean =>
+  !Commands.onlyLooks(command) && !Commands.isSilent(command) && Commands.checkOf(command) === undefined &&
+  !/^(?:git (?:add|commit|push)|bd|beads|gh)\b/.test(command)
+
+// The state after a shell line ran: each failure still open remembers the commands of it a fix may have run.
+const ranSince = (state: State, commands: ReadonlyArray<string>): State => {
+  const run = commands.filter(fixing).map((c) => Commands.clip(c, MAX_RAN_COMMAND))
+  if (run.length === 0 || (state.openErrors.length === 0 && !state.events.some((e) => e.failed === true))) return state
+  const add = <A extends { readonly ran?: ReadonlyArray<string> | undefined }>(failure: A) => run.reduce(addRan, failure)
+  return {
     ...state,
-    openErrors: state.openErrors.map((e) => addEdited(e, path)),
-    events: state.events.map((e) => e.failed === true ? addEdited(e, path) : e)
+    openErrors: state.openErrors.map(add),
+    events: state.events.map((e) => e.failed === true ? add(e) : e)
   }
+}
+
+/**
+ * The state after a file was written (created or modified): each failure still open remembers it,
+ * and each check whose result it may change counts it (the result is older than the code).
+ */
+export const edited = (state: State, path: string): State => ({
+  ...state,
+  checks: state.checks.map((c) => Commands.coversPath(c.command, path) ? { ...c, editsSince: (c.editsSince ?? 0) + 1 } : c),
+  openErrors: state.openErrors.map((e) => addEdited(e, path)),
+  events: state.events.map((e) => e.failed === true ? addEdited(e, path) : e)
+})
 
 /**
  * The state after a shell call (`line`) and its result: a check and its
@@ -116,9 +156,9 @@ export const shellResult = (
   }
   const metadata = ToolMetadata.read(turn.metadata)
   const commands = Commands.simpleCommands(line)
-  const counts = Commands.countsOf(output)
+  const counts = Counts.countsOf(output)
   const failed = failedRun(turn, answer, metadata, counts)
-  let next = state
+  let next = ranSince(state, commands)
   // The result of a chain belongs to its last check.
   const check = commands.map(Commands.checkOf).filter((c) => c !== undefined).at(-1)
   if (check !== undefined) {
@@ -133,6 +173,12 @@ export const shellResult = (
     })
   }
   const refused = shellFailed(answer, metadata)
+  // A step that failed after the agent ticked an item of its todo list: the item is not done.
+  const acting = commands.filter((c) => !Commands.onlyLooks(c) && !Commands.isSilent(c)).at(-1)
+  const failedStep = check !== undefined ? failed && check.command : refused && acting
+  if (typeof failedStep === "string") {
+    next = onTodos(next, (todos) => Plans.failedAfter(todos, Commands.clip(failedStep, 60), at.result))
+  }
   const message = Commands.commitMessage(line)
   if (message !== undefined && !/nothing to commit/.test(output)) {
     next = addEvent(next, event(`git commit "${message}"`, refused && output, turnId))
@@ -207,15 +253,13 @@ const eventAction = (text: string) => text.split(" ", 2).join(" ")
 // a success drops the failures of its action (a commit that went through, whatever its message now).
 const addEvent = (state: State, e: Event): State => {
   if (e.failed === true) {
-    // A failure again keeps what was written since the first one.
-    const earlier = state.events.find((o) => o.failed === true && o.text === e.text)?.edited
-    const failure = earlier === undefined ? e : { ...e, edited: earlier }
+    const failure = since(state.events.find((o) => o.failed === true && o.text === e.text), e)
     return { ...state, events: upsert(state.events, (other) => other.text === e.text, failure, MAX_EVENTS) }
   }
   const settled = state.events.filter((o) => o.failed === true && eventAction(o.text) === eventAction(e.text))
   const kept = state.events.filter((o) => !settled.includes(o))
-  const next = { ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }
-  return withFixes(next, settled.map((o) => fixOf(o.text, o, e.turnId)))
+  const next = onTodos({ ...state, events: upsert(kept, (other) => other.text === e.text, e, MAX_EVENTS) }, Plans.confirmed)
+  return withFixes(next, settled.map((o) => fixOf(o.text, o, e.text, e.turnId)))
 }
 
 // An event, failed with the output of its command when that is given.
