@@ -1,6 +1,8 @@
 /**
  * A rebuild of a session's frame, when the context would pass its budget
- * (or on the first assembly): the active context (parentless summaries and
+ * (or on the first assembly). With `whole` (a context assembled once), a
+ * session whose turns all fit the budget is given whole, verbatim, no
+ * summary. Otherwise: the active context (parentless summaries and
  * uncovered turns, each turn in its entry form), the first request pinned,
  * the session-state header as of now, then the Condenser's stages down to
  * the low-water mark: old tool output masked, a compaction of the DAG when
@@ -77,6 +79,36 @@ const pinnedTurns = (
 
 const ids = (summaries: ReadonlyArray<{ readonly id: string }>) => summaries.map((summary) => summary.id).join(" ")
 
+/**
+ * The session whole, every turn verbatim and no summary, with the header when
+ * that fits too: `undefined` unless it all fits the budget as rendered.
+ */
+const wholeFrame = (plan: Plan, loaded: ActiveContext.LoadedState, dag: string) =>
+  Effect.gen(function*() {
+    const estimator = yield* TokenEstimator.TokenEstimator
+    const { settings } = plan
+    const turns = yield* Effect.flatMap(TurnStore.TurnStore, (store) => store.turns(plan.sessionId))
+    if (turns.length === 0) return undefined
+    const tokens = ActiveContext.count(estimator, { summaries: [], turns })
+    const line = { ...noCounts, stage: "whole", acted: true, tokensBefore: tokens, tokensAfter: tokens }
+    const frame: Frame = {
+      key: plan.key,
+      system: settings.system,
+      pinned: [],
+      header: header(estimator, loaded.state, settings),
+      statePlacement: settings.statePlacement,
+      recallNote: false,
+      summaries: [],
+      turns,
+      dag,
+      lastSeq: turns[turns.length - 1]!.seq,
+      state: loaded.state,
+      report: { tokensBefore: tokens, tokensAfter: tokens, stages: [line] }
+    }
+    const fits = (f: Frame) => estimator.estimate(Layout.render(f)) <= settings.budget
+    return fits(frame) ? frame : fits({ ...frame, header: "" }) ? { ...frame, header: "" } : undefined
+  })
+
 /** Builds a session's frame anew (see the module notes). */
 export const rebuild = (plan: Plan) =>
   Effect.gen(function*() {
@@ -84,6 +116,8 @@ export const rebuild = (plan: Plan) =>
     const { settings } = plan
     const active = yield* ActiveContext.load(plan.sessionId)
     const loaded = yield* plan.loadState(plan.sessionId, active.turns)
+    const whole = settings.whole ? yield* wholeFrame(plan, loaded, ids(active.summaries)) : undefined
+    if (whole !== undefined) return whole
     const cap = turnCap(settings)
     const pinned = yield* pinnedTurns(plan.sessionId, loaded.state, active.turns, pinnedCap(settings))
     const dag = ids(active.summaries)
