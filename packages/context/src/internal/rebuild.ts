@@ -77,19 +77,30 @@ const pinnedTurns = (
     return [enter(estimator, turn, 0, cap)]
   })
 
+// The turns read at a time to learn whether a session fits its budget whole.
+const WHOLE_PAGE = 256
+
 const ids = (summaries: ReadonlyArray<{ readonly id: string }>) => summaries.map((summary) => summary.id).join(" ")
 
 /**
  * The session whole, every turn verbatim and no summary, with the header when
  * that fits too: `undefined` unless it all fits the budget as rendered.
  */
-const wholeFrame = (plan: Plan, loaded: ActiveContext.LoadedState, dag: string) =>
+const wholeFrame = (plan: Plan, loaded: ActiveContext.LoadedState, lastSeq: number, dag: string) =>
   Effect.gen(function*() {
     const estimator = yield* TokenEstimator.TokenEstimator
+    const store = yield* TurnStore.TurnStore
     const { settings } = plan
-    const turns = yield* Effect.flatMap(TurnStore.TurnStore, (store) => store.turns(plan.sessionId))
-    if (turns.length === 0) return undefined
-    const tokens = ActiveContext.count(estimator, { summaries: [], turns })
+    // Read a page at a time, no further than twice the budget as counted (a turn's line as rendered is shorter,
+    // its date left out): a long session is not read whole to learn it does not fit.
+    const turns: Array<TurnStore.StoredTurn> = []
+    let tokens = 0
+    for (let from = 0; from <= lastSeq && tokens <= 2 * settings.budget; from += WHOLE_PAGE) {
+      const page = yield* store.turns(plan.sessionId, { from, to: Math.min(lastSeq, from + WHOLE_PAGE - 1) })
+      turns.push(...page)
+      tokens += ActiveContext.count(estimator, { summaries: [], turns: page })
+    }
+    if (turns.length === 0 || tokens > 2 * settings.budget) return undefined
     const line = { ...noCounts, stage: "whole", acted: true, tokensBefore: tokens, tokensAfter: tokens }
     const frame: Frame = {
       key: plan.key,
@@ -101,7 +112,7 @@ const wholeFrame = (plan: Plan, loaded: ActiveContext.LoadedState, dag: string) 
       summaries: [],
       turns,
       dag,
-      lastSeq: turns[turns.length - 1]!.seq,
+      lastSeq,
       state: loaded.state,
       report: { tokensBefore: tokens, tokensAfter: tokens, stages: [line] }
     }
@@ -116,7 +127,8 @@ export const rebuild = (plan: Plan) =>
     const { settings } = plan
     const active = yield* ActiveContext.load(plan.sessionId)
     const loaded = yield* plan.loadState(plan.sessionId, active.turns)
-    const whole = settings.whole ? yield* wholeFrame(plan, loaded, ids(active.summaries)) : undefined
+    const lastSeq = active.turns.length > 0 ? active.turns[active.turns.length - 1]!.seq : loaded.lastSeq
+    const whole = settings.whole ? yield* wholeFrame(plan, loaded, lastSeq, ids(active.summaries)) : undefined
     if (whole !== undefined) return whole
     const cap = turnCap(settings)
     const pinned = yield* pinnedTurns(plan.sessionId, loaded.state, active.turns, pinnedCap(settings))
@@ -154,7 +166,7 @@ export const rebuild = (plan: Plan) =>
       dag: dagAfter,
       summaries: condensed.summaries,
       turns: condensed.turns.filter((turn) => !isPinned(turn)),
-      lastSeq: active.turns.length > 0 ? active.turns[active.turns.length - 1]!.seq : loaded.lastSeq,
+      lastSeq,
       state: loaded.state,
       report: condensed.report
     }
