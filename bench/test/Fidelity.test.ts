@@ -240,6 +240,7 @@ describe("Fidelity.measure", () => {
         Fidelity.methodNames.transcript,
         Fidelity.methodNames.context,
         Fidelity.methodNames.contextNotExpanded,
+        Fidelity.methodNames.contextTuned,
         Fidelity.methodNames.summariesWhole,
         Fidelity.methodNames.headContext,
         Fidelity.methodNames.tailContext
@@ -254,6 +255,7 @@ describe("Fidelity.measure", () => {
         "head-truncation-context-size.txt",
         "imported-transcript-whole.txt",
         "precis-context-16k-not-expanded.txt",
+        "precis-context-16k-tuned-leaf-chunk-tokens-1000-fresh-tail-8.txt",
         "precis-context-16k.txt",
         "precis-summaries-whole.txt",
         "probes.md",

@@ -2,10 +2,10 @@
  * Section `fidelity`: how many probe facts of a session an agent continuing it
  * would still find, in precis's assembled context at a 16k-token budget and
  * at the size of Claude Code's own compaction of the same span
- * (offline extractive provider; compacted as `precis compact
- * --leaf-chunk-tokens 1000 --fresh-tail 8` does, assembled as
- * `precis context --budget N` does, at 16k with and without
- * the expansion from the DAG), in precis's
+ * (offline extractive provider; compacted as `precis compact` does with no
+ * flag, its defaults, assembled as `precis context --budget N` does, at 16k
+ * with and without the expansion from the DAG; and, labelled tuned, at 16k
+ * over a DAG compacted with `--leaf-chunk-tokens 1000 --fresh-tail 8`), in precis's
  * summaries alone at the size of Claude Code's own compaction, in head and
  * tail truncations of the transcript at those sizes, and in that reference
  * compaction itself (the Claude Code fixtures only).
@@ -42,6 +42,7 @@ export const methodNames = {
   context: "precis context @16k",
   contextAtReference: "precis context @reference size",
   contextNotExpanded: "precis context @16k, not expanded",
+  contextTuned: "precis context @16k, tuned (--leaf-chunk-tokens 1000 --fresh-tail 8)",
   summaries: "precis summaries @reference size",
   summariesWhole: "precis summaries, whole",
   headContext: "head truncation @context size",
@@ -66,6 +67,8 @@ export interface Material {
   /** The context assembled at the reference's size (`precis context --budget` of the reference's tokens). */
   readonly contextAtReference?: string | undefined
   readonly contextNotExpanded: string
+  /** The context at 16k over a DAG compacted with tuned flags (`CompactionOptions.fromBudget(16000)`). */
+  readonly contextTuned?: string | undefined
   readonly summaries: string
   /** The summaries alone filled from the DAG to the reference's size (see {@link assemble}); else `summaries` cut. */
   readonly summariesAtReference?: string | undefined
@@ -103,7 +106,8 @@ export const tail = (text: string, maxTokens: number): string => {
  * @since 0.1.0
  */
 export const texts = (material: Material): ReadonlyArray<Text> => {
-  const { context, contextAtReference, contextNotExpanded, reference, summaries, summariesAtReference, transcript } = material
+  const { context, contextAtReference, contextNotExpanded, contextTuned, reference, summaries, summariesAtReference, transcript } =
+    material
   const contextTokens = estimator.estimate(context)
   const referenceTokens = reference === undefined ? undefined : estimator.estimate(reference)
   return [
@@ -113,6 +117,7 @@ export const texts = (material: Material): ReadonlyArray<Text> => {
       ? []
       : [{ method: methodNames.contextAtReference, text: contextAtReference }]),
     { method: methodNames.contextNotExpanded, text: contextNotExpanded },
+    ...(contextTuned === undefined ? [] : [{ method: methodNames.contextTuned, text: contextTuned }]),
     ...(referenceTokens === undefined
       ? []
       : [{ method: methodNames.summaries, text: estimator.truncate(summariesAtReference ?? summaries, referenceTokens) }]),
@@ -198,8 +203,8 @@ const sessionId = "fidelity"
 /**
  * precis's assembled context of `turns` at {@link budget} and its summaries,
  * rendered: the turns appended to a fresh SQLite store, compacted with the
- * offline extractive provider and `CompactionOptions.fromBudget(budget)` (what
- * `precis compact --leaf-chunk-tokens 1000 --fresh-tail 8` does for 16000), then assembled read-only
+ * offline extractive provider and `compaction` (default: none, the defaults,
+ * what `precis compact` does with no flag), then assembled read-only
  * (`Assembler.assemble` with `compact: false`: mask, forget, window and
  * the expansion, as `precis context --budget 16000` does), and once more
  * without the expansion (whose top summaries are the summaries measured
@@ -213,7 +218,8 @@ const sessionId = "fidelity"
  */
 export const assemble = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
-  summaryTokens?: number
+  summaryTokens?: number,
+  compaction: CompactionOptions.Options = {}
 ): Promise<{
   readonly context: string
   readonly contextAtSize: string | undefined
@@ -231,7 +237,7 @@ export const assemble = (
       const manager = yield* CompactionManager.CompactionManager
       const assembler = yield* Assembler.make
       yield* store.appendTurns(sessionId, turns)
-      yield* manager.compact(sessionId, CompactionOptions.fromBudget(budget))
+      yield* manager.compact(sessionId, compaction)
       // As `precis context --budget` assembles it: once, filled to the one-shot mark.
       const once = { budget, compact: false, ...Assembler.oneShot }
       const assembled = yield* assembler.assemble(sessionId, once)
@@ -306,11 +312,14 @@ export const measure = async (session: Sessions.Session, dumpDir?: string): Prom
     ? undefined
     : Sessions.referenceSummary(fs.readFileSync(session.reference, "utf8"))
   const assembled = await assemble(span.turns, reference === undefined ? undefined : estimator.estimate(reference))
+  // Tuned: what `precis compact --leaf-chunk-tokens 1000 --fresh-tail 8` makes for 16000 (`fromBudget`).
+  const tuned = await assemble(span.turns, undefined, CompactionOptions.fromBudget(budget))
   const all = texts({
     transcript: Transcript.formatTurns(span.turns),
     context: assembled.context,
     contextAtReference: assembled.contextAtSize,
     contextNotExpanded: assembled.contextNotExpanded,
+    contextTuned: tuned.context,
     summaries: assembled.summaries,
     summariesAtReference: assembled.summariesAtSize,
     reference

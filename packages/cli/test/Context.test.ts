@@ -85,11 +85,22 @@ describe("context", () => {
       expect(bad.stderr).toContain("--budget must be an integer >= 1")
     }))
 
+  it.live("context --budget that holds the whole session gives it whole: every turn verbatim, no summary", () =>
+    Effect.gen(function*() {
+      const json = yield* runCli(["context", "--db", db, "--budget", "1000000", "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const whole = JSON.parse(json.stdout)
+      assert.deepStrictEqual(whole.summaries, [])
+      assert.deepStrictEqual(whole.turns.map((t: { id: string }) => t.id), Array.from({ length: 40 }, (_, i) => `t${i}`))
+      assert.deepStrictEqual(whole.report.stages.map((s: { stage: string }) => s.stage), ["whole"])
+    }))
+
   it.live("context --budget with room shows summaries as their children, within 85% of it; not with --no-expand", () =>
     Effect.gen(function*() {
       const full = JSON.parse((yield* runCli(["context", "--db", db, "--json"])).stdout)
       const nodes: Array<Node> = JSON.parse((yield* runCli(["show", "--db", db, "--json"])).stdout).nodes
-      const budget = full.tokens * 4
+      // More than the active context, less than the whole session.
+      const budget = full.tokens * 2
       const json = yield* runCli(["context", "--db", db, "--budget", String(budget), "--json"])
       assert.strictEqual(json.code, 0, json.stderr)
       const expanded = JSON.parse(json.stdout)

@@ -91,12 +91,13 @@ export const oneShotLowWater = 1 - Expansion.defaults.reserve
 
 /**
  * The marks of a context assembled once: filled to {@link oneShotLowWater},
- * the high mark the budget itself (the default high mark is below it). Spread
+ * the high mark the budget itself (the default high mark is below it), and a
+ * session whose turns all fit the budget given whole, verbatim (`whole`). Spread
  * it into the options: `assemble(session, { budget, ...Assembler.oneShot })`.
  *
  * @since 0.1.0
  */
-export const oneShot = { lowWater: oneShotLowWater, highWater: 1 } as const
+export const oneShot = { lowWater: oneShotLowWater, highWater: 1, whole: true } as const
 
 /**
  * The assembly's own options as a Schema, their bounds and defaults:
@@ -106,6 +107,7 @@ export const oneShot = { lowWater: oneShotLowWater, highWater: 1 } as const
  * | `lowWater` | (0, 1], at most `highWater` | 0.5: a rebuild brings the context down to this share of the budget |
  * | `highWater` | (0, 1] | 0.8: past this share of the budget the context is rebuilt |
  * | `turnShare` | (0, 1] | 0.05: a turn that enters takes at most this share of the budget (cut in its middle past it) |
+ * | `whole` | a boolean | false: a session whose turns all fit the budget (with the pinned system text, and the header when it fits too) is given whole, verbatim, no summary |
  * | `statePlacement` | `"frame"` or `"end"` | `"frame"`: the header after the summaries, refreshed at rebuilds; `"end"`: last, refreshed every assembly |
  * | `system` | a string | none: system text pinned first (counts against the budget) |
  * | `recallNote` | a boolean | false: the summaries followed by `Layout.recallNote` (counted too) |
@@ -125,6 +127,7 @@ export const Settings = Schema.Struct({
   turnShare: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1, exclusiveMin: true }), {
     default: () => defaults.turnShare
   }),
+  whole: Schema.optionalWith(OptionSchema.boolean, { default: () => false }),
   statePlacement: Schema.optionalWith(OptionSchema.literal("frame", "end"), { default: () => defaults.statePlacement }),
   system: Schema.optionalWith(Schema.String, { default: () => "" }),
   recallNote: Schema.optionalWith(Schema.Boolean, { default: () => false })

@@ -3,16 +3,22 @@
  * Compaction keeps the active context small (its top summaries and the fresh
  * tail), while the store holds every level below them; when the budget has
  * room, a condensed summary is shown as its children instead, and, with
- * `turns`, the newest leaves as their own turns (old tool output masked as the
- * Condenser's mask stage does). What is stored never changes: expansion is a
- * view, rebuilt on every assembly.
+ * `turns`, the newest leaves as their own turns, at the granularity that
+ * fits (`internal/leaves.ts`): a leaf's turns in their material form (the
+ * digest its summarizer read, `Material`: a tool output as its exit status
+ * and result lines), whole while they fit; then, after the summary that does
+ * not fit so, the newest turns of its newest leaf in that form, as many as
+ * fit; then those turns verbatim, newest first, each whose verbatim form fits
+ * and adds at most `maskMinTokens` over its digest. What is stored never
+ * changes: expansion is a view, rebuilt on every assembly.
  *
  * Order: the highest depth first (one condensed summary hides the most), the
  * newest first within a depth (the work in progress matters most); an
  * expansion that does not fit is skipped and a smaller one tried. Only the
  * last summaries can become turns, so that the context stays in conversation
- * order: summaries first, then turns. Every turn stays shown exactly once (by
- * a summary above it or as itself), in order.
+ * order: summaries first, then turns. Every turn stays shown once (by a
+ * summary above it or as itself), in order, but for the newest turns of a leaf
+ * shown in part, which follow its summary.
  *
  * Expansion stops at `(1 - reserve) * budget`, leaving the rest for what is
  * put in front of the context (a session-state header) and for the turns
@@ -27,6 +33,7 @@ import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Condenser from "./Condenser.js"
+import * as Leaves from "./internal/leaves.js"
 import * as Mask from "./internal/mask.js"
 import * as Layout from "./Layout.js"
 
@@ -48,8 +55,8 @@ export const defaults = {
  * |---|---|---|
  * | `budget` | integer >= 1 | none: the context budget, in tokens |
  * | `reserve` | [0, 1] | 0.15: the fraction of the budget expansion leaves unused |
- * | `turns` | boolean | true: also show the newest leaves as their turns, old tool output masked |
- * | `maskMinTokens` | integer >= 0 | 500: tool results of at most this many tokens are never masked in expanded turns (the mask stage's) |
+ * | `turns` | boolean | true: also show the newest leaves as their turns (in their material form, then verbatim) |
+ * | `maskMinTokens` | integer >= 0 | 500: an expanded turn is shown verbatim only when that adds at most this many tokens over its material form (the mask stage's size) |
  *
  * @since 0.1.0
  */
@@ -209,21 +216,9 @@ const fill = (
       else skipped.add(parent.id)
     }
 
-    // The newest leaves, as their turns (masked like old tool output), while they fit.
-    while (options.turns && rendered < cap && current.summaries.length > 0) {
-      const last = current.summaries.length - 1
-      const leaf = current.summaries[last]!
-      if (leaf.depth !== 0) break
-      const source = yield* store.sourceTurns(leaf.id)
-      if (source.length === 0) break
-      const masked = Mask.mask(estimator, source, {
-        protectTokens: 0,
-        minTokens: options.maskMinTokens
-      }).turns
-      const delta = estimator.estimate(Transcript.formatTurns(masked)) + separator - block(leaf, last) - separator
-      if (!tryWith({ summaries: current.summaries.slice(0, -1), turns: [...masked, ...current.turns] }, delta)) break
-      expandedLeaves++
-    }
+    // The newest leaves, as their turns: their digests, then verbatim.
+    const filling = { current: () => current, tryWith, block, separator }
+    if (options.turns) expandedLeaves = yield* Leaves.fill(estimator, filling, options.maskMinTokens)
 
     return {
       ...current,

@@ -323,7 +323,9 @@ const condensedViolations = ({ summaries }: Snapshot, expect: Expectations): Arr
  * summaries, then turns): each summary is one of the session's, the turns are
  * the session's, and the turns covered by what is shown (a summary's source
  * turns, or a turn itself) come in conversation order, none twice. A pinned
- * turn (the first request, shown first) may also be covered by what follows.
+ * turn (the first request, shown first) may also be covered by what follows,
+ * and the newest turns of the last summary may follow it as turns (a leaf
+ * shown in part by the expansion: its summary, then its newest turns again).
  * With `complete`, every turn of the session is covered (nothing was
  * dropped).
  *
@@ -359,7 +361,15 @@ export const contextViolations = (
       if (source.length === 0) out.push(`summary ${summary.id} covers no turn of the store`)
       shown.push(...source.map((t) => t.seq))
     }
-    for (const turn of context.turns) {
+    const first = context.turns.length === 0 ? undefined : seqOfTurn(context.turns[0]!)
+    const last = context.summaries.at(-1)
+    const lastSource = last === undefined ? [] : (yield* dag.sourceTurns(last.id)).map((t) => t.seq)
+    // A leaf in part: its newest turns, shown as turns after it, are counted there.
+    if (first !== undefined && lastSource.includes(first)) {
+      while (shown.length > 0 && shown[shown.length - 1]! >= first) shown.pop()
+    }
+    if (first !== undefined) shown.push(first)
+    for (const turn of context.turns.slice(1)) {
       const seq = seqOfTurn(turn)
       if (seq !== undefined) shown.push(seq)
     }

@@ -5,7 +5,8 @@
  * `--no-state`), then the fresh tail; with `--budget N`, the first request
  * pinned first and everything, as printed, within N tokens (the header within
  * `Layout.defaultStateShare` of them, then mask, forget and window), filled
- * from the summary DAG (`Expansion`) unless `--no-expand`.
+ * from the summary DAG (`Expansion`) up to 85% of N unless `--no-expand`; a
+ * session whose turns all fit N is printed whole, verbatim.
  * Read-only: nothing is compacted, the session state is carried forward from
  * the stored one, never saved. With `--project DIR`, the start-of-session
  * digest of that project instead (`ProjectDigest`).
@@ -130,8 +131,10 @@ export const command = Command.make(
       "turn; --no-state leaves it out), then the turns not yet summarized (the fresh tail). With --budget N, " +
       "the first request is pinned first, " +
       "fit it into N tokens (the header within 15% of them, old tool output masked, low-value turns forgotten, " +
-      "then a hard window), fill what the budget leaves from the summary DAG (summaries shown as their children, " +
-      "the newest as their turns; not with --no-expand) and report each stage on stderr (in the JSON with --json). " +
+      "then a hard window), fill the context up to 85% of the budget from the summary DAG (summaries shown as their " +
+      "children, the newest leaves as their turns in the digest form the summarizer read, then verbatim, newest " +
+      "first; not with --no-expand) and report each stage on stderr (in the JSON with --json). A session whose " +
+      "turns all fit the budget is printed whole, verbatim, with no summary. " +
       "With --project DIR, print the digest a new session in that folder starts with instead."
   )
 )

@@ -26,6 +26,8 @@ export interface Settings {
   readonly highWater: number
   /** The share of the budget one turn may take when it enters (cut in its middle past it). */
   readonly turnShare: number
+  /** Whether a session whose turns all fit the budget is given whole, verbatim. */
+  readonly whole: boolean
   readonly stateShare: number
   readonly statePlacement: Layout.StatePlacement
   readonly sessionState: boolean

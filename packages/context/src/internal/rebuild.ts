@@ -1,6 +1,8 @@
 /**
  * A rebuild of a session's frame, when the context would pass its budget
- * (or on the first assembly): the active context (parentless summaries and
+ * (or on the first assembly). With `whole` (a context assembled once), a
+ * session whose turns all fit the budget is given whole, verbatim, no
+ * summary. Otherwise: the active context (parentless summaries and
  * uncovered turns, each turn in its entry form), the first request pinned,
  * the session-state header as of now, then the Condenser's stages down to
  * the low-water mark: old tool output masked, a compaction of the DAG when
@@ -75,7 +77,48 @@ const pinnedTurns = (
     return [enter(estimator, turn, 0, cap)]
   })
 
+// The turns read at a time to learn whether a session fits its budget whole.
+const WHOLE_PAGE = 256
+
 const ids = (summaries: ReadonlyArray<{ readonly id: string }>) => summaries.map((summary) => summary.id).join(" ")
+
+/**
+ * The session whole, every turn verbatim and no summary, with the header when
+ * that fits too: `undefined` unless it all fits the budget as rendered.
+ */
+const wholeFrame = (plan: Plan, loaded: ActiveContext.LoadedState, lastSeq: number, dag: string) =>
+  Effect.gen(function*() {
+    const estimator = yield* TokenEstimator.TokenEstimator
+    const store = yield* TurnStore.TurnStore
+    const { settings } = plan
+    // Read a page at a time, no further than twice the budget as counted (a turn's line as rendered is shorter,
+    // its date left out): a long session is not read whole to learn it does not fit.
+    const turns: Array<TurnStore.StoredTurn> = []
+    let tokens = 0
+    for (let from = 0; from <= lastSeq && tokens <= 2 * settings.budget; from += WHOLE_PAGE) {
+      const page = yield* store.turns(plan.sessionId, { from, to: Math.min(lastSeq, from + WHOLE_PAGE - 1) })
+      turns.push(...page)
+      tokens += ActiveContext.count(estimator, { summaries: [], turns: page })
+    }
+    if (turns.length === 0 || tokens > 2 * settings.budget) return undefined
+    const line = { ...noCounts, stage: "whole", acted: true, tokensBefore: tokens, tokensAfter: tokens }
+    const frame: Frame = {
+      key: plan.key,
+      system: settings.system,
+      pinned: [],
+      header: header(estimator, loaded.state, settings),
+      statePlacement: settings.statePlacement,
+      recallNote: false,
+      summaries: [],
+      turns,
+      dag,
+      lastSeq,
+      state: loaded.state,
+      report: { tokensBefore: tokens, tokensAfter: tokens, stages: [line] }
+    }
+    const fits = (f: Frame) => estimator.estimate(Layout.render(f)) <= settings.budget
+    return fits(frame) ? frame : fits({ ...frame, header: "" }) ? { ...frame, header: "" } : undefined
+  })
 
 /** Builds a session's frame anew (see the module notes). */
 export const rebuild = (plan: Plan) =>
@@ -84,6 +127,9 @@ export const rebuild = (plan: Plan) =>
     const { settings } = plan
     const active = yield* ActiveContext.load(plan.sessionId)
     const loaded = yield* plan.loadState(plan.sessionId, active.turns)
+    const lastSeq = active.turns.length > 0 ? active.turns[active.turns.length - 1]!.seq : loaded.lastSeq
+    const whole = settings.whole ? yield* wholeFrame(plan, loaded, lastSeq, ids(active.summaries)) : undefined
+    if (whole !== undefined) return whole
     const cap = turnCap(settings)
     const pinned = yield* pinnedTurns(plan.sessionId, loaded.state, active.turns, pinnedCap(settings))
     const dag = ids(active.summaries)
@@ -120,7 +166,7 @@ export const rebuild = (plan: Plan) =>
       dag: dagAfter,
       summaries: condensed.summaries,
       turns: condensed.turns.filter((turn) => !isPinned(turn)),
-      lastSeq: active.turns.length > 0 ? active.turns[active.turns.length - 1]!.seq : loaded.lastSeq,
+      lastSeq,
       state: loaded.state,
       report: condensed.report
     }

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { ConversationTurn, SessionState, type TokenEstimator, Transcript } from "@precis/core"
+import { ConversationTurn, OutputDigest, SessionState, type TokenEstimator, Transcript } from "@precis/core"
 
 /** A run of turns that goes together: a turn and the tool results right after it, `[start, end)`. */
 export interface Unit {
@@ -57,20 +57,21 @@ export const withContent = (turn: ConversationTurn.ConversationTurn, content: st
   }, true)
 
 /**
- * `text` with its middle replaced by `marker(cutCodePoints)` so that
+ * `text` with its middle replaced by `marker(cutCodePoints, cutText)` so that
  * `fits(result)` holds, keeping as much of the head and the tail as possible
  * (half each); `undefined` when even the marker alone does not fit.
  */
 export const cutMiddle = (
   text: string,
   fits: (text: string) => boolean,
-  marker: (cut: number) => string
+  marker: (cut: number, cutText: string) => string
 ): string | undefined => {
   const points = Array.from(text)
   const build = (kept: number) => {
     const head = Math.ceil(kept / 2)
-    return points.slice(0, head).join("") + marker(points.length - kept) +
-      points.slice(points.length - (kept - head)).join("")
+    const tail = points.length - (kept - head)
+    return points.slice(0, head).join("") + marker(points.length - kept, points.slice(head, tail).join("")) +
+      points.slice(tail).join("")
   }
   if (!fits(build(0))) return undefined
   // The largest number of kept code points that fits (binary search: more kept never gets smaller).
@@ -84,10 +85,36 @@ export const cutMiddle = (
   return build(lo)
 }
 
+// The most lines of a cut middle kept for their errors, and the longest such line.
+const MAX_KEY_LINES = 12
+const MAX_KEY_LINE = 240
+
+/**
+ * The lines of a cut middle that report an error or a failure
+ * (`OutputDigest.isErrorLine`, `isFailureLine`), each once, in order: at most
+ * 12, each cut at 240 characters, together at most `maxChars` characters.
+ */
+export const keyLines = (text: string, maxChars: number): Array<string> => {
+  const out: Array<string> = []
+  let chars = 0
+  for (const raw of OutputDigest.withoutAnsi(text).split("\n")) {
+    const line = raw.trim()
+    if (line.length === 0 || out.includes(line)) continue
+    if (!(OutputDigest.isErrorLine(line) || OutputDigest.isFailureLine(line))) continue
+    const kept = line.length <= MAX_KEY_LINE ? line : `${line.slice(0, MAX_KEY_LINE - 1)}…`
+    if (chars + kept.length > maxChars || out.length >= MAX_KEY_LINES) break
+    out.push(kept)
+    chars += kept.length + 1
+  }
+  return out
+}
+
 /**
  * A turn cut in its middle to at most `maxTokens` (as counted by
  * `ActiveContext.turnTokens`), with a marker naming what was cut and the turn
- * to read in full; `undefined` when it cannot fit at all.
+ * to read in full, followed by the lines of the cut middle that report an
+ * error ({@link keyLines}, within a quarter of the turn's tokens) when they
+ * fit too; `undefined` when it cannot fit at all.
  */
 export const cutTurn = (
   estimator: TokenEstimator.Service,
@@ -95,10 +122,12 @@ export const cutTurn = (
   label: string,
   maxTokens: number
 ): ConversationTurn.ConversationTurn | undefined => {
-  const content = cutMiddle(
-    turn.content,
-    (text) => estimator.estimate(Transcript.formatTurn({ ...turn, content: text })) <= maxTokens,
-    (cut) => `\n[... ${cut} chars cut; full text: turn ${label} ...]\n`
-  )
+  const fits = (text: string) => estimator.estimate(Transcript.formatTurn({ ...turn, content: text })) <= maxTokens
+  const marker = (cut: number) => `\n[... ${cut} chars cut; full text: turn ${label} ...]\n`
+  const keyed = (cut: number, cutText: string) => {
+    const lines = keyLines(cutText, maxTokens)
+    return lines.length === 0 ? marker(cut) : `${marker(cut)}${lines.join("\n")}\n[...]\n`
+  }
+  const content = cutMiddle(turn.content, fits, keyed) ?? cutMiddle(turn.content, fits, marker)
   return content === undefined ? undefined : withContent(turn, content)
 }
