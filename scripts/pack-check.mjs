@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm pack-check`: the install path of the README, checked: `pnpm tarballs` (builds the
+// `pnpm pack-check`: the install path of docs/agents.md ("Install from tarballs"), checked: `pnpm tarballs` (builds the
 // workspace and packs every public package, each packages/*/package.json without
 // `"private": true`, with `pnpm pack`, into one folder), then `npm install DIR/*.tgz` in a fresh
 // project outside the workspace, which must print no warning (no ERESOLVE, no peer-dependency
@@ -178,7 +178,7 @@ write(
   ].map((turn) => JSON.stringify(turn)).join("\n") + "\n"
 )
 
-// The README's line, `npm install DIR/*.tgz` (the shell expands the glob into these files), at npm's
+// The line of docs/agents.md, `npm install DIR/*.tgz` (the shell expands the glob into these files), at npm's
 // default log level: a peer-dependency conflict (ERESOLVE) or any other warning fails the check, but
 // npm 11's notice that better-sqlite3 (and others) have install scripts to approve (`install-scripts`),
 // which says nothing of the dependency tree.

@@ -1,10 +1,11 @@
-// The README's quoted command output, from real runs of the shipped bin (`bin/precis.js`, built):
-// `pnpm demo`'s output, and the Condenser's figures on the example session. Each quote sits in the
-// README between `<!-- generated: NAME -->` and `<!-- /generated -->`; ids are shortened to their
-// first 8 characters (they are random UUIDs), nothing else is changed; a quote that differs from a
-// run only in its ids is left as it is.
+// The quoted command output of the README and the docs, from real runs of the shipped bin
+// (`bin/precis.js`, built): `pnpm demo`'s output (README.md), and the Condenser's figures on the
+// example session (docs/context.md). Each quote sits in its file (`files`) between
+// `<!-- generated: NAME -->` and `<!-- /generated -->`; ids are shortened to their first 8
+// characters (they are random UUIDs), nothing else is changed; a quote that differs from a run only
+// in its ids is left as it is.
 //
-//   node packages/cli/scripts/readme.mjs           rewrites the quotes in README.md (`pnpm readme`)
+//   node packages/cli/scripts/readme.mjs           rewrites the quotes in their files (`pnpm readme`)
 //   node packages/cli/scripts/readme.mjs --check   exits 1 when a quote differs from a real run
 //
 // `test/Readme.test.ts` checks the quotes the same way.
@@ -65,6 +66,9 @@ export const quotes = {
     })
 }
 
+/** The file (from the repository's root) that holds each quote. */
+export const files = { demo: "README.md", condenser: "docs/context.md" }
+
 const marks = (name) => [`<!-- generated: ${name} -->\n`, "\n<!-- /generated -->"]
 
 /** The text quoted in `readme` under `name` (inside its code fence), or undefined when there is no such quote. */
@@ -82,33 +86,32 @@ export const replace = (readme, name, text, lang) => {
   const [open, close] = marks(name)
   const start = readme.indexOf(open)
   const end = readme.indexOf(close, start)
-  if (start < 0 || end < 0) throw new Error(`README.md has no quote ${name} (${open.trim()} ... ${close.trim()})`)
+  if (start < 0 || end < 0) throw new Error(`${files[name]} has no quote ${name} (${open.trim()} ... ${close.trim()})`)
   return readme.slice(0, start + open.length) + "```" + lang + "\n" + text + "\n```" + readme.slice(end)
 }
 
 const langs = { demo: "", condenser: "sh" }
 
 const main = () => {
-  const file = path.join(repoRoot, "README.md")
   const check = process.argv.includes("--check")
-  let readme = fs.readFileSync(file, "utf8")
   const stale = []
   for (const [name, render] of Object.entries(quotes)) {
+    const file = path.join(repoRoot, files[name])
+    const readme = fs.readFileSync(file, "utf8")
     const text = render()
     const before = quoted(readme, name)
     if (before !== undefined && maskIds(before) === maskIds(text)) continue
-    stale.push(name)
-    readme = replace(readme, name, text, langs[name])
+    stale.push(`${files[name]}: ${name}`)
+    if (!check) fs.writeFileSync(file, replace(readme, name, text, langs[name]))
   }
   if (check) {
     if (stale.length > 0) {
-      process.stderr.write(`README.md: stale quotes ${stale.join(", ")}: run pnpm readme\n`)
+      process.stderr.write(`stale quotes ${stale.join(", ")}: run pnpm readme\n`)
       process.exitCode = 1
     }
     return
   }
-  fs.writeFileSync(file, readme)
-  process.stdout.write(stale.length === 0 ? "README.md: quotes up to date\n" : `README.md: rewrote ${stale.join(", ")}\n`)
+  process.stdout.write(stale.length === 0 ? "quotes up to date\n" : `rewrote ${stale.join(", ")}\n`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) main()

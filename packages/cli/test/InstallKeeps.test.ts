@@ -186,7 +186,7 @@ describe("an entry of precis's the user edited", () => {
       const root = home()
       yield* precis(root, ["install", "claude-code"])
       const file = path.join(root, ".claude", "settings.json")
-      // The README's invitation: add --deadline; and a longer timeout; on SessionStart, precis run from PATH.
+      // docs/claude-code.md's invitation: add --deadline; and a longer timeout; on SessionStart, precis run from PATH.
       const edited = read(file)
         .replace(/(hook claude-code)(",\s*"timeout": )60/, "$1 --deadline '30 seconds'$2120")
         .replace(/"command": "[^"]* hook claude-code",(\s*"timeout": 30)/, "\"command\": \"precis hook claude-code --verbose\",$1")

@@ -1,6 +1,6 @@
 /**
- * The README quotes real runs: `pnpm demo`'s output and the Condenser's
- * figures on the example session are what the shipped bin prints now, but
+ * The README and the docs quote real runs: `pnpm demo`'s output (README.md)
+ * and the Condenser's figures on the example session (docs/context.md) are what the shipped bin prints now, but
  * for the ids (random UUIDs, shortened in the README). `pnpm readme`
  * rewrites them (`scripts/readme.mjs`, which renders them here too).
  */
@@ -12,13 +12,12 @@ import { repoRoot } from "./utils/run.js"
 
 const TIMEOUT = 120_000
 
-describe("the README's quoted output", () => {
-  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
-
+describe("the quoted output of the README and the docs", () => {
   for (const [name, render] of Object.entries(Readme.quotes)) {
-    it(`${name}: what a real run prints (if not, run pnpm readme)`, () => {
-      const quote = Readme.quoted(readme, name)
-      assert.isDefined(quote, `README.md has no <!-- generated: ${name} --> quote`)
+    const file = Readme.files[name as keyof typeof Readme.files]
+    it(`${name} (${file}): what a real run prints (if not, run pnpm readme)`, () => {
+      const quote = Readme.quoted(fs.readFileSync(path.join(repoRoot, file), "utf8"), name)
+      assert.isDefined(quote, `${file} has no <!-- generated: ${name} --> quote`)
       expect(Readme.maskIds(quote!)).toBe(Readme.maskIds(render()))
     }, TIMEOUT)
   }

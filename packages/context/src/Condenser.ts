@@ -9,7 +9,7 @@
  * (the hard cap). Each entry says what the stage does, its defaults, and its
  * place in the two standard orders; {@link stages}, {@link fitStages},
  * {@link fit} and {@link condense} are derived from it, and so is the stage
- * table of the README.
+ * table of docs/context.md.
  *
  * @since 0.1.0
  */

@@ -311,8 +311,8 @@ describe("Condenser.registry", () => {
       expect(out.report.stages.map((stage) => stage.stage)).toEqual(["mask", "summarize", "forget", "window"])
     }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.alwaysReply("x"))))))
 
-  it("the README's stage table is the registry's", () => {
-    const readme = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../README.md"), "utf8")
+  it("the stage table of docs/context.md is the registry's", () => {
+    const readme = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../docs/context.md"), "utf8")
     for (const entry of Condenser.registry) {
       expect(readme).toContain(`| \`${entry.name}\` | ${entry.description} | ${entry.defaults} |`)
     }

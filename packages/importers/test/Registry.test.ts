@@ -38,12 +38,12 @@ describe("the registry of formats", () => {
     }
   })
 
-  it("is what the docs list: the importers README's table and detection note, the root README's --format", () => {
+  it("is what the docs list: the importers README's table and detection note, docs/cli.md's --format", () => {
     const names = Importer.sources.map((source) => source.name)
     const table = [...readme("../README.md").matchAll(/^\| `([\w-]+)` \|/gm)].map((m) => m[1])
     assert.deepStrictEqual(table, names)
     expect(readme("../README.md").replace(/\s+/g, " ")).toContain(`pass one of ${names.join(", ")}`)
-    expect(readme("../../../README.md").replace(/\s+/g, " ")).toContain(`--format ${Importer.formats.join("|")}`)
+    expect(readme("../../../docs/cli.md").replace(/\s+/g, " ")).toContain(`--format ${Importer.formats.join("|")}`)
   })
 })
 

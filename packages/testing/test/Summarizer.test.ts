@@ -770,7 +770,7 @@ describe("Summarizer options", () => {
     }))
 })
 
-// The tiers a behaviour sequence must end in, by the Summarizer's escalation rules (README: The Summarizer).
+// The tiers a behaviour sequence must end in, by the Summarizer's escalation rules (docs/library.md: The Summarizer).
 const expectedTier = (outcomes: ReadonlyArray<ScriptedProvider.Outcome>, inputTokens: number): Summary.Tier => {
   const replyOf = (o: ScriptedProvider.Outcome | undefined): string | undefined =>
     o === undefined ? undefined : o._tag === "Reply" ? o.text.trim() : o._tag === "Delayed" && o.delay.value._tag === "Millis" && o.delay.value.millis < 120_000 ? o.text.trim() : undefined

@@ -1,8 +1,8 @@
 /**
  * The commands of `precis`, one record each, in the order `precis --help`
  * lists them. The parser (`Command.withSubcommands` in `Cli.ts`), each
- * command's `--help`, the list of the root page and the README's list of
- * commands (checked by a test) are all read from {@link commands}.
+ * command's `--help`, the list of the root page and the list of
+ * commands in docs/cli.md (checked by a test) are all read from {@link commands}.
  *
  * To add a command: write its module in this folder, exporting `command` (made
  * with `Command.make`, with a description and the shared options of
