@@ -135,10 +135,10 @@ export const measure = async (input: Inputs.Input, rounds: number): Promise<Row>
   const withAlso = await keptBy(facts, true, input.turns)
   const estimator = TokenEstimator.approximate
   const targetTokens = Math.max(1, Math.floor(estimator.estimate(material) / 10))
-  const summary = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens }, estimator)
+  const summary = ExtractiveProvider.extract({ kind: "leaf", turns: input.turns, targetTokens }, estimator)
   const [checkMBps, extractiveMBps] = throughput(material, rounds, [
     () => FactCheck.check(material, summary),
-    () => ExtractiveProvider.extract({ kind: "leaf", material, targetTokens }, estimator)
+    () => ExtractiveProvider.extract({ kind: "leaf", turns: input.turns, targetTokens }, estimator)
   ])
   return {
     input: input.name,

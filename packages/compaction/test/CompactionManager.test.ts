@@ -5,6 +5,7 @@ import {
   type Provider,
   ProviderError,
   Summarizer,
+  SummaryTask,
   TokenEstimator,
   Transcript
 } from "@precis/core"
@@ -127,7 +128,7 @@ describe("CompactionManager", () => {
       const requests = yield* leafRequests
       const leaves = yield* (yield* store).summaries("prior", { depth: 0 })
       expect(requests.length).toBe(4)
-      expect(requests.map((r) => r.task?.priorSummary)).toEqual([undefined, ...leaves.slice(0, 3).map((l) => l.content)])
+      expect(requests.map((r) => (r.task === undefined ? undefined : SummaryTask.priorSummary(r.task)))).toEqual([undefined, ...leaves.slice(0, 3).map((l) => l.content)])
       expect(requests.map((r) => r.task?.targetTokens)).toEqual([1200, 1200, 1200, 1200])
     }).pipe(Effect.provide(managerLayer())))
 
@@ -288,7 +289,7 @@ describe("CompactionManager", () => {
       expect(a.turnsCompacted + b.turnsCompacted).toBe(24)
       expect((yield* leafRequests).length).toBe(8)
       expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
-    }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) => ScriptedProvider.delayed("10 seconds", `summary of ${r.task?.material.length}`))))))
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) => ScriptedProvider.delayed("10 seconds", `summary of ${(r.task === undefined ? 0 : SummaryTask.material(r.task).length)}`))))))
 
   it.effect("different sessions compact in parallel", () =>
     Effect.gen(function*() {
@@ -792,11 +793,11 @@ describe("a provider that fails", () => {
       // Each leaf was redone after the one before it: its prior summary is that leaf's new text.
       const redoLeafRequests = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
         .filter((r) => r.task?.kind === "leaf").slice(-6)
-      expect(redoLeafRequests.slice(1).every((r) => r.task?.priorSummary?.startsWith("leaf of ") === true)).toBe(true)
+      expect(redoLeafRequests.slice(1).every((r) => (r.task === undefined ? undefined : SummaryTask.priorSummary(r.task))?.startsWith("leaf of ") === true)).toBe(true)
       // The condensed node was redone from its redone children.
       const condensedRequest = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
         .filter((r) => r.task?.kind === "condense").at(-1)!
-      expect(condensedRequest.task!.material).not.toContain("[TRUNCATED")
+      expect(SummaryTask.material(condensedRequest.task!)).not.toContain("[TRUNCATED")
       expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
       // Nothing left to redo.
       expect((yield* (yield* manager).redoFallbacks("r")).redone).toBe(0)

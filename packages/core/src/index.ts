@@ -37,6 +37,8 @@ export * as Summary from "./Summary.js"
 /** @since 0.1.0 */
 export * as SummaryRecord from "./SummaryRecord.js"
 /** @since 0.1.0 */
+export * as SummaryTask from "./SummaryTask.js"
+/** @since 0.1.0 */
 export * as TokenEstimator from "./TokenEstimator.js"
 /** @since 0.1.0 */
 export * as Transcript from "./Transcript.js"

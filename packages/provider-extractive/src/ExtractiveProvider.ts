@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Provider, ProviderError, TokenEstimator } from "@precis/core"
+import { Provider, ProviderError, SummaryTask, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Budget from "./internal/budget.js"
@@ -106,11 +106,11 @@ export const make = (options: Options = {}): Effect.Effect<Provider.Service> =>
         if (task === undefined) {
           return yield* new ProviderError.BadRequestError({
             provider: name,
-            detail: "the extractive provider needs a structured `task` (kind, material, targetTokens) " +
+            detail: "the extractive provider needs a structured `task` (kind, turns or summaries, targetTokens) " +
               "in the request; it does not read free-form prompts"
           })
         }
-        const inputTokens = estimator.estimate(task.material)
+        const inputTokens = estimator.estimate(SummaryTask.material(task))
         const { outputTokens, text } = internal.extractFrom(task, inputTokens, estimator, options)
         const usage = { inputTokens, outputTokens }
         yield* Effect.annotateCurrentSpan({

@@ -14,9 +14,10 @@ import * as LogLevel from "effect/LogLevel"
 import { withoutNul } from "../ConversationTurn.js"
 import * as FactCheck from "../FactCheck.js"
 import * as Prompt from "../Prompt.js"
-import type { ChatRequest, Service as ProviderService, SummaryTask } from "../Provider.js"
+import type { ChatRequest, Service as ProviderService } from "../Provider.js"
 import { isPermanent, type ProviderError } from "../ProviderError.js"
 import { type Escalation, Summary, type Tier } from "../Summary.js"
+import * as SummaryTask from "../SummaryTask.js"
 import type { Service as EstimatorService } from "../TokenEstimator.js"
 
 // A reply the tier will not keep, or a provider that threw; it only steers
@@ -96,17 +97,21 @@ const callModel = (env: Env, tier: Tier, request: ChatRequest): Effect.Effect<st
   )
 }
 
-/** A task of the Summarizer: a leaf or a condensation, with its prompt. */
-export type Task = SummaryTask & { readonly kind: "leaf" | "condense" }
+/** A task of the Summarizer: a leaf or a condensation. */
+export type Task =
+  | SummaryTask.TurnsTask & { readonly kind: "leaf" }
+  | SummaryTask.SummariesTask & { readonly kind: "condense" }
 
 /**
  * The escalation: normal, else aggressive, else fallback. Each tier that gives
  * up records why (in order) before `orElse` moves on, and whichever tier wrote
  * the text, the summary carries its fact check.
  */
-export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Summary> => {
+export const escalate = (env: Env, task: Task): Effect.Effect<Summary> => {
   const { estimator, maxTokens, timeout } = env
-  const inputTokens = estimator.estimate(task.material)
+  // Rendered once: the estimate, the fallback and a provider that sends text share it.
+  const material = SummaryTask.material(task)
+  const inputTokens = estimator.estimate(material)
   const escalations: Array<Escalation> = []
   const gaveUp = (tier: "normal" | "aggressive") => (error: TierError) =>
     Effect.sync(() => void escalations.push(escalation(tier, error, timeout)))
@@ -118,7 +123,7 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
       inputTokens,
       outputTokens,
       escalations: [...escalations],
-      dropped: FactCheck.check(task.material, text).dropped
+      dropped: FactCheck.check(material, text).dropped
     }, true)
   // A tier keeps a non-blank reply that `fits` (else fails with why not).
   const keep = (tier: "normal" | "aggressive", fits: (outputTokens: number) => Rejected | undefined) => (text: string) => {
@@ -129,7 +134,7 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
   }
 
   const normal = callModel(env, "normal", {
-    messages: [{ role: "user", content: prompt }],
+    messages: [],
     temperature: env.normalTemperature,
     maxTokens,
     task
@@ -142,7 +147,7 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
   // Tiers 2 and 3 are built only when the tier before them gave up.
   const aggressive = () =>
     callModel(env, "aggressive", {
-      messages: [{ role: "user", content: Prompt.aggressive(prompt, task.targetTokens) }],
+      messages: [],
       temperature: env.aggressiveTemperature,
       maxTokens,
       task: { ...task, kind: "aggressive" }
@@ -155,9 +160,9 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
     )
 
   const fallback = (): Effect.Effect<Summary> =>
-    Effect.sync(() => done("fallback", fallbackText(estimator, task.material, task.targetTokens)))
+    Effect.sync(() => done("fallback", fallbackText(estimator, material, task.targetTokens)))
 
   // Nothing to summarize: no model is asked, and the prompt's own words never pose as a summary.
-  if (task.material.trim().length === 0) return Effect.sync(() => done("fallback", Prompt.nothingToSummarize))
+  if (material.trim().length === 0) return Effect.sync(() => done("fallback", Prompt.nothingToSummarize))
   return normal.pipe(Effect.orElse(aggressive), Effect.orElse(fallback))
 }

@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import type { Provider, TokenEstimator } from "@precis/core"
+import { type Provider, SummaryTask, type TokenEstimator } from "@precis/core"
 import { budget, defaults, finite, type Options } from "./budget.js"
 import { coverage } from "./coverage.js"
 import { eligibility, priorKeysOf } from "./eligibility.js"
@@ -26,7 +26,7 @@ export const extract = (
   task: Provider.SummaryTask,
   estimator: TokenEstimator.Service,
   options: Options = {}
-): string => extractFrom(task, estimator.estimate(task.material), estimator, options).text
+): string => extractFrom(task, estimator.estimate(SummaryTask.material(task)), estimator, options).text
 
 /**
  * {@link extract} given the estimate of the material (`inputTokens`), with the
@@ -41,19 +41,19 @@ export const extractFrom = (
 ): Fitted => {
   const empty = () => ({ text: "", outputTokens: estimator.estimate("") })
   const maxSegmentChars = Math.max(40, Math.floor(finite(options.maxSegmentChars, defaults.maxSegmentChars)))
-  const parsed = parse(task.material, maxSegmentChars)
+  const parsed = parse(SummaryTask.material(task), maxSegmentChars)
   if (parsed.segments.length === 0) return empty()
   const limit = budget(task, inputTokens, options)
-  const flags = eligibility(parsed, options, priorKeysOf(task.priorSummary, maxSegmentChars))
+  const flags = eligibility(parsed, options, priorKeysOf(SummaryTask.priorSummary(task), maxSegmentChars))
   const candidates: Array<number> = []
   for (let s = 0; s < parsed.segments.length; s++) if (flags.eligible[s] === 1) candidates.push(s)
   if (candidates.length === 0) return empty()
   const requestGroup = firstRequestGroup(parsed.lines)
-  const cover = coverage(parsed, candidates, flags, requestGroup, task.priorSummary)
+  const cover = coverage(parsed, candidates, flags, requestGroup, SummaryTask.priorSummary(task))
   const reserved = priorities(task, options, parsed, candidates, flags, cover, requestGroup)
   const run = chooser(parsed, candidates, flags, cover)
   const choose = (budgetChars: number) => takeReserved(run(budgetChars), reserved, budgetChars)
   // Characters stand in for tokens while choosing; the estimator has the last word.
-  const charsPerToken = task.material.length / Math.max(1, inputTokens)
+  const charsPerToken = SummaryTask.material(task).length / Math.max(1, inputTokens)
   return fit(parsed, limit, charsPerToken, estimator, choose) ?? bestCut(parsed, candidates, cover, limit, estimator)
 }
