@@ -34,7 +34,7 @@ import * as Stats from "./Stats.js"
  */
 export const forgets = (line: string, index: number): boolean => {
   if (index % 2 === 1) return true
-  const content = Transcript.parseTurnLine(line)?.content ?? line
+  const content = Transcript.turnHead(line)?.content ?? line
   // The back quote as an escape (\x60), so that tools reading the source as text see no string open.
   return /\/|\x60|Error\b|Exception\b/.test(content)
 }
@@ -137,7 +137,7 @@ export const measure = async (input: Inputs.Input, rounds: number): Promise<Row>
   const targetTokens = Math.max(1, Math.floor(estimator.estimate(material) / 10))
   const summary = ExtractiveProvider.extract({ kind: "leaf", turns: input.turns, targetTokens }, estimator)
   const [checkMBps, extractiveMBps] = throughput(material, rounds, [
-    () => FactCheck.check(material, summary),
+    () => FactCheck.checkTask({ kind: "leaf", turns: input.turns, targetTokens }, summary),
     () => ExtractiveProvider.extract({ kind: "leaf", turns: input.turns, targetTokens }, estimator)
   ])
   return {
@@ -145,7 +145,7 @@ export const measure = async (input: Inputs.Input, rounds: number): Promise<Row>
     facts: facts.length,
     withoutAlso: without,
     withAlso,
-    keys: FactCheck.keys(material).length,
+    keys: FactCheck.keysOf({ kind: "leaf", turns: input.turns, targetTokens }).length,
     checkMBps: checkMBps!,
     extractiveMBps: extractiveMBps!
   }

@@ -199,12 +199,10 @@ describe("FactCheck.appendAlso", () => {
     expect(FactCheck.appendAlso("Tests ran.", [], estimator, { maxTokens: 100 })).toBe("Tests ran.")
   })
 
-  it("the Also line leaves transcript parsing of the turns before it unchanged", () => {
+  it("the Also line follows the summary's lines and opens no turn of its own", () => {
     const summary = "[2025-01-01T00:00:00] tool: ran the tests\n  3 failed"
     const withAlso = FactCheck.appendAlso(summary, dropped, estimator, { maxTokens: 100 })
-    expect(withAlso).not.toBe(summary)
-    expect(Transcript.parse(withAlso)).toEqual(Transcript.parse(summary))
-    expect(Transcript.parseTurnLine(withAlso.split("\n").at(-1)!)).toBeUndefined()
-    expect(Transcript.parseSummaryHeader(withAlso.split("\n").at(-1)!)).toBeUndefined()
+    expect(withAlso.startsWith(`${summary}\n${FactCheck.alsoPrefix}`)).toBe(true)
+    expect(Transcript.turnHead(withAlso.split("\n").at(-1)!)).toBeUndefined()
   })
 })

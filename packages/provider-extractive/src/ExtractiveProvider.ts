@@ -69,7 +69,7 @@ export const name = "extractive"
 export const budget: (task: Provider.SummaryTask, inputTokens: number, options?: Options) => number = Budget.budget
 
 /**
- * The extractive summary of `task.material`: a pure function, the same output
+ * The extractive summary of `task`, read from its items: a pure function, the same output
  * for the same input, linear-ish in the material's size. Returns `""` only when
  * the material has no non-blank line.
  *
@@ -78,7 +78,7 @@ export const budget: (task: Provider.SummaryTask, inputTokens: number, options?:
  * import { TokenEstimator } from "@precis/core"
  * import { ExtractiveProvider } from "@precis/provider-extractive"
  * const text = ExtractiveProvider.extract(
- *   { kind: "leaf", material: "[2025-01-01T00:00:00] user: fix src/app.ts", targetTokens: 100 },
+ *   { kind: "leaf", turns: [{ role: "user", content: "fix src/app.ts", timestamp: "2025-01-01T00:00:00Z" }], targetTokens: 100 },
  *   TokenEstimator.approximate
  * )
  * ```

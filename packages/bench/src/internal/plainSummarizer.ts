@@ -95,7 +95,7 @@ export const make = (
           inputTokens,
           outputTokens: estimator.estimate(text),
           escalations,
-          dropped: FactCheck.check(material, text).dropped
+          dropped: FactCheck.checkTask(task, text).dropped
         }, true)
       }
       const normal = await callModel("normal", {

@@ -123,7 +123,7 @@ export const escalate = (env: Env, task: Task): Effect.Effect<Summary> => {
       inputTokens,
       outputTokens,
       escalations: [...escalations],
-      dropped: FactCheck.check(material, text).dropped
+      dropped: FactCheck.checkTask(task, text).dropped
     }, true)
   // A tier keeps a non-blank reply that `fits` (else fails with why not).
   const keep = (tier: "normal" | "aggressive", fits: (outputTokens: number) => Rejected | undefined) => (text: string) => {

@@ -2,7 +2,7 @@
  * The extractive summary: choose segments under a token budget by the new
  * facts they add per character they cost, render them in material order with
  * their turn prefixes and omission marks. The steps, each in its module:
- * parse (`segments.ts`), drop duplicates (`eligibility.ts`), weigh facts and
+ * read the items (`segments.ts`), drop duplicates (`eligibility.ts`), weigh facts and
  * emphasis (`coverage.ts`), take the reserved shares (`priorities.ts`), choose
  * the rest greedily (`scoring.ts`, `select.ts`), fit the rendered text to the
  * budget (`fit.ts`, `render.ts`).
@@ -19,7 +19,7 @@ import { chooser } from "./scoring.js"
 import { firstRequestGroup, parse } from "./segments.js"
 
 /**
- * The extractive summary of `task.material` under the budget of `budget.ts`.
+ * The extractive summary of `task` (read from its items) under the budget of `budget.ts`.
  * Deterministic: same task, estimator and options, same text.
  */
 export const extract = (
@@ -41,7 +41,7 @@ export const extractFrom = (
 ): Fitted => {
   const empty = () => ({ text: "", outputTokens: estimator.estimate("") })
   const maxSegmentChars = Math.max(40, Math.floor(finite(options.maxSegmentChars, defaults.maxSegmentChars)))
-  const parsed = parse(SummaryTask.material(task), maxSegmentChars)
+  const parsed = parse(task, maxSegmentChars)
   if (parsed.segments.length === 0) return empty()
   const limit = budget(task, inputTokens, options)
   const flags = eligibility(parsed, options, priorKeysOf(SummaryTask.priorSummary(task), maxSegmentChars))
