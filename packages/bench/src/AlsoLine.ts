@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { CompactionManager } from "@precis/compaction"
-import { FactCheck, Provider, type Summary, TokenEstimator, Transcript } from "@precis/core"
+import { AlsoLine, FactCheck, Provider, type Summary, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Store } from "@precis/store"
 import { ScriptedProvider } from "@precis/testing"
@@ -101,7 +101,7 @@ const keptBy = (facts: ReadonlyArray<Facts.Fact>, alsoLine: boolean, turns: Inpu
         top: Facts.retention(facts, text(top)),
         leafTokens: tokens(leaves),
         topTokens: tokens(top),
-        alsoLines: all.filter((s) => s.content.includes(`\n${FactCheck.alsoPrefix}`)).length,
+        alsoLines: all.filter((s) => s.content.includes(`\n${AlsoLine.prefix}`)).length,
         summaries: all.length,
         tiers: stats.tiersUsed
       }

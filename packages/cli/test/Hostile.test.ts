@@ -289,7 +289,11 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
       const db = path.join(dir, "older.db")
       assert.strictEqual((yield* runCli(["import", write(dir, "older.jsonl", sessionJsonl(30)), "--db", db])).code, 0)
       // Schema 6: what an older precis left (the search mark table came with 7).
-      yield* rawSql(db, ["DELETE FROM precis_migrations WHERE migration_id = 7", "DROP TABLE turns_fts_mark"])
+      yield* rawSql(db, [
+        "DELETE FROM precis_migrations WHERE migration_id >= 7",
+        "ALTER TABLE summaries DROP COLUMN also_keys",
+        "DROP TABLE turns_fts_mark"
+      ])
       const before = fs.readFileSync(db)
       for (const args of [["sessions"], ["show"], ["context"], ["search", "step"]]) {
         assertOneLineFailure(yield* runCli([...args, "--db", db]), /older\.db: written by an older precis \(schema 6/)

@@ -1,5 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import {
+  AlsoLine,
   ConversationTurn,
   OptionError,
   type Provider,
@@ -883,6 +884,8 @@ describe("the Also line: a summary's dropped keys appended within its target", (
       const leaf = yield* leafOf()
       // A count is no key of an Also line: what it counted is gone with its lines.
       expect(leaf.content).toBe(`${reply}\nAlso: RangeError; src/routes/invoices.ts; src/services/pdf.ts`)
+      // The keys are stored with it, as data.
+      expect(leaf.alsoKeys).toEqual(["RangeError", "src/routes/invoices.ts", "src/services/pdf.ts"])
       expect(leaf.tokenEstimate).toBe(estimate(leaf.content))
       expect(leaf.tokenEstimate).toBeLessThanOrEqual(CompactionOptions.defaults.leafTargetTokens)
     }).pipe(Effect.provide(managerLayer(forgetful))))
@@ -940,6 +943,10 @@ describe("the Also line: a summary's dropped keys appended within its target", (
       const parent = all.find((s) => s.depth === 1)!
       expect(withAlso(parent.content)).toHaveLength(1)
       expect(parent.content.split("\n").at(-1)).toMatch(/^Also: .*src\/routes\/invoices\.ts.*src\/services\/pdf\.ts/)
+      // Every summary's stored keys are those of its line; the parent's begin with its children's (data, in order).
+      for (const summary of all) expect(AlsoLine.line(summary.alsoKeys ?? [])).toBe(withAlso(summary.content)[0] ?? "Also: ")
+      const childKeys = all.filter((s) => s.depth === 0).flatMap((s) => s.alsoKeys ?? [])
+      expect(parent.alsoKeys!.slice(0, childKeys.length)).toEqual(childKeys)
     }).pipe(Effect.provide(managerLayer(ScriptedProvider.dropping((line) => line.includes("/") && !line.startsWith("Also: "))))))
 
   it.effect("condensation reads a child's Also line as content: what it drops of it comes back on its own line", () =>

@@ -14,7 +14,6 @@ import { unfold } from "./internal/text.js"
 import * as Escape from "./Escape.js"
 import * as OutputDigest from "./OutputDigest.js"
 import * as SummaryTask from "./SummaryTask.js"
-import type * as TokenEstimator from "./TokenEstimator.js"
 import * as Transcript from "./Transcript.js"
 
 /**
@@ -345,100 +344,3 @@ export const check = (material: string, summary: string): Result => checkKeys(ke
  * @since 0.1.0
  */
 export const checkTask = (task: SummaryTask.SummaryTask, summary: string): Result => checkKeys(keysOf(task), summary)
-
-/**
- * The head of the line that lists dropped keys at the end of a summary.
- *
- * @since 0.1.0
- */
-export const alsoPrefix = "Also: "
-
-/**
- * Keys as one line: `Also: a; b; c`. It is plain text, neither a turn line nor
- * a summary header, so transcript parsing skips it and summarizers read it as
- * content.
- *
- * @since 0.1.0
- */
-export const alsoLine = (texts: ReadonlyArray<string>): string => `${alsoPrefix}${texts.join("; ")}`
-
-/**
- * Whether a key belongs on an {@link alsoLine}: a path, an identifier, an
- * error name, an issue id or a command the agent ran (`source: "run"`); not a
- * result (a count or an exit status: what it counts is gone with the lines it
- * came from), a command only mentioned (`npm fund` in a tool's hint), nor a
- * URL only a tool's output mentions (a link in its help).
- *
- * @since 0.1.0
- */
-export const isAlsoKey = (fact: Fact): boolean => {
-  switch (fact.kind) {
-    case "result":
-      return false
-    case "command":
-      return fact.source === "run"
-    case "path":
-      return !(fact.source === "output" && /^https?:\/\//.test(fact.text))
-    default:
-      return true
-  }
-}
-
-/**
- * @since 0.1.0
- */
-export interface AppendOptions {
-  /** The most tokens the summary may hold with the line. */
-  readonly maxTokens: number
-  /** Most keys added to the line. Default 8. */
-  readonly maxKeys?: number | undefined
-}
-
-/**
- * `text` with one {@link alsoLine} at its end: the keys of the Also lines it
- * already holds (a condensation keeps its children's), then the most
- * important `dropped` keys that belong there ({@link isAlsoKey}) and fit:
- * keys are taken in order, each only when the summary with the line stays
- * within `maxTokens` (by `estimator`) and no key already on the line contains
- * it. `text` unchanged when it holds no Also line and no key is added.
- *
- * @example
- * ```ts
- * import { FactCheck, TokenEstimator } from "@precis/core"
- * const { dropped } = FactCheck.check("[?] assistant: $ pnpm test\n[?] tool: 3 failed in src/app.ts", "Tests ran.")
- * FactCheck.appendAlso("Tests ran.", dropped, TokenEstimator.approximate, { maxTokens: 100 })
- * // "Tests ran.\nAlso: pnpm test; src/app.ts" (the count is no key of an Also line)
- * ```
- * @since 0.1.0
- */
-export const appendAlso = (
-  text: string,
-  dropped: ReadonlyArray<Fact>,
-  estimator: TokenEstimator.Service,
-  options: AppendOptions
-): string => {
-  const maxKeys = options.maxKeys ?? 8
-  const lines = text.split("\n")
-  const body = lines.filter((line) => !line.startsWith(alsoPrefix)).join("\n")
-  const chosen = lines.filter((line) => line.startsWith(alsoPrefix)).map((line) => line.slice(alsoPrefix.length).trim())
-    .filter((keys) => keys.length > 0)
-  const lowered = chosen.map((keys) => keys.toLowerCase())
-  const withLine = (keys: ReadonlyArray<string>) => keys.length === 0 ? body : `${body}\n${alsoLine(keys)}`
-  // A few misses, and the line is done.
-  let added = 0
-  let tries = 0
-  for (const fact of dropped) {
-    if (added >= maxKeys || tries >= 4 * maxKeys) break
-    if (!isAlsoKey(fact)) continue
-    const id = fact.text.toLowerCase()
-    if (lowered.some((other) => other.includes(id))) continue
-    tries++
-    if (estimator.estimate(withLine([...chosen, fact.text])) > options.maxTokens) continue
-    chosen.push(fact.text)
-    lowered.push(id)
-    added++
-  }
-  const already = lines.length - body.split("\n").length
-  const settled = already === 0 || (already === 1 && lines[lines.length - 1]!.startsWith(alsoPrefix))
-  return added === 0 && settled ? text : withLine(chosen)
-}

@@ -48,7 +48,7 @@ export type Turn = typeof Turn.Type
 
 /**
  * One child of a condensation: its depth, its text, its time range, and the
- * keys of its Also line (`FactCheck.alsoLine`) when it has one. A
+ * keys of its Also line (`AlsoLine.line`) when it has one. A
  * `SummaryRecord` fits.
  *
  * @since 0.1.0

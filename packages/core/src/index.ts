@@ -5,6 +5,8 @@
  */
 
 /** @since 0.1.0 */
+export * as AlsoLine from "./AlsoLine.js"
+/** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
 /** @since 0.1.0 */
 export * as Escape from "./Escape.js"

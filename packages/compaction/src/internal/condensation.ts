@@ -37,6 +37,7 @@ export const condensation = (
           Step.step(run, {
             summarize: summarizer.summarizeSummaries(children, { targetTokens: options.condenseTargetTokens }),
             targetTokens: options.condenseTargetTokens,
+            childKeys: children.map((child) => child.alsoKeys ?? []),
             write: (summary) =>
               Effect.as(
                 dag.insertCondensed({
@@ -44,6 +45,7 @@ export const condensation = (
                   content: summary.text,
                   tier: summary.tier,
                   tokenEstimate: summary.outputTokens,
+                  alsoKeys: summary.alsoKeys,
                   childIds: children.map((child) => child.id)
                 }),
                 true

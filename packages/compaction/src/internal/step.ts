@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { FactCheck, Summary, TokenEstimator } from "@precis/core"
+import { AlsoLine, FactCheck, Summary, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as CompactionOptions from "../CompactionOptions.js"
@@ -38,6 +38,8 @@ export interface Step<E, R> {
   readonly summarize: Effect.Effect<Summary.Summary, E, R>
   /** The summary's target tokens: the Also line never passes them. */
   readonly targetTokens: number
+  /** The Also keys of the summaries it is made from (a condensation's children, as stored), in order. */
+  readonly childKeys?: ReadonlyArray<ReadonlyArray<string>> | undefined
   /** Writes the summary; `false` when it keeps it out of the store (a redo that fell back again). */
   readonly write: (summary: Summary.Summary) => Effect.Effect<boolean, E, R>
   /** The event to report once it is counted, from the run's tiers so far. */
@@ -61,7 +63,7 @@ export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Su
         written: yield* Ref.get(run.written)
       })
     }
-    const summary = run.options.alsoLine ? withAlso(yield* TokenEstimator.TokenEstimator, made, step.targetTokens) : made
+    const summary = run.options.alsoLine ? withAlso(yield* TokenEstimator.TokenEstimator, made, step) : made
     if (yield* step.write(summary)) yield* Ref.update(run.written, (n) => n + 1)
     const tiers = yield* Ref.updateAndGet(run.tiers, (counts) => Summary.incrementTier(counts, summary.tier))
     if (step.progress !== undefined && run.options.onProgress !== undefined) {
@@ -71,14 +73,18 @@ export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Su
   })
 
 // The Also line: the most important keys the summary dropped, as many as fit within its target; those it
-// lists are no longer dropped.
-const withAlso = (estimator: TokenEstimator.Service, summary: Summary.Summary, targetTokens: number): Summary.Summary => {
-  // Even with nothing dropped, Also lines the summary already holds (its children's) merge into one.
-  const text = FactCheck.appendAlso(summary.text, summary.dropped, estimator, { maxTokens: targetTokens })
-  return text === summary.text ? summary : new Summary.Summary({
+// lists are no longer dropped. Its keys are kept with the summary as data (`alsoKeys`).
+const withAlso = <E, R>(estimator: TokenEstimator.Service, summary: Summary.Summary, step: Step<E, R>): Summary.Summary => {
+  // Even with nothing dropped, the lines of its children's keys the summary holds merge into one.
+  const { keys, text } = AlsoLine.append(summary.text, summary.dropped, estimator, {
+    maxTokens: step.targetTokens,
+    childKeys: step.childKeys
+  })
+  return text === summary.text && keys.length === 0 ? summary : new Summary.Summary({
     ...summary,
     text,
-    outputTokens: estimator.estimate(text),
-    dropped: FactCheck.checkKeys(summary.dropped, text).dropped
+    outputTokens: text === summary.text ? summary.outputTokens : estimator.estimate(text),
+    dropped: text === summary.text ? summary.dropped : FactCheck.checkKeys(summary.dropped, text).dropped,
+    alsoKeys: keys
   }, true)
 }
