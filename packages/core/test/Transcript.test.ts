@@ -79,6 +79,25 @@ describe("Transcript.turnHead (a summary's text)", () => {
 })
 
 describe("Prompt", () => {
+  it("renders a summary task's prompt from its items: the leaf, condensed and aggressive prompts of its material", () => {
+    const turns = [{ role: "user", content: "fix src/a.ts\nnow", timestamp: "2025-01-01T00:00:00Z" }]
+    const leaf = { kind: "leaf" as const, turns, targetTokens: 90, priorSummary: "we began" }
+    const transcript = "[2025-01-01T00:00:00] user: fix src/a.ts\n  now"
+    expect(Prompt.forTask(leaf)).toBe(Prompt.leaf(transcript, "we began", 90))
+    expect(Prompt.forTask({ ...leaf, kind: "aggressive" })).toBe(Prompt.aggressive(Prompt.leaf(transcript, "we began", 90), 90))
+    const summaries = [{ depth: 0, content: "a" }, { depth: 0, content: "b" }]
+    const rendered = "[Summary 1, depth 0]\na\n\n[Summary 2, depth 0]\nb"
+    expect(Prompt.forTask({ kind: "condense", summaries, targetTokens: 50 })).toBe(Prompt.condense(rendered, 50))
+    expect(Prompt.forTask({ kind: "aggressive", summaries, targetTokens: 50 })).toBe(Prompt.aggressive(Prompt.condense(rendered, 50), 50))
+  })
+
+  it("sends a request's own messages when it carries no task, the task's prompt when it does", () => {
+    const messages = [{ role: "system" as const, content: "be brief" }, { role: "user" as const, content: "hi" }]
+    expect(Prompt.messages({ messages, temperature: 0, maxTokens: 1 })).toEqual(messages)
+    const task = { kind: "leaf" as const, turns: [{ role: "user", content: "hi" }], targetTokens: 5 }
+    expect(Prompt.messages({ messages: [], temperature: 0, maxTokens: 1, task })).toEqual([{ role: "user", content: Prompt.forTask(task) }])
+  })
+
   it("chooses a fence longer than any backtick run in the material", () => {
     expect(Prompt.fenceFor("no ticks")).toBe("```")
     expect(Prompt.fenceFor("has ``` inside")).toBe("````")
