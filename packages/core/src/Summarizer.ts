@@ -29,7 +29,6 @@ import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type { ConversationTurn } from "./ConversationTurn.js"
-import * as Material from "./Material.js"
 import * as OptionConfig from "./OptionConfig.js"
 import * as OptionError from "./OptionError.js"
 import * as OptionSchema from "./OptionSchema.js"
@@ -37,7 +36,7 @@ import { Provider } from "./Provider.js"
 import * as Tiers from "./internal/tiers.js"
 import { emptyTierCounts, incrementTier, Summary, type Tier, type TierCounts } from "./Summary.js"
 import type { SummaryRecord } from "./SummaryRecord.js"
-import type * as SummaryTask from "./SummaryTask.js"
+import * as SummaryTask from "./SummaryTask.js"
 import { TokenEstimator } from "./TokenEstimator.js"
 
 /**
@@ -181,13 +180,6 @@ const tierCounters: Record<Tier, Metric.Metric.Counter<number>> = {
   fallback: Metric.tagged(callsCounter, "tier", "fallback")
 }
 
-// The items of a leaf: each turn with its content as the material shows it (tool traffic in short form,
-// `Material.renderContents`); the turns themselves are not changed.
-const taskTurns = (turns: ReadonlyArray<ConversationTurn>): ReadonlyArray<SummaryTask.Turn> => {
-  const contents = Material.renderContents(turns)
-  return turns.map((turn, i) => ({ role: turn.role, content: contents[i]!, timestamp: turn.timestamp, id: turn.id }))
-}
-
 const normalizeTarget = (targetTokens: number | undefined, fallback: number): number =>
   targetTokens === undefined || !Number.isFinite(targetTokens) ? fallback : Math.max(1, Math.floor(targetTokens))
 
@@ -237,7 +229,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         "Summarizer.summarizeTurns",
         Effect.suspend(() => {
           const targetTokens = normalizeTarget(opts.targetTokens, defaults.leafTargetTokens)
-          const items = taskTurns(turns)
+          const items = SummaryTask.turnsOf(turns)
           return summarize(
             opts.priorSummary === undefined
               ? { kind: "leaf", turns: items, targetTokens }

@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Material from "./Material.js"
 import * as Transcript from "./Transcript.js"
 
 /**
@@ -119,6 +120,26 @@ export type SummaryTask = typeof SummaryTask.Type
  * @since 0.1.0
  */
 export const isTurns = (task: SummaryTask): task is TurnsTask => "turns" in task
+
+/**
+ * The items of a leaf from its turns: each turn's role, time and id, and its
+ * content as the material shows it (`Material.renderContents`: tool traffic
+ * in short form). The turns themselves are not changed.
+ *
+ * @example
+ * ```ts
+ * import { SummaryTask } from "@precis/core"
+ * SummaryTask.turnsOf([{ role: "user", content: "fix it", id: "t1" }])
+ * // [{ role: "user", content: "fix it", timestamp: undefined, id: "t1" }]
+ * ```
+ * @since 0.1.0
+ */
+export const turnsOf = (
+  turns: ReadonlyArray<Material.Turn & { readonly id?: string | undefined }>
+): ReadonlyArray<Turn> => {
+  const contents = Material.renderContents(turns)
+  return turns.map((turn, i) => ({ role: turn.role, content: contents[i]!, timestamp: turn.timestamp, id: turn.id }))
+}
 
 // The material of a list of items, rendered once however many tiers and readers ask for it.
 const rendered = new WeakMap<object, string>()

@@ -76,7 +76,7 @@ export const make = (
 
   return {
     summarizeTurns: async (turns, opts = {}) => {
-      const items = turns.map((t) => ({ role: t.role, content: t.content, timestamp: t.timestamp }))
+      const items = SummaryTask.turnsOf(turns)
       const targetTokens = opts.targetTokens === undefined || !Number.isFinite(opts.targetTokens)
         ? Summarizer.defaults.leafTargetTokens
         : Math.max(1, Math.floor(opts.targetTokens))
