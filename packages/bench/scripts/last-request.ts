@@ -6,16 +6,23 @@
  * facts it keeps and misses.
  *
  *   PRECIS_FIXTURES_DIR=../shared/fixtures/transcripts node --import tsx --conditions=@precis/source \
- *     packages/bench/scripts/last-request.ts [SESSION] [OUT]
+ *     packages/bench/scripts/last-request.ts [SESSION] [OUT] [METHOD]
  *
- * SESSION: a session of `AgentPays.sessions()` (default claude-code-spotter-ae4a77f8); OUT: default /tmp/last-request.txt.
+ * SESSION: a session of `AgentPays.sessions()` (default claude-code-spotter-ae4a77f8); OUT: default /tmp/last-request.txt;
+ * METHOD: precis (default), openhands, openhands-tokens (the OpenHands port) or baseline.
  */
 import * as fs from "node:fs"
 import * as AgentPays from "../src/AgentPays.js"
 
 const session = process.argv[2] ?? "claude-code-spotter-ae4a77f8"
 const out = process.argv[3] ?? "/tmp/last-request.txt"
-const { last, result } = await AgentPays.measureWithLast({ session, method: "precis", budget: 32_000, sessionTokens: 200_000 })
+const methods: ReadonlyArray<AgentPays.Method> = ["precis", "openhands", "openhands-tokens", "baseline"]
+const method = methods.find((m) => m === (process.argv[4] ?? "precis"))
+if (method === undefined) {
+  console.error(`unknown method ${JSON.stringify(process.argv[4])}: one of ${methods.join(", ")}`)
+  process.exit(2)
+}
+const { last, result } = await AgentPays.measureWithLast({ session, method, budget: 32_000, sessionTokens: 200_000 })
 fs.writeFileSync(out, last)
 const probes = result.probes === undefined
   ? "no probes"

@@ -10,24 +10,24 @@
  * summarizer's calls per turn, the largest request against the budget, and
  * the probe facts (the fidelity bench's) the last request holds.
  *
- * Two methods on the same stream: precis (`Assembler.assemble(session, {
- * budget })` then `Layout.render`) and the baseline (`internal/rollingSummary.ts`:
- * keep the first events, one rolling summary, the newest events; condense to
- * half the budget when the view passes it).
+ * Four methods on the same stream: precis (`Assembler.assemble(session, {
+ * budget })` then `Layout.render`), the OpenHands SDK's `LLMSummarizingCondenser`
+ * ported (`internal/openHands.ts`) in its default config (`max_size=80,
+ * keep_first=4`, the agent's context window set to the budget) and its token
+ * route (`max_tokens` = the budget too), and the in-repo baseline
+ * (`internal/rollingSummary.ts`: keep the first events, one rolling summary,
+ * the newest events; condense to half the budget when the view passes it).
  *
  * @since 0.1.0
  */
-import { Assembler, Layout } from "@precis/context"
-import { ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
-import { Store } from "@precis/store"
-import * as Effect from "effect/Effect"
+import type { Assembler } from "@precis/context"
+import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import * as Probe from "./fidelity/Probe.js"
 import * as Sessions from "./fidelity/Sessions.js"
 import * as child from "./internal/child.js"
+import * as Loops from "./internal/loops.js"
 import * as Requests from "./internal/requests.js"
-import * as RollingSummary from "./internal/rollingSummary.js"
 import * as simulated from "./internal/simulated.js"
-import * as stack from "./internal/stack.js"
 import { figure, type Figure } from "./Results.js"
 import * as Synthetic from "./Synthetic.js"
 
@@ -46,6 +46,14 @@ export const materialShare = 0.1
 export const generated = "generated coding session"
 
 /**
+ * The methods measured: precis, the OpenHands port in its default config and
+ * its token route, and the in-repo baseline.
+ *
+ * @since 0.1.0
+ */
+export type Method = Loops.Method
+
+/**
  * One loop's settings: the session (the {@link generated} one or a fidelity
  * session's name), the method, and the budget.
  *
@@ -53,7 +61,7 @@ export const generated = "generated coding session"
  */
 export interface Args {
   readonly session: string
-  readonly method: "precis" | "baseline"
+  readonly method: Method
   readonly budget: number
   /** The generated session's size. */
   readonly sessionTokens: number
@@ -77,6 +85,8 @@ export interface Result extends Requests.Totals {
   /** Assemblies after the first that rebuilt the context (precis's `Assembled.rebuilt`). */
   readonly rebuilds: number
   readonly probes: { readonly kept: number; readonly total: number; readonly missed: ReadonlyArray<string> } | undefined
+  /** The tokens of the turn labels (`[time] role: `) in the last request. */
+  readonly labelTokens: number
   /** Whether every request kept each tool result right after its call (precis). */
   readonly pairsWhole: boolean
   readonly wallMs: number
@@ -124,64 +134,17 @@ export const session = (args: Pick<Args, "session" | "sessionTokens">): {
     : { turns: Sessions.continuation(found.file), probes: [] }
 }
 
-// Whether every tool result of `sent` follows the turn it followed in the session.
-const pairsKept = (
-  sent: ReadonlyArray<ConversationTurn.ConversationTurn>,
-  turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
-  position: ReadonlyMap<string, number>
-): boolean =>
-  sent.every((t, k) => {
-    if (!ConversationTurn.isToolResult(t)) return true
-    const i = position.get(t.id ?? "") ?? 0
-    return i === 0 || (k > 0 && sent[k - 1]!.id === turns[i - 1]!.id)
-  })
-
-// The requests precis sends: `assemble` after every turn, rendered.
-const precisLoop = (
-  turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
-  options: Assembler.AssembleOptions,
-  onRequest: (request: Requests.Request, called: boolean) => void,
-  calls: () => number
-) => {
-  const position = new Map(turns.map((turn, i) => [turn.id ?? "", i]))
-  return Effect.gen(function*() {
-    const store = yield* Store.all
-    const assembler = yield* Assembler.make
-    let pairsWhole = true
-    let rebuilds = -1
-    let last = ""
-    for (const turn of turns) {
-      const before = calls()
-      yield* store.appendTurns("agent", [turn])
-      const assembled = yield* assembler.assemble("agent", options)
-      last = Layout.render(assembled)
-      // The header placed at the end is the volatile tail: the next request need not start with it.
-      onRequest({ text: last, stable: Layout.renderStable(assembled).length }, calls() > before)
-      pairsWhole &&= pairsKept(assembled.turns, turns, position)
-      if (assembled.rebuilt) rebuilds++
-    }
-    return { pairsWhole, last, rebuilds }
-  })
-}
-
-// The requests the baseline sends: its view after every turn.
-const baselineLoop = (
-  turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
-  budget: number,
-  provider: simulated.Simulated,
-  onRequest: (request: Requests.Request, called: boolean) => void
-) =>
-  Effect.gen(function*() {
-    const condenser = RollingSummary.make(provider.service, { ...RollingSummary.defaults, budget })
-    let last = ""
-    for (const turn of turns) {
-      const before = provider.counters.calls
-      yield* condenser.push(turn)
-      last = condenser.view()
-      onRequest({ text: last, stable: last.length }, provider.counters.calls > before)
-    }
-    return { pairsWhole: true, last, rebuilds: condenser.condensations() }
-  })
+/**
+ * The tokens of the turn labels of `text`: the `[time] role: ` head of each
+ * line that opens a turn (`Transcript.turnHead`).
+ *
+ * @since 0.1.0
+ */
+export const labelTokens = (text: string): number =>
+  text.split("\n").reduce((sum, line) => {
+    const turn = Transcript.turnHead(line)
+    return turn === undefined ? sum : sum + TokenEstimator.approximate.estimate(line.slice(0, line.length - turn.content.length))
+  }, 0)
 
 /**
  * Runs one loop (in this process).
@@ -205,9 +168,7 @@ export const measureWithLast = async (args: Args): Promise<{ readonly result: Re
     if (called) compactions++
   }
   const t0 = performance.now()
-  const out = args.method === "precis"
-    ? await stack.runWithStack(sim.service, {}, precisLoop(turns, { ...args.assemble, budget: args.budget }, onRequest, () => sim.counters.calls))
-    : await Effect.runPromise(baselineLoop(turns, args.budget, sim, onRequest))
+  const out = await Loops.run(args, turns, sim, onRequest)
   const score = probes.length === 0 ? undefined : Probe.score(probes, out.last)
   const result: Result = {
     args,
@@ -219,6 +180,7 @@ export const measureWithLast = async (args: Args): Promise<{ readonly result: Re
     compactions,
     rebuilds: out.rebuilds,
     probes: score === undefined ? undefined : { kept: score.kept.length, total: probes.length, missed: score.missed },
+    labelTokens: labelTokens(out.last),
     pairsWhole: out.pairsWhole,
     wallMs: performance.now() - t0
   }
@@ -245,15 +207,52 @@ export const sessions = (): ReadonlyArray<string> => {
 export const costPerRawToken = (r: Result): number => (Requests.priced(r) + r.summarizerTokens) / r.rawTokens
 
 /**
- * The figures of one session: precis's loop against the baseline's.
+ * The cheaper (by {@link costPerRawToken}) of the OpenHands port's loops.
  *
  * @since 0.1.0
  */
-export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure> => {
+export const cheaper = (peers: ReadonlyArray<Result>): Result =>
+  peers.reduce((a, b) => (costPerRawToken(b) < costPerRawToken(a) ? b : a))
+
+const section = "agent loop: what an agent pays"
+
+const methodName = (method: Method): string =>
+  method === "openhands" ? "OpenHands port (max_size 80, keep_first 4)" : "OpenHands port (max_tokens = budget)"
+
+/**
+ * The figures of one of the OpenHands port's loops: what it costs, its
+ * summarizer's input per raw token, its largest request and the probe facts
+ * its last request holds.
+ *
+ * @since 0.1.0
+ */
+export const peerFigures = (peer: Result): ReadonlyArray<Figure> => {
+  const label = `${peer.args.session}, ${peer.rawTokens} raw tokens, ${peer.turns} turns, budget ${peer.args.budget}, ${
+    methodName(peer.args.method)
+  }`
+  return [
+    figure({
+      section,
+      name: `${label}: agent input priced with a prompt cache, plus the summarizer's, per raw token`,
+      value: costPerRawToken(peer),
+      unit: "tokens/token",
+      note: `summarizer input ${(peer.summarizerTokens / peer.rawTokens).toFixed(2)} per raw token, ${peer.summarizerCalls} calls; ` +
+        `prefix changes ${peer.prefixChanges}; largest request ${peer.maxTokens}` +
+        (peer.probes === undefined ? "" : `; probe facts ${peer.probes.kept} of ${peer.probes.total}`)
+    })
+  ]
+}
+
+/**
+ * The figures of one session: precis's loop against the OpenHands port's
+ * cheaper config (`peer`) and the baseline's.
+ *
+ * @since 0.1.0
+ */
+export const figures = (precis: Result, baseline: Result, peer: Result): ReadonlyArray<Figure> => {
   const label = `${precis.args.session}, ${precis.rawTokens} raw tokens, ${precis.turns} turns, budget ${
     precis.args.budget
   }, ${variantName(precis.args)}`
-  const section = "agent loop: what an agent pays"
   const out: Array<Figure> = [
     figure({
       section,
@@ -279,6 +278,15 @@ export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure>
       baseline: { name: "baseline condenser", value: costPerRawToken(baseline), unit: "tokens/token" },
       target: { op: "<=", value: 0.8, on: "ratio" },
       note: `summarizer input ${precis.summarizerTokens} vs ${baseline.summarizerTokens} tokens`
+    }),
+    figure({
+      section,
+      name: `${label}: agent input priced with a prompt cache, plus the summarizer's, per raw token, against the OpenHands port`,
+      value: costPerRawToken(precis),
+      unit: "tokens/token",
+      baseline: { name: methodName(peer.args.method), value: costPerRawToken(peer), unit: "tokens/token" },
+      target: { op: "<=", value: 0.8, on: "ratio" },
+      note: `summarizer input ${precis.summarizerTokens} vs ${peer.summarizerTokens} tokens`
     }),
     figure({
       section,
@@ -309,6 +317,17 @@ export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure>
       note: `of ${precis.probes.total}`
     }))
   }
+  if (precis.probes !== undefined && peer.probes !== undefined) {
+    out.push(figure({
+      section,
+      name: `${label}: probe facts in the last request, against the OpenHands port`,
+      value: precis.probes.kept,
+      unit: "probes",
+      baseline: { name: methodName(peer.args.method), value: peer.probes.kept, unit: "probes" },
+      target: { op: ">=", value: 1, on: "ratio" },
+      note: `of ${precis.probes.total}`
+    }))
+  }
   return out
 }
 
@@ -322,7 +341,9 @@ export const figures = (precis: Result, baseline: Result): ReadonlyArray<Figure>
 export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> = [
   {},
   { statePlacement: "end" },
+  { lowWater: 0.4 },
   { lowWater: 0.6 },
+  { highWater: 0.7 },
   { highWater: 0.85 },
   { highWater: 1 }
 ]
@@ -337,7 +358,8 @@ const variantName = (args: Args): string => {
 }
 
 /**
- * The section's loops, each in a child process: every session, precis (each variant) and the baseline.
+ * The section's loops, each in a child process: every session, the OpenHands
+ * port (both configs), the baseline and precis (each variant).
  *
  * @since 0.1.0
  */
@@ -349,12 +371,17 @@ export const run = async (options: { readonly quick: boolean }): Promise<{
   const out: Array<Figure> = []
   for (const name of sessions()) {
     const base = { session: name, budget: 32_000, sessionTokens: options.quick ? 60_000 : 200_000 }
+    const peers = [
+      await child.run<Result>("pays", { ...base, method: "openhands" }),
+      await child.run<Result>("pays", { ...base, method: "openhands-tokens" })
+    ]
     const baseline = await child.run<Result>("pays", { ...base, method: "baseline" })
-    results.push(baseline)
+    results.push(...peers, baseline)
+    out.push(...peers.flatMap(peerFigures))
     for (const assemble of variants) {
       const precis = await child.run<Result>("pays", { ...base, method: "precis", assemble })
       results.push(precis)
-      out.push(...figures(precis, baseline))
+      out.push(...figures(precis, baseline, cheaper(peers)))
     }
   }
   return { figures: out, results }

@@ -40,6 +40,8 @@ if (!upToDate()) {
     sourcemap: "linked",
     metafile: true,
     external: ["better-sqlite3"],
+    // jsonc-parser's `main` is a UMD build whose `require("./impl/…")` a bundle cannot follow; its ES build can be.
+    mainFields: ["module", "main"],
     // Bundled CommonJS dependencies call `require`; an ES module has none of its own.
     banner: { js: "import { createRequire as __precisRequire } from \"node:module\"; const require = __precisRequire(import.meta.url);" },
     logLevel: "warning"

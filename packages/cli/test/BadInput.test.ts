@@ -1,5 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
@@ -201,6 +202,7 @@ describe("several conversations in one file (6)", () => {
         turns: 6,
         added: 6,
         skipped: 0,
+        skippedLines: 0,
         sessions: ["t-1", "t-2", "t-3"].map((id) => ({ session: `oa-${id}`, turns: 2, added: 2, skipped: 0 }))
       })
       const context = yield* runCli(["context", "--db", db, "--session", "trees-t-2", "--json"])
@@ -237,5 +239,23 @@ describe("several conversations in one file (6)", () => {
       )
       const sessions = yield* runCli(["context", "--db", db, "--session", "trees-conflict-t-1"])
       assertOneLineFailure(sessions, /unknown session 'trees-conflict-t-1'/)
+    }))
+})
+
+describe("a store is a regular file or a URL (issue 30)", () => {
+  it.live("--db naming a device, a process stream, a directory or a FIFO fails in one line and writes nothing", () =>
+    Effect.gen(function*() {
+      const good = write(dir, "regular.jsonl", sessionJsonl(3))
+      const fifo = path.join(dir, "store.fifo")
+      fs.mkdirSync(path.join(dir, "folder.db"))
+      execFileSync("mkfifo", [fifo])
+      for (const db of ["/dev/stdout", "/dev/null", "/dev/fd/1", "/proc/self/fd/1", path.join(dir, "folder.db"), fifo]) {
+        for (const command of [["import", good], ["compact", good], ["search", "x"], ["sessions"]]) {
+          const result = yield* runCli([...command, "--db", db])
+          assertOneLineFailure(result, /not a regular file: a store is a regular file/)
+          assert.strictEqual(result.stdout, "", `${command[0]} --db ${db}`)
+        }
+      }
+      assert.deepStrictEqual(fs.readdirSync(path.join(dir, "folder.db")), [])
     }))
 })

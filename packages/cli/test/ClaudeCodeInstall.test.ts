@@ -13,6 +13,7 @@ import { execFile, execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
+import * as AgentCommand from "../src/internal/agentCommand.js"
 import * as Settings from "../src/internal/claudeSettings.js"
 import { assertOneLineFailure, repoRoot, runCli, sessionJsonl, tempDir } from "./utils/run.js"
 
@@ -142,7 +143,7 @@ describe("precis install claude-code", () => {
       yield* precis(root, ["install", "claude-code", "--db", "relative.db"])
       const absolute = path.resolve("relative.db")
       const handler = readJson(settingsOf(root)).hooks.SessionEnd[0].hooks[0]
-      expect(handler.command).toMatch(new RegExp(` hook claude-code --db ${Settings.shellWord(absolute).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`))
+      expect(handler.command).toMatch(new RegExp(` hook claude-code --db ${AgentCommand.shellWord(absolute).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`))
       assert.deepStrictEqual(readJson(configOf(root)).mcpServers.precis.args.slice(1), ["mcp", "--db", absolute])
       // Installing again without --db replaces precis's entries, leaving one of each.
       yield* precis(root, ["install", "claude-code"])

@@ -33,7 +33,8 @@ describe("context", () => {
       // The header after the summaries, before the turns: it changes more often than they do.
       assert.isTrue(text.stdout.startsWith("Summary of the earlier conversation, oldest first:\n\n[Summary 1, depth "))
       assert.include(text.stdout, `\n\n${context.header}\n\n[2025-01-01T00:34:00] `)
-      expect(text.stdout.trimEnd()).toMatch(/\[2025-01-01T00:39:00\] assistant: Step 39: .*$/)
+      // The date once, on the first turn; the next turns of the same day by their time.
+      expect(text.stdout.trimEnd()).toMatch(/\n\[00:38:00\] user: Step 38: .*\n\[00:39:00\] assistant: Step 39: .*$/)
       // --no-state leaves it out.
       const bare = yield* runCli(["context", "--db", db, "--no-state"])
       assert.strictEqual(bare.code, 0, bare.stderr)

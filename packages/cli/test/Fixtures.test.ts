@@ -13,6 +13,7 @@ const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 const fixtures = path.resolve(repoRoot, "..", "shared", "fixtures", "transcripts")
+const agents = path.resolve(repoRoot, "..", "shared", "fixtures", "agents")
 describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
   it.live("each imports with --format auto and compacts with the extractive provider", () =>
     Effect.gen(function*() {
@@ -73,5 +74,25 @@ describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
       // The plan of spotter-gqc.7, committed and closed, is done.
       expect(header).toContain("- [x] ReviewTokenStore - ETS-backed GenServer")
       assert.notInclude(header, "- [ ] ")
+    }), { timeout: 120_000 })
+})
+
+describe.skipIf(!fs.existsSync(agents))("shared samples of other agents (Codex, opencode, pi, Cline, aider)", () => {
+  it.live("each imports with --format auto, every turn stored, and its context starts with the first request", () =>
+    Effect.gen(function*() {
+      const files = fs.readdirSync(agents).filter((f) => f !== "SOURCES.md" && f !== "LICENSES")
+      assert.isAtLeast(files.length, 1)
+      const db = path.join(dir, "agents.db")
+      for (const name of files) {
+        const session = name.replace(/\W+/g, "-")
+        const imported = yield* runCli(["import", path.join(agents, name), "--db", db, "--session", session, "--json"])
+        assert.strictEqual(imported.code, 0, `${name}: ${imported.stderr}`)
+        const output = JSON.parse(imported.stdout)
+        assert.isAbove(output.added, 1, name)
+        assert.strictEqual(output.added, output.turns, name)
+        const context = yield* runCli(["context", "--db", db, "--session", session, "--budget", "8000", "--json"])
+        assert.strictEqual(context.code, 0, `${name}: ${context.stderr}`)
+        expect(JSON.parse(context.stdout).header).toContain("- first request: ")
+      }
     }), { timeout: 120_000 })
 })

@@ -379,6 +379,7 @@ describe("providers: every permanent failure is loud", () => {
         [`http://user:pw@127.0.0.1:${server.port}/v1`, /PRECIS_OPENAI_BASE_URL: .*must be an http\(s\) URL/],
         ["http://127.0.0.1:1/v1", /PRECIS_OPENAI_BASE_URL: port 1 is one that fetch refuses/],
         ["http://127.0.0.1:6000/v1", /PRECIS_OPENAI_BASE_URL: port 6000 is one that fetch refuses/],
+        ["http://127.0.0.1:10080/v1?x=1", /PRECIS_OPENAI_BASE_URL: port 10080 is one that fetch refuses/],
         [server.baseUrl.replace("http:", "https:"), /stopped: .*TransportError: .*ERR_SSL_WRONG_VERSION_NUMBER: TLS failed/],
         [`http://127.0.0.1:${closed}/v1`, /stopped: .*TransportError: .*ECONNREFUSED/],
         ["http://no-such-host.invalid/v1", /stopped: .*TransportError: .*ENOTFOUND/]

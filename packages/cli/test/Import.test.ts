@@ -28,7 +28,8 @@ describe("import", () => {
         db,
         turns: 10,
         added: 0,
-        skipped: 10
+        skipped: 10,
+        skippedLines: 0
       })
       const context = JSON.parse((yield* runCli(["context", "--db", db, "--json"])).stdout)
       assert.strictEqual(context.turns.length, 10)

@@ -155,7 +155,7 @@ describe("precis mcp with the official MCP client", () => {
     try {
       const bad = await call(server, "search", { query: 3 })
       assert.isTrue(bad.isError)
-      expect(text(bad)).toContain("Expected string, actual 3")
+      assert.strictEqual(text(bad), "invalid arguments: \"query\" must be a string (got 3)")
       const outOfRange = await call(server, "expand", { summaryId: "x", maxTokens: 10 })
       assert.isTrue(outOfRange.isError)
       expect(text(outOfRange)).toContain("maxTokens")

@@ -3,7 +3,7 @@
  * timed; on start what it follows, the backlog and when the next idle cycle
  * is due; each cycle; a line when it goes idle. The backlog is cleared in one
  * idle cycle (batches, not a batch a minute), sessions compacted several at
- * once; with no PATH it follows Claude Code's projects folder of `$HOME`.
+ * once; with no PATH it follows every agent's folder of sessions under `$HOME`.
  * Waits on what the process prints, never on durations.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
@@ -111,30 +111,42 @@ describe("precis watch says what it does, a real process", () => {
     expect(state.violations).toEqual([])
   }, TIMEOUT)
 
-  it("no PATH: follows Claude Code's projects folder of $HOME, and says so", async () => {
+  it("no PATH: follows every agent's folder of sessions that exists under $HOME, and says which on stderr", async () => {
     const home = path.join(dir, "home")
     const project = path.join(home, ".claude", "projects", "-work-app")
     fs.mkdirSync(project, { recursive: true })
     fs.writeFileSync(path.join(project, "abc.jsonl"), sessionJsonl(3, "c"))
-    const running = start(["watch", "--db", path.join(dir, "home.db"), ...flags, "--json"], { cwd: dir, env: { HOME: home } })
+    // Codex's sessions (under $CODEX_HOME when set) and opencode's storage (under $XDG_DATA_HOME); no Gemini CLI folder.
+    const codex = path.join(home, "codex-home", "sessions", "2026", "01", "02")
+    fs.mkdirSync(codex, { recursive: true })
+    fs.writeFileSync(path.join(codex, "def.jsonl"), sessionJsonl(2, "d"))
+    const opencode = path.join(home, "data", "opencode", "storage")
+    fs.mkdirSync(opencode, { recursive: true })
+    const env = { HOME: home, CODEX_HOME: path.join(home, "codex-home"), XDG_DATA_HOME: path.join(home, "data") }
+    const running = start(["watch", "--db", path.join(dir, "home.db"), ...flags, "--json"], { cwd: dir, env })
     try {
       await running.waitFor("stdout", /"event":"backlog"/)
     } finally {
       await stop(running)
     }
     const seen = events(running)
-    expect(seen[0]).toMatchObject({ event: "started", paths: [path.join(home, ".claude", "projects")], claudeCode: true })
-    expect(seen.find((event) => event.event === "imported")).toMatchObject({ session: "abc", added: 3 })
+    const folders = [path.join(home, ".claude", "projects"), path.join(home, "codex-home", "sessions"), opencode]
+    expect(seen[0]).toMatchObject({ event: "started", paths: folders, claudeCode: true, agents: ["Claude Code", "Codex", "opencode"] })
+    expect(running.stderr()).toContain(
+      `precis: no PATH given; following Claude Code's ${folders[0]}, Codex's ${folders[1]}, opencode's ${folders[2]}\n`
+    )
+    expect(seen.find((event) => event.event === "imported" && event.session === "abc")).toMatchObject({ added: 3 })
   }, TIMEOUT)
 
-  it("no PATH and no Claude Code projects folder: one line saying what to pass", async () => {
+  it("no PATH and no agent's folder: one line saying what to pass", async () => {
     const home = path.join(dir, "empty-home")
     fs.mkdirSync(home)
     const result = await precis(["watch", "--db", path.join(dir, "none.db")], { cwd: dir, env: { HOME: home } })
     assert.strictEqual(result.code, 1)
     expect(result.stdout).toBe("")
+    const folders = [[".claude", "projects"], [".codex", "sessions"], [".gemini", "tmp"], [".local", "share", "opencode", "storage"]]
     expect(result.stderr).toBe(
-      `precis: no PATH given, and no Claude Code projects folder at ${path.join(home, ".claude", "projects")}: ` +
+      `precis: no PATH given, and no agent's folder of sessions exists (${folders.map((f) => path.join(home, ...f)).join(", ")}): ` +
         "give a transcript file or a directory of them (precis watch PATH)\n"
     )
   }, TIMEOUT)

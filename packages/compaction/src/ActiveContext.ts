@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { type ConversationTurn, SessionState, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
+import { Chunked, type ConversationTurn, SessionState, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
 import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -90,7 +90,13 @@ export const load = (
     const dag = yield* DagStore.DagStore
     const estimator = yield* TokenEstimator.TokenEstimator
     const [summaries, turns] = yield* Effect.all([dag.parentless(sessionId), turnStore.uncoveredTurns(sessionId)])
-    return { sessionId, summaries, turns, tokens: count(estimator, { summaries, turns }) }
+    // As `count`, yielding between chunks of turns: a long session's count is CPU-bound.
+    const tokens = yield* Chunked.reduce(
+      turns,
+      count(estimator, { summaries, turns: [] }),
+      (sum, turn) => sum + turnTokens(estimator, turn)
+    )
+    return { sessionId, summaries, turns, tokens }
   }).pipe(Effect.withSpan("ActiveContext.load", { attributes: { "precis.session_id": sessionId } }))
 
 /**
@@ -147,7 +153,7 @@ export const loadState = (
       : yield* store.turns(sessionId, { from: first })
     return {
       sessionId,
-      state: SessionState.fold(newer, from.state),
+      state: yield* SessionState.foldEffect(newer, from.state),
       lastSeq: newer.length === 0 ? from.lastSeq : newer[newer.length - 1]!.seq,
       advanced: newer.length > 0
     }

@@ -77,6 +77,7 @@ import * as ActiveContext from "./ActiveContext.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Engine from "./internal/engine.js"
 import * as Outcome from "./internal/outcome.js"
+import type { CompactAllStats, CompactionStats, RedoStats, SessionCompactionStats } from "./internal/outcome.js"
 import * as Redo from "./internal/redo.js"
 import * as SessionLock from "./internal/sessionLock.js"
 import * as Trigger from "./internal/trigger.js"
@@ -96,32 +97,21 @@ export type ProgressEvent = CompactionOptions.ProgressEvent
  */
 export const ProgressEvent = CompactionOptions.ProgressEvent
 
-/**
- * What one compaction did: `leafSummariesCreated`, `condensedSummariesCreated`,
- * `turnsCompacted` (turns newly covered by leaves) and `tiersUsed` (the tiers
- * of the summaries this run created).
- *
- * @since 0.1.0
- */
-export interface CompactionStats extends Outcome.CompactionStats {}
-
-/**
- * What {@link Service.compactAll} did to one session (the sum of its runs,
- * when new turns gave it work again).
- *
- * @since 0.1.0
- */
-export interface SessionCompactionStats extends Outcome.SessionCompactionStats {}
-
-/**
- * What one {@link Service.compactAll} did: the `sessions` it compacted (in the
- * order it first finished each), the `totals`, and how often it found a
- * session with work held by another worker and went on to the next
- * (`skippedLocked`).
- *
- * @since 0.1.0
- */
-export interface CompactAllStats extends Outcome.CompactAllStats {}
+export type {
+  /**
+   * What a compaction, a session's runs and a worker loop did, and what a redo
+   * of fallback summaries did: declared once, in the engine's outcome module.
+   *
+   * @since 0.1.0
+   */
+  CompactAllStats,
+  /** @since 0.1.0 */
+  CompactionStats,
+  /** @since 0.1.0 */
+  RedoStats,
+  /** @since 0.1.0 */
+  SessionCompactionStats
+}
 
 /**
  * The options of {@link Service.compactAll}: the compaction's, and how long to
@@ -133,16 +123,6 @@ export interface CompactAllStats extends Outcome.CompactAllStats {}
 export interface CompactAllOptions extends CompactionOptions.Options {
   readonly retryDelay?: Duration.DurationInput | undefined
 }
-
-/**
- * What a redo of fallback summaries did (see {@link Service.redoFallbacks}):
- * the fallbacks `redone` by a model tier, those `stillFallback` (their redo
- * fell back again: kept as they were), and the `tiersUsed` by the new
- * summaries, kept or not.
- *
- * @since 0.1.0
- */
-export interface RedoStats extends Outcome.RedoStats {}
 
 /**
  * The provider failed in a way that will not heal (refused credentials, an

@@ -16,8 +16,6 @@ export * as FreshTail from "./FreshTail.js"
 /** @since 0.1.0 */
 export * as ActiveContext from "./ActiveContext.js"
 /** @since 0.1.0 */
-export * as CompactionOutcome from "./internal/outcome.js"
-/** @since 0.1.0 */
 export * as CompactionManager from "./CompactionManager.js"
 /** @since 0.1.0 */
 export * as SleepMode from "./SleepMode.js"

@@ -125,13 +125,48 @@ export interface Block {
   readonly volatile: boolean
 }
 
-const turnBlock = (turn: ConversationTurn.ConversationTurn, kind: "request" | "turn"): Block => ({
+// A timestamp's date and time of day (`YYYY-MM-DD`, `HH:MM:SS`), when it holds both.
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})/
+
+/**
+ * A turn's line in {@link render}: `[YYYY-MM-DDTHH:MM:SS] role: content`
+ * (`Transcript.formatTurn`), but `[HH:MM:SS] role: content` when `previous`,
+ * the turn rendered right before it, has the same date: the date once, and
+ * again when it changes. Never longer than `Transcript.formatTurn`, which
+ * budgets count.
+ *
+ * @example
+ * ```ts
+ * import { Layout } from "@precis/context"
+ * Layout.turnText(
+ *   { role: "assistant", content: "done", timestamp: "2026-02-12T16:02:31Z" },
+ *   { role: "user", content: "go", timestamp: "2026-02-12T16:02:25Z" }
+ * ) // "[16:02:31] assistant: done"
+ * ```
+ * @since 0.1.0
+ */
+export const turnText = (
+  turn: Pick<ConversationTurn.ConversationTurn, "role" | "content" | "timestamp">,
+  previous: Pick<ConversationTurn.ConversationTurn, "timestamp"> | undefined
+): string => {
+  const at = DATE_TIME.exec(turn.timestamp ?? "")
+  const before = DATE_TIME.exec(previous?.timestamp ?? "")
+  return at !== null && before !== null && at[1] === before[1]
+    ? Transcript.formatTurn({ ...turn, timestamp: at[2] })
+    : Transcript.formatTurn(turn)
+}
+
+const turnBlock = (
+  turn: ConversationTurn.ConversationTurn,
+  kind: "request" | "turn",
+  previous: ConversationTurn.ConversationTurn | undefined
+): Block => ({
   kind,
   // Roles other than these (tool results, say) are user messages prefixed with `[role]`.
   ...(turn.role === "user" || turn.role === "assistant" || turn.role === "system"
     ? { role: turn.role, content: turn.content }
     : { role: "user" as const, content: `[${Escape.line(turn.role)}] ${turn.content}` }),
-  text: Transcript.formatTurn(turn),
+  text: turnText(turn, previous),
   volatile: false
 })
 
@@ -155,6 +190,9 @@ const stateBlock = (context: Renderable, at: StatePlacement): Array<Block> =>
     ? []
     : [{ kind: "state", role: "user", content: context.header, text: context.header, volatile: at === "end" }]
 
+const hasFrameHeader = (context: Renderable): boolean =>
+  context.header !== undefined && context.header.length > 0 && (context.statePlacement ?? "frame") === "frame"
+
 /**
  * A context's blocks in their order, most stable first (see the module notes).
  *
@@ -164,10 +202,21 @@ export const blocks = (context: Renderable, options: RenderOptions = {}): Array<
   ...(context.system === undefined || context.system.length === 0
     ? []
     : [{ kind: "system" as const, role: "system" as const, content: context.system, text: context.system, volatile: false }]),
-  ...(context.pinned ?? []).map((turn) => turnBlock(turn, "request")),
+  ...(context.pinned ?? []).map((turn, i, all) => turnBlock(turn, "request", all[i - 1])),
   ...summariesBlock(context, options),
   ...stateBlock(context, "frame"),
-  ...context.turns.map((turn) => turnBlock(turn, "turn")),
+  // The first turn after the summaries or the header shows its date; one right after another turn, only when it changed.
+  ...context.turns.map((turn, i, all) =>
+    turnBlock(
+      turn,
+      "turn",
+      i > 0
+        ? all[i - 1]
+        : context.summaries.length === 0 && !hasFrameHeader(context)
+        ? context.pinned?.at(-1)
+        : undefined
+    )
+  ),
   ...stateBlock(context, "end")
 ]
 

@@ -81,6 +81,16 @@ describe("Condenser", () => {
       ])
     }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provide(ScriptedProvider.alwaysReply("x"))))))
 
+  it.effect("mask and cut notes name a turn by its short id, the one recall's read resolves", () =>
+    Effect.gen(function*() {
+      const uuid = "d35f0cc4-428d-436c-b878-0a1b2c3d4e5f"
+      const turns = session.map((turn, i) => (i === 2 || i === 5 ? ConversationTurn.make({ ...turn, id: `${uuid}#${i}` }) : turn))
+      const out = yield* Condenser.pipeline([Condenser.mask({ protectTokens: 1000 })])({ summaries: [], turns })
+      expect(out.turns[2]!.content).toContain("full text: turn d35f0cc4#2]")
+      expect(out.turns[5]!.content).toContain("full text: turn d35f0cc4#5 ...]")
+      expect(SessionState.cites("d35f0cc4#2", `${uuid}#2`)).toBe(true)
+    }))
+
   it.effect("mask: an old tool result becomes one line naming tool, command, size, exit, first error and turn", () =>
     Effect.gen(function*() {
       const out = yield* Condenser.pipeline([Condenser.mask({ protectTokens: 1000 })])({ summaries: [], turns: session })

@@ -83,7 +83,6 @@ describe("Expansion", () => {
           const limit = Expansion.limit({ budget, reserve })
           assert.strictEqual(out.tokens, ActiveContext.count(estimator, out))
           assert.strictEqual(out.rendered, rendered(out))
-          expect(out.tokens).toBeLessThanOrEqual(out.rendered)
           if (rendered(active) >= limit) {
             assert.strictEqual(out.summaries, active.summaries)
             continue

@@ -24,8 +24,37 @@ describe("Layout", () => {
       expect(messages[0]!.content).toContain(`[Summary 1, depth 0, 2025-01-01T00:00:00 to 2025-01-01T00:02:00]\n${context.summaries[0]!.content}`)
       expect(messages[2]!.content).toBe("[tool] exit 0")
       const text = Layout.render(context)
-      expect(text.endsWith("[2025-01-01T00:03:00] assistant: message 3\n[2025-01-01T00:04:00] tool: exit 0")).toBe(true)
+      // The first turn after the summaries shows its date, the next one only its time (the same date).
+      expect(text.endsWith("[2025-01-01T00:03:00] assistant: message 3\n[00:04:00] tool: exit 0")).toBe(true)
     }).pipe(Effect.provide(managerLayer())))
+
+  it("labels turns with the date once, and again when it changes; never longer than Transcript.formatTurn", () => {
+    const turns = [
+      Fixtures.turn("user", "go", { id: "t0", timestamp: "2026-02-12T23:59:58.120Z" }),
+      Fixtures.turn("assistant", "on it\nfirst step", { id: "t1", timestamp: "2026-02-12T23:59:59Z" }),
+      Fixtures.turn("tool", "ok", { id: "t2", timestamp: "2026-02-13T00:00:01Z" }),
+      Fixtures.turn("assistant", "no time", { id: "t3" }),
+      Fixtures.turn("user", "later", { id: "t4", timestamp: "2026-02-13T00:00:09Z" })
+    ]
+    assert.strictEqual(
+      Layout.render({ summaries: [], turns }),
+      [
+        "[2026-02-12T23:59:58] user: go",
+        "[23:59:59] assistant: on it\n  first step",
+        "[2026-02-13T00:00:01] tool: ok",
+        "[?] assistant: no time",
+        "[2026-02-13T00:00:09] user: later"
+      ].join("\n")
+    )
+    turns.forEach((turn, i) =>
+      assert.isAtMost(Layout.turnText(turn, turns[i - 1]).length, Transcript.formatTurn(turn).length)
+    )
+    // The pinned request gives its date to the first turn right after it; summaries in between do not.
+    const pinned = [turns[0]!]
+    assert.strictEqual(Layout.render({ pinned, summaries: [], turns: [turns[1]!] }).split("\n")[1], "[23:59:59] assistant: on it")
+    const summaries = [Fixtures.summary({ id: "s", depth: 0, content: "c" })]
+    assert.include(Layout.render({ pinned, summaries, turns: [turns[1]!] }), "\n\n[2026-02-12T23:59:59] assistant: on it")
+  })
 
   it("lays out from the most stable block to the least: system, pinned request, summaries, header, turns", () => {
     const summaries = [Fixtures.summary({ id: "s", depth: 0, content: "c" })]
@@ -36,7 +65,7 @@ describe("Layout", () => {
     assert.deepStrictEqual(Layout.toMessages(context).map((m) => m.role), ["system", "user", "user", "user", "user", "assistant"])
     const text = Layout.render(context)
     assert.isTrue(text.startsWith("You are careful.\n\n[?] user: Fix the login bug\n\nSummary of the earlier conversation, oldest first:\n\n[Summary 1, depth 0]\nc\n\nSession state: x\n\n"))
-    assert.isTrue(text.endsWith(Transcript.formatTurns(turns)))
+    assert.isTrue(text.endsWith("\n\n[2025-01-01T00:00:00] user: message 0\n[00:01:00] assistant: message 1"))
     // Every block but the volatile one is stable: here all of them.
     assert.strictEqual(Layout.renderStable(context), text)
     assert.strictEqual(Layout.lastStable(Layout.blocks(context)), 5)
@@ -104,7 +133,11 @@ describe("Layout recall note", () => {
     const note = Layout.recallNote(summaries)
     assert.match(note, /search .* expand .* describe .*Summary ids: s-1, s-2\.$/s)
     const text = Layout.render({ summaries, turns }, { recallNote: true })
-    assert.strictEqual(text, `${Layout.summariesLabel}\n\n${Transcript.renderSummaries(summaries)}\n\n${note}\n\n${Transcript.formatTurns(turns)}`)
+    assert.strictEqual(
+      text,
+      `${Layout.summariesLabel}\n\n${Transcript.renderSummaries(summaries)}\n\n${note}\n\n` +
+        "[2025-01-01T00:00:00] user: message 0\n[00:01:00] assistant: message 1"
+    )
     const messages = Layout.toMessages({ summaries, turns }, { recallNote: true })
     assert.strictEqual(messages.length, 3)
     assert.isTrue(messages[0]!.content.endsWith(`\n\n${note}`))

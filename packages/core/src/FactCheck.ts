@@ -292,7 +292,8 @@ export const keys = (text: string): ReadonlyArray<Fact> => {
  */
 export const keysOf = (task: SummaryTask.SummaryTask): ReadonlyArray<Fact> => {
   const collector = new Collector()
-  if (SummaryTask.isTurns(task)) {
+  if (SummaryTask.isText(task)) collector.text(task.text)
+  else if (SummaryTask.isTurns(task)) {
     for (const turn of task.turns) collector.turn(Escape.line(turn.role), turn.content)
   } else {
     for (const summary of task.summaries) {

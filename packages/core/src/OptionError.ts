@@ -8,7 +8,8 @@
  */
 import type * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
+import * as SchemaIssue from "./SchemaIssue.js"
 
 /**
  * One option that makes no sense: `message` says what it must be
@@ -94,8 +95,8 @@ export interface InvalidOptionsError<Tag extends string> extends Cause.Yieldable
 }
 
 /**
- * A failed decoding as problems, one per option (the first issue of each),
- * each named by its path (`retry.maxAttempts`; a nested struct's problems are
+ * A failed decoding as problems, one per option (the first issue of each,
+ * in words: `SchemaIssue.problems`), each named by its path (`retry.maxAttempts`; a nested struct's problems are
  * its fields'). `options` are the names that
  * a message may refer to (the other options of the same struct): the first
  * one a message mentions becomes the problem's `other`.
@@ -108,12 +109,12 @@ export const problemsOf = (
 ): ReadonlyArray<Problem> => {
   const seen = new Set<string>()
   const problems: Array<Problem> = []
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+  for (const issue of SchemaIssue.problems(error)) {
     const option = issue.path.map(String).join(".")
     // A nested struct fails as a whole after its field did: the field's problem says it.
     if (seen.has(option) || [...seen].some((known) => known.startsWith(`${option}.`))) continue
     seen.add(option)
-    const message = issue._tag === "Missing" ? "is missing" : issue.message
+    const message = issue.message
     const other = options.find((name) => name !== option && new RegExp(`\\b${name}\\b`).test(message))
     problems.push(other === undefined ? { option, message } : { option, message, other })
   }

@@ -152,18 +152,23 @@ export const forTask = (task: SummaryTask.SummaryTask): string => {
   const material = SummaryTask.material(task)
   const base = SummaryTask.isTurns(task)
     ? leaf(material, task.priorSummary, task.targetTokens)
+    : SummaryTask.isText(task) && task.kind !== "condense"
+    ? leaf(material, undefined, task.targetTokens)
     : condense(material, task.targetTokens)
   return task.kind === "aggressive" ? aggressive(base, task.targetTokens) : base
 }
 
 /**
- * The messages to send for `request`: its task's prompt as one user message
- * ({@link forTask}) when it carries a task, else its own messages.
+ * The messages to send for `request`: its own messages when it has any (a
+ * caller with a prompt of its own), else its task's prompt as one user
+ * message ({@link forTask}): a request from the Summarizer carries only its task.
  *
  * @since 0.1.0
  */
 export const messages = (request: ChatRequest): ReadonlyArray<ChatMessage> =>
-  request.task === undefined ? request.messages : [{ role: "user", content: forTask(request.task) }]
+  request.messages.length > 0 || request.task === undefined
+    ? request.messages
+    : [{ role: "user", content: forTask(request.task) }]
 
 /**
  * The marker appended to a fallback (truncated) summary.

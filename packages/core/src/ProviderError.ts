@@ -267,7 +267,8 @@ export {
 
 /**
  * Whether a provider failure will not heal by itself: refused credentials
- * (401/403), an unknown model or endpoint (404), or a transport failure the
+ * (401/403), an unknown model or endpoint (404), a redirect the adapter did
+ * not follow (3xx: the base URL is wrong), or a transport failure the
  * list calls permanent ({@link transportFailures}: a refused connection, an
  * unknown host, an unusable URL or port, a TLS failure). Compaction stops at
  * such a failure instead of storing fallback truncations.
@@ -279,7 +280,8 @@ export const isPermanent = (error: ProviderError): boolean => {
     case "UnauthorizedError":
       return true
     case "BadRequestError":
-      return error.status === 404
+      // An unknown endpoint or model, or a redirect not followed: the base URL or the model is wrong.
+      return error.status !== undefined && (error.status === 404 || (error.status >= 300 && error.status < 400))
     case "TransportError":
       return transportFailure(error.code)?.permanent === true
     default:

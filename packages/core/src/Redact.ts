@@ -123,43 +123,22 @@ export const minFragment = 8
 // so positions in the folded text are positions in the text.
 const fold = (text: string): string => text.replace(/[A-Z]+/g, (run) => run.toLowerCase())
 
-/**
- * `text` with `key` taken out: every occurrence of the key, and of any run of
- * at least {@link minFragment} consecutive characters of it, compared without
- * regard to the case of ASCII letters (`SK-TEST-SECRET123`, `sk-test-SECRET12`),
- * becomes {@link secretMask}; overlapping runs become one mask. A key shorter
- * than {@link minFragment} (a placeholder such as `ollama`, which no server
- * checks) is masked only where it appears exactly.
- *
- * @example
- * ```ts
- * import { Redact } from "@precis/core"
- * Redact.secret("key: SK-TEST-SECRET123.", "sk-test-SECRET123") // "key: [redacted]."
- * Redact.secret("it ends in ...SECRET12", "sk-test-SECRET123") // "it ends in ...[redacted]"
- * Redact.secret("nothing here", "sk-test-SECRET123") // "nothing here"
- * ```
- * @since 0.1.0
- */
-export const secret = (text: string, key: string): string => {
-  if (key.length === 0) return text
-  if (key.length < minFragment) return text.includes(key) ? text.split(key).join(secretMask) : text
-  const foldedKey = fold(key)
+/** The spans of `folded` that match a run of at least `minRun` characters of `foldedKey`, merged where they touch. */
+const spansOf = (folded: string, foldedKey: string, minRun: number): Array<[number, number]> => {
   const grams = new Map<string, Array<number>>()
-  for (let i = 0; i + minFragment <= foldedKey.length; i++) {
-    const gram = foldedKey.slice(i, i + minFragment)
+  for (let i = 0; i + minRun <= foldedKey.length; i++) {
+    const gram = foldedKey.slice(i, i + minRun)
     const at = grams.get(gram)
     if (at === undefined) grams.set(gram, [i])
     else at.push(i)
   }
-  const folded = fold(text)
-  // The spans of text that match a run of the key, merged where they touch.
   const spans: Array<[number, number]> = []
-  for (let i = 0; i + minFragment <= folded.length; i++) {
-    const starts = grams.get(folded.slice(i, i + minFragment))
+  for (let i = 0; i + minRun <= folded.length; i++) {
+    const starts = grams.get(folded.slice(i, i + minRun))
     if (starts === undefined) continue
-    let end = i + minFragment
+    let end = i + minRun
     for (const start of starts) {
-      let length = minFragment
+      let length = minRun
       while (i + length < folded.length && start + length < foldedKey.length && folded[i + length] === foldedKey[start + length]) {
         length++
       }
@@ -169,6 +148,13 @@ export const secret = (text: string, key: string): string => {
     if (last !== undefined && i <= last[1]) last[1] = Math.max(last[1], end)
     else spans.push([i, end])
   }
+  return spans
+}
+
+/** `text` with every run of at least `minRun` characters of `form` (any case) masked. */
+const maskRuns = (text: string, form: string, minRun: number): string => {
+  if (form.length < minRun) return text
+  const spans = spansOf(fold(text), fold(form), minRun)
   if (spans.length === 0) return text
   let out = ""
   let from = 0
@@ -177,4 +163,69 @@ export const secret = (text: string, key: string): string => {
     from = end
   }
   return out + text.slice(from)
+}
+
+const bytesOf = (text: string): Uint8Array => new TextEncoder().encode(text)
+
+/**
+ * The key's base64 as it shows inside any base64 text (standard and URL-safe):
+ * for each of the three alignments of its bytes, the characters that only its
+ * bytes determine.
+ */
+const base64Forms = (key: string): ReadonlyArray<string> => {
+  const bytes = bytesOf(key)
+  return [0, 1, 2].flatMap((pad) => {
+    const padded = new Uint8Array(pad + bytes.length)
+    padded.set(bytes, pad)
+    const encoded = btoa(String.fromCharCode(...padded))
+    const inner = encoded.slice(Math.ceil((pad * 8) / 6), Math.floor(((pad + bytes.length) * 8) / 6))
+    return [inner, inner.replace(/\+/g, "-").replace(/\//g, "_")]
+  })
+}
+
+const hex = (bytes: Uint8Array, prefix: string): string =>
+  Array.from(bytes, (byte) => `${prefix}${byte.toString(16).padStart(2, "0")}`).join("")
+
+/**
+ * The forms a key is echoed in, each with the shortest run of it that leaks
+ * {@link minFragment} characters of the key: as it is, reversed, URL-encoded
+ * (as `encodeURIComponent` does, and every byte), base64 (standard and
+ * URL-safe) and hex.
+ */
+const formsOf = (key: string): ReadonlyArray<readonly [string, number]> => {
+  const bytes = bytesOf(key)
+  return [
+    [key, minFragment],
+    [Array.from(key).reverse().join(""), minFragment],
+    [encodeURIComponent(key), minFragment],
+    [hex(bytes, "%"), minFragment * 3],
+    [hex(bytes, ""), minFragment * 2],
+    ...base64Forms(key).map((form) => [form, Math.ceil((minFragment * 4) / 3)] as const)
+  ]
+}
+
+/**
+ * `text` with `key` taken out: every occurrence of the key, and of any run of
+ * at least {@link minFragment} consecutive characters of it, compared without
+ * regard to the case of ASCII letters (`SK-TEST-SECRET123`, `sk-test-SECRET12`),
+ * becomes {@link secretMask}; overlapping runs become one mask. So does the
+ * key echoed in another form: reversed, URL-encoded, base64 or hex (a run of
+ * the form as long as {@link minFragment} characters of the key encode to). A
+ * key shorter than {@link minFragment} (a placeholder such as `ollama`, which
+ * no server checks) is masked only where it appears exactly.
+ *
+ * @example
+ * ```ts
+ * import { Redact } from "@precis/core"
+ * Redact.secret("key: SK-TEST-SECRET123.", "sk-test-SECRET123") // "key: [redacted]."
+ * Redact.secret("it ends in ...SECRET12", "sk-test-SECRET123") // "it ends in ...[redacted]"
+ * Redact.secret("reversed: 321TERCES-tset-ks", "sk-test-SECRET123") // "reversed: [redacted]"
+ * Redact.secret("nothing here", "sk-test-SECRET123") // "nothing here"
+ * ```
+ * @since 0.1.0
+ */
+export const secret = (text: string, key: string): string => {
+  if (key.length === 0) return text
+  if (key.length < minFragment) return text.includes(key) ? text.split(key).join(secretMask) : text
+  return formsOf(key).reduce((masked, [form, minRun]) => maskRuns(masked, form, minRun), text)
 }

@@ -27,6 +27,8 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
+import * as Chunked from "./Chunked.js"
 import * as ConversationTurn from "./ConversationTurn.js"
 import * as Commands from "./internal/commands.js"
 import * as Plans from "./internal/plans.js"
@@ -222,6 +224,16 @@ export const fold = (turns: Iterable<Turn>, from: State = empty): State => {
   for (const turn of turns) state = step(state, turn)
   return state
 }
+
+/**
+ * {@link fold} as an Effect that yields between chunks of turns
+ * (`Chunked.reduce`), for a long session: the same state, and an
+ * interruption lands after the chunk at hand.
+ *
+ * @since 0.1.0
+ */
+export const foldEffect = (turns: Iterable<Turn>, from: State = empty): Effect.Effect<State> =>
+  Chunked.reduce(turns, from, step)
 
 /**
  * A turn id as the header cites it: a UUID by its first 8 characters, as git

@@ -29,9 +29,10 @@ export const tiers: ReadonlyArray<Tier> = Tier.literals
  * Why a tier gave up and the call went on to the next one:
  * - `reason`: the failed provider call's error tag (`UnauthorizedError`,
  *   `TransportError`, ...), or `Timeout` (the tier's deadline passed), `Defect`
- *   (the provider threw), `BlankReply`, `NotShorter` (a normal reply not shorter
- *   than its input) or `OverMaxTokens` (an aggressive reply longer than the
- *   `maxTokens` it was asked for);
+ *   (the provider threw), `BlankReply`, `NotShorter` (a reply not shorter
+ *   than its input, at either tier), `EchoedPrompt` (a reply that repeats the
+ *   prompt's instructions) or `OverMaxTokens` (an aggressive reply longer than
+ *   the `maxTokens` it was asked for);
  * - `message`: a readable, secret-free description;
  * - `permanent`: the failure will not heal by retrying (refused credentials, an
  *   unknown model or endpoint, a server that refuses connections), so more calls

@@ -103,11 +103,28 @@ export const SummariesTask = Schema.Struct({
 export type SummariesTask = typeof SummariesTask.Type
 
 /**
- * A leaf's or a condensation's work.
+ * A text to summarize as it is, for a caller that has no turns nor summaries
+ * (a baseline, a note): its material is the text.
  *
  * @since 0.1.0
  */
-export const SummaryTask = Schema.Union(TurnsTask, SummariesTask)
+export const TextTask = Schema.Struct({
+  kind: Kind,
+  text: Schema.String,
+  targetTokens: Schema.Number
+})
+
+/**
+ * @since 0.1.0
+ */
+export type TextTask = typeof TextTask.Type
+
+/**
+ * A leaf's or a condensation's work (or a text's).
+ *
+ * @since 0.1.0
+ */
+export const SummaryTask = Schema.Union(TurnsTask, SummariesTask, TextTask)
 
 /**
  * @since 0.1.0
@@ -120,6 +137,13 @@ export type SummaryTask = typeof SummaryTask.Type
  * @since 0.1.0
  */
 export const isTurns = (task: SummaryTask): task is TurnsTask => "turns" in task
+
+/**
+ * Whether `task` is a text to summarize as it is.
+ *
+ * @since 0.1.0
+ */
+export const isText = (task: SummaryTask): task is TextTask => "text" in task
 
 /**
  * The items of a leaf from its turns: each turn's role, time and id, and its
@@ -159,6 +183,7 @@ const rendered = new WeakMap<object, string>()
  * @since 0.1.0
  */
 export const material = (task: SummaryTask): string => {
+  if (isText(task)) return task.text
   const items: object = isTurns(task) ? task.turns : task.summaries
   let text = rendered.get(items)
   if (text === undefined) {

@@ -1,6 +1,7 @@
 /**
  * What a tool call does, by the tool's name: the one table of tool names
- * (Claude Code, SWE-agent, OpenHands, OpenCode and common names) and their
+ * (Claude Code, SWE-agent, OpenHands, Codex, Gemini CLI, opencode, pi, Cline
+ * and common names) and their
  * kinds, the input keys that hold a call's path and command, and the marks of
  * a todo list's statuses. The material, the session state and the extractive
  * provider all read calls through it, so a tool is the same thing everywhere.
@@ -36,13 +37,51 @@ export type Kind = typeof Kind.Type
  */
 export const names: { readonly [K in Exclude<Kind, "other">]: ReadonlyArray<string> } = {
   read: ["Read", "read_file", "view", "open", "cat", "NotebookRead"],
-  write: ["Write", "write_file", "create", "create_file"],
-  edit: ["Edit", "MultiEdit", "NotebookEdit", "edit_file", "insert", "str_replace", "apply_patch"],
-  shell: ["Bash", "execute_bash", "shell", "run", "run_command", "run_shell_command", "exec", "exec_command", "terminal"],
-  search: ["Grep", "Glob", "search_dir", "search_file", "find_file", "ls"],
-  todo: ["TodoWrite"],
+  write: ["Write", "write_file", "create", "create_file", "write_to_file"],
+  edit: [
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "edit_file",
+    "insert",
+    "str_replace",
+    "apply_patch",
+    "replace",
+    "replace_in_file",
+    "apply_diff",
+    "search_and_replace",
+    "insert_content"
+  ],
+  shell: [
+    "Bash",
+    "execute_bash",
+    "shell",
+    "run",
+    "run_command",
+    "run_shell_command",
+    "exec",
+    "exec_command",
+    "terminal",
+    "execute_command",
+    "local_shell"
+  ],
+  search: [
+    "Grep",
+    "Glob",
+    "search_dir",
+    "search_file",
+    "find_file",
+    "ls",
+    "list",
+    "search_files",
+    "list_files",
+    "search_file_content",
+    "list_directory",
+    "codebase_search"
+  ],
+  todo: ["TodoWrite", "update_plan", "write_todos"],
   task: ["Task", "agent"],
-  fetch: ["WebFetch", "WebSearch", "fetch"]
+  fetch: ["WebFetch", "WebSearch", "fetch", "webfetch", "web_fetch", "google_web_search"]
 }
 
 /**
@@ -71,7 +110,7 @@ export const editorCommands: { readonly [command: string]: Kind } = {
  *
  * @since 0.1.0
  */
-export const pathKeys = ["file_path", "filePath", "path", "notebook_path", "filename", "file"] as const
+export const pathKeys = ["file_path", "filePath", "path", "absolute_path", "notebook_path", "filename", "file"] as const
 
 /**
  * The input keys that hold the command of a shell call, the most telling first.

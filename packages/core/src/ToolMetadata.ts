@@ -122,7 +122,8 @@ const isStrings = (value: unknown): value is ReadonlyArray<string> =>
  * empty string) is absent, entries of `toolCalls` without a name are skipped.
  * The spellings agent frameworks use are read too: the call id under any of
  * {@link callIdKeys}, `name` for `toolName`, `input` for a call's
- * `arguments`, `is_error`, `isMeta`. Runs on every turn the material, the
+ * `arguments`, `is_error`, `isMeta`. A `gitBranch` of `HEAD` (what Claude
+ * Code writes outside a repository) is no branch. Runs on every turn the material, the
  * masks and the session state read, so it checks by hand what the Schema
  * states.
  *
@@ -161,7 +162,8 @@ export const read = (metadata: Metadata): ToolMetadata => {
   const cwd = text(m.cwd)
   if (cwd !== undefined) out.cwd = cwd
   const gitBranch = text(m.gitBranch)
-  if (gitBranch !== undefined) out.gitBranch = gitBranch
+  // `HEAD` is what an agent records outside a repository (or on a detached head): no branch.
+  if (gitBranch !== undefined && gitBranch !== "HEAD") out.gitBranch = gitBranch
   const action = text(m.action)
   if (action !== undefined) out.action = action
   if (m.meta === true || m.isMeta === true) out.meta = true

@@ -7,6 +7,8 @@
 /** @since 0.1.0 */
 export * as AlsoLine from "./AlsoLine.js"
 /** @since 0.1.0 */
+export * as Chunked from "./Chunked.js"
+/** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
 /** @since 0.1.0 */
 export * as Escape from "./Escape.js"
@@ -30,6 +32,9 @@ export * as Provider from "./Provider.js"
 export * as ProviderError from "./ProviderError.js"
 /** @since 0.1.0 */
 export * as Redact from "./Redact.js"
+/** @since 0.1.0 */
+export * as SchemaIssue from "./SchemaIssue.js"
+
 /** @since 0.1.0 */
 export * as SessionState from "./SessionState.js"
 /** @since 0.1.0 */

@@ -69,6 +69,41 @@ describe("Redact.secret", () => {
     }
   })
 
+  it("masks the key echoed in another form: reversed, URL-encoded, base64 (any alignment, URL-safe), hex", () => {
+    const keys = [key, "sk-proj-Ab+/9_x=Qz~é", "0123456789abcdefXYZ"]
+    const b64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    const bytesHex = (text: string, prefix = "") =>
+      Array.from(new TextEncoder().encode(text), (b) => `${prefix}${b.toString(16).padStart(2, "0")}`).join("")
+    for (const secret of keys) {
+      const forms = [
+        Array.from(secret).reverse().join(""),
+        encodeURIComponent(secret),
+        bytesHex(secret, "%"),
+        bytesHex(secret, "%").toUpperCase(),
+        bytesHex(secret),
+        b64(secret),
+        b64(`x${secret}`),
+        b64(`xy${secret}`),
+        b64(`Authorization: Bearer ${secret}`),
+        b64(secret).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+        b64(secret).toLowerCase()
+      ]
+      for (const form of forms) {
+        const shown = Redact.secret(`echo: ${form} .`, secret)
+        assert.include(shown, "[redacted]", `${secret} as ${form}`)
+        // What is left of the form says less than minFragment characters of the key.
+        for (const part of shown.split("[redacted]")) {
+          assert.notInclude(part, secret.slice(0, Redact.minFragment), form)
+          assert.notInclude(part, b64(secret).slice(0, 12), form)
+        }
+      }
+    }
+    // Plain text is left alone: no run of any form of the key in it.
+    for (const text of ["the build passed in 4.2s", "SGVsbG8gd29ybGQ= is hello world", "deadbeefcafe", "%20%21"]) {
+      assert.strictEqual(Redact.secret(text, key), text)
+    }
+  })
+
   it("masks a short placeholder key only where it appears exactly", () => {
     assert.strictEqual(Redact.secret("ollama key ollama, Ollama the server", "ollama"), "[redacted] key [redacted], Ollama the server")
     assert.strictEqual(Redact.secret("anything", ""), "anything")

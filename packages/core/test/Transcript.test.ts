@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as ConversationTurn from "../src/ConversationTurn.js"
 import * as Prompt from "../src/Prompt.js"
 import * as SummaryRecord from "../src/SummaryRecord.js"
+import * as SummaryTask from "../src/SummaryTask.js"
 import * as Transcript from "../src/Transcript.js"
 
 describe("Transcript", () => {
@@ -91,11 +92,19 @@ describe("Prompt", () => {
     expect(Prompt.forTask({ kind: "aggressive", summaries, targetTokens: 50 })).toBe(Prompt.aggressive(Prompt.condense(rendered, 50), 50))
   })
 
-  it("sends a request's own messages when it carries no task, the task's prompt when it does", () => {
+  it("sends a request's own messages when it has any, its task's prompt when it has only the task", () => {
     const messages = [{ role: "system" as const, content: "be brief" }, { role: "user" as const, content: "hi" }]
-    expect(Prompt.messages({ messages, temperature: 0, maxTokens: 1 })).toEqual(messages)
     const task = { kind: "leaf" as const, turns: [{ role: "user", content: "hi" }], targetTokens: 5 }
+    expect(Prompt.messages({ messages, temperature: 0, maxTokens: 1 })).toEqual(messages)
+    expect(Prompt.messages({ messages, temperature: 0, maxTokens: 1, task })).toEqual(messages)
     expect(Prompt.messages({ messages: [], temperature: 0, maxTokens: 1, task })).toEqual([{ role: "user", content: Prompt.forTask(task) }])
+  })
+
+  it("summarizes a text task's text as it is: its material, its prompt", () => {
+    const text = "the build failed\nthen passed"
+    expect(SummaryTask.material({ kind: "leaf", text, targetTokens: 9 })).toBe(text)
+    expect(Prompt.forTask({ kind: "leaf", text, targetTokens: 9 })).toBe(Prompt.leaf(text, undefined, 9))
+    expect(Prompt.forTask({ kind: "condense", text, targetTokens: 9 })).toBe(Prompt.condense(text, 9))
   })
 
   it("chooses a fence longer than any backtick run in the material", () => {

@@ -1,29 +1,17 @@
 /**
  * Transcript importers: read an agent transcript file into core
- * `ConversationTurn`s.
+ * `ConversationTurn`s. The formats are those of one registry ({@link sources}),
+ * each read by a module of its own; `auto` detects the format from the content,
+ * the file name only breaking ties. A file of several conversations (OpenAssistant
+ * trees) gives a {@link Conversation} each ({@link sessionId}).
  *
- * The formats are those of one registry ({@link sources}: precis JSONL, OpenAI
- * chat messages, Claude Code sessions, SWE-agent trajectories, OpenHands event
- * streams, OpenAssistant trees), each read by a module of its own; `auto`
- * detects the format from the content (the first element of a JSON array, the
- * first line or object), the file name only breaking ties. A file of several
- * conversations (OpenAssistant trees) gives a {@link Conversation} each, so a
- * session each ({@link sessionId}).
- *
- * Every turn has a stable `id` (the source's own id where it is unique, else
- * `<format>:<index>-<hash>`, the hash over the whole content), so importing a
- * file twice adds nothing to a store that dedupes by id; a repeated id with a
- * different role or content is an error. `metadata.sourceFormat` names the
- * format; tool calls and results carry the keys of `ToolMetadata` (core), and
- * each call is also a `[tool_call name] arguments` line of its turn's content.
- * A turn has a `sessionId` only when its source names one; the session the
- * turns are stored in is the store's own parameter.
- *
- * Bad input fails with an {@link ImportError} `FILE:LINE: reason` and no turns
- * at all. Whatever the format, a role must be a short word
- * (`ConversationTurn.isRole`), a timestamp an ISO-8601 date or date-time, and
- * metadata may nest at most 32 levels. Each turn comes with its line
- * ({@link Conversation}), so that a turn a store refuses can be reported at it.
+ * Every turn has a stable `id` (the source's own where it is unique, else
+ * `<format>:<index>-<hash>`), so importing a file twice adds nothing to a store
+ * that dedupes by id; tool calls and results carry `ToolMetadata` (core).
+ * Bad input fails with an {@link ImportError} `FILE:LINE: reason` and no turns,
+ * except in another program's JSONL log, read leniently unless `strict`: there
+ * a bad line is skipped and reported (`SkipReport`). The package README says
+ * what each format gives and what every turn is checked for.
  *
  * @since 0.1.0
  */
@@ -36,9 +24,12 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { LineFailure, Sink } from "./internal/common.js"
 import * as Detect from "./internal/detect.js"
-import { byName, type Name, registry } from "./internal/formats.js"
+import type { Format as SourceFormat } from "./internal/format.js"
+import { byName, isLenient, type Name, registry } from "./internal/formats.js"
 import { lineSplitter, readLines } from "./internal/jsonl.js"
 import * as LineParsers from "./internal/lineParser.js"
+import { tolerant } from "./internal/tolerant.js"
+import type * as SkipReport from "./SkipReport.js"
 
 /**
  * A concrete transcript format: the name of a format of the registry.
@@ -119,7 +110,15 @@ export class ImportError extends Data.TaggedError("ImportError")<{
 export interface ImportOptions {
   /** The format of the file. Default `"auto"`. */
   readonly format?: Format | undefined
+  /**
+   * Refuse the whole file at its first bad line. By default another program's
+   * JSONL log (every line-based format but precis JSONL) is read leniently: a
+   * line that cannot be read is skipped and reported ({@link Imported}'s
+   * `skipped`), and a NUL in a turn is shown as `␀` (`mended`).
+   */
+  readonly strict?: boolean | undefined
 }
+
 
 /**
  * How many characters from the start of a file {@link detect} looks at when importing.
@@ -174,11 +173,12 @@ export interface Conversation {
  * What a file holds: its conversations, in the order they start (none when
  * the file has no turns: a blank file, whatever its format, or lines of
  * another format), and the format it was read as (`"auto"` only when the
- * file was blank, so that there was nothing to detect).
+ * file was blank, so that there was nothing to detect), and what a lenient
+ * import skipped and mended (`SkipReport`).
  *
  * @since 0.1.0
  */
-export interface Imported {
+export interface Imported extends SkipReport.SkipReport {
   readonly file: string
   readonly format: Format
   readonly conversations: ReadonlyArray<Conversation>
@@ -218,9 +218,11 @@ export const lineOf = (conversation: Conversation, turnId: string): Option.Optio
 export const allTurns = (imported: Imported): ReadonlyArray<ConversationTurn.ConversationTurn> =>
   imported.conversations.flatMap((conversation) => conversation.turns)
 
-const readWhole = (format: ConcreteFormat, text: string, out: Sink): void => {
+const readWhole = (format: ConcreteFormat, text: string, out: Sink, skipped: Array<SkipReport.Skipped> | undefined): void => {
   const source = byName(format)
-  return source.lineBased ? readLines(source.reader(), text, out) : source.reader(text, out)
+  if (!source.lineBased) return source.reader(text, out)
+  const reader = source.reader()
+  readLines(skipped === undefined ? reader : tolerant(reader, skipped), text, out)
 }
 
 const isBlank = (text: string): boolean => /^\uFEFF?\s*$/.test(text)
@@ -232,7 +234,7 @@ const toImportError = (file: string, error: unknown): ImportError => {
 }
 
 // A blank file holds no turns, whatever its format (JSON formats would call it invalid JSON).
-const nothing = (file: string, format: Format): Imported => ({ file, format, conversations: [] })
+const nothing = (file: string, format: Format): Imported => ({ file, format, conversations: [], skipped: [], mended: [] })
 
 /**
  * Parses a whole transcript held in memory — the pure variant of
@@ -241,23 +243,32 @@ const nothing = (file: string, format: Format): Imported => ({ file, format, con
  *
  * @since 0.1.0
  */
-export const parse = (text: string, format: Format, fileName: string): Either.Either<Imported, ImportError> => {
+export const parse = (
+  text: string,
+  format: Format,
+  fileName: string,
+  options: Pick<ImportOptions, "strict"> = {}
+): Either.Either<Imported, ImportError> => {
   if (isBlank(text)) return Either.right(nothing(fileName, format))
   const concrete = format === "auto" ? Detect.detect(text.slice(0, detectionSampleBytes), fileName) : format
   if (concrete === undefined) return Either.left(undetected(fileName))
-  const out = new Sink(concrete)
+  const lenient = isLenient(concrete, options.strict)
+  const out = new Sink(concrete, lenient)
+  const skipped: Array<SkipReport.Skipped> = []
   try {
-    readWhole(concrete, text, out)
+    readWhole(concrete, text, out, lenient ? skipped : undefined)
   } catch (error) {
     return Either.left(toImportError(fileName, error))
   }
-  return Either.right({ file: fileName, format: concrete, conversations: out.conversations })
+  return Either.right({ file: fileName, format: concrete, conversations: out.conversations, skipped, mended: out.mended })
 }
 
 /**
  * Reads a transcript file into its conversations through `FileSystem`. JSONL
- * formats stream line by line; JSON formats are read whole. All or nothing:
- * on any bad line the effect fails with an {@link ImportError} and no turns.
+ * formats stream line by line; JSON formats are read whole. All or nothing
+ * (on a bad line the effect fails with an {@link ImportError} and no turns),
+ * but for another program's JSONL log, where a bad line is skipped and
+ * reported in `skipped` unless `options.strict`.
  * Every turn is checked whatever the format: its role is a short word
  * (`ConversationTurn.isRole`), its timestamp an ISO-8601 date-time, its
  * metadata nests at most 32 levels, and a turn whose id repeats an earlier one
@@ -292,16 +303,20 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
     format = detected
   }
   yield* Effect.annotateCurrentSpan({ "precis.import.format": format })
-  const out = new Sink(format)
-  const imported: Imported = { file: path, format, conversations: out.conversations }
-  const source = byName(format)
+  const lenient = isLenient(format, options.strict)
+  const out = new Sink(format, lenient)
+  const skipped: Array<SkipReport.Skipped> = []
+  const imported: Imported = { file: path, format, conversations: out.conversations, skipped, mended: out.mended }
+  const source: SourceFormat = byName(format)
   if (!source.lineBased) {
-    const text = yield* Effect.mapError(fs.readFileString(path), unreadable)
+    const text = source.gather === undefined
+      ? yield* Effect.mapError(fs.readFileString(path), unreadable)
+      : yield* Effect.mapError(source.gather(path), (reason) => new ImportError({ file: path, line: 1, reason }))
     if (isBlank(text)) return nothing(path, format)
     yield* Effect.try({ try: () => source.reader(text, out), catch: (e) => toImportError(path, e) })
     return imported
   }
-  const reader = source.reader()
+  const reader = lenient ? tolerant(source.reader(), skipped) : source.reader()
   const lines = lineSplitter((text, line) => reader.push(text, line, out))
   yield* fs.stream(path, { chunkSize: STREAM_CHUNK }).pipe(
     Stream.mapError(unreadable),
@@ -351,11 +366,15 @@ export interface LineParser {
   readonly lineCount: () => number
   /** Parses the next complete lines (without their line breaks). */
   readonly push: (lines: ReadonlyArray<string>) => Either.Either<ReadonlyArray<Conversation>, ImportError>
+  /** What the pushes since the last call skipped and mended (a lenient parser's; always empty for a strict one). */
+  readonly report: () => SkipReport.SkipReport
 }
 
 /**
  * A {@link LineParser} of a file in `format` (one of {@link lineFormats};
- * `undefined` for another), `fileName` naming it in errors.
+ * `undefined` for another), `fileName` naming it in errors. Strict unless
+ * `options.strict` is `false` (then a lenient format's bad lines are skipped
+ * and given by `report`, which its caller must keep and show).
  *
  * @example
  * ```ts
@@ -365,13 +384,19 @@ export interface LineParser {
  * ```
  * @since 0.1.0
  */
-export const lineParser = (format: ConcreteFormat, fileName: string): LineParser | undefined => {
+export const lineParser = (
+  format: ConcreteFormat,
+  fileName: string,
+  options: Pick<ImportOptions, "strict"> = {}
+): LineParser | undefined => {
   const source = byName(format)
   if (!source.lineBased) return undefined
-  const parser = LineParsers.make(source.reader(), format)
+  // A follower that does not report skips yet must not lose lines silently: strict unless asked.
+  const parser = LineParsers.make(source.reader(), format, isLenient(format, options.strict ?? true))
   return {
     format,
     lineCount: parser.lineCount,
-    push: (lines) => Either.try({ try: () => parser.push(lines), catch: (error) => toImportError(fileName, error) })
+    push: (lines) => Either.try({ try: () => parser.push(lines), catch: (error) => toImportError(fileName, error) }),
+    report: parser.report
   }
 }

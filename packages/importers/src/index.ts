@@ -6,3 +6,6 @@
 
 /** @since 0.1.0 */
 export * as Importer from "./Importer.js"
+
+/** @since 0.1.0 */
+export * as SkipReport from "./SkipReport.js"

@@ -578,7 +578,7 @@ describe("detect", () => {
   it("imports nothing from a blank file, whatever the format", () => {
     assert.deepStrictEqual(ok("\n  \n", "auto"), [])
     for (const format of Importer.formats) {
-      assert.deepStrictEqual(Importer.parse("\uFEFF \n", format, "blank"), Either.right({ file: "blank", format, conversations: [] }))
+      assert.deepStrictEqual(Importer.parse("\uFEFF \n", format, "blank"), Either.right({ file: "blank", format, conversations: [], skipped: [], mended: [] }))
     }
   })
 })

@@ -9,9 +9,25 @@ const readme = (file: string) => fs.readFileSync(path.join(import.meta.dirname, 
 describe("the registry of formats", () => {
   it("gives the --format choices, the formats read line by line and the undetected message", () => {
     assert.deepStrictEqual(Importer.formats, ["auto", ...Importer.sources.map((source) => source.name)])
-    assert.deepStrictEqual(Importer.formats, ["auto", "precis", "openai", "claude-code", "swe-agent", "openhands", "oasst"])
+    assert.deepStrictEqual(Importer.formats, [
+      "auto",
+      "precis",
+      "openai",
+      "claude-code",
+      "swe-agent",
+      "openhands",
+      "oasst",
+      "codex",
+      "gemini",
+      "gemini-stream",
+      "opencode",
+      "opencode-storage",
+      "pi",
+      "cline",
+      "aider"
+    ])
     assert.deepStrictEqual(Importer.lineFormats, Importer.sources.filter((s) => s.lineBased).map((s) => s.name))
-    assert.deepStrictEqual(Importer.lineFormats, ["precis", "claude-code", "oasst"])
+    assert.deepStrictEqual(Importer.lineFormats, ["precis", "claude-code", "oasst", "codex", "gemini-stream", "pi"])
     for (const name of Importer.formats) {
       if (name !== "auto") assert.strictEqual(Importer.lineParser(name, "x") !== undefined, Importer.lineFormats.includes(name), name)
     }

@@ -20,9 +20,12 @@ export const ok = (
   file = "sample"
 ): ReadonlyArray<ConversationTurn.ConversationTurn> => Importer.allTurns(parsed(text, format, file))
 
-/** The `ImportError` reading `text` as `format` fails with; fails the test when it succeeds. */
+/**
+ * The `ImportError` reading `text` as `format` fails with, strictly (as `--strict`: another
+ * program's log is otherwise read leniently); fails the test when it succeeds.
+ */
 export const err = (text: string, format: Importer.Format, file = "sample"): Importer.ImportError => {
-  const result = Importer.parse(text, format, file)
+  const result = Importer.parse(text, format, file, { strict: true })
   if (Either.isRight(result)) return assert.fail(`expected an ImportError, got ${Importer.allTurns(result.right).length} turns`)
   return result.left
 }

@@ -351,6 +351,15 @@ describe("extract", () => {
     expect(out).toContain("…")
   })
 
+  it("reads a text task's text as it reads a child summary's: a rendered leaf gives the leaf's summary", () => {
+    const turns = session()
+    const text = Transcript.formatTurns(turns)
+    for (const targetTokens of [60, 200]) {
+      expect(ExtractiveProvider.extract({ kind: "leaf", text, targetTokens }, estimator))
+        .toBe(ExtractiveProvider.extract({ kind: "leaf", turns, targetTokens }, estimator))
+    }
+  })
+
   it("returns an empty text for blank material", () => {
     assert.strictEqual(ExtractiveProvider.extract({ kind: "condense", summaries: [{ depth: 0, content: " \n\n " }], targetTokens: 10 }, estimator), "")
   })

@@ -187,5 +187,14 @@ describe("OpenAiProvider: a reply echoing the key", () => {
         const provider = yield* OpenAiProvider.make({ baseUrl: server.baseUrl, model: "m", apiKey: Redacted.make(KEY) })
         assert.strictEqual((yield* provider.chat(request)).text, shown)
       }
+      // Encoded or reversed, the key is no more shown.
+      const encoded = [btoa(KEY), btoa(`Bearer ${KEY}`), Array.from(KEY).reverse().join(""), encodeURIComponent(KEY)]
+      for (const form of encoded) {
+        const server = yield* Loopback.serve(() => Effect.succeed(Loopback.completion(`here: ${form}`)))
+        const provider = yield* OpenAiProvider.make({ baseUrl: server.baseUrl, model: "m", apiKey: Redacted.make(KEY) })
+        const text = (yield* provider.chat(request)).text
+        assert.include(text, "[redacted]", form)
+        assert.notInclude(text, form.slice(2, 12), form)
+      }
     }).pipe(Effect.provide(Loopback.layer)))
 })

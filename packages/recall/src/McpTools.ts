@@ -26,6 +26,7 @@ import * as McpSchema from "@effect/ai/McpSchema"
 import * as McpServer from "@effect/ai/McpServer"
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
+import { SchemaIssue } from "@precis/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
@@ -41,17 +42,17 @@ const inputSchema = (schema: Schema.Schema.Any): McpSchema.Tool["inputSchema"] =
   return Object.keys(definitions).length === 0 ? json : { ...json, $defs: definitions }
 }
 
-/** What a failure says: a decoding problem's own message, else the error's description or message. */
+/** What a failure says: arguments that do not decode in one sentence, else the error's description or message. */
 const failureText = (error: unknown): string => {
   if (!Predicate.isRecord(error)) return String(error)
   const cause = error.cause
-  const detail = ParseResult.isParseError(cause) ? `: ${cause.message}` : ""
+  if (ParseResult.isParseError(cause)) return `invalid arguments: ${SchemaIssue.sentence(cause, "the arguments")}`
   const what = typeof error.description === "string"
     ? error.description
     : typeof error.message === "string" && error.message.length > 0
     ? error.message
     : JSON.stringify(error)
-  return `${what}${detail}`
+  return what
 }
 
 /** An MCP tool result: the JSON text, the object itself as `structuredContent` (never an array). */
@@ -62,19 +63,15 @@ const result = (value: unknown, isError: boolean): McpSchema.CallToolResult =>
     ...(Predicate.isRecord(value) && !isError ? { structuredContent: value } : {})
   })
 
-/**
- * Registers each tool of `toolkit` with the `McpServer` in context, its
- * handler taken from the context (`Toolkit.toLayer`'s handlers).
- *
- * @since 0.1.0
- */
-export const register = <Tools extends Record<string, Tool.Any>>(
-  toolkit: Toolkit.Toolkit<Tools>
-): Effect.Effect<void, never, McpServer.McpServer | Tool.HandlersFor<Tools>> =>
+/** Registers each tool of `toolkit`, its calls answered by the handlers `handlers` gives at each call. */
+const registerWith = <Tools extends Record<string, Tool.Any>, E, R>(
+  toolkit: Toolkit.Toolkit<Tools>,
+  handlers: Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
+): Effect.Effect<void, never, McpServer.McpServer | R> =>
   Effect.gen(function*() {
     const server = yield* McpServer.McpServer
-    const built: Toolkit.WithHandler<Tools> = yield* toolkit
-    for (const [name, tool] of Object.entries(built.tools)) {
+    const context = yield* Effect.context<R>()
+    for (const [name, tool] of Object.entries(toolkit.tools)) {
       yield* server.addTool({
         tool: new McpSchema.Tool({
           name,
@@ -88,7 +85,9 @@ export const register = <Tools extends Record<string, Tool.Any>>(
           })
         }),
         handle: (payload) =>
-          built.handle(name, payload).pipe(
+          handlers.pipe(
+            Effect.flatMap((built) => built.handle(name as keyof Tools & string, payload as never)),
+            Effect.provide(context),
             Effect.match({
               onFailure: (error) => result(error, true),
               onSuccess: (handled) => result(handled.encodedResult, handled.isFailure)
@@ -99,6 +98,17 @@ export const register = <Tools extends Record<string, Tool.Any>>(
   })
 
 /**
+ * Registers each tool of `toolkit` with the `McpServer` in context, its
+ * handler taken from the context (`Toolkit.toLayer`'s handlers).
+ *
+ * @since 0.1.0
+ */
+export const register = <Tools extends Record<string, Tool.Any>>(
+  toolkit: Toolkit.Toolkit<Tools>
+): Effect.Effect<void, never, McpServer.McpServer | Tool.HandlersFor<Tools>> =>
+  Effect.flatMap(toolkit, (built) => registerWith(toolkit, Effect.succeed(built)))
+
+/**
  * {@link register} as a layer, over the `McpServer` and the handlers it is given.
  *
  * @since 0.1.0
@@ -106,3 +116,17 @@ export const register = <Tools extends Record<string, Tool.Any>>(
 export const layer = <Tools extends Record<string, Tool.Any>>(
   toolkit: Toolkit.Toolkit<Tools>
 ): Layer.Layer<never, never, McpServer.McpServer | Tool.HandlersFor<Tools>> => Layer.effectDiscard(register(toolkit))
+
+/**
+ * The tools of `toolkit` over handlers that `open` gives at each call (a
+ * store that may not exist yet, or may not open): when `open` fails, the
+ * call's result is its error's message (`isError: true`), and the next
+ * call tries again. Cache in `open` what should be opened once.
+ *
+ * @since 0.1.0
+ */
+export const layerOpening = <Tools extends Record<string, Tool.Any>, E, R>(
+  toolkit: Toolkit.Toolkit<Tools>,
+  open: Effect.Effect<Context.Context<Tool.HandlersFor<Tools>>, E, R>
+): Layer.Layer<never, never, McpServer.McpServer | R> =>
+  Layer.effectDiscard(registerWith(toolkit, Effect.flatMap(open, (handlers) => Effect.provide(toolkit, handlers))))

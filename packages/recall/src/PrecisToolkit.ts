@@ -183,8 +183,8 @@ export const TurnsPage = Schema.Struct({
  * @since 0.1.0
  */
 export const Read = RecallTool.make("read", {
-  description: "Read a turn word for word: by its id, or by the short id the session state cites in brackets " +
-    "(d35f0cc4 for [d35f0cc4]), with the turns around it, within maxTokens.",
+  description: "Read a turn word for word: by its id, the short id the session state cites in brackets " +
+    "(d35f0cc4 for [d35f0cc4]) or the start of one turn's id, with the turns around it, within maxTokens.",
   parameters: {
     session: Schema.String.annotations({ description: "the session id" }),
     id: Schema.String.annotations({ description: "the turn's id, or the short id cited for it" }),
@@ -194,7 +194,7 @@ export const Read = RecallTool.make("read", {
       })
     ),
     maxTokens: Schema.optional(
-      Schema.Int.pipe(Schema.between(50, 20_000)).annotations({
+      Schema.Int.pipe(Schema.between(50, Items.MAX_READ_TOKENS)).annotations({
         description: `the page's token cap (default ${DEFAULT_MAX_TOKENS})`
       })
     )
@@ -242,7 +242,13 @@ export const layer: Layer.Layer<
     }))
   return {
     search: ({ limit, query, session }) =>
-      index.search(session, query, { limit: limit ?? DEFAULT_LIMIT }).pipe(Effect.mapError(recallError)),
+      Effect.zipRight(
+        session === undefined ? Effect.void : findSession(session),
+        index.search(session, query, { limit: limit ?? DEFAULT_LIMIT })
+      ).pipe(
+        Effect.provideService(TurnStore.TurnStore, turnStore),
+        Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))
+      ),
     expand: ({ maxTokens, of, offset, summaryId }) =>
       Effect.gen(function*() {
         const summary = yield* findSummary(summaryId)
@@ -251,7 +257,7 @@ export const layer: Layer.Layer<
           ? (yield* dag.children(summaryId)).map((s) => Items.summaryItem(estimator, s))
           : (yield* dag.sourceTurns(summaryId)).map((t) => Items.turnItem(estimator, t))
         const start = offset ?? 0
-        const result = page(estimator, items, start, maxTokens ?? DEFAULT_MAX_TOKENS)
+        const result = page(estimator, items, start, maxTokens ?? DEFAULT_MAX_TOKENS, summary.sessionId)
         return { summaryId, depth: summary.depth, of: what, offset: start, total: items.length, ...result }
       }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
     describe: ({ session }) =>

@@ -13,3 +13,6 @@ export * as ContextTool from "./ContextTool.js"
 
 /** @since 0.1.0 */
 export * as McpTools from "./McpTools.js"
+
+/** @since 0.1.0 */
+export * as McpStdio from "./McpStdio.js"

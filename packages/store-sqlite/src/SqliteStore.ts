@@ -20,7 +20,8 @@ import type * as ConfigError from "effect/ConfigError"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { existsSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
+import * as path from "node:path"
 import { type ReadTarget, readTarget } from "./internal/readOnly.js"
 
 /**
@@ -152,7 +153,29 @@ const client = (options: SqliteOptions, target: ReadTarget) =>
  */
 export const layer = (
   options: SqliteOptions
-): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError> => {
+): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError> =>
+  // The file is looked at when the layer is built, not when it is made: a store made once is found once it exists.
+  Layer.suspend(() => open(options))
+
+/** A store is a regular file: not a directory, a device (`/dev/stdout`), a FIFO or a socket. */
+const notRegular = (filename: string): string | undefined => {
+  // `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`: a stream of this process, whatever file it leads to.
+  if (/^\/(dev|proc)\//.test(path.resolve(filename))) {
+    return "a device or process file, not a regular file: a store is a regular file (or a PostgreSQL URL)"
+  }
+  const stat = statSync(filename, { throwIfNoEntry: false })
+  if (stat === undefined || stat.isFile()) return undefined
+  const what = stat.isDirectory()
+    ? "a directory"
+    : stat.isCharacterDevice() || stat.isBlockDevice()
+    ? "a device"
+    : stat.isFIFO()
+    ? "a FIFO"
+    : "a socket"
+  return `${what}, not a regular file: a store is a regular file (or a PostgreSQL URL)`
+}
+
+const open = (options: SqliteOptions): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError> => {
   const error = (cause: unknown) => StoreError.StoreError.fromCause(cause, "Store.open", options.filename)
   if (options.filename.trim().length === 0) {
     return Layer.fail(
@@ -161,6 +184,10 @@ export const layer = (
         reason: "the database filename is empty (SQLite would use a temporary database and throw it away)"
       })
     )
+  }
+  const irregular = options.filename === ":memory:" ? undefined : notRegular(options.filename)
+  if (irregular !== undefined) {
+    return Layer.fail(new StoreError.StoreError({ operation: "Store.open", reason: irregular, filename: options.filename }))
   }
   // A read-write connection creates a missing file: a reader, and a writer that creates nothing, check first.
   const creates = options.readonly !== true && options.create !== false

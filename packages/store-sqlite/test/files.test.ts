@@ -10,10 +10,12 @@ import { SqlStore, Store, WorkQueue } from "@precis/store"
 import { Fixtures, Logs } from "@precis/testing"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -455,4 +457,64 @@ describe("SqliteStore: read-only means read-only, nothing created by mistake, wr
       assert.deepStrictEqual(warnings.messages, [`${db}: another process is writing; waiting for it (up to 30s)`])
     }).pipe(Effect.provide(warnings.layer))
   })
+
+  it.effect("a store is a regular file: a directory, a device or a FIFO is refused, whatever the mode, and left as it was", () =>
+    Effect.gen(function*() {
+      const folder = file("a-folder.db")
+      fs.mkdirSync(folder)
+      const fifo = file("a-fifo.db")
+      execFileSync("mkfifo", [fifo])
+      const cases = [[folder, "a directory"], [fifo, "a FIFO"]]
+      for (const [filename, what] of cases) {
+        for (const mode of [{}, { create: false }, { readonly: true }]) {
+          const error = yield* openError({ filename: filename!, ...mode })
+          assert.strictEqual(error.message, `${filename}: ${what}, not a regular file: a store is a regular file (or a PostgreSQL URL)`)
+        }
+      }
+      // A stream of this process is no store, whatever it leads to (a terminal, a pipe, a regular file).
+      for (const filename of ["/dev/stdout", "/dev/null", "/dev/fd/1", "/proc/self/fd/1", "/dev/../dev/stderr"]) {
+        for (const mode of [{}, { readonly: true }]) {
+          expect((yield* openError({ filename, ...mode })).message).toBe(
+            `${filename}: a device or process file, not a regular file: a store is a regular file (or a PostgreSQL URL)`
+          )
+        }
+      }
+      assert.isTrue(fs.statSync(folder).isDirectory())
+      assert.deepStrictEqual(fs.readdirSync(folder), [])
+    }))
+
+  it.effect("a layer made before its file exists opens the file once it does (the file is looked at when built)", () =>
+    Effect.gen(function*() {
+      const late = file("late.db")
+      const reader = SqliteStore.layer({ filename: late, readonly: true })
+      assert.strictEqual((yield* Effect.flip(Effect.scoped(Layer.build(reader)))).reason, "no such file")
+      yield* withStore({ filename: late }, (store) => store.appendTurns("s", [Fixtures.turn("user", "hello")]))
+      const sessions = yield* Effect.scoped(
+        Effect.flatMap(Layer.build(reader), (ctx) => Effect.flatMap(Effect.provide(Store.all, ctx), (store) => store.sessions))
+      )
+      assert.deepStrictEqual(sessions.map((s) => s.id), ["s"])
+    }))
+
+  it.effect("a long session is read whole, in order, a page at a time; a read of it can be interrupted", () =>
+    Effect.gen(function*() {
+      const count = 20_000
+      yield* withStore({ filename: file("long.db") }, (store) =>
+        Effect.gen(function*() {
+          yield* store.appendTurns("s", Array.from({ length: count }, (_, i) => Fixtures.turn("user", `turn ${i}`, { id: `t${i}` })))
+          const all = yield* store.turns("s")
+          assert.deepStrictEqual([all.length, all[0]!.id, all.at(-1)!.id], [count, "t0", `t${count - 1}`])
+          assert.isTrue(all.every((turn, i) => turn.seq === i))
+          const range = yield* store.turns("s", { from: 5000, to: 15_000 })
+          assert.deepStrictEqual([range.length, range[0]!.seq, range.at(-1)!.seq], [10_001, 5000, 15_000])
+          yield* store.insertLeaf({ sessionId: "s", content: "first ten", tier: "normal", tokenEstimate: 3, turnIds: all.slice(0, 10).map((t) => t.id) })
+          const uncovered = yield* store.uncoveredTurns("s")
+          assert.deepStrictEqual([uncovered.length, uncovered[0]!.seq], [count - 10, 10])
+          assert.deepStrictEqual((yield* store.uncoveredTurns("s", { limit: 3, offset: 1 })).map((t) => t.seq), [11, 12, 13])
+          // Forked and interrupted at its first yield, the read stops there.
+          const fiber = yield* Effect.fork(store.turns("s"))
+          yield* Effect.yieldNow()
+          const exit = yield* Fiber.interrupt(fiber)
+          assert.isTrue(Exit.isInterrupted(exit))
+        }))
+    }))
 })

@@ -50,31 +50,8 @@ export const context = (service: Service): Context.Context<Store> =>
  */
 export const all: Effect.Effect<Service, never, Store> = Effect.map(
   Effect.all([TurnStore.TurnStore, DagStore.DagStore, SearchIndex.SearchIndex, WorkQueue.WorkQueue]),
-  ([turns, dag, search, work]): Service => ({
-    appendTurns: turns.appendTurns,
-    withTransaction: turns.withTransaction,
-    turns: turns.turns,
-    turnsWithIdPrefix: turns.turnsWithIdPrefix,
-    uncoveredTurns: turns.uncoveredTurns,
-    sessions: turns.sessions,
-    sessionState: turns.sessionState,
-    saveSessionState: turns.saveSessionState,
-    summary: dag.summary,
-    summaries: dag.summaries,
-    parentless: dag.parentless,
-    children: dag.children,
-    sourceTurns: dag.sourceTurns,
-    latestLeaf: dag.latestLeaf,
-    insertLeaf: dag.insertLeaf,
-    insertCondensed: dag.insertCondensed,
-    rewriteSummary: dag.rewriteSummary,
-    search: search.search,
-    indexSearch: search.indexSearch,
-    claimWork: work.claimWork,
-    settleWork: work.settleWork,
-    withSessionLease: work.withSessionLease,
-    tryWithSessionLease: work.tryWithSessionLease
-  })
+  // Each part's methods, whatever they are: a method added to a part is in `all` with nothing to list.
+  ([turns, dag, search, work]): Service => ({ ...turns, ...dag, ...search, ...work })
 )
 
 /**

@@ -4,6 +4,7 @@
  */
 import { SqlError } from "@effect/sql/SqlError"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as DagStore from "../src/DagStore.js"
@@ -57,7 +58,47 @@ describe("Store", () => {
       assert.strictEqual(yield* all.indexSearch, 7)
       assert.deepStrictEqual(yield* all.tryWithSessionLease("s", Effect.succeed("ran")), Option.some("ran"))
     }).pipe(Effect.provide(Store.layer(Effect.succeed(nothing)))))
+
+  it.effect("all holds every method of each part, the parts given as four objects (nothing listed by hand)", () =>
+    Effect.gen(function*() {
+      const all = yield* Store.all
+      assert.deepStrictEqual(Object.keys(all).sort(), Object.keys(nothing).sort())
+      for (const [name, method] of Object.entries(all)) assert.strictEqual(method, nothing[name as keyof Store.Service], name)
+    }).pipe(
+      Effect.provide(Context.make(TurnStore.TurnStore, pick(turnKeys)).pipe(
+        Context.add(DagStore.DagStore, pick(dagKeys)),
+        Context.add(SearchIndex.SearchIndex, pick(["search", "indexSearch"])),
+        Context.add(WorkQueue.WorkQueue, pick(["claimWork", "settleWork", "withSessionLease", "tryWithSessionLease"]))
+      ))
+    ))
 })
+
+const turnKeys = [
+  "appendTurns",
+  "withTransaction",
+  "turns",
+  "turnsWithIdPrefix",
+  "uncoveredTurns",
+  "sessions",
+  "sessionState",
+  "saveSessionState"
+] as const
+const dagKeys = [
+  "summary",
+  "summaries",
+  "parentless",
+  "children",
+  "sourceTurns",
+  "latestLeaf",
+  "insertLeaf",
+  "insertCondensed",
+  "rewriteSummary"
+] as const
+
+/** A part of `nothing` as its own object, holding only `keys`. */
+function pick<K extends keyof Store.Service>(keys: ReadonlyArray<K>): never {
+  return Object.fromEntries(keys.map((key) => [key, nothing[key]])) as never
+}
 
 describe("StoreError", () => {
   it("names the operation, or the file of a file store", () => {

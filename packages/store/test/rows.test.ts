@@ -16,10 +16,10 @@ const row = (seq: number, metadata: string | null) => ({
 })
 
 describe("rows", () => {
-  describe("checkTurnRows", () => {
+  describe("checkTurnRow", () => {
     it("gives what the full decode gives for rows that read well", () => {
       const rows = [row(0, null), row(1, `{"toolCallId":"c1","nested":{"n":[1,"two"]}}`), row(2, "{}")]
-      expect(Rows.checkTurnRows(rows)).toEqual(decodeTurnRows(rows))
+      expect(rows.map(Rows.checkTurnRow)).toEqual(decodeTurnRows(rows))
     })
 
     it("gives up on a row the full decode refuses, so that the decode reports it", () => {
@@ -33,7 +33,8 @@ describe("rows", () => {
         { id: "t1", session_id: "s", seq: 1, role: "user", content: "x", timestamp: null }
       ]
       for (const one of bad) {
-        expect(Rows.checkTurnRows([row(0, null), one])).toBeUndefined()
+        expect(Rows.checkTurnRow(row(0, null))).toBeDefined()
+        expect(Rows.checkTurnRow(one)).toBeUndefined()
         expect(() => decodeTurnRows([row(0, null), one])).toThrow()
       }
     })

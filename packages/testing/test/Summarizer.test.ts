@@ -169,10 +169,9 @@ describe("Summarizer escalation", () => {
   for (const [cause, first, reason] of escalatesToAggressive) {
     it.effect(`escalates to aggressive on ${cause}, and says so`, () =>
       Effect.gen(function*() {
-        const { counts, requests, summary } = yield* withClock(summarize([first, ScriptedProvider.reply(` ${tooLong} `)]))
+        const { counts, requests, summary } = yield* withClock(summarize([first, ScriptedProvider.reply(` ${short} `)]))
         expect(summary.tier).toBe("aggressive")
-        // any non-blank aggressive reply within maxTokens is kept, even one longer than the input
-        expect(summary.text).toBe(tooLong)
+        expect(summary.text).toBe(short)
         expect(requests).toHaveLength(2)
         expect(counts).toEqual({ normal: 0, aggressive: 1, fallback: 0 })
         expect(summary.escalations.map((e) => [e.tier, e.reason, e.permanent])).toEqual([["normal", reason, false]])
@@ -180,6 +179,60 @@ describe("Summarizer escalation", () => {
         expect(summary.failedPermanently).toBe(false)
       }))
   }
+
+  it.effect("a reply not shorter than its input is no summary at any tier: the fallback is", () =>
+    Effect.gen(function*() {
+      for (const second of [tooLong, "y".repeat(inputTokens * 4), `${material()}\n${material()}`]) {
+        const { counts, summary } = yield* summarize([ScriptedProvider.reply(tooLong), ScriptedProvider.reply(second)])
+        expect(summary.tier).toBe("fallback")
+        expect(summary.text.endsWith(MARKER)).toBe(true)
+        expect(summary.escalations.map((e) => [e.tier, e.reason])).toEqual([["normal", "NotShorter"], ["aggressive", "NotShorter"]])
+        expect(counts).toEqual({ normal: 0, aggressive: 0, fallback: 1 })
+      }
+    }))
+
+  // The instructions of a prompt: the prompt without the transcript it carries.
+  const instructionsOf = (prompt: string) => prompt.split(material(bigTurns)).join("")
+  const bigTurns = Fixtures.conversation(40, { content: (i) => `turn ${i}: ${"edited src/app.ts and ran npm test again ".repeat(6)}` })
+  const echoes: ReadonlyArray<[string, (prompt: string) => string]> = [
+    ["the instructions alone", instructionsOf],
+    ["the instructions in capitals, re-wrapped", (prompt) => instructionsOf(prompt).toUpperCase().replace(/\s+/g, "\n")],
+    ["the first half of the instructions", (prompt) => instructionsOf(prompt).slice(0, instructionsOf(prompt).length / 2)],
+    ["a summary that recites the sections' descriptions", () =>
+      `Summary:\n${Prompt.sections.map((section) => `- ${section.title}: ${section.holds}`).join("\n")}`]
+  ]
+  for (const [what, echo] of echoes) {
+    it.effect(`a reply that repeats the prompt's instructions (${what}) is no summary at any tier`, () =>
+      Effect.gen(function*() {
+        const { requests, summary } = yield* Effect.gen(function*() {
+          const summary = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns(bigTurns))
+          return { summary, requests: yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests) }
+        }).pipe(
+          Effect.provide(Summarizer.layer().pipe(Layer.provideMerge(ScriptedProvider.respond((request) =>
+            ScriptedProvider.reply(echo(Prompt.messages(request)[0]!.content))
+          ))))
+        )
+        expect(requests).toHaveLength(2)
+        expect(summary.tier).toBe("fallback")
+        expect(summary.escalations.map((e) => [e.tier, e.reason])).toEqual([
+          ["normal", "EchoedPrompt"],
+          ["aggressive", "EchoedPrompt"]
+        ])
+      }))
+  }
+
+  it.effect("a summary may quote the transcript, even where the transcript holds the prompt's words", () =>
+    Effect.gen(function*() {
+      const quoting = [
+        ConversationTurn.make({ role: "user", content: `Why does the summary prompt say: ${Prompt.leaf("")}` }),
+        ConversationTurn.make({ role: "assistant", content: "word ".repeat(3000) })
+      ]
+      const quote = `The user asked why the prompt says: ${Prompt.leaf("").slice(0, 600)}`
+      const summary = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns(quoting)).pipe(
+        Effect.provide(withScript([ScriptedProvider.reply(quote)]))
+      )
+      expect([summary.tier, summary.text]).toEqual(["normal", quote])
+    }))
 
   it.effect("a normal reply has no escalations", () =>
     Effect.gen(function*() {
@@ -727,7 +780,9 @@ const expectedTier = (outcomes: ReadonlyArray<ScriptedProvider.Outcome>, inputTo
   const first = replyOf(outcomes[0])
   if (first !== undefined && first.length > 0 && TokenEstimator.approximate.estimate(first) < inputTokens) return "normal"
   const second = replyOf(outcomes[1])
-  if (second !== undefined && second.length > 0 && TokenEstimator.approximate.estimate(second) <= Summarizer.defaults.maxTokens) {
+  const secondTokens = second === undefined ? 0 : TokenEstimator.approximate.estimate(second)
+  // No tier keeps a reply not shorter than its input; the aggressive one also none over maxTokens.
+  if (second !== undefined && second.length > 0 && secondTokens < inputTokens && secondTokens <= Summarizer.defaults.maxTokens) {
     return "aggressive"
   }
   return "fallback"

@@ -29,11 +29,10 @@ const cut = (text: string, max: number): string =>
     ? text
     : `${text.slice(0, Math.floor(max / 2))}\n[... ${text.length - max} characters omitted ...]\n${text.slice(-Math.floor(max / 2))}`
 
-// The instructions, sent as a system message before the material (no summary task: this baseline is no precis Summarizer).
-const instructions =
+const prompt = (material: string): string =>
   "You maintain the summary of an agent's session. Merge the previous summary (if any) and the events below " +
   "into one summary that keeps the user's goals, the state of the work, files, commands, errors and their " +
-  "fixes, and decisions."
+  `fixes, and decisions.\n\n${material}`
 
 /** A condenser over `provider`: `push` each event, `view` is what the agent sends. */
 export const make = (provider: Provider.Service, options: Options) => {
@@ -63,9 +62,10 @@ export const make = (provider: Provider.Service, options: Options) => {
       events.slice(from, tail).join("\n")
     ].join("\n\n")
     const reply = yield* provider.chat({
-      messages: [{ role: "system", content: instructions }, { role: "user", content: material }],
+      messages: [{ role: "user", content: prompt(material) }],
       temperature: 0.2,
-      maxTokens: 4096
+      maxTokens: 4096,
+      task: { kind: "leaf", text: material, targetTokens: Math.floor(options.budget / 8) }
     }).pipe(Effect.orElseSucceed(() => ({ text: summary ?? "" })))
     summary = reply.text
     from = tail

@@ -38,8 +38,8 @@ export const make = (
     chat: (request) =>
       Effect.suspend(() => {
         counters.calls++
-        // What is sent: the messages as one text (a summary task rendered as its prompt).
-        counters.inputTokens += estimator.estimate(Prompt.messages(request).map((m) => m.content).join("\n\n"))
+        // What is sent: the messages (a summary task's rendered as its prompt).
+        for (const m of Prompt.messages(request)) counters.inputTokens += estimator.estimate(m.content)
         const task = request.task
         if (task?.kind === "condense") counters.condenseCalls++
         else counters.leafCalls++

@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { CliError, inStore } from "../internal/errors.js"
 import { readConversations } from "../internal/input.js"
+import * as SkippedLines from "../internal/skippedLines.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
@@ -54,6 +55,7 @@ export const command = Command.make(
     db: Opt.db,
     session: Opt.importSession,
     format: Opt.format,
+    strict: Opt.strict,
     provider: Opt.provider,
     timeout: Opt.timeout,
     ...Opt.compaction,
@@ -76,7 +78,7 @@ export const command = Command.make(
         ? yield* Effect.gen(function*() {
           const file = args.file.pipe(Option.getOrThrow)
           const prefix = Option.getOrElse(args.session, () => Render.sessionIdFromPath(file))
-          const imported = yield* timed("parsed input")(readConversations(file, args.format))
+          const imported = yield* timed("parsed input")(readConversations(file, args.format, args.strict))
           return Option.some({ prefix, imported })
         })
         : Option.none()
@@ -133,10 +135,14 @@ export const command = Command.make(
         const targets: ReadonlyArray<readonly [string, Session.Imported | undefined]> = Option.isSome(input)
           ? (yield* Session.importConversations(input.value.imported, input.value.prefix)).map((r) => [r.session, r])
           : [[yield* Session.resolve(args.db, args.session), undefined]]
+        // The lines of FILE that could not be read (not `imported.skipped`: the turns already present).
+        const skipped = Option.isSome(input) ? { skippedLines: yield* SkippedLines.keep(input.value.imported, args.db) } : {}
         const results = yield* Effect.forEach(targets, ([sessionId, imported]) => compactSession(sessionId, imported))
         const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
         if (args.json) {
-          return yield* printJson(results.length === 1 ? { ...results[0]!, tierCounts } : { sessions: results, tierCounts })
+          return yield* printJson(
+            results.length === 1 ? { ...results[0]!, ...skipped, tierCounts } : { sessions: results, ...skipped, tierCounts }
+          )
         }
         yield* Console.log(`tiers this run: ${Render.tierCountsLine(tierCounts)}`)
       })

@@ -18,6 +18,7 @@ import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
 import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
+import * as SkippedLines from "../internal/skippedLines.js"
 
 /** What `import` fails with: each is printed as one line. */
 export type Failure = CliError | Importer.ImportError | StoreError.StoreError
@@ -33,22 +34,25 @@ export const command = Command.make(
     db: Opt.db,
     session: Opt.importSession,
     format: Opt.format,
+    strict: Opt.strict,
     json: Opt.json,
     verbose: Opt.verbose
   },
   (args) =>
     Effect.gen(function*() {
       const prefix = Option.getOrElse(args.session, () => Render.sessionIdFromPath(args.file))
-      const imported = yield* timed("parsed input")(readConversations(args.file, args.format))
+      const imported = yield* timed("parsed input")(readConversations(args.file, args.format, args.strict))
       const results = yield* Effect.provide(Session.importConversations(imported, prefix), Layers.store(args.db)).pipe(
         inStore(args.db)
       )
+      // `skipped` counts the turns already present; `skippedLines` the lines that could not be read.
+      const skippedLines = yield* SkippedLines.keep(imported, args.db)
       if (args.json) {
         // One session: its id and counts, as ever; several: the totals and each session's counts.
         return yield* printJson(
           results.length === 1
-            ? { session: results[0]!.session, file: args.file, db: args.db, ...Session.totals(results) }
-            : { file: args.file, db: args.db, ...Session.totals(results), sessions: results }
+            ? { session: results[0]!.session, file: args.file, db: args.db, ...Session.totals(results), skippedLines }
+            : { file: args.file, db: args.db, ...Session.totals(results), skippedLines, sessions: results }
         )
       }
       yield* Console.log(Session.importedLine(results, { file: args.file, db: args.db }))
@@ -56,7 +60,8 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     `Read a conversation file (${formatList()}) and append its turns to a session. ` +
-      "The whole file is parsed first: a bad line writes nothing. " +
+      "The whole file is parsed first: a bad line writes nothing (another program's JSONL log skips it instead, " +
+      "unless --strict). " +
       "Importing the same file again adds nothing. A file of several conversations (OpenAssistant trees) gives a session " +
       "per conversation, named --session (or the file's base name) followed by -TREE-ID."
   )

@@ -1,33 +1,44 @@
 /**
- * `precis install claude-code` and `precis uninstall claude-code`: add
- * precis's hooks and MCP server to Claude Code's settings, and take exactly
- * those out again (the merge rules are `internal/claudeSettings.ts`'s). Each
- * file is read, changed in memory and written only when it changed, after a
- * backup of what it held; a file precis cannot read as a JSON object is left
- * alone and the command fails before writing anything. `--dry-run` says what
- * would change and writes nothing.
+ * `precis install AGENT` and `precis uninstall AGENT`: add precis's MCP
+ * server (and, for Claude Code, its hooks) to a coding agent's settings, and
+ * take exactly those out again. Each file is edited as a document, so what
+ * is not precis's stays byte for byte (`jsonDocument.ts`, `codexConfig.ts`);
+ * all files are planned before the first is written, each written only when
+ * it changes, after a backup (`installPlan.ts`). `--dry-run` says what would
+ * change and writes nothing.
  *
- * The files: with `--user` (the default) `~/.claude/settings.json` (hooks) and
- * `~/.claude.json` (MCP servers, user scope); with `--project` the current
- * folder's `.claude/settings.json` and `.mcp.json`.
+ * The files: Claude Code with `--user` (the default) `~/.claude/settings.json`
+ * (hooks) and `~/.claude.json` (MCP servers, user scope), with `--project` the
+ * current folder's `.claude/settings.json` and `.mcp.json` (their backups
+ * outside the project, under precis's state folder, so none is committed);
+ * Codex `~/.codex/config.toml`, Gemini CLI `~/.gemini/settings.json`,
+ * opencode `~/.config/opencode/opencode.json` (`agentFolders.ts`).
+ *
+ * A store whose name holds a password never goes on a command line or into
+ * these files: it is written to a file of mode 600 that precis reads
+ * (`storeFile.ts`), and it is shown masked.
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Path from "@effect/platform/Path"
-import { PgStore } from "@precis/store-pg"
-import * as Clock from "effect/Clock"
+import { Redact } from "@precis/core"
 import * as Console from "effect/Console"
-import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as AgentCommand from "../internal/agentCommand.js"
+import * as AgentFolders from "../internal/agentFolders.js"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as Settings from "../internal/claudeSettings.js"
+import * as Codex from "../internal/codexConfig.js"
 import { CliError } from "../internal/errors.js"
-import * as JsonFile from "../internal/jsonFile.js"
+import * as HomeFolders from "../internal/homeFolders.js"
+import * as Plan from "../internal/installPlan.js"
+import * as McpServers from "../internal/mcpServers.js"
 import * as Opt from "../internal/options.js"
+import * as StoreFile from "../internal/storeFile.js"
 
 const user = Options.boolean("user").pipe(
   Options.withDescription("change the user settings: ~/.claude/settings.json and ~/.claude.json (the default when --project is not given)")
@@ -36,7 +47,8 @@ const user = Options.boolean("user").pipe(
 const project = Options.boolean("project").pipe(
   Options.withDescription(
     "change the current folder's project settings instead: .claude/settings.json and .mcp.json (shared with " +
-      "whoever uses the project; Claude Code asks before it starts a project's MCP server; default: off)"
+      "whoever uses the project; Claude Code asks before it starts a project's MCP server; their backups go to " +
+      "~/.local/state/precis/backups, not into the project; default: off)"
   )
 )
 
@@ -44,147 +56,199 @@ const dryRun = Options.boolean("dry-run").pipe(
   Options.withDescription("say what would change, write nothing (default: off)")
 )
 
-/** The two files of a scope. */
-interface Files {
-  readonly hooks: string
-  readonly servers: string
+const commandOption = Options.text("command").pipe(
+  Options.withPseudoName("COMMAND"),
+  Options.optional,
+  Options.withDescription(
+    "how the agent runs precis, words split at spaces: precis (on the agent's PATH) or \"npx -y @precis/cli\", a " +
+      "form that works on every machine (default: with --project, precis when it is on PATH; else this Node and " +
+      "this precis by absolute path)"
+  )
+)
+
+/** One file an agent set-up changes: how install and uninstall edit it, and what each says. */
+interface Target {
+  readonly file: string
+  readonly install: (invocation: AgentCommand.Invocation) => Plan.Edit
+  readonly uninstall: Plan.Edit
+  readonly adds: string
+  readonly removes: string
 }
 
-const filesOf = (scope: { readonly user: boolean; readonly project: boolean }) =>
+const serverTarget = (file: string, shape: McpServers.Shape): Target => ({
+  file,
+  install: (invocation) => Plan.jsonEdit((doc) => McpServers.add(doc, shape, invocation)),
+  uninstall: Plan.jsonEdit((doc) => Either.right(McpServers.remove(doc, shape))),
+  adds: `add the MCP server "${McpServers.serverName}"`,
+  removes: "remove precis's MCP server"
+})
+
+const hookNames = Settings.hookSpecs.map((spec) => spec.event + (spec.matcher === undefined ? "" : ` (${spec.matcher})`))
+
+/** Claude Code's two files of a scope. */
+const claudeTargets = (scope: { readonly user: boolean; readonly project: boolean }) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     if (scope.user && scope.project) return yield* new CliError({ reason: "--user and --project exclude each other" })
-    if (scope.project) {
-      const root = path.resolve(".")
-      return { hooks: path.join(root, ".claude", "settings.json"), servers: path.join(root, ".mcp.json") } satisfies Files
+    const root = path.resolve(".")
+    const hooks = scope.project ? path.join(root, ".claude", "settings.json") : path.join(yield* ClaudeCode.userDir, "settings.json")
+    const servers = scope.project ? path.join(root, ".mcp.json") : path.join(yield* ClaudeCode.home, ".claude.json")
+    const hookTarget: Target = {
+      file: hooks,
+      install: (invocation) => Plan.jsonEdit((doc) => Settings.addHooks(doc, AgentCommand.line(invocation, Settings.hookWords))),
+      uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(doc))),
+      adds: `add the hooks ${hookNames.join(", ")}`,
+      removes: "remove precis's hooks"
     }
-    const home = yield* ClaudeCode.home
-    const hooks = path.join(yield* ClaudeCode.userDir, "settings.json")
-    return { hooks, servers: path.join(home, ".claude.json") } satisfies Files
+    return [hookTarget, serverTarget(servers, McpServers.claudeCode)]
   })
 
-/**
- * How Claude Code runs this precis: this Node and this script, by absolute
- * path (a hook runs in Claude Code's environment, whose PATH may not have
- * either), with `--db` when one was given.
- */
-const invocation = (db: Option.Option<string>) =>
-  Effect.gen(function*() {
-    const path = yield* Path.Path
-    const script = path.resolve(process.argv[1] ?? "precis")
-    const store = Option.map(db, (name) => (PgStore.isUrl(name) ? name : path.resolve(name)))
-    const dbArgs = Option.match(store, { onNone: () => [], onSome: (name) => ["--db", name] })
-    return {
-      hookCommand: [process.execPath, script, "hook", "claude-code", ...dbArgs].map(Settings.shellWord).join(" "),
-      server: Settings.serverEntry(process.execPath, [script, "mcp", ...dbArgs])
-    }
-  })
+// The variables that name precis's folders (and its store, when no secret), as set now: Codex passes only a
+// few of the environment's variables to an MCP server, so its table names them.
+const codexEnv = Effect.gen(function*() {
+  const env: Record<string, string> = {}
+  for (const name of [ClaudeCode.storeVariable, "XDG_DATA_HOME", "XDG_CONFIG_HOME"]) {
+    const value = yield* HomeFolders.variable(name)
+    if (Option.isSome(value) && !StoreFile.holdsSecret(value.value)) env[name] = value.value
+  }
+  return env
+})
 
-/** A file's planned change: its content now (none when missing) and after. */
-interface Change {
-  readonly file: string
-  readonly before: Option.Option<Settings.Json>
-  readonly after: Settings.Json
-  readonly what: string
+const codexTarget = Effect.gen(function*() {
+  const home = yield* AgentFolders.codexHome
+  const env = yield* codexEnv
+  return {
+    file: `${home}/config.toml`,
+    install: (invocation) => (text) => Either.map(Codex.add(text, invocation, env), Option.some),
+    uninstall: (text) => Either.map(Codex.remove(text), (next) => (next.trim() === "" ? Option.none() : Option.some(next))),
+    adds: `add the MCP server [mcp_servers.${McpServers.serverName}]`,
+    removes: "remove precis's MCP server"
+  } satisfies Target
+})
+
+interface InstallArgs {
+  readonly db: Option.Option<string>
+  readonly command: Option.Option<string>
+  readonly dryRun: boolean
 }
 
-const plan = (
-  file: string,
-  change: (json: Settings.Json) => Either.Either<Settings.Json, Settings.SettingsShapeError>,
-  what: string
+/** Plans every target's install, names a secret store in its file, writes, and says what it did. */
+const install = (
+  targets: ReadonlyArray<Target>,
+  args: InstallArgs,
+  options: { readonly project: boolean; readonly restart: string; readonly undo: string }
 ) =>
   Effect.gen(function*() {
-    const before = yield* JsonFile.read(file)
-    const after = yield* Either.match(change(Option.getOrElse(before, () => ({}))), {
-      onLeft: (error) => Effect.fail(new CliError({ reason: `${file}: ${error.reason}; precis leaves it as it is` })),
-      onRight: Effect.succeed
+    const invocation = yield* AgentCommand.make(args.db, args.command, options.project)
+    const changes = yield* Effect.forEach(targets, (target) => Plan.plan(target.file, target.install(invocation), target.adds))
+    const secret = Option.filter(args.db, StoreFile.holdsSecret)
+    const named = Option.isSome(secret) && !args.dryRun ? Option.some(yield* StoreFile.write(secret.value)) : Option.none()
+    yield* Plan.apply(changes, { dryRun: args.dryRun, backups: options.project ? Option.some(yield* AgentFolders.backupsDir) : Option.none() })
+    const db = Redact.url(yield* ClaudeCode.storeOf(args.db))
+    const where = Option.match(named, {
+      onNone: () => Option.isSome(secret) ? " (with --dry-run, its URL is not written anywhere)" : "",
+      onSome: (file) => ` (its URL, password included, is in ${file}, mode 600: no command line or settings file holds it)`
     })
-    return { file, before, after, what } satisfies Change
-  })
-
-/** Writes each change (all planned before the first write), or says what it would do with `dryRun`. */
-const apply = (changes: ReadonlyArray<Change>, dryRun: boolean) =>
-  Effect.gen(function*() {
-    const now = DateTime.unsafeMake(yield* Clock.currentTimeMillis)
-    const stamp = DateTime.formatIso(now).replace(/[-:]/g, "").replace(".", "")
-    for (const change of changes) {
-      if (Settings.unchanged(Option.getOrElse(change.before, () => ({})), change.after)) {
-        yield* Console.log(`${change.file}: nothing to change`)
-        continue
-      }
-      if (dryRun) {
-        yield* Console.log(`${change.file}: would ${change.what}`)
-        continue
-      }
-      const backup = yield* JsonFile.write(change.file, change.after, stamp)
+    yield* Console.log(`store: ${db}${where}. ${options.restart} Undo with ${options.undo}.`)
+    if (options.project && invocation.machineSpecific) {
       yield* Console.log(
-        `${change.file}: ${change.what}: done` +
-          Option.match(backup, { onNone: () => " (a new file)", onSome: (file) => ` (backup: ${file})` })
+        `note: ${targets.map((t) => t.file).join(" and ")} are files a team may commit, and they now name this machine's ` +
+          `Node and precis (${invocation.words.join(" ")}); for a form that works on every machine, run this again with ` +
+          "--command precis (precis on PATH) or --command \"npx -y @precis/cli\"."
       )
     }
   })
 
-const hookNames = Settings.hookSpecs.map((spec) => spec.event + (spec.matcher === undefined ? "" : ` (${spec.matcher})`))
+const uninstallFrom = (targets: ReadonlyArray<Target>, dryRun: boolean, project: boolean) =>
+  Effect.gen(function*() {
+    const changes = yield* Effect.forEach(targets, (target) => Plan.plan(target.file, target.uninstall, target.removes))
+    yield* Plan.apply(changes, { dryRun, backups: project ? Option.some(yield* AgentFolders.backupsDir) : Option.none() })
+    // The file naming a store with its password serves every agent's set-up: it stays, and is said.
+    const named = yield* StoreFile.file
+    const stays = yield* StoreFile.read.pipe(Effect.map(Option.isSome), Effect.orElseSucceed(() => true))
+    if (Option.isSome(named) && stays) {
+      yield* Console.log(
+        `${named.value} still names the store (with its password) for the other agents' set-ups; remove it when none uses precis.`
+      )
+    }
+  })
+
+const restartClaude = "Start Claude Code again (or run /hooks and /mcp) for the change to take effect."
 
 /** `precis install claude-code`. */
 export const installClaudeCode = Command.make(
   "claude-code",
-  { user, project, db: Opt.agentDb, dryRun },
+  { user, project, db: Opt.agentDb, command: commandOption, dryRun },
   (args) =>
-    Effect.gen(function*() {
-      const files = yield* filesOf(args)
-      const { hookCommand, server } = yield* invocation(args.db)
-      const changes = [
-        yield* plan(files.hooks, (json) => Settings.addHooks(json, hookCommand), `add the hooks ${hookNames.join(", ")}`),
-        yield* plan(files.servers, (json) => Settings.addServer(json, server), `add the MCP server "${ClaudeCode.serverName}"`)
-      ]
-      yield* apply(changes, args.dryRun)
-      const db = yield* ClaudeCode.storeOf(args.db)
-      yield* Console.log(
-        `store: ${db}. Start Claude Code again (or run /hooks and /mcp) for the change to take effect; ` +
-          `undo with precis uninstall claude-code${args.project ? " --project" : ""}.`
-      )
-    })
+    Effect.flatMap(claudeTargets(args), (targets) =>
+      install(targets, args, {
+        project: args.project,
+        restart: restartClaude,
+        undo: `precis uninstall claude-code${args.project ? " --project" : ""}`
+      }))
 ).pipe(
   Command.withDescription(
     "Set up Claude Code to use precis: hooks (PreCompact and SessionEnd import the session's transcript and compact " +
       "it; SessionStart after a compaction or a resume gives back the session state) and the MCP server precis " +
-      "mcp (search, expand, describe, read, context). Merges into the settings that are there, writes a backup of each " +
-      "file it changes first, and changes nothing when run again."
+      "mcp (search, expand, describe, read, context). Edits the settings that are there (comments, keys and " +
+      "numbers stay as they are, a link stays a link), writes a backup of each file it changes first, and changes " +
+      "nothing when run again."
   )
+)
+
+/** The `install` and `uninstall` subcommands of an agent whose set-up is an MCP server in one file. */
+const serverAgent = (name: string, title: string, target: Effect.Effect<Target, CliError>, restart: string) => ({
+  install: Command.make(name, { db: Opt.agentDb, command: commandOption, dryRun }, (args) =>
+    Effect.flatMap(target, (t) => install([t], args, { project: false, restart, undo: `precis uninstall ${name}` }))).pipe(
+      Command.withDescription(
+        `Set up ${title} to use precis: its MCP server precis mcp (search, expand, describe, read, context), merged ` +
+          "into the settings that are there (comments and the user's keys stay), a backup first; changes nothing " +
+          "when run again."
+      )
+    ),
+  uninstall: Command.make(name, { dryRun }, (args) => Effect.flatMap(target, (t) => uninstallFrom([t], args.dryRun, false))).pipe(
+    Command.withDescription(`Take out of ${title}'s settings exactly what precis install ${name} added, a backup first.`)
+  )
+})
+
+const codex = serverAgent("codex", "Codex CLI", codexTarget, "Start Codex again (see /mcp) for the change to take effect.")
+const gemini = serverAgent(
+  "gemini",
+  "Gemini CLI",
+  Effect.map(AgentFolders.geminiHome, (home) => serverTarget(`${home}/settings.json`, McpServers.gemini)),
+  "Start Gemini CLI again (see /mcp) for the change to take effect."
+)
+const opencode = serverAgent(
+  "opencode",
+  "opencode",
+  Effect.map(AgentFolders.opencodeConfig, (file) => serverTarget(file, McpServers.opencode)),
+  "Start opencode again for the change to take effect."
 )
 
 /** `precis uninstall claude-code`. */
 export const uninstallClaudeCode = Command.make(
   "claude-code",
   { user, project, dryRun },
-  (args) =>
-    Effect.gen(function*() {
-      const files = yield* filesOf(args)
-      const changes = [
-        yield* plan(files.hooks, (json) => Either.right(Settings.removeHooks(json)), "remove precis's hooks"),
-        yield* plan(files.servers, (json) => Either.right(Settings.removeServer(json)), "remove precis's MCP server")
-      ]
-      yield* apply(changes, args.dryRun)
-    })
+  (args) => Effect.flatMap(claudeTargets(args), (targets) => uninstallFrom(targets, args.dryRun, args.project))
 ).pipe(
   Command.withDescription(
     "Take out of Claude Code's settings exactly what precis install claude-code added (its hooks and its MCP " +
-      "server), leaving everything else as it is; a backup of each file changed is written first. The store stays."
+      "server, even after you edited their arguments), leaving everything else as it is; a backup of each file " +
+      "changed is written first. The store stays."
   )
 )
 
 /** One line for the root page and the README. */
-export const summary = "Set up Claude Code to use precis (hooks and the MCP server)"
+export const summary = "Set up an agent to use precis: Claude Code (hooks and the MCP server), Codex, Gemini CLI, opencode"
 
 /** The `install` command. */
 export const command = Command.make("install").pipe(
-  Command.withDescription("Set up an agent to use precis: precis install claude-code."),
-  Command.withSubcommands([installClaudeCode])
+  Command.withDescription("Set up an agent to use precis: precis install claude-code | codex | gemini | opencode."),
+  Command.withSubcommands([installClaudeCode, codex.install, gemini.install, opencode.install])
 )
 
 /** The `uninstall` command. */
 export const uninstall = Command.make("uninstall").pipe(
-  Command.withDescription("Undo precis install: precis uninstall claude-code."),
-  Command.withSubcommands([uninstallClaudeCode])
+  Command.withDescription("Undo precis install: precis uninstall claude-code | codex | gemini | opencode."),
+  Command.withSubcommands([uninstallClaudeCode, codex.uninstall, gemini.uninstall, opencode.uninstall])
 )

@@ -1,6 +1,7 @@
 /**
  * `precis watch [PATH...]`: follow transcript files as they grow (with no
- * PATH, Claude Code's projects folder), import their new lines into the
+ * PATH, the folders of sessions of every agent that has one: Claude Code,
+ * Codex, Gemini CLI, opencode, `agentFolders.ts`), import their new lines into the
  * store (see `internal/follow.ts`: change notifications and polling with
  * backoff, the offsets kept in the store, one failing file never stopping
  * the others) and compact their sessions in idle time with Sleep Mode,
@@ -27,10 +28,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as BacklogWorkers from "../internal/backlogWorkers.js"
-import * as ClaudeCode from "../internal/claudeCode.js"
+import * as AgentFolders from "../internal/agentFolders.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Follow from "../internal/follow.js"
 import { formatList } from "../internal/input.js"
@@ -53,15 +53,16 @@ export type Failure =
   | Importer.ImportError
   | StoreError.StoreError
 
-// The paths given, else Claude Code's projects folder when it exists.
+// The paths given, else every agent's folder of sessions that exists (`agentFolders.ts`), said on stderr.
 const pathsToFollow = (paths: ReadonlyArray<string>) =>
-  paths.length > 0 ? Effect.succeed({ paths, claudeCode: false }) : Effect.gen(function*() {
+  paths.length > 0 ? Effect.succeed({ paths, agents: [] }) : Effect.gen(function*() {
     const noPath = (why: string) =>
       new CliError({ reason: `no PATH given, and ${why}: give a transcript file or a directory of them (precis watch PATH)` })
-    const dir = yield* Effect.mapError(ClaudeCode.projectsDir, () => noPath("HOME is not set (Claude Code's projects folder is under it)"))
-    const found = yield* Effect.promise(() => fsp.stat(dir).then((stats) => stats.isDirectory(), () => false))
-    if (!found) return yield* noPath(`no Claude Code projects folder at ${dir}`)
-    return { paths: [dir], claudeCode: true }
+    const all = yield* Effect.mapError(AgentFolders.transcriptFolders, () => noPath("HOME is not set (the agents' folders are under it)"))
+    const agents = yield* AgentFolders.existingTranscriptFolders
+    if (agents.length === 0) return yield* noPath(`no agent's folder of sessions exists (${all.map((f) => f.path).join(", ")})`)
+    yield* Console.error(`precis: no PATH given; following ${agents.map((f) => `${f.agent}'s ${f.path}`).join(", ")}`)
+    return { paths: agents.map((f) => f.path), agents }
   })
 
 // Sleep Mode's options from its variables; sessions compacted at once default to the cores.
@@ -214,8 +215,8 @@ export const command = Command.make(
       "cycle did (sessions in parallel, each until done), and when it goes idle. A backlog found on start is " +
       "compacted at once on every core: by this process and --workers child processes (precis compact --all over the " +
       "same store, each session by one process at a time), a line when each is done; Ctrl-C stops them too. " +
-      "With no PATH, Claude Code's " +
-      "projects folder (~/.claude/projects) when it exists. On a terminal, a status line on stderr; otherwise one " +
+      "With no PATH, every agent's folder of sessions that exists (Claude Code's ~/.claude/projects, Codex's " +
+      "~/.codex/sessions, Gemini CLI's ~/.gemini/tmp, opencode's ~/.local/share/opencode/storage), named on stderr. On a terminal, a status line on stderr; otherwise one " +
       "line per event on stdout (a JSON object per line with --json, its time in \"at\"). Stop with Ctrl-C."
   )
 )

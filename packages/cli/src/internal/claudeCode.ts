@@ -19,33 +19,35 @@
  *
  * @internal
  */
+import { SchemaIssue } from "@precis/core"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import { CliError } from "./errors.js"
+import * as HomeFolders from "./homeFolders.js"
+import { serverName } from "./mcpServers.js"
+import * as StoreFile from "./storeFile.js"
 
 /** The variable naming the store of the Claude Code set-up (a SQLite file or a `postgres://` URL). */
 export const storeVariable = "PRECIS_CLAUDE_CODE_DB"
 
-/** The name precis's MCP server has in Claude Code (its tools are `mcp__precis__search`, ...). */
-export const serverName = "precis"
 
 /**
  * The store of `precis hook claude-code` and `precis mcp` when no `--db` is
- * given: `$PRECIS_CLAUDE_CODE_DB`, else `$XDG_DATA_HOME/precis/claude-code.db`,
- * else `$HOME/.local/share/precis/claude-code.db`.
+ * given: `$PRECIS_CLAUDE_CODE_DB`, else the store named in the file of mode 600
+ * that `install` writes for a store whose name holds a password
+ * (`storeFile.ts`), else `$XDG_DATA_HOME/precis/claude-code.db`, else
+ * `$HOME/.local/share/precis/claude-code.db`.
  */
 export const defaultStore: Effect.Effect<string, CliError> = Effect.gen(function*() {
-  const optional = (name: string) =>
-    Config.option(Config.nonEmptyString(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
-  const explicit = yield* optional(storeVariable)
+  const explicit = yield* HomeFolders.variable(storeVariable)
   if (Option.isSome(explicit)) return explicit.value
-  const data = yield* optional("XDG_DATA_HOME")
+  const named = yield* StoreFile.read
+  if (Option.isSome(named)) return named.value
+  const data = yield* HomeFolders.under("XDG_DATA_HOME", ".local", "share")
   if (Option.isSome(data)) return path.join(data.value, "precis", "claude-code.db")
-  const home = yield* optional("HOME")
-  if (Option.isSome(home)) return path.join(home.value, ".local", "share", "precis", "claude-code.db")
   return yield* new CliError({ reason: `no store: give --db FILE, or set ${storeVariable} or HOME` })
 })
 
@@ -83,7 +85,7 @@ export const decodeInput = (text: string): Effect.Effect<HookInput, CliError> =>
   Schema.decodeUnknown(Schema.parseJson(HookInput))(text).pipe(
     Effect.mapError((error) =>
       new CliError({
-        reason: `the hook input on stdin is not a Claude Code hook event: ${error.message.split("\n").join(" ")}`
+        reason: `the hook input on stdin is not a Claude Code hook event: ${SchemaIssue.sentence(error, "the input")}`
       })
     )
   )

@@ -8,6 +8,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Importer } from "@precis/importers"
 import * as Effect from "effect/Effect"
 import { CliError } from "./errors.js"
+import * as SkippedLines from "./skippedLines.js"
 
 /** Fails with a `CliError` unless `path` is an existing regular file. */
 export const requireFile = (path: string, what = "file") =>
@@ -27,13 +28,17 @@ export const exists = (path: string) =>
  * The conversations of `path`, parsed in full before anything is written
  * anywhere: a bad line fails the whole import with `FILE:LINE: reason`, and a
  * file without a turn (blank, or a `--format` that matches none of its lines)
- * with `no turns found in FILE as FORMAT`.
+ * with `no turns found in FILE as FORMAT`. Another program's JSONL log is read
+ * leniently unless `strict`: each line skipped (and each turn whose NUL was
+ * made visible) is shown on stderr as `FILE:LINE: skipped: reason`.
  */
 export const readConversations = (
   path: string,
-  format: Importer.Format
+  format: Importer.Format,
+  strict = false
 ): Effect.Effect<Importer.Imported, CliError | Importer.ImportError, FileSystem.FileSystem> =>
-  Effect.zipRight(requireFile(path), Importer.importFile(path, { format })).pipe(
+  Effect.zipRight(requireFile(path), Importer.importFile(path, { format, strict })).pipe(
+    Effect.tap(SkippedLines.report),
     Effect.filterOrFail(
       (imported) => imported.conversations.some((conversation) => conversation.turns.length > 0),
       (imported) => new CliError({ reason: `no turns found in ${path} as ${imported.format}` })

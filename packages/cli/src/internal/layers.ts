@@ -32,27 +32,37 @@ export const providers = ["extractive", "openai"] as const
  */
 export type ProviderName = typeof providers[number]
 
-// The ports fetch refuses to connect to (the Fetch standard's "bad ports"), as undici lists them:
-// the CLI's HTTP client is fetch, so a base URL on one of them can never be reached.
-const FETCH_BAD_PORTS = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109,
-  110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530,
-  531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190,
-  5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080
-])
+// Whether fetch refuses to connect to the port of `url` (the Fetch standard's "bad ports", 6000 say): asked of
+// fetch itself, with a dispatcher that fails at once, so that nothing leaves the machine and no table of the
+// ports is kept here (fetch checks the port before it dispatches).
+const refusedByFetch = (url: string): Effect.Effect<boolean> =>
+  Effect.promise(() => {
+    // Node's fetch takes an undici `dispatcher`; this one has only the method fetch calls, to fail.
+    const dispatcher = {
+      dispatch: () => {
+        throw new Error("precis: a probe of the port only")
+      }
+    }
+    const probe = { dispatcher } as unknown as RequestInit
+    return fetch(url, probe).then(
+      () => false,
+      (error: unknown) => error instanceof Error && error.cause instanceof Error && error.cause.message === "bad port"
+    )
+  })
 
 // A base URL on a port fetch refuses fails at start, as the options Schema fails one it cannot use.
 const fetchablePort = Effect.flatMap(Config.option(Config.string("PRECIS_OPENAI_BASE_URL")), (baseUrl) => {
   const url = Option.getOrUndefined(baseUrl)
-  const port = url !== undefined && URL.canParse(url) ? Number(new URL(url).port) : 0
-  return FETCH_BAD_PORTS.has(port)
-    ? Effect.fail(
-      new CliError({
-        reason: `PRECIS_OPENAI_BASE_URL: port ${port} is one that fetch refuses to connect to (a blocked port): ` +
-          "run the server on another port"
-      })
-    )
-    : Effect.void
+  if (url === undefined || !URL.canParse(url)) return Effect.void
+  return Effect.flatMap(refusedByFetch(url), (refused) =>
+    refused
+      ? Effect.fail(
+        new CliError({
+          reason: `PRECIS_OPENAI_BASE_URL: port ${new URL(url).port} is one that fetch refuses to connect to (a blocked port): ` +
+            "run the server on another port"
+        })
+      )
+      : Effect.void)
 })
 
 const openAi = Layer.unwrapEffect(

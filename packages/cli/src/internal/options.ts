@@ -275,6 +275,15 @@ export const noState = Options.boolean("no-state").pipe(
   )
 )
 
+/** `--strict`. */
+export const strict = Options.boolean("strict").pipe(
+  Options.withDescription(
+    "refuse the whole file at its first bad line (default: another program's JSONL log — Claude Code, Codex, " +
+      "Gemini stream-json, pi, OpenAssistant — is read leniently: a line that cannot be read is skipped, shown as " +
+      "FILE:LINE: skipped: reason and kept in <db>.skipped.jsonl)"
+  )
+)
+
 /** `--json`. */
 export const json = Options.boolean("json").pipe(
   Options.withDescription("print one JSON document on stdout (default: text)")
@@ -367,7 +376,8 @@ export const agentDb = Options.text("db").pipe(
   Options.filterMap((name) => (name.trim().length === 0 ? Option.none() : Option.some(name)), "--db must name a file"),
   Options.optional,
   Options.withDescription(
-    "the store: a SQLite file or a postgres:// URL (default: $PRECIS_CLAUDE_CODE_DB, else " +
+    "the store: a SQLite file or a postgres:// URL (default: $PRECIS_CLAUDE_CODE_DB, else the store named " +
+      "in ~/.config/precis/store (mode 600; install writes it for a URL with a password), else " +
       "$XDG_DATA_HOME/precis/claude-code.db, else ~/.local/share/precis/claude-code.db)"
   )
 )

@@ -9,13 +9,14 @@
 import type { SleepMode } from "@precis/compaction"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+import type { TranscriptFolder } from "./agentFolders.js"
 import type * as BacklogWorkers from "./backlogWorkers.js"
 import type { FollowEvent } from "./followFile.js"
 
 /** What the watcher itself reports. */
 export type WatcherEvent = Data.TaggedEnum<{
-  /** On start: the paths it follows; `claudeCode` when no path was given (Claude Code's projects folder). */
-  Started: { readonly paths: ReadonlyArray<string>; readonly claudeCode: boolean }
+  /** On start: the paths it follows; with no path given, the agents' folders of sessions they are (`agentFolders.ts`). */
+  Started: { readonly paths: ReadonlyArray<string>; readonly agents: ReadonlyArray<TranscriptFolder> }
   /**
    * After the files' first read, and after a cycle that left work: the sessions followed, those due
    * and their turns not yet compacted (outside the fresh tail), and when the next cycle may start.
@@ -70,7 +71,12 @@ const statsFields = (stats: {
 const fields = (event: Event): Record<string, unknown> => {
   switch (event._tag) {
     case "Started":
-      return { event: "started", paths: event.paths, claudeCode: event.claudeCode }
+      return {
+        event: "started",
+        paths: event.paths,
+        claudeCode: event.agents.some((folder) => folder.agent === "Claude Code"),
+        ...(event.agents.length === 0 ? {} : { agents: event.agents.map((folder) => folder.agent) })
+      }
     case "Backlog":
       return {
         event: "backlog",
@@ -131,8 +137,10 @@ const fields = (event: Event): Record<string, unknown> => {
 export const text = (event: Event): string => {
   switch (event._tag) {
     case "Started":
-      return event.claudeCode
-        ? `following Claude Code's projects folder ${event.paths.join(", ")} (no PATH given); reading what it holds`
+      return event.agents.length > 0
+        ? `following ${event.agents.map((f) => `${f.agent}'s ${f.path}`).join(", ")} (no PATH given); reading what ${
+          event.agents.length === 1 ? "it holds" : "they hold"
+        }`
         : `following ${event.paths.join(", ")}; reading what ${event.paths.length === 1 ? "it holds" : "they hold"}`
     case "Backlog": {
       const backlog = event.due === 0

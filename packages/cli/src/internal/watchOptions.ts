@@ -11,11 +11,12 @@ import * as Duration from "effect/Duration"
 import * as os from "node:os"
 import { flag, session } from "./options.js"
 
-/** The paths `watch` follows (none: Claude Code's projects folder). */
+/** The paths `watch` follows (none: every agent's folder of sessions that exists). */
 export const paths = Args.text({ name: "PATH" }).pipe(
   Args.withDescription(
-    "a transcript file (JSONL) or a directory of them (its .jsonl files at any depth); none: Claude Code's " +
-      "projects folder, ~/.claude/projects, when it exists"
+    "a transcript file (JSONL) or a directory of them (its .jsonl files at any depth); none: every agent's " +
+      "folder of sessions that exists (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, " +
+      "~/.local/share/opencode/storage)"
   ),
   Args.repeated
 )

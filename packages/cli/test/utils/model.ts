@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net"
 export interface Answer {
   readonly status: number
   readonly content: string
+  /** Headers of the reply (a redirect's `location`). */
+  readonly headers?: Record<string, string>
 }
 
 /** A request the server saw: its path and query, and its Authorization header. */
@@ -27,8 +29,8 @@ export const modelServer = (answer: (request: Seen) => Answer) =>
       req.on("end", () => {
         const request = { url: req.url ?? "", authorization: req.headers.authorization }
         seen.push(request)
-        const { content, status } = answer(request)
-        res.writeHead(status, { "content-type": "application/json" })
+        const { content, headers, status } = answer(request)
+        res.writeHead(status, { "content-type": "application/json", ...headers })
         res.end(JSON.stringify(
           status === 200
             ? { choices: [{ message: { role: "assistant", content } }] }

@@ -1,8 +1,8 @@
 /**
  * What a compaction tells its caller when it ends: what it did, or the
- * failure that stopped it. `CompactionManager` exports them (the failure as
- * its `ProviderUnavailableError`); they live here so that the engine's
- * modules name them without importing the manager.
+ * failure that stopped it. `CompactionManager` exports the stats (and the
+ * failure as its `ProviderUnavailableError`); they are declared here, once,
+ * so that the engine's modules name them without importing the manager.
  *
  * @internal
  */
@@ -25,7 +25,9 @@ export class PermanentFailure extends Data.TaggedError("PermanentFailure")<{
 }> {}
 
 /**
- * What one compaction did.
+ * What one compaction did: `leafSummariesCreated`, `condensedSummariesCreated`,
+ * `turnsCompacted` (turns newly covered by leaves) and `tiersUsed` (the tiers
+ * of the summaries this run created).
  */
 export interface CompactionStats {
   readonly leafSummariesCreated: number
@@ -37,7 +39,8 @@ export interface CompactionStats {
 }
 
 /**
- * What the worker loop did to one session (the sum of its runs, when new turns gave it work again).
+ * What `CompactionManager.compactAll` did to one session (the sum of its
+ * runs, when new turns gave it work again).
  */
 export interface SessionCompactionStats extends CompactionStats {
   readonly sessionId: string
@@ -56,7 +59,10 @@ export interface CompactAllStats {
 }
 
 /**
- * What a redo of fallback summaries did.
+ * What a redo of fallback summaries did (`CompactionManager.redoFallbacks`):
+ * the fallbacks `redone` by a model tier, those `stillFallback` (their redo
+ * fell back again: kept as they were), and the `tiersUsed` by the new
+ * summaries, kept or not.
  */
 export interface RedoStats {
   /** Fallback summaries rewritten by a model tier. */

@@ -103,7 +103,7 @@ export const append = (
     const estimator = yield* TokenEstimator.TokenEstimator
     const fresh = yield* Effect.flatMap(TurnStore.TurnStore, (store) => store.turns(sessionId, { from: frame.lastSeq + 1 }))
     if (fresh.length === 0) return frame
-    const state = SessionState.fold(fresh, frame.state)
+    const state = yield* SessionState.foldEffect(fresh, frame.state)
     const lastSeq = fresh[fresh.length - 1]!.seq
     if (save !== undefined) {
       yield* save({ sessionId, state, lastSeq, advanced: true }).pipe(

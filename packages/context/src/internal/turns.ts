@@ -33,9 +33,13 @@ export const units = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>): 
 export const firstRequest = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>): number =>
   turns.findIndex((turn) => SessionState.requestOf(turn) !== undefined)
 
-/** How a turn is named for drill-down: its id, or its position in the context. */
+/**
+ * How a turn is named for drill-down: its short id (`SessionState.shortId`, a
+ * UUID's first 8 characters, the id recall's `read` resolves), or its
+ * position in the context.
+ */
 export const turnLabel = (turn: ConversationTurn.ConversationTurn, index: number): string =>
-  turn.id === undefined ? `#${index + 1}` : turn.id
+  turn.id === undefined ? `#${index + 1}` : SessionState.shortId(turn.id)
 
 /**
  * The same turn with another content (id, role, timestamp and metadata kept),

@@ -13,6 +13,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import { withoutNul } from "../ConversationTurn.js"
 import * as FactCheck from "../FactCheck.js"
+import * as Echo from "./echo.js"
 import * as Prompt from "../Prompt.js"
 import type { ChatRequest, Service as ProviderService } from "../Provider.js"
 import { isPermanent, type ProviderError } from "../ProviderError.js"
@@ -25,7 +26,7 @@ import type { Service as EstimatorService } from "../TokenEstimator.js"
 class Rejected {
   readonly _tag = "Rejected"
   constructor(
-    readonly reason: "BlankReply" | "NotShorter" | "OverMaxTokens" | "Defect",
+    readonly reason: "BlankReply" | "NotShorter" | "EchoedPrompt" | "OverMaxTokens" | "Defect",
     readonly message: string
   ) {}
 }
@@ -103,15 +104,18 @@ export type Task =
   | SummaryTask.SummariesTask & { readonly kind: "condense" }
 
 /**
- * The escalation: normal, else aggressive, else fallback. Each tier that gives
- * up records why (in order) before `orElse` moves on, and whichever tier wrote
- * the text, the summary carries its fact check.
+ * The escalation: normal, else aggressive, else fallback. No tier keeps a
+ * reply that is not shorter than its input or repeats the prompt's
+ * instructions; the aggressive tier also refuses one over `maxTokens`. Each
+ * tier that gives up records why (in order) before `orElse` moves on, and
+ * whichever tier wrote the text, the summary carries its fact check.
  */
 export const escalate = (env: Env, task: Task): Effect.Effect<Summary> => {
   const { estimator, maxTokens, timeout } = env
   // Rendered once: the estimate, the fallback and a provider that sends text share it.
   const material = SummaryTask.material(task)
   const inputTokens = estimator.estimate(material)
+  const data = { material, priorSummary: SummaryTask.priorSummary(task) }
   const escalations: Array<Escalation> = []
   const gaveUp = (tier: "normal" | "aggressive") => (error: TierError) =>
     Effect.sync(() => void escalations.push(escalation(tier, error, timeout)))
@@ -125,11 +129,25 @@ export const escalate = (env: Env, task: Task): Effect.Effect<Summary> => {
       escalations: [...escalations],
       dropped: FactCheck.checkTask(task, text).dropped
     }, true)
-  // A tier keeps a non-blank reply that `fits` (else fails with why not).
-  const keep = (tier: "normal" | "aggressive", fits: (outputTokens: number) => Rejected | undefined) => (text: string) => {
+  // What no tier keeps: a reply not shorter than its input (compaction would make the context larger), or
+  // one that repeats the prompt's instructions (the model echoed its prompt: no summary, however short).
+  // The prompt is the provider's to render; it is rendered here again only to check a reply against it.
+  const summaryOf = (prompt: SummaryTask.SummaryTask) => (text: string, outputTokens: number): Rejected | undefined =>
+    outputTokens >= inputTokens
+      ? new Rejected("NotShorter", "reply not shorter than its input")
+      : Echo.repeatsInstructions(text, () => Prompt.forTask(prompt), data)
+      ? new Rejected("EchoedPrompt", "reply repeats the prompt's instructions")
+      : undefined
+  // A tier keeps a non-blank reply that `fits` its own rule and is a summary (else fails with why not).
+  const keep = (
+    tier: "normal" | "aggressive",
+    prompt: SummaryTask.SummaryTask,
+    fits: (outputTokens: number) => Rejected | undefined
+  ) =>
+  (text: string) => {
     if (text.length === 0) return Effect.fail(new Rejected("BlankReply", "blank reply"))
     const outputTokens = estimator.estimate(text)
-    const rejected = fits(outputTokens)
+    const rejected = fits(outputTokens) ?? summaryOf(prompt)(text, outputTokens)
     return rejected === undefined ? Effect.succeed(done(tier, text, outputTokens)) : Effect.fail(rejected)
   }
 
@@ -139,25 +157,26 @@ export const escalate = (env: Env, task: Task): Effect.Effect<Summary> => {
     maxTokens,
     task
   }).pipe(
-    Effect.flatMap(keep("normal", (outputTokens) =>
-      outputTokens >= inputTokens ? new Rejected("NotShorter", "reply not shorter than its input") : undefined)),
+    Effect.flatMap(keep("normal", task, () => undefined)),
     Effect.tapError(gaveUp("normal"))
   )
 
   // Tiers 2 and 3 are built only when the tier before them gave up.
-  const aggressive = () =>
-    callModel(env, "aggressive", {
+  const aggressive = () => {
+    const aggressiveTask: SummaryTask.SummaryTask = { ...task, kind: "aggressive" }
+    return callModel(env, "aggressive", {
       messages: [],
       temperature: env.aggressiveTemperature,
       maxTokens,
-      task: { ...task, kind: "aggressive" }
+      task: aggressiveTask
     }).pipe(
-      Effect.flatMap(keep("aggressive", (outputTokens) =>
+      Effect.flatMap(keep("aggressive", aggressiveTask, (outputTokens) =>
         outputTokens > maxTokens
           ? new Rejected("OverMaxTokens", `reply longer than the ${maxTokens} tokens asked for`)
           : undefined)),
       Effect.tapError(gaveUp("aggressive"))
     )
+  }
 
   const fallback = (): Effect.Effect<Summary> =>
     Effect.sync(() => done("fallback", fallbackText(estimator, material, task.targetTokens)))

@@ -7,7 +7,10 @@
  * `content`, not a `<task-notification>`: those reach the transcript as user
  * lines of their own) is a `user` turn with `metadata.queued`; it waits, when
  * it was typed between a tool call and its results, until the results are
- * read, so a tool pair stays together. Every other line type (summary,
+ * read, so a tool pair stays together; when Claude Code later writes the
+ * dequeued message as a user line of its own, that line's text is not stored
+ * a second time (after a `remove`, the message reached the model without one).
+ * Every other line type (summary,
  * system, progress, file-history-snapshot, the other queue operations, ...)
  * is skipped.
  *
@@ -48,6 +51,8 @@ export const reader = (): LineReader => {
   const toolNames = new Map<string, string>()
   const unanswered = new Set<string>()
   const queued: Array<Queued> = []
+  // The queued messages whose own user line may still come (Claude Code writes one when it dequeues them).
+  const awaiting: Array<string> = []
   let index = 0
   const emit = (line: number, p: Pending, id: string | undefined, timestamp: string | undefined, sessionId: string | undefined, out: Sink) => {
     out.add(line, {
@@ -69,6 +74,8 @@ export const reader = (): LineReader => {
   const enqueue = (value: Record<string, unknown>, line: number, out: Sink) => {
     const content = queuedMessage(value)
     if (content === undefined) return
+    awaiting.push(content.trim())
+    if (awaiting.length > MAX_AWAITING) awaiting.shift()
     queued.push({
       line,
       content,
@@ -79,9 +86,20 @@ export const reader = (): LineReader => {
   }
   const base = lineReader((value, line, out: Sink) => {
     if (!isRecord(value)) return badLine(line, "expected a JSON object")
-    if (value.type === "queue-operation") return enqueue(value, line, out)
+    if (value.type === "queue-operation") {
+      // A message removed from the queue reached the model without a user line of its own.
+      if (value.operation === "remove") awaiting.shift()
+      return enqueue(value, line, out)
+    }
     if (value.type !== "user" && value.type !== "assistant") return
-    const { context, pending } = messageTurns(value, value.type, line, toolNames)
+    const { context, pending: all } = messageTurns(value, value.type, line, toolNames)
+    // The user line of a message already stored as queued is that message: one turn, not two.
+    const pending = all.filter((p) => {
+      if (p.role !== "user" || p.answers !== undefined) return true
+      const at = awaiting.indexOf(p.content.trim())
+      if (at !== -1) awaiting.splice(at, 1)
+      return at === -1
+    })
     const { sessionId, timestamp, uuid } = context
     pending.forEach((p, k) => {
       // A queued message goes before any turn but the results of the calls it interrupted.
@@ -96,6 +114,9 @@ export const reader = (): LineReader => {
   return { ...base, end: (out) => flushQueued(out) }
 }
 
+// How many queued messages wait for their user line at most.
+const MAX_AWAITING = 32
+
 // The line types of a Claude Code session file.
 const LINE_TYPES = new Set(["user", "assistant", "summary", "system", "progress", "file-history-snapshot", "queue-operation"])
 
@@ -107,6 +128,7 @@ export const format = {
   name: "claude-code",
   title: "Claude Code JSONL",
   lineBased: true,
+  lenient: true,
   reader,
   detect: {
     claims: (probe) =>

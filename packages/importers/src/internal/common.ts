@@ -6,6 +6,7 @@
  * @internal
  */
 import { ConversationTurn, type ToolMetadata } from "@precis/core"
+import { type Mended, visibleNul } from "../SkipReport.js"
 import * as Predicate from "effect/Predicate"
 import { createHash } from "node:crypto"
 
@@ -59,8 +60,15 @@ export class Sink {
   private readonly bySuffix = new Map<string | undefined, { readonly conversation: Conversation; readonly ids: Map<string, number> }>()
   private suffix: string | undefined = undefined
 
-  /** `format`: the name of the format read, recorded as `metadata.sourceFormat`. */
-  constructor(readonly format: string) {}
+  /** The turns stored with a NUL made visible (only when `showNul`). */
+  readonly mended: Array<Mended> = []
+
+  /**
+   * `format`: the name of the format read, recorded as `metadata.sourceFormat`;
+   * `showNul`: a NUL in a turn's content is shown as `␀` (and reported in
+   * {@link mended}) instead of failing the line, for a lenient import.
+   */
+  constructor(readonly format: string, readonly showNul = false) {}
 
   /** The turns added from now on belong to the conversation `suffix` (for files that hold several). */
   startConversation(suffix: string): void {
@@ -72,7 +80,8 @@ export class Sink {
    * `ConversationTurn.problem`, and the depth of its metadata) and adds it to
    * the current conversation.
    */
-  add(line: number, fields: TurnFields): void {
+  add(line: number, given: TurnFields): void {
+    const fields = this.showNul && given.content.includes("\u0000") ? this.withVisibleNul(line, given) : given
     const timestamp = fields.timestamp === undefined ? undefined : ConversationTurn.isoTimestamp(fields.timestamp)
     const problem = ConversationTurn.problem(fields) ??
       (this.suffix === undefined ? undefined : ConversationTurn.sessionIdProblem(this.suffix))
@@ -102,6 +111,12 @@ export class Sink {
     }
     conversation.turns.push(this.turn(fields, timestamp))
     conversation.lines.push(line)
+  }
+
+  // The fields with each NUL of the content shown as `␀`, reported.
+  private withVisibleNul(line: number, fields: TurnFields): TurnFields {
+    this.mended.push({ line, reason: `NUL (U+0000) in the content shown as ${visibleNul}` })
+    return { ...fields, content: fields.content.replaceAll("\u0000", visibleNul) }
   }
 
   // Builds a turn from fields checked above (no second validation).

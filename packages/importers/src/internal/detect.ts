@@ -38,8 +38,11 @@ const tryParse = (text: string): unknown => {
   }
 }
 
+// How much of an array's text its formats look at for keys of their own.
+const HEAD = 4096
+
 // What detection looks at: a JSON array's first element (else its head), a JSONL line or
-// object (else the text of a sample whose first line does not parse); nothing else is a transcript.
+// object (else the text of a sample whose first line does not parse), else the text itself.
 const probeOf = (sample: string, fileName: string): Probe | undefined => {
   const text = sample.charCodeAt(0) === 0xfeff ? sample.slice(1) : sample
   const start = text.search(/\S/)
@@ -47,9 +50,10 @@ const probeOf = (sample: string, fileName: string): Probe | undefined => {
   if (text[start] === "[") {
     const whole = tryParse(text)
     const first = Array.isArray(whole) ? whole[0] : tryParse(firstObject(text, start) ?? "")
-    return isRecord(first) ? { _tag: "Element", value: first } : { _tag: "ArrayHead", head: text.slice(start, start + 4096) }
+    const head = text.slice(start, start + HEAD)
+    return isRecord(first) ? { _tag: "Element", value: first, head } : { _tag: "ArrayHead", head }
   }
-  if (text[start] !== "{") return undefined
+  if (text[start] !== "{") return { _tag: "Text", text: text.slice(start), fileName }
   const end = text.indexOf("\n", start)
   const firstLine = text.slice(start, end === -1 ? text.length : end)
   const parsed = tryParse(firstLine)

@@ -6,22 +6,28 @@
  *
  * @internal
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Effect from "effect/Effect"
 import type { Sink } from "./common.js"
 import type { LineReader } from "./jsonl.js"
 
 /**
  * What detection sees of a file's first characters, by how they start:
- * - `Element`: the first element of a JSON array (parsed whole);
+ * - `Element`: the first element of a JSON array (parsed whole), and the
+ *   start of the array's text (`head`, for keys of later elements);
  * - `ArrayHead`: the start of a JSON array whose first element is not whole in the sample;
  * - `Object`: the first line of JSONL, or a whole JSON object on one line (parsed);
  * - `ObjectText`: an object whose first line does not parse (pretty-printed, or
- *   longer than the sample): the sample, its first line and the file's name.
+ *   longer than the sample): the sample, its first line and the file's name;
+ * - `Text`: a sample that starts with neither `[` nor `{` (markdown, say): the
+ *   sample and the file's name.
  */
 export type Probe =
-  | { readonly _tag: "Element"; readonly value: Record<string, unknown> }
+  | { readonly _tag: "Element"; readonly value: Record<string, unknown>; readonly head: string }
   | { readonly _tag: "ArrayHead"; readonly head: string }
   | { readonly _tag: "Object"; readonly value: Record<string, unknown> }
   | { readonly _tag: "ObjectText"; readonly text: string; readonly firstLine: string; readonly fileName: string }
+  | { readonly _tag: "Text"; readonly text: string; readonly fileName: string }
 
 /**
  * How a format tells its files: `claims` for what only its files hold (a key
@@ -50,6 +56,11 @@ interface Common<Name extends string> {
 export type Format<Name extends string = string> =
   | Common<Name> & {
     readonly lineBased: true
+    /**
+     * Whether its files are another program's log, read leniently by default:
+     * a line that cannot be read is skipped and reported, not fatal.
+     */
+    readonly lenient: boolean
     /** A fresh reader of one file. */
     readonly reader: () => LineReader
   }
@@ -57,4 +68,10 @@ export type Format<Name extends string = string> =
     readonly lineBased: false
     /** Reads a whole file into `out`, or throws a `LineFailure`. */
     readonly reader: (text: string, out: Sink) => void
+    /**
+     * For a session kept in several files (opencode's storage folder): the
+     * text the reader reads, gathered from the file at `path` and the files
+     * beside it; fails with the reason. Without it, the file's own text.
+     */
+    readonly gather?: ((path: string) => Effect.Effect<string, string, FileSystem.FileSystem>) | undefined
   }

@@ -7,10 +7,18 @@
  *
  * @internal
  */
+import * as Aider from "./aider.js"
 import * as ClaudeCode from "./claudeCode.js"
+import * as Cline from "./cline.js"
+import * as Codex from "./codex.js"
+import * as Gemini from "./gemini.js"
+import * as GeminiStream from "./geminiStream.js"
 import * as Oasst from "./oasst.js"
 import * as OpenAi from "./openai.js"
+import * as Opencode from "./opencode.js"
+import * as OpencodeStorage from "./opencodeStorage.js"
 import * as OpenHands from "./openhands.js"
+import * as Pi from "./pi.js"
 import * as Precis from "./precis.js"
 import * as SweAgent from "./sweAgent.js"
 
@@ -21,7 +29,15 @@ export const registry = [
   ClaudeCode.format,
   SweAgent.format,
   OpenHands.format,
-  Oasst.format
+  Oasst.format,
+  Codex.format,
+  Gemini.format,
+  GeminiStream.format,
+  Opencode.format,
+  OpencodeStorage.format,
+  Pi.format,
+  Cline.format,
+  Aider.format
 ] as const
 
 /** The name of a format of the registry. */
@@ -29,3 +45,9 @@ export type Name = typeof registry[number]["name"]
 
 /** The format named `name`. */
 export const byName = (name: Name) => registry.find((format) => format.name === name)!
+
+/** Whether a file in `name` is read leniently: another program's JSONL log (its `lenient`), unless `strict`. */
+export const isLenient = (name: Name, strict: boolean | undefined): boolean => {
+  const format = byName(name)
+  return strict !== true && format.lineBased && format.lenient
+}

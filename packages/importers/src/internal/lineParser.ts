@@ -7,6 +7,8 @@
 import type { ConversationTurn } from "@precis/core"
 import { Sink } from "./common.js"
 import type { LineReader } from "./jsonl.js"
+import type { SkipReport, Skipped } from "../SkipReport.js"
+import { tolerant } from "./tolerant.js"
 
 /** The turns a push added to one conversation, and their lines. */
 export interface Fresh {
@@ -18,14 +20,19 @@ export interface Fresh {
 /**
  * Reads the lines pushed to it with `reader` (a file in `format`): each push
  * returns the turns its lines added, by conversation (a conversation without
- * new turns left out), or throws the `LineFailure` of a bad line.
+ * new turns left out), or throws the `LineFailure` of a bad line; when
+ * `lenient`, a bad line is skipped instead, and `report` gives what the
+ * pushes since its last call skipped and mended.
  */
-export const make = (reader: LineReader, format: string) => {
-  const out = new Sink(format)
+export const make = (strictReader: LineReader, format: string, lenient: boolean) => {
+  const out = new Sink(format, lenient)
+  const skipped: Array<Skipped> = []
+  const reader = lenient ? tolerant(strictReader, skipped) : strictReader
   const seen = new Map<object, number>()
   let line = 0
   return {
     lineCount: () => line,
+    report: (): SkipReport => ({ skipped: skipped.splice(0), mended: out.mended.splice(0) }),
     push: (lines: ReadonlyArray<string>): ReadonlyArray<Fresh> => {
       for (const raw of lines) reader.push(raw.endsWith("\r") ? raw.slice(0, -1) : raw, ++line, out)
       const fresh: Array<Fresh> = []

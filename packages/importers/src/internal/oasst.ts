@@ -72,6 +72,7 @@ export const format = {
   name: "oasst",
   title: "OpenAssistant trees",
   lineBased: true,
+  lenient: true,
   reader,
   detect: {
     claims: (probe) =>

@@ -26,9 +26,14 @@ export const read = (text: string, out: Sink): void => {
   Messages.read(found.messages, { text, key: found.key, label: (index) => `message ${index + 1}` }, out)
 }
 
+// The first message of an OpenAI array is a record with a string `role` (an empty array is one too).
+const firstHasRole = (messages: ReadonlyArray<unknown>): boolean =>
+  messages.length === 0 || (isRecord(messages[0]) && typeof messages[0].role === "string")
+
 /**
- * OpenAI chat messages: an array whose first element has a string `role`, or
- * an object with a `messages` array (its first key, else anywhere: weak).
+ * OpenAI chat messages: an object with a `messages` array of role messages
+ * (its first key, else anywhere: weak); an array whose first element has a
+ * string `role` is weak evidence too (Cline's Anthropic messages have one).
  */
 export const format = {
   name: "openai",
@@ -36,21 +41,21 @@ export const format = {
   lineBased: false,
   reader: read,
   detect: {
-    claims: (probe) => {
+    claims: (probe) =>
+      probe._tag === "Object"
+        ? Array.isArray(probe.value.messages) && firstHasRole(probe.value.messages)
+        : probe._tag === "ObjectText" && /^\{\s*"messages"\s*:/.test(probe.text),
+    suggests: (probe) => {
       switch (probe._tag) {
         case "Element":
           return typeof probe.value.role === "string"
-        case "Object":
-          return Array.isArray(probe.value.messages)
-        case "ObjectText":
-          return /^\{\s*"messages"\s*:/.test(probe.text)
         case "ArrayHead":
+          return /"role"\s*:/.test(probe.head)
+        case "ObjectText":
+          return /"messages"\s*:\s*\[/.test(probe.text)
+        default:
           return false
       }
-    },
-    suggests: (probe) =>
-      probe._tag === "ArrayHead"
-        ? /"role"\s*:/.test(probe.head)
-        : probe._tag === "ObjectText" && /"messages"\s*:\s*\[/.test(probe.text)
+    }
   }
 } as const satisfies Format<"openai">

@@ -37,6 +37,7 @@ export const format = {
   name: "precis",
   title: "precis JSONL",
   lineBased: true,
+  lenient: false,
   reader,
   detect: {
     claims: () => false,

@@ -153,7 +153,8 @@ class Builder {
  */
 export const parse = (task: SummaryTask.SummaryTask, maxSegmentChars: number): Parsed => {
   const builder = new Builder(maxSegmentChars)
-  if (SummaryTask.isTurns(task)) {
+  if (SummaryTask.isText(task)) builder.text(task.text)
+  else if (SummaryTask.isTurns(task)) {
     for (const turn of task.turns) {
       builder.turn(Transcript.turnPrefix(turn), Escape.line(turn.role))
       for (const line of SummaryTask.lines(turn.content)) builder.add(line)

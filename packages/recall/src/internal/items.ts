@@ -20,7 +20,8 @@ export const ExpandedItem = Schema.Struct({
   tier: Schema.optional(Summary.Tier),
   content: Schema.String,
   tokens: Schema.Int,
-  truncated: Schema.Boolean
+  truncated: Schema.Boolean,
+  hint: Schema.optional(Schema.String)
 })
 
 export const summaryItem = (estimator: TokenEstimator.Service, s: SummaryRecord.SummaryRecord) => ({
@@ -33,28 +34,46 @@ export const summaryItem = (estimator: TokenEstimator.Service, s: SummaryRecord.
   truncated: false
 })
 
+/**
+ * What a turn with no text shows: an assistant turn that only thought (its
+ * reasoning is not in the transcript, or came as blank text).
+ */
+export const REASONING_ONLY = "(no text: this turn holds only the model's reasoning, which the transcript does not keep)"
+
 export const turnItem = (estimator: TokenEstimator.Service, t: TurnStore.StoredTurn) => ({
   kind: "turn" as const,
   id: t.id,
   seq: t.seq,
   role: t.role,
   ...(t.timestamp === undefined ? {} : { timestamp: t.timestamp }),
-  content: t.content,
+  content: t.content.trim().length === 0 ? REASONING_ONLY : t.content,
   tokens: ActiveContext.turnTokens(estimator, t),
   truncated: false
 })
 
 export type Item = typeof ExpandedItem.Type
 
+/** The most tokens one `read` returns. */
+export const MAX_READ_TOKENS = 20_000
+
+/** What a turn cut to `maxTokens` says: how `read` gives it whole (or as much of it as one read can). */
+const readWhole = (session: string, item: Item, maxTokens: number): string => {
+  const call = JSON.stringify({ session, id: item.id, around: 0, maxTokens: Math.min(item.tokens, MAX_READ_TOKENS) })
+  return `cut to ${maxTokens} of its ${item.tokens} tokens: read ${call} gives ` +
+    (item.tokens <= MAX_READ_TOKENS ? "it whole" : `its first ${MAX_READ_TOKENS} tokens (the most one read returns)`)
+}
+
 /**
  * The page of `items` from `offset`: as many as fit in `maxTokens`, at least
- * one (cut to the cap when alone it exceeds it).
+ * one (cut to the cap when alone it exceeds it; a turn cut says how to read
+ * it whole when `session` is given).
  */
 export const page = (
   estimator: TokenEstimator.Service,
   items: ReadonlyArray<Item>,
   offset: number,
-  maxTokens: number
+  maxTokens: number,
+  session?: string
 ): { readonly items: ReadonlyArray<Item>; readonly tokens: number; readonly nextOffset: number | null } => {
   const out: Array<Item> = []
   let tokens = 0
@@ -67,7 +86,8 @@ export const page = (
     if (out.length === 0) {
       const content = estimator.truncate(item.content, maxTokens)
       const cut = Math.min(maxTokens, estimator.estimate(content))
-      out.push({ ...item, content, tokens: cut, truncated: true })
+      const hint = session !== undefined && item.kind === "turn" ? { hint: readWhole(session, item, maxTokens) } : {}
+      out.push({ ...item, content, tokens: cut, truncated: true, ...hint })
       tokens = cut
     }
     break

@@ -1,6 +1,7 @@
 /**
  * The `read` tool's lookup: the turn a citation names (a whole id, or the
- * short id the session state cites, `SessionState.cites`), with the turns
+ * short id the session state cites, `SessionState.cites`, or the start of
+ * one turn's id), with the turns
  * around it, one page within a token cap.
  *
  * @internal
@@ -9,6 +10,7 @@ import { SessionState, TokenEstimator } from "@precis/core"
 import { type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Items from "./items.js"
+import { findSession } from "./lookup.js"
 import { RecallError } from "./recallError.js"
 
 /** What `read` is asked. */
@@ -25,7 +27,9 @@ export const defaultAround = 2
 /** The one turn of `session` that `cited` names, or a `RecallError` saying why none or which. */
 const citedTurn = (store: TurnStore.Service, session: string, cited: string) =>
   Effect.flatMap(store.turnsWithIdPrefix(session, SessionState.citedPrefix(cited), 50), (candidates) => {
-    const named = candidates.filter((turn) => SessionState.cites(cited, turn.id))
+    const exact = candidates.filter((turn) => SessionState.cites(cited, turn.id))
+    // No turn cited so: a prefix of one turn's id names it.
+    const named = exact.length === 0 && candidates.length === 1 ? candidates : exact
     if (named.length === 1) return Effect.succeed(named[0]!)
     const some = (turns: ReadonlyArray<TurnStore.StoredTurn>) =>
       `${turns.slice(0, 3).map((turn) => turn.id).join(", ")}${turns.length > 3 ? ", ..." : ""}`
@@ -50,6 +54,7 @@ export const read = (request: ReadRequest, maxTokens: number) =>
   Effect.gen(function*() {
     const store = yield* TurnStore.TurnStore
     const estimator = yield* TokenEstimator.TokenEstimator
+    yield* findSession(request.session)
     const turn = yield* citedTurn(store, request.session, request.id)
     const around = request.around ?? defaultAround
     const turns = yield* store.turns(request.session, { from: Math.max(0, turn.seq - around), to: turn.seq + around })
@@ -58,7 +63,7 @@ export const read = (request: ReadRequest, maxTokens: number) =>
     // From the earliest start whose page still holds the named turn.
     let start = 0
     while (start < at && Items.page(estimator, items, start, maxTokens).items.length <= at - start) start++
-    const page = Items.page(estimator, items, start, maxTokens)
+    const page = Items.page(estimator, items, start, maxTokens, request.session)
     return { sessionId: request.session, turnId: turn.id, items: page.items, tokens: page.tokens }
   }).pipe(
     Effect.catchTag("StoreError", (error: StoreError.StoreError) => Effect.fail(new RecallError({ message: error.message })))

@@ -6,11 +6,12 @@
  * @internal
  */
 import { SqlError } from "@effect/sql/SqlError"
+import { Chunked } from "@precis/core"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TurnRow } from "../Tables.js"
-import type { Page } from "../TurnStore.js"
+import type { Page, StoredTurn } from "../TurnStore.js"
 import type { Env } from "./dialect.js"
 import * as Rows from "./rows.js"
 
@@ -50,7 +51,24 @@ export const checkAll = <A>(schema: Schema.Schema<A, A>) => decodeAll(schema, Ro
  */
 export const now = Effect.map(DateTime.now, DateTime.formatIso)
 
-const turnRows = decodeAll(TurnRow, Rows.checkTurnRows)
+const decodeTurnRows = Schema.decodeUnknown(Schema.Array(TurnRow))
+
+/**
+ * The stored turns of `rows`, each checked in place (`Rows.checkTurnRow`), in
+ * chunks with a yield between them (a read of a long session is CPU-bound:
+ * an interruption lands after the chunk at hand); when a row fails, all are
+ * decoded for the `ParseError`.
+ */
+const storedTurns = (rows: ReadonlyArray<unknown>) =>
+  Effect.flatMap(
+    Chunked.reduce(rows, [] as Array<StoredTurn> | undefined, (out, row) => {
+      const checked = out === undefined ? undefined : Rows.checkTurnRow(row)
+      if (checked === undefined) return undefined
+      out!.push(Rows.toStoredTurn(checked))
+      return out
+    }),
+    (checked) => checked !== undefined ? Effect.succeed(checked) : Effect.map(decodeTurnRows(rows), (all) => all.map(Rows.toStoredTurn))
+  )
 
 /**
  * The reads of turns over `env`: the columns of a turn (`t`), the stored
@@ -72,7 +90,7 @@ export const pageClause = ({ sql }: Env, page: Page | undefined) =>
 export const turnReads = ({ sql }: Env) => ({
   columns: sql`t.id, t.session_id, t.seq, t.role, t.content, t.timestamp, t.metadata`,
   select: (query: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-    Effect.map(turnRows(query), (rows) => rows.map(Rows.toStoredTurn)),
+    Effect.flatMap(query, storedTurns),
   // Leaves cover a prefix of the session's turns, in order (insertLeaf enforces
   // it): the uncovered turns are those from the seq after the newest leaf on.
   frontier: (sessionId: string) =>

@@ -30,27 +30,18 @@ const parseMetadata = (text: string): { readonly [key: string]: unknown } | unde
 }
 
 /**
- * Many rows of `turns` decoded by {@link TurnRow}, for the reads of a whole
- * session: each row's columns are checked in place (`Schema.is` of the row as
- * stored, refinements included) and its JSON `metadata` parsed and checked by
- * the same schema: what a full decode does, minus copying every row through
- * the parser.
- * `undefined` when a row fails, so that the caller decodes them all for the
- * `ParseError` (the error is the full decode's).
+ * A row of `turns` decoded by {@link TurnRow}, for the reads of a whole
+ * session: its columns checked in place (`Schema.is` of the row as stored,
+ * refinements included) and its JSON `metadata` parsed and checked by the
+ * same schema: what a full decode does, minus copying the row through the
+ * parser. `undefined` when the row fails, so that the caller decodes the
+ * rows for the `ParseError` (the error is the full decode's).
  */
-export const checkTurnRows = (rows: ReadonlyArray<unknown>): Array<TurnRow> | undefined => {
-  const out: Array<TurnRow> = []
-  for (const row of rows) {
-    if (!isTurnColumns(row)) return undefined
-    if (row.metadata === null) {
-      out.push({ ...row, metadata: null })
-      continue
-    }
-    const metadata = parseMetadata(row.metadata)
-    if (metadata === undefined) return undefined
-    out.push({ ...row, metadata })
-  }
-  return out
+export const checkTurnRow = (row: unknown): TurnRow | undefined => {
+  if (!isTurnColumns(row)) return undefined
+  if (row.metadata === null) return { ...row, metadata: null }
+  const metadata = parseMetadata(row.metadata)
+  return metadata === undefined ? undefined : { ...row, metadata }
 }
 
 /**

@@ -4,9 +4,11 @@
  *
  * @internal
  */
+import type { SqlError } from "@effect/sql/SqlError"
 import { ConversationTurn } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import { StoreError, TurnConflictError } from "../StoreError.js"
@@ -29,6 +31,10 @@ const batches = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
 const sessionRows = decodeAll(Rows.SessionRow)
 const sameIdRows = decodeAll(TurnRow.pick("id", "role", "content"))
 const nextSeqRows = decodeAll(Schema.Struct({ next: Schema.Int }))
+const frontierRows = nextSeqRows
+
+/** The turns one query reads of a whole session (see `bySeqPages`). */
+const READ_PAGE = 8192
 const sessionStateRows = decodeAll(Schema.Struct({
   session_id: Schema.String,
   last_seq: Schema.Union(Schema.Number, Schema.NumberFromString),
@@ -164,16 +170,35 @@ export const make = (env: Env): Service => {
       Effect.catchIf(isSqlError, (failure) => Effect.fail(error("TurnStore.withTransaction")(failure)))
     )
 
+  // A whole session's turns are read a page at a time (by `seq`, each page one query), with a yield
+  // between pages: one query of 200k rows holds the thread for seconds, and Ctrl-C waits for it.
+  const bySeqPages = (
+    from: number | undefined,
+    page: (cursor: number | undefined) => Effect.Effect<ReadonlyArray<StoredTurn>, SqlError | ParseResult.ParseError>
+  ) =>
+    Effect.gen(function*() {
+      const out: Array<StoredTurn> = []
+      let cursor = from
+      while (true) {
+        const rows = yield* page(cursor)
+        for (const row of rows) out.push(row)
+        if (rows.length < READ_PAGE) return out
+        cursor = rows[rows.length - 1]!.seq + 1
+        yield* Effect.yieldNow()
+      }
+    })
+
   const turns: Service["turns"] = (sessionId, range = {}) =>
-    reads.select(
-      sql`SELECT ${reads.columns} FROM turns t WHERE ${
-        sql.and([
-          sql`t.session_id = ${sessionId}`,
-          ...(range.from === undefined ? [] : [sql`t.seq >= ${range.from}`]),
-          ...(range.to === undefined ? [] : [sql`t.seq <= ${range.to}`])
-        ])
-      } ORDER BY t.seq`
-    ).pipe(Effect.mapError(error("TurnStore.turns")))
+    bySeqPages(range.from, (cursor) =>
+      reads.select(
+        sql`SELECT ${reads.columns} FROM turns t WHERE ${
+          sql.and([
+            sql`t.session_id = ${sessionId}`,
+            ...(cursor === undefined ? [] : [sql`t.seq >= ${cursor}`]),
+            ...(range.to === undefined ? [] : [sql`t.seq <= ${range.to}`])
+          ])
+        } ORDER BY t.seq LIMIT ${READ_PAGE}`
+      )).pipe(Effect.mapError(error("TurnStore.turns")))
 
   // `substr` rather than LIKE: an id may hold `%` or `_`.
   const turnsWithIdPrefix: Service["turnsWithIdPrefix"] = (sessionId, prefix, limit = 20) =>
@@ -184,10 +209,21 @@ export const make = (env: Env): Service => {
     ).pipe(Effect.mapError(error("TurnStore.turnsWithIdPrefix")))
 
   const uncoveredTurns: Service["uncoveredTurns"] = (sessionId, page) =>
-    reads.select(
-      sql`SELECT ${reads.columns} FROM turns t
+    (page !== undefined
+      ? reads.select(
+        sql`SELECT ${reads.columns} FROM turns t
         WHERE t.session_id = ${sessionId} AND t.seq >= ${reads.frontier(sessionId)} ORDER BY t.seq ${pageClause(env, page)}`
-    ).pipe(Effect.mapError(error("TurnStore.uncoveredTurns")))
+      )
+      // Every uncovered turn: the frontier read once, then the turns from it a page at a time.
+      : Effect.flatMap(
+        frontierRows(sql`SELECT ${reads.frontier(sessionId)} AS next`),
+        (rows) =>
+          bySeqPages(rows[0]?.next ?? 0, (cursor) =>
+            reads.select(
+              sql`SELECT ${reads.columns} FROM turns t
+              WHERE t.session_id = ${sessionId} AND t.seq >= ${cursor ?? 0} ORDER BY t.seq LIMIT ${READ_PAGE}`
+            ))
+      )).pipe(Effect.mapError(error("TurnStore.uncoveredTurns")))
 
   const sessions: Service["sessions"] = Effect.map(
     sessionRows(sql`SELECT id, created_at,
