@@ -2,8 +2,9 @@
  * The `Also:` line at the end of a summary: the most important keys its text
  * dropped (`FactCheck`), and the keys of its children's lines, as one line
  * within the summary's target. Its keys are data (`Summary.alsoKeys`, stored
- * with the summary): a condensation takes its children's keys from them, not
- * from their text.
+ * with the summary). The lines a summarizer kept of a condensation's children
+ * are read from its reply (a model's text): taking the children's stored keys
+ * instead changes what is written (measured on a fixture), so it is not done.
  *
  * @since 0.1.0
  */
@@ -60,12 +61,6 @@ export interface AppendOptions {
   readonly maxTokens: number
   /** Most keys added to the line. Default 8. */
   readonly maxKeys?: number | undefined
-  /**
-   * The Also keys of the summaries the text was made from (a condensation's
-   * children, as stored: `SummaryRecord.alsoKeys`), in order: a line of the
-   * text that is one of their lines (a summarizer kept it) is taken as their keys.
-   */
-  readonly childKeys?: ReadonlyArray<ReadonlyArray<string>> | undefined
 }
 
 /**
@@ -80,12 +75,11 @@ export interface Appended {
 
 /**
  * `text` with one Also {@link line} at its end, and its keys: the keys of the
- * children's lines the text holds (`childKeys`: a condensation keeps its
- * children's), then the most important `dropped` keys that belong there
- * ({@link isKey}) and fit: keys are taken in order, each only when the
- * summary with the line stays within `maxTokens` (by `estimator`) and no key
- * already on the line contains it. `text` unchanged when it holds no child's
- * line and no key is added.
+ * Also lines the text holds (a condensation keeps its children's), then the
+ * most important `dropped` keys that belong there ({@link isKey}) and fit:
+ * keys are taken in order, each only when the summary with the line stays
+ * within `maxTokens` (by `estimator`) and no key already on the line contains
+ * it. `text` unchanged when it holds no Also line and no key is added.
  *
  * @example
  * ```ts
@@ -103,15 +97,14 @@ export const append = (
   options: AppendOptions
 ): Appended => {
   const maxKeys = options.maxKeys ?? 8
-  // The children's lines, by their text.
-  const children = new Map<string, ReadonlyArray<string>>()
-  for (const keys of options.childKeys ?? []) if (keys.length > 0) children.set(line(keys), keys)
+  // The Also lines the summarizer kept (a condensation's children's): a summary is a model's text, read here.
+  const isLine = (l: string) => l.startsWith(prefix)
   const lines = text.split("\n")
-  const bodyLines = lines.filter((l) => !children.has(l))
+  const bodyLines = lines.filter((l) => !isLine(l))
   const body = bodyLines.join("\n")
-  // Each child's line as one entry (what `contains` compares), and its keys.
-  const chosen = lines.filter((l) => children.has(l)).map((l) => l.slice(prefix.length))
-  const keys = lines.flatMap((l) => children.get(l) ?? [])
+  // Each kept line as one entry (what `contains` compares), and its keys.
+  const chosen = lines.filter(isLine).map((l) => l.slice(prefix.length).trim()).filter((entry) => entry.length > 0)
+  const keys = chosen.flatMap(keysOfEntry)
   const lowered = chosen.map((entry) => entry.toLowerCase())
   const withLine = (entries: ReadonlyArray<string>) => entries.length === 0 ? body : `${body}\n${line(entries)}`
   // A few misses, and the line is done.
@@ -130,7 +123,7 @@ export const append = (
     added++
   }
   const already = lines.length - bodyLines.length
-  const settled = already === 0 || (already === 1 && children.has(lines[lines.length - 1]!))
+  const settled = already === 0 || (already === 1 && isLine(lines[lines.length - 1]!))
   return { text: added === 0 && settled ? text : withLine(chosen), keys }
 }
 
@@ -148,6 +141,8 @@ export const append = (
  */
 export const keysOf = (text: string): ReadonlyArray<string> => {
   const last = text.slice(text.lastIndexOf("\n") + 1)
-  if (!last.startsWith(prefix)) return []
-  return last.slice(prefix.length).trim().split("; ").filter((key) => key.length > 0)
+  return last.startsWith(prefix) ? keysOfEntry(last.slice(prefix.length).trim()) : []
 }
+
+// The keys of one line's entries (`a; b; c`).
+const keysOfEntry = (entry: string): Array<string> => entry.split("; ").filter((key) => key.length > 0)

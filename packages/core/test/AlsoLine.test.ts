@@ -39,10 +39,9 @@ describe("AlsoLine.append", () => {
     expect(all.map((f) => f.text)).not.toContain("Z0-9")
   })
 
-  it("keeps one Also line: the lines of its children's keys (as stored) that the text holds merge into it", () => {
-    const childKeys = [["lib/a.ex", "mix test"], ["lib/b.ex"], ["lib/gone.ex"]]
+  it("keeps one Also line: those the text holds (a condensation's children's) merge into it, their keys returned", () => {
     const text = "[Summary 1] did x\nAlso: lib/a.ex; mix test\nmore\nAlso: lib/b.ex"
-    expect(AlsoLine.append(text, [], estimator, { maxTokens: 100, childKeys })).toEqual({
+    expect(AlsoLine.append(text, [], estimator, { maxTokens: 100 })).toEqual({
       text: "[Summary 1] did x\nmore\nAlso: lib/a.ex; mix test; lib/b.ex",
       keys: ["lib/a.ex", "mix test", "lib/b.ex"]
     })
@@ -50,17 +49,11 @@ describe("AlsoLine.append", () => {
       { kind: "path", text: "lib/a.ex", importance: 3 },
       { kind: "path", text: "lib/c.ex", importance: 3 }
     ]
-    expect(append(text, facts, estimator, { maxTokens: 100, childKeys })).toBe(
-      "[Summary 1] did x\nmore\nAlso: lib/a.ex; mix test; lib/b.ex; lib/c.ex"
-    )
-    expect(AlsoLine.append("x\nAlso: a.ex", [], estimator, { maxTokens: 100, childKeys: [["a.ex"]] }))
-      .toEqual({ text: "x\nAlso: a.ex", keys: ["a.ex"] })
-  })
-
-  it("takes keys from data only: a line that merely starts like one (a model's own, a cut one) is content", () => {
-    const text = "did x\nAlso: lib/a.ex; mix te…"
-    expect(AlsoLine.append(text, [], estimator, { maxTokens: 100, childKeys: [["lib/a.ex", "mix test"]] }))
-      .toEqual({ text, keys: [] })
+    expect(AlsoLine.append(text, facts, estimator, { maxTokens: 100 })).toEqual({
+      text: "[Summary 1] did x\nmore\nAlso: lib/a.ex; mix test; lib/b.ex; lib/c.ex",
+      keys: ["lib/a.ex", "mix test", "lib/b.ex", "lib/c.ex"]
+    })
+    expect(AlsoLine.append("x\nAlso: a.ex", [], estimator, { maxTokens: 100 })).toEqual({ text: "x\nAlso: a.ex", keys: ["a.ex"] })
   })
 
   it("never goes past maxTokens: it takes the keys that fit, and none when none does", () => {

@@ -37,7 +37,6 @@ export const condensation = (
           Step.step(run, {
             summarize: summarizer.summarizeSummaries(children, { targetTokens: options.condenseTargetTokens }),
             targetTokens: options.condenseTargetTokens,
-            childKeys: children.map((child) => child.alsoKeys ?? []),
             write: (summary) =>
               Effect.as(
                 dag.insertCondensed({

@@ -39,13 +39,12 @@ export const redoFallbacks = (
       })
     const fallbacks = all.filter((s) => s.tier === "fallback").sort((a, b) => a.depth - b.depth)
     for (const old of fallbacks) {
-      // A condensed summary is redone from its children, their Also keys as stored.
+      // A condensed summary is redone from its children.
       const children = old.depth === 0 ? undefined : yield* dag.children(old.id)
       yield* Step.step(run, {
         summarize: children === undefined
           ? summarizeLeaf(old)
           : summarizer.summarizeSummaries(children, { targetTokens: options.condenseTargetTokens }),
-        childKeys: children?.map((child) => child.alsoKeys ?? []),
         targetTokens: old.depth === 0 ? options.leafTargetTokens : options.condenseTargetTokens,
         // A redo that fell back again keeps the summary it had.
         write: (summary) =>

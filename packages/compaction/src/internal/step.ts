@@ -38,8 +38,6 @@ export interface Step<E, R> {
   readonly summarize: Effect.Effect<Summary.Summary, E, R>
   /** The summary's target tokens: the Also line never passes them. */
   readonly targetTokens: number
-  /** The Also keys of the summaries it is made from (a condensation's children, as stored), in order. */
-  readonly childKeys?: ReadonlyArray<ReadonlyArray<string>> | undefined
   /** Writes the summary; `false` when it keeps it out of the store (a redo that fell back again). */
   readonly write: (summary: Summary.Summary) => Effect.Effect<boolean, E, R>
   /** The event to report once it is counted, from the run's tiers so far. */
@@ -75,11 +73,8 @@ export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Su
 // The Also line: the most important keys the summary dropped, as many as fit within its target; those it
 // lists are no longer dropped. Its keys are kept with the summary as data (`alsoKeys`).
 const withAlso = <E, R>(estimator: TokenEstimator.Service, summary: Summary.Summary, step: Step<E, R>): Summary.Summary => {
-  // Even with nothing dropped, the lines of its children's keys the summary holds merge into one.
-  const { keys, text } = AlsoLine.append(summary.text, summary.dropped, estimator, {
-    maxTokens: step.targetTokens,
-    childKeys: step.childKeys
-  })
+  // Even with nothing dropped, Also lines the summary already holds (its children's) merge into one.
+  const { keys, text } = AlsoLine.append(summary.text, summary.dropped, estimator, { maxTokens: step.targetTokens })
   return text === summary.text && keys.length === 0 ? summary : new Summary.Summary({
     ...summary,
     text,
