@@ -30,14 +30,21 @@ interface Block {
   readonly lines: Array<string>
 }
 
+// The header of a summary in a printed context (`Transcript.summaryHeader`), with its depth.
+const SUMMARY_HEADER = /^\[Summary \d+, depth (\d+)[^\]\n]*\]$/
+
+// A line of a printed context without its indent, if it is indented.
+const continuation = (line: string): string | undefined =>
+  line.startsWith(Transcript.indent) ? line.slice(Transcript.indent.length) : undefined
+
 // A context's blocks: the session-state header, each summary, and the turns after them.
 const blocks = (text: string): Array<Block> => {
   const out: Array<Block> = []
   let current: Block | undefined
   for (const line of text.split("\n")) {
-    const summary = Transcript.parseSummaryHeader(line)
-    if (summary !== undefined) {
-      current = { kind: "summary", depth: summary.depth, lines: [] }
+    const summary = SUMMARY_HEADER.exec(line)
+    if (summary !== null) {
+      current = { kind: "summary", depth: Number(summary[1]), lines: [] }
       out.push(current)
       continue
     }
@@ -61,8 +68,8 @@ const blocks = (text: string): Array<Block> => {
 
 // A line's text without its turn prefix, indent and leading ellipsis.
 const bodyOf = (line: string): string => {
-  const turn = Transcript.parseTurnLine(line)
-  const text = turn !== undefined ? turn.content : Transcript.parseContinuation(line) ?? line
+  const turn = Transcript.turnHead(line)
+  const text = turn !== undefined ? turn.content : continuation(line) ?? line
   return text.replace(/^…\s+/, "").trim()
 }
 
@@ -98,8 +105,8 @@ const measure = (text: string): Record<string, string | number> => {
   for (const summary of summaries) {
     let inThinking = false
     for (const line of summary.lines) {
-      const turn = Transcript.parseTurnLine(line)
-      if (turn !== undefined || Transcript.parseContinuation(line) === undefined) {
+      const turn = Transcript.turnHead(line)
+      if (turn !== undefined || continuation(line) === undefined) {
         inThinking = bodyOf(line).startsWith("[thinking]")
       }
       if (!inThinking) continue

@@ -136,13 +136,13 @@ export const session = (args: Pick<Args, "session" | "sessionTokens">): {
 
 /**
  * The tokens of the turn labels of `text`: the `[time] role: ` head of each
- * line that opens a turn (`Transcript.parseTurnLine`).
+ * line that opens a turn (`Transcript.turnHead`).
  *
  * @since 0.1.0
  */
 export const labelTokens = (text: string): number =>
   text.split("\n").reduce((sum, line) => {
-    const turn = Transcript.parseTurnLine(line)
+    const turn = Transcript.turnHead(line)
     return turn === undefined ? sum : sum + TokenEstimator.approximate.estimate(line.slice(0, line.length - turn.content.length))
   }, 0)
 

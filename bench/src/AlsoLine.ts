@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { CompactionManager } from "@precis/compaction"
-import { FactCheck, Provider, type Summary, TokenEstimator, Transcript } from "@precis/core"
+import { AlsoLine, FactCheck, Provider, type Summary, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Store } from "@precis/store"
 import { ScriptedProvider } from "@precis/testing"
@@ -34,7 +34,7 @@ import * as Stats from "./Stats.js"
  */
 export const forgets = (line: string, index: number): boolean => {
   if (index % 2 === 1) return true
-  const content = Transcript.parseTurnLine(line)?.content ?? line
+  const content = Transcript.turnHead(line)?.content ?? line
   // The back quote as an escape (\x60), so that tools reading the source as text see no string open.
   return /\/|\x60|Error\b|Exception\b/.test(content)
 }
@@ -101,7 +101,7 @@ const keptBy = (facts: ReadonlyArray<Facts.Fact>, alsoLine: boolean, turns: Inpu
         top: Facts.retention(facts, text(top)),
         leafTokens: tokens(leaves),
         topTokens: tokens(top),
-        alsoLines: all.filter((s) => s.content.includes(`\n${FactCheck.alsoPrefix}`)).length,
+        alsoLines: all.filter((s) => s.content.includes(`\n${AlsoLine.prefix}`)).length,
         summaries: all.length,
         tiers: stats.tiersUsed
       }
@@ -135,17 +135,17 @@ export const measure = async (input: Inputs.Input, rounds: number): Promise<Row>
   const withAlso = await keptBy(facts, true, input.turns)
   const estimator = TokenEstimator.approximate
   const targetTokens = Math.max(1, Math.floor(estimator.estimate(material) / 10))
-  const summary = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens }, estimator)
+  const summary = ExtractiveProvider.extract({ kind: "leaf", turns: input.turns, targetTokens }, estimator)
   const [checkMBps, extractiveMBps] = throughput(material, rounds, [
-    () => FactCheck.check(material, summary),
-    () => ExtractiveProvider.extract({ kind: "leaf", material, targetTokens }, estimator)
+    () => FactCheck.checkTask({ kind: "leaf", turns: input.turns, targetTokens }, summary),
+    () => ExtractiveProvider.extract({ kind: "leaf", turns: input.turns, targetTokens }, estimator)
   ])
   return {
     input: input.name,
     facts: facts.length,
     withoutAlso: without,
     withAlso,
-    keys: FactCheck.keys(material).length,
+    keys: FactCheck.keysOf({ kind: "leaf", turns: input.turns, targetTokens }).length,
     checkMBps: checkMBps!,
     extractiveMBps: extractiveMBps!
   }

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { TokenEstimator, Transcript } from "@precis/core"
+import { type SummaryTask, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import * as Facts from "./Facts.js"
 import type * as Inputs from "./Inputs.js"
@@ -41,17 +41,18 @@ export interface Row {
 }
 
 /**
- * Measures one material at every budget.
+ * Measures the material of `turns` (`Transcript.formatTurns`) at every budget.
  *
  * @since 0.1.0
  */
-export const measure = (name: string, material: string): ReadonlyArray<Row> => {
+export const measure = (name: string, turns: ReadonlyArray<SummaryTask.Turn>): ReadonlyArray<Row> => {
   const estimator = TokenEstimator.approximate
+  const material = Transcript.formatTurns(turns)
   const facts = Facts.extract(material)
   const inputTokens = estimator.estimate(material)
   return budgets.map((budget) => {
     const budgetTokens = Math.max(1, Math.floor(inputTokens * budget))
-    const summary = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens: budgetTokens }, estimator)
+    const summary = ExtractiveProvider.extract({ kind: "leaf", turns, targetTokens: budgetTokens }, estimator)
     const head = Oracle.head(material, budgetTokens)
     const oracle = Oracle.greedy(material, budgetTokens).text
     const byKind: Row["byKind"] = {}
@@ -92,7 +93,7 @@ export const measure = (name: string, material: string): ReadonlyArray<Row> => {
  * @since 0.1.0
  */
 export const run = (inputs: ReadonlyArray<Inputs.Input>): { figures: ReadonlyArray<Figure>; rows: ReadonlyArray<Row> } => {
-  const rows = inputs.flatMap((input) => measure(input.name, Transcript.formatTurns(input.turns)))
+  const rows = inputs.flatMap((input) => measure(input.name, input.turns))
   const figures: Array<Figure> = []
   for (const row of rows) {
     figures.push(figure({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FactCheck, TokenEstimator, Transcript } from "@precis/core"
+import { AlsoLine as Also, TokenEstimator } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import * as AlsoLine from "../src/AlsoLine.js"
 
@@ -22,13 +22,13 @@ describe("AlsoLine.forgets", () => {
 
 describe("the Also line in the extractive provider's condensation", () => {
   it("is content, not structure: a candidate the provider selects (its keys make it worth keeping)", () => {
-    const also = FactCheck.alsoLine(["3 failed", "RangeError", "src/money.ts"])
-    const material = Transcript.renderSummaries([
+    const also = Also.line(["3 failed", "RangeError", "src/money.ts"])
+    const summaries = [
       { depth: 0, content: "[2025-01-01T00:00:00] user: fix the totals" },
       { depth: 0, content: `[2025-01-01T00:05:00] assistant: ran the tests\n${also}` }
-    ])
+    ]
     const summary = ExtractiveProvider.extract(
-      { kind: "condense", material, targetTokens: 1_000 },
+      { kind: "condense", summaries, targetTokens: 1_000 },
       TokenEstimator.approximate
     )
     expect(summary).toContain(also)

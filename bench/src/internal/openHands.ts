@@ -217,7 +217,7 @@ export const make = (provider: Provider.Service, options: Options) => {
         messages: [{ role: "user", content: prompt(previews) }],
         temperature: 0,
         maxTokens: 4096,
-        task: { kind: "leaf", material: previews.join("\n"), targetTokens: Math.floor(options.contextWindow / 8) }
+        task: { kind: "leaf", text: previews.join("\n"), targetTokens: Math.floor(options.contextWindow / 8) }
       }).pipe(Effect.orElseSucceed(() => ({ text: summary?.text ?? "" })))
       for (const e of gone) if (e.id !== View.summaryId) forgotten.add(e.id)
       summary = { text: reply.text, offset: start }

@@ -12,8 +12,8 @@ import {
   ProviderError,
   Summarizer,
   Summary,
-  TokenEstimator,
-  Transcript
+  SummaryTask,
+  TokenEstimator
 } from "@precis/core"
 
 /** A provider with a promise-returning `chat`. */
@@ -76,14 +76,15 @@ export const make = (
 
   return {
     summarizeTurns: async (turns, opts = {}) => {
-      const material = Transcript.formatTurns(turns)
+      const items = SummaryTask.turnsOf(turns)
       const targetTokens = opts.targetTokens === undefined || !Number.isFinite(opts.targetTokens)
         ? Summarizer.defaults.leafTargetTokens
         : Math.max(1, Math.floor(opts.targetTokens))
-      const task: Provider.SummaryTask = opts.priorSummary === undefined
-        ? { kind: "leaf", material, targetTokens }
-        : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
-      const prompt = Prompt.leaf(material, opts.priorSummary, targetTokens)
+      const task: SummaryTask.TurnsTask = opts.priorSummary === undefined
+        ? { kind: "leaf", turns: items, targetTokens }
+        : { kind: "leaf", turns: items, targetTokens, priorSummary: opts.priorSummary }
+      const material = SummaryTask.material(task)
+      const prompt = Prompt.forTask(task)
       const inputTokens = estimator.estimate(material)
       const escalations: Array<Summary.Escalation> = []
       const done = (tier: Summary.Tier, text: string) => {
@@ -94,11 +95,11 @@ export const make = (
           inputTokens,
           outputTokens: estimator.estimate(text),
           escalations,
-          dropped: FactCheck.check(material, text).dropped
+          dropped: FactCheck.checkTask(task, text).dropped
         }, true)
       }
       const normal = await callModel("normal", {
-        messages: [{ role: "user", content: prompt }],
+        messages: [],
         temperature: Summarizer.defaults.normalTemperature,
         maxTokens: Summarizer.defaults.maxTokens,
         task
@@ -109,7 +110,7 @@ export const make = (
         escalations.push(rejected("normal", "NotShorter", "reply not shorter than its input"))
       } else return done("normal", normal)
       const aggressive = await callModel("aggressive", {
-        messages: [{ role: "user", content: Prompt.aggressive(prompt, targetTokens) }],
+        messages: [],
         temperature: Summarizer.defaults.aggressiveTemperature,
         maxTokens: Summarizer.defaults.maxTokens,
         task: { ...task, kind: "aggressive" }

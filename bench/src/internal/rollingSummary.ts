@@ -65,7 +65,7 @@ export const make = (provider: Provider.Service, options: Options) => {
       messages: [{ role: "user", content: prompt(material) }],
       temperature: 0.2,
       maxTokens: 4096,
-      task: { kind: "leaf", material, targetTokens: Math.floor(options.budget / 8) }
+      task: { kind: "leaf", text: material, targetTokens: Math.floor(options.budget / 8) }
     }).pipe(Effect.orElseSucceed(() => ({ text: summary ?? "" })))
     summary = reply.text
     from = tail

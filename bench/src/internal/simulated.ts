@@ -4,7 +4,7 @@
  * the material so the normal tier keeps it), and counters of calls and of the
  * tokens sent.
  */
-import { Provider, TokenEstimator } from "@precis/core"
+import { Prompt, Provider, SummaryTask, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 
 /** Calls made and tokens sent (the estimate of every message of every request). */
@@ -38,11 +38,12 @@ export const make = (
     chat: (request) =>
       Effect.suspend(() => {
         counters.calls++
-        for (const m of request.messages) counters.inputTokens += estimator.estimate(m.content)
+        // What is sent: the messages (a summary task's rendered as its prompt).
+        for (const m of Prompt.messages(request)) counters.inputTokens += estimator.estimate(m.content)
         const task = request.task
         if (task?.kind === "condense") counters.condenseCalls++
         else counters.leafCalls++
-        const material = task?.material ?? request.messages.map((m) => m.content).join("\n")
+        const material = task === undefined ? request.messages.at(-1)?.content ?? "" : SummaryTask.material(task)
         const materialTokens = estimator.estimate(material)
         const target = task?.targetTokens ?? 1200
         const tokens = options.materialShare === undefined

@@ -297,9 +297,10 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
     Effect.gen(function*() {
       const db = path.join(dir, "older.db")
       assert.strictEqual((yield* runCli(["import", write(dir, "older.jsonl", sessionJsonl(30)), "--db", db])).code, 0)
-      // Schema 6: what an older precis left (the search mark table came with 7, the sessions' project with 9).
+      // Schema 6: what an older precis left (the search mark table came with 7, the sessions' project with 9, the summaries' Also keys with 11).
       yield* rawSql(db, [
         "DELETE FROM precis_migrations WHERE migration_id >= 7",
+        "ALTER TABLE summaries DROP COLUMN also_keys",
         "DROP INDEX sessions_cwd",
         "DROP INDEX sessions_git_root",
         // Before the mark table goes: SQLite checks the triggers that name it when a column is dropped.

@@ -37,7 +37,7 @@
  * - **Also line** (`alsoLine`, on by default): a summary that dropped
  *   must-survive keys of its material (`Summary.dropped`, the Summarizer's fact
  *   check) is stored with the most important of those that belong there
- *   (`FactCheck.isAlsoKey`: paths, identifiers, error names, issue ids,
+ *   (`AlsoLine.isKey`: paths, identifiers, error names, issue ids,
  *   commands run) appended as one `Also: a; b; c` line, as many as fit within
  *   its target tokens (never past it; none when the summary alone reaches
  *   it); Also lines the summary already holds (its children's) merge into it.

@@ -1,10 +1,12 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import {
+  AlsoLine,
   ConversationTurn,
   OptionError,
   type Provider,
   ProviderError,
   Summarizer,
+  SummaryTask,
   TokenEstimator,
   Transcript
 } from "@precis/core"
@@ -127,7 +129,7 @@ describe("CompactionManager", () => {
       const requests = yield* leafRequests
       const leaves = yield* (yield* store).summaries("prior", { depth: 0 })
       expect(requests.length).toBe(4)
-      expect(requests.map((r) => r.task?.priorSummary)).toEqual([undefined, ...leaves.slice(0, 3).map((l) => l.content)])
+      expect(requests.map((r) => (r.task === undefined ? undefined : SummaryTask.priorSummary(r.task)))).toEqual([undefined, ...leaves.slice(0, 3).map((l) => l.content)])
       expect(requests.map((r) => r.task?.targetTokens)).toEqual([1200, 1200, 1200, 1200])
     }).pipe(Effect.provide(managerLayer())))
 
@@ -288,7 +290,7 @@ describe("CompactionManager", () => {
       expect(a.turnsCompacted + b.turnsCompacted).toBe(24)
       expect((yield* leafRequests).length).toBe(8)
       expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
-    }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) => ScriptedProvider.delayed("10 seconds", `summary of ${r.task?.material.length}`))))))
+    }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) => ScriptedProvider.delayed("10 seconds", `summary of ${(r.task === undefined ? 0 : SummaryTask.material(r.task).length)}`))))))
 
   it.effect("different sessions compact in parallel", () =>
     Effect.gen(function*() {
@@ -792,11 +794,11 @@ describe("a provider that fails", () => {
       // Each leaf was redone after the one before it: its prior summary is that leaf's new text.
       const redoLeafRequests = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
         .filter((r) => r.task?.kind === "leaf").slice(-6)
-      expect(redoLeafRequests.slice(1).every((r) => r.task?.priorSummary?.startsWith("leaf of ") === true)).toBe(true)
+      expect(redoLeafRequests.slice(1).every((r) => (r.task === undefined ? undefined : SummaryTask.priorSummary(r.task))?.startsWith("leaf of ") === true)).toBe(true)
       // The condensed node was redone from its redone children.
       const condensedRequest = (yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests))
         .filter((r) => r.task?.kind === "condense").at(-1)!
-      expect(condensedRequest.task!.material).not.toContain("[TRUNCATED")
+      expect(SummaryTask.material(condensedRequest.task!)).not.toContain("[TRUNCATED")
       expect(yield* StoreInvariants.violations({ freshTailTurns: 16, minFanIn: 4, maxFanIn: 8, condensedFully: true })).toEqual([])
       // Nothing left to redo.
       expect((yield* (yield* manager).redoFallbacks("r")).redone).toBe(0)
@@ -882,6 +884,8 @@ describe("the Also line: a summary's dropped keys appended within its target", (
       const leaf = yield* leafOf()
       // A count is no key of an Also line: what it counted is gone with its lines.
       expect(leaf.content).toBe(`${reply}\nAlso: RangeError; src/routes/invoices.ts; src/services/pdf.ts`)
+      // The keys are stored with it, as data.
+      expect(leaf.alsoKeys).toEqual(["RangeError", "src/routes/invoices.ts", "src/services/pdf.ts"])
       expect(leaf.tokenEstimate).toBe(estimate(leaf.content))
       expect(leaf.tokenEstimate).toBeLessThanOrEqual(CompactionOptions.defaults.leafTargetTokens)
     }).pipe(Effect.provide(managerLayer(forgetful))))
@@ -939,6 +943,10 @@ describe("the Also line: a summary's dropped keys appended within its target", (
       const parent = all.find((s) => s.depth === 1)!
       expect(withAlso(parent.content)).toHaveLength(1)
       expect(parent.content.split("\n").at(-1)).toMatch(/^Also: .*src\/routes\/invoices\.ts.*src\/services\/pdf\.ts/)
+      // Every summary's stored keys are those of its line; the parent's begin with its children's (data, in order).
+      for (const summary of all) expect(AlsoLine.line(summary.alsoKeys ?? [])).toBe(withAlso(summary.content)[0] ?? "Also: ")
+      const childKeys = all.filter((s) => s.depth === 0).flatMap((s) => s.alsoKeys ?? [])
+      expect(parent.alsoKeys!.slice(0, childKeys.length)).toEqual(childKeys)
     }).pipe(Effect.provide(managerLayer(ScriptedProvider.dropping((line) => line.includes("/") && !line.startsWith("Also: "))))))
 
   it.effect("condensation reads a child's Also line as content: what it drops of it comes back on its own line", () =>

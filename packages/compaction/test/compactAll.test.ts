@@ -7,7 +7,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, expect, layer } from "@effect/vitest"
-import { Summarizer } from "@precis/core"
+import { Summarizer, SummaryTask } from "@precis/core"
 import { Store, TurnStore } from "@precis/store"
 import { Fixtures, ScriptedProvider, StoreInvariants } from "@precis/testing"
 import * as Deferred from "effect/Deferred"
@@ -24,7 +24,7 @@ const expectations = { freshTailTurns: 4, minFanIn: 2, maxFanIn: 3, condensedFul
 
 // A short real delay per summary, so that concurrent workers interleave.
 const provider = ScriptedProvider.respond((request) =>
-  ScriptedProvider.delayed("2 millis", `summary of ${request.task?.material.length ?? 0} chars`)
+  ScriptedProvider.delayed("2 millis", `summary of ${(request.task === undefined ? 0 : SummaryTask.material(request.task).length)} chars`)
 )
 
 /** `count` sessions `w0..` (or `PREFIX0..`), of `turns` turns each. */

@@ -2,7 +2,7 @@
  * Layers and small tools shared by the tests.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { ConversationTurn, type Provider, Summarizer } from "@precis/core"
+import { ConversationTurn, type Provider, Summarizer, SummaryTask } from "@precis/core"
 import type { Store } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
 import { Fixtures, ScriptedProvider } from "@precis/testing"
@@ -22,7 +22,7 @@ export const storeLayer = (filename = ":memory:"): Layer.Layer<Store.Store | Sql
 
 /** A short reply derived from the request, always shorter than a chunk's material. */
 export const shortReply = (request: Provider.ChatRequest): ScriptedProvider.Outcome =>
-  ScriptedProvider.reply(`${request.task?.kind ?? "?"} of ${request.task?.material.length ?? 0} chars`)
+  ScriptedProvider.reply(`${request.task?.kind ?? "?"} of ${(request.task === undefined ? 0 : SummaryTask.material(request.task).length)} chars`)
 
 /** The manager's requirements: a store, a Summarizer and a scripted provider. */
 export const depsLayer = (

@@ -5,7 +5,7 @@
  * line of material.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ConversationTurn, TokenEstimator } from "@precis/core"
+import { ConversationTurn, SummaryTask, TokenEstimator } from "@precis/core"
 import { Store } from "@precis/store"
 import { ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
@@ -56,7 +56,7 @@ describe("leaf pass", () => {
       // Chunks of 1,000 tokens of turns: the 39 KB read is a chunk of its own by tokens.
       yield* manager.compact("s", { leafChunkTokens: 1000, freshTailTurns: 1, alsoLine: false })
       const requests = yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
-      const leaves = requests.filter((r) => r.task?.kind === "leaf").map((r) => r.task!.material)
+      const leaves = requests.filter((r) => r.task?.kind === "leaf").map((r) => SummaryTask.material(r.task!))
       expect(leaves.length).toBeGreaterThan(0)
       for (const material of leaves) {
         // Every result is read with its call: no `read ? (24 lines)`.

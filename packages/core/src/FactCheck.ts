@@ -11,8 +11,9 @@ import * as Schema from "effect/Schema"
 import * as Commands from "./internal/commands.js"
 import { containment } from "./internal/containment.js"
 import { unfold } from "./internal/text.js"
+import * as Escape from "./Escape.js"
 import * as OutputDigest from "./OutputDigest.js"
-import type * as TokenEstimator from "./TokenEstimator.js"
+import * as SummaryTask from "./SummaryTask.js"
 import * as Transcript from "./Transcript.js"
 
 /**
@@ -143,20 +144,6 @@ const isPath = (candidate: string): boolean => {
   return /\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(candidate) || candidate.indexOf("/") !== candidate.lastIndexOf("/")
 }
 
-// What a line of the material says: a turn's content without its
-// `[time] role:` head, a continuation without its indent; a summary header
-// says nothing. A listing's line-number prefix is cut (`OutputDigest.stripLineNumber`).
-const contentOf = (line: string): string => {
-  // Only a line opening with `[` can be a turn line or a summary header.
-  const turn = line.startsWith("[") ? Transcript.parseTurnLine(line) : undefined
-  const text = turn !== undefined
-    ? turn.content
-    : line.startsWith("[Summary ") && Transcript.parseSummaryHeader(line) !== undefined
-    ? ""
-    : Transcript.parseContinuation(line) ?? line
-  return OutputDigest.stripLineNumber(text)
-}
-
 interface Entry {
   readonly kind: Kind
   readonly text: string
@@ -177,10 +164,101 @@ const withoutComment = (command: string): string => command.replace(/\s{2}# .*$/
 const ranCommands = (line: string): ReadonlyArray<string> =>
   Commands.simpleCommands(line).filter((command) => command.length <= MAX_COMMAND && !Commands.isSilent(command))
 
+// The keys found so far, line by line, with the state the lines before leave.
+class Collector {
+  private readonly entries = new Map<string, Entry>()
+  // Whether the line being read is a tool's output.
+  output = false
+  // A test runner's line for a file that passed: its count is part of the totals, not a result of its own.
+  private passedFile = false
+
+  private add(kind: Kind, text: string, ran = false): void {
+    if (text.length < 2) return
+    const id = text.toLowerCase()
+    const entry = this.entries.get(id)
+    if (entry === undefined) this.entries.set(id, { kind, text, mentions: 1, ran, said: !this.output })
+    else {
+      entry.mentions++
+      entry.ran ||= ran
+      entry.said ||= !this.output
+    }
+  }
+
+  private scan(text: string): void {
+    KEY.lastIndex = 0
+    for (let match = KEY.exec(text); match !== null; match = KEY.exec(text)) {
+      let group = 1
+      while (match[group] === undefined) group++
+      const value = match[group]!
+      if (group === 2) {
+        const code = value.trim()
+        if (isCommand(code)) this.add("command", code)
+        else if (IDENTIFIER.test(code) && !/^\d/.test(code)) this.add(/(?:Error|Exception)$/.test(code) ? "error" : "identifier", code)
+        else {
+          // Not a command nor an identifier: what is inside still counts (a path, an error code).
+          const rest = KEY.lastIndex
+          this.scan(code)
+          KEY.lastIndex = rest
+        }
+      } else if (group === 3) {
+        for (const command of ranCommands(value.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1"))) this.add("command", command, true)
+      } else if (group === 1) this.add("path", value.replace(TRAILING_PUNCTUATION, ""))
+      else if (group === 4) {
+        if (isPath(value)) this.add("path", value)
+      } else if (group !== 8 || !this.passedFile) this.add(KIND_OF_GROUP[group]!, value)
+    }
+  }
+
+  /** One line of content (without a turn head or an indent). */
+  line(content: string): void {
+    // A listing's line-number prefix is cut (`OutputDigest.stripLineNumber`).
+    const line = OutputDigest.stripLineNumber(content)
+    const trimmed = line.trim()
+    if (trimmed.startsWith("$ ")) {
+      for (const command of ranCommands(unfold(withoutComment(trimmed.slice(2))))) this.add("command", command, true)
+    } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) this.add("command", trimmed)
+    this.passedFile = OutputDigest.isPassedFileLine(line)
+    this.scan(line)
+  }
+
+  /** A turn of a leaf: its role says whether its lines are a tool's output. */
+  turn(role: string, content: string): void {
+    this.output = TOOL_ROLE.test(role.trim())
+    for (const line of SummaryTask.lines(content)) this.line(line)
+  }
+
+  /**
+   * A summary's text (or any text): a line with a turn head (`Transcript.turnHead`)
+   * is that turn's content, an indented line continues it, another line is
+   * outside any tool's output.
+   */
+  text(text: string): void {
+    for (const raw of text.split("\n")) {
+      if (raw.length === 0) continue
+      const full = raw.endsWith("\r") ? raw.slice(0, -1) : raw
+      // Only a line opening with `[` can have a turn head.
+      const head = full.startsWith("[") ? Transcript.turnHead(full) : undefined
+      if (head !== undefined) this.output = TOOL_ROLE.test(head.role.trim())
+      else if (!full.startsWith("[") && !full.startsWith(Transcript.indent)) this.output = false
+      this.line(head?.content ?? (full.startsWith(Transcript.indent) ? full.slice(Transcript.indent.length) : full))
+    }
+  }
+
+  /** The entries are in order of first appearance and the sort is stable, so equal importance keeps that order. */
+  facts(): Array<Fact> {
+    const facts: Array<Fact> = Array.from(this.entries.values(), (entry) => {
+      const fact = { kind: entry.kind, text: entry.text, importance: importanceOf(entry) }
+      return entry.ran ? { ...fact, source: "run" as const } : entry.said ? fact : { ...fact, source: "output" as const }
+    })
+    return facts.sort((a, b) => b.importance - a.importance)
+  }
+}
+
 /**
- * The must-survive keys of `material` (a transcript, rendered summaries or
- * any text), distinct case-insensitively, most important first (then in order
- * of first appearance).
+ * The must-survive keys of `text` (a summary's text, or any text: lines with
+ * a turn head, `[09:03] tool: ...`, are read as that turn's), distinct
+ * case-insensitively, most important first (then in order of first
+ * appearance).
  *
  * @example
  * ```ts
@@ -190,68 +268,41 @@ const ranCommands = (line: string): ReadonlyArray<string> =>
  * ```
  * @since 0.1.0
  */
-export const keys = (material: string): ReadonlyArray<Fact> => {
-  const entries = new Map<string, Entry>()
-  // Whether the line being read is a tool's output.
-  let output = false
-  const add = (kind: Kind, text: string, ran = false) => {
-    if (text.length < 2) return
-    const id = text.toLowerCase()
-    const entry = entries.get(id)
-    if (entry === undefined) entries.set(id, { kind, text, mentions: 1, ran, said: !output })
-    else {
-      entry.mentions++
-      entry.ran ||= ran
-      entry.said ||= !output
+export const keys = (text: string): ReadonlyArray<Fact> => {
+  const collector = new Collector()
+  collector.text(text)
+  return collector.facts()
+}
+
+/**
+ * The must-survive keys of a summary task's material, read from its items: a
+ * leaf's turns (a tool role's lines are its output), a condensation's child
+ * summaries (each child's text as {@link keys} reads it). The same keys as
+ * {@link keys} of the rendered material, without rendering or parsing it.
+ *
+ * @example
+ * ```ts
+ * import { FactCheck } from "@precis/core"
+ * FactCheck.keysOf({ kind: "leaf", targetTokens: 100, turns: [
+ *   { role: "assistant", content: "$ npm test" },
+ *   { role: "tool", content: "1 failed: TypeError in src/app.ts" }
+ * ] }) // npm test (run), 1 failed, TypeError, src/app.ts (output)
+ * ```
+ * @since 0.1.0
+ */
+export const keysOf = (task: SummaryTask.SummaryTask): ReadonlyArray<Fact> => {
+  const collector = new Collector()
+  if (SummaryTask.isText(task)) collector.text(task.text)
+  else if (SummaryTask.isTurns(task)) {
+    for (const turn of task.turns) collector.turn(Escape.line(turn.role), turn.content)
+  } else {
+    for (const summary of task.summaries) {
+      // A child's header says nothing, and ends any count of a passed file's line.
+      collector.line("")
+      collector.text(summary.content)
     }
   }
-  // A test runner's line for a file that passed: its count is part of the totals, not a result of its own.
-  let passedFile = false
-  const scan = (text: string) => {
-    KEY.lastIndex = 0
-    for (let match = KEY.exec(text); match !== null; match = KEY.exec(text)) {
-      let group = 1
-      while (match[group] === undefined) group++
-      const value = match[group]!
-      if (group === 2) {
-        const code = value.trim()
-        if (isCommand(code)) add("command", code)
-        else if (IDENTIFIER.test(code) && !/^\d/.test(code)) add(/(?:Error|Exception)$/.test(code) ? "error" : "identifier", code)
-        else {
-          // Not a command nor an identifier: what is inside still counts (a path, an error code).
-          const rest = KEY.lastIndex
-          scan(code)
-          KEY.lastIndex = rest
-        }
-      } else if (group === 3) {
-        for (const command of ranCommands(value.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1"))) add("command", command, true)
-      } else if (group === 1) add("path", value.replace(TRAILING_PUNCTUATION, ""))
-      else if (group === 4) {
-        if (isPath(value)) add("path", value)
-      } else if (group !== 8 || !passedFile) add(KIND_OF_GROUP[group]!, value)
-    }
-  }
-  for (const raw of material.split("\n")) {
-    if (raw.length === 0) continue
-    const full = raw.endsWith("\r") ? raw.slice(0, -1) : raw
-    const line = contentOf(full)
-    if (full.startsWith("[")) {
-      const role = Transcript.parseTurnLine(full)?.role
-      if (role !== undefined) output = TOOL_ROLE.test(role.trim())
-    } else if (!full.startsWith("  ")) output = false
-    const trimmed = line.trim()
-    if (trimmed.startsWith("$ ")) {
-      for (const command of ranCommands(unfold(withoutComment(trimmed.slice(2))))) add("command", command, true)
-    } else if (LINE_COMMAND.test(trimmed) && trimmed.length <= MAX_COMMAND) add("command", trimmed)
-    passedFile = OutputDigest.isPassedFileLine(line)
-    scan(line)
-  }
-  // The entries are in order of first appearance and the sort is stable, so equal importance keeps that order.
-  const facts: Array<Fact> = Array.from(entries.values(), (entry) => {
-    const fact = { kind: entry.kind, text: entry.text, importance: importanceOf(entry) }
-    return entry.ran ? { ...fact, source: "run" as const } : entry.said ? fact : { ...fact, source: "output" as const }
-  })
-  return facts.sort((a, b) => b.importance - a.importance)
+  return collector.facts()
 }
 
 // A command that only looks around (`Commands.onlyLooks`) weighs less than an identifier: what it found is the fact.
@@ -288,98 +339,9 @@ export const checkKeys = (facts: ReadonlyArray<Fact>, summary: string): Result =
 export const check = (material: string, summary: string): Result => checkKeys(keys(material), summary)
 
 /**
- * The head of the line that lists dropped keys at the end of a summary.
+ * The keys of `task`'s items ({@link keysOf}) that `summary` kept and dropped,
+ * most important first: the Summarizer's check of every summary.
  *
  * @since 0.1.0
  */
-export const alsoPrefix = "Also: "
-
-/**
- * Keys as one line: `Also: a; b; c`. It is plain text, neither a turn line nor
- * a summary header, so transcript parsing skips it and summarizers read it as
- * content.
- *
- * @since 0.1.0
- */
-export const alsoLine = (texts: ReadonlyArray<string>): string => `${alsoPrefix}${texts.join("; ")}`
-
-/**
- * Whether a key belongs on an {@link alsoLine}: a path, an identifier, an
- * error name, an issue id or a command the agent ran (`source: "run"`); not a
- * result (a count or an exit status: what it counts is gone with the lines it
- * came from), a command only mentioned (`npm fund` in a tool's hint), nor a
- * URL only a tool's output mentions (a link in its help).
- *
- * @since 0.1.0
- */
-export const isAlsoKey = (fact: Fact): boolean => {
-  switch (fact.kind) {
-    case "result":
-      return false
-    case "command":
-      return fact.source === "run"
-    case "path":
-      return !(fact.source === "output" && /^https?:\/\//.test(fact.text))
-    default:
-      return true
-  }
-}
-
-/**
- * @since 0.1.0
- */
-export interface AppendOptions {
-  /** The most tokens the summary may hold with the line. */
-  readonly maxTokens: number
-  /** Most keys added to the line. Default 8. */
-  readonly maxKeys?: number | undefined
-}
-
-/**
- * `text` with one {@link alsoLine} at its end: the keys of the Also lines it
- * already holds (a condensation keeps its children's), then the most
- * important `dropped` keys that belong there ({@link isAlsoKey}) and fit:
- * keys are taken in order, each only when the summary with the line stays
- * within `maxTokens` (by `estimator`) and no key already on the line contains
- * it. `text` unchanged when it holds no Also line and no key is added.
- *
- * @example
- * ```ts
- * import { FactCheck, TokenEstimator } from "@precis/core"
- * const { dropped } = FactCheck.check("[?] assistant: $ pnpm test\n[?] tool: 3 failed in src/app.ts", "Tests ran.")
- * FactCheck.appendAlso("Tests ran.", dropped, TokenEstimator.approximate, { maxTokens: 100 })
- * // "Tests ran.\nAlso: pnpm test; src/app.ts" (the count is no key of an Also line)
- * ```
- * @since 0.1.0
- */
-export const appendAlso = (
-  text: string,
-  dropped: ReadonlyArray<Fact>,
-  estimator: TokenEstimator.Service,
-  options: AppendOptions
-): string => {
-  const maxKeys = options.maxKeys ?? 8
-  const lines = text.split("\n")
-  const body = lines.filter((line) => !line.startsWith(alsoPrefix)).join("\n")
-  const chosen = lines.filter((line) => line.startsWith(alsoPrefix)).map((line) => line.slice(alsoPrefix.length).trim())
-    .filter((keys) => keys.length > 0)
-  const lowered = chosen.map((keys) => keys.toLowerCase())
-  const withLine = (keys: ReadonlyArray<string>) => keys.length === 0 ? body : `${body}\n${alsoLine(keys)}`
-  // A few misses, and the line is done.
-  let added = 0
-  let tries = 0
-  for (const fact of dropped) {
-    if (added >= maxKeys || tries >= 4 * maxKeys) break
-    if (!isAlsoKey(fact)) continue
-    const id = fact.text.toLowerCase()
-    if (lowered.some((other) => other.includes(id))) continue
-    tries++
-    if (estimator.estimate(withLine([...chosen, fact.text])) > options.maxTokens) continue
-    chosen.push(fact.text)
-    lowered.push(id)
-    added++
-  }
-  const already = lines.length - body.split("\n").length
-  const settled = already === 0 || (already === 1 && lines[lines.length - 1]!.startsWith(alsoPrefix))
-  return added === 0 && settled ? text : withLine(chosen)
-}
+export const checkTask = (task: SummaryTask.SummaryTask, summary: string): Result => checkKeys(keysOf(task), summary)

@@ -17,9 +17,10 @@
  * the inputs that steer the harness (`ToolKind.controlKeys`) nothing.
  *
  * The output is in the transcript line format of `Transcript.formatTurns`
- * (one turn per `[time] role:` line, continuation lines indented), so
- * `Transcript.parse` reads it back into as many turns as were given. Other
- * turns without tool structure come out exactly as `formatTurns` writes them.
+ * (one turn per `[time] role:` line, continuation lines indented); nothing
+ * reads it back: a summary task carries each turn's content
+ * ({@link renderContents}) as an item. Other turns without tool structure
+ * come out exactly as `formatTurns` writes them.
  *
  * @since 0.1.0
  */

@@ -4,6 +4,8 @@
  *
  * @since 0.1.0
  */
+import type { ChatMessage, ChatRequest } from "./Provider.js"
+import * as SummaryTask from "./SummaryTask.js"
 
 /**
  * A backtick fence longer than any run of backticks inside `material`
@@ -132,6 +134,41 @@ export const aggressive = (basePrompt: string, targetTokens: number): string =>
   "be: task ids with their status, file paths, commands with their results, unresolved errors, the current " +
   "work and the next step come first.\n\n" +
   basePrompt
+
+/**
+ * The prompt of `task`, rendered from its items: {@link leaf} for turns,
+ * {@link condense} for summaries, and for an aggressive task {@link aggressive}
+ * around the prompt of the same items.
+ *
+ * @example
+ * ```ts
+ * import { Prompt } from "@precis/core"
+ * Prompt.forTask({ kind: "leaf", turns: [{ role: "user", content: "fix it" }], targetTokens: 100 })
+ * // the leaf prompt, its transcript fenced: "[?] user: fix it"
+ * ```
+ * @since 0.1.0
+ */
+export const forTask = (task: SummaryTask.SummaryTask): string => {
+  const material = SummaryTask.material(task)
+  const base = SummaryTask.isTurns(task)
+    ? leaf(material, task.priorSummary, task.targetTokens)
+    : SummaryTask.isText(task) && task.kind !== "condense"
+    ? leaf(material, undefined, task.targetTokens)
+    : condense(material, task.targetTokens)
+  return task.kind === "aggressive" ? aggressive(base, task.targetTokens) : base
+}
+
+/**
+ * The messages to send for `request`: its own messages when it has any (a
+ * caller with a prompt of its own), else its task's prompt as one user
+ * message ({@link forTask}): a request from the Summarizer carries only its task.
+ *
+ * @since 0.1.0
+ */
+export const messages = (request: ChatRequest): ReadonlyArray<ChatMessage> =>
+  request.messages.length > 0 || request.task === undefined
+    ? request.messages
+    : [{ role: "user", content: forTask(request.task) }]
 
 /**
  * The marker appended to a fallback (truncated) summary.

@@ -9,6 +9,7 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ProviderError } from "./ProviderError.js"
+import * as SummaryTaskModule from "./SummaryTask.js"
 
 /**
  * @since 0.1.0
@@ -33,38 +34,37 @@ export const ChatMessage = Schema.Struct({ role: ChatRole, content: Schema.Strin
 export type ChatMessage = typeof ChatMessage.Type
 
 /**
- * The kind of summarization work a request carries.
+ * The kind of summarization work a request carries (`SummaryTask.Kind`).
  *
  * @since 0.1.0
  */
-export const TaskKind = Schema.Literal("leaf", "condense", "aggressive")
+export const TaskKind = SummaryTaskModule.Kind
 
 /**
  * @since 0.1.0
  */
-export type TaskKind = typeof TaskKind.Type
+export type TaskKind = SummaryTaskModule.Kind
 
 /**
- * A structured description of the work behind a request, always filled by the
- * Summarizer. HTTP providers ignore it; the extractive provider works from it
- * instead of parsing the prompt. `material` is the formatted transcript or the
- * rendered summaries, without instructions.
+ * The structured work behind a request (`SummaryTask.SummaryTask`: the turns
+ * of a leaf or the child summaries of a condensation), always filled by the
+ * Summarizer.
  *
  * @since 0.1.0
  */
-export const SummaryTask = Schema.Struct({
-  kind: TaskKind,
-  material: Schema.String,
-  targetTokens: Schema.Number,
-  priorSummary: Schema.optional(Schema.String)
-})
+export const SummaryTask = SummaryTaskModule.SummaryTask
 
 /**
  * @since 0.1.0
  */
-export type SummaryTask = typeof SummaryTask.Type
+export type SummaryTask = SummaryTaskModule.SummaryTask
 
 /**
+ * A chat request: the `messages` to send, or a `task` to render. A request
+ * from the Summarizer carries its `task` and no messages: a provider that
+ * sends text renders the prompt from the task, once (`Prompt.messages`); the
+ * extractive provider reads the task's items.
+ *
  * @since 0.1.0
  */
 export const ChatRequest = Schema.Struct({

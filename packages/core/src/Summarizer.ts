@@ -29,17 +29,15 @@ import * as Metric from "effect/Metric"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type { ConversationTurn } from "./ConversationTurn.js"
-import * as Material from "./Material.js"
 import * as OptionConfig from "./OptionConfig.js"
 import * as OptionError from "./OptionError.js"
 import * as OptionSchema from "./OptionSchema.js"
-import * as Prompt from "./Prompt.js"
-import { Provider, type SummaryTask } from "./Provider.js"
+import { Provider } from "./Provider.js"
 import * as Tiers from "./internal/tiers.js"
 import { emptyTierCounts, incrementTier, Summary, type Tier, type TierCounts } from "./Summary.js"
 import type { SummaryRecord } from "./SummaryRecord.js"
+import * as SummaryTask from "./SummaryTask.js"
 import { TokenEstimator } from "./TokenEstimator.js"
-import * as Transcript from "./Transcript.js"
 
 /**
  * @since 0.1.0
@@ -64,8 +62,8 @@ export interface SummarizeSummariesOptions {
  */
 export interface Service {
   /**
-   * Summarizes raw turns (a leaf of the DAG) from their material,
-   * `Material.render(turns)`. Never fails.
+   * Summarizes raw turns (a leaf of the DAG): the task carries each turn with
+   * its content as the material shows it (`Material.renderContents`). Never fails.
    */
   readonly summarizeTurns: (
     turns: ReadonlyArray<ConversationTurn>,
@@ -207,8 +205,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const env: Tiers.Env = { provider, estimator, timeout, maxTokens, normalTemperature, aggressiveTemperature }
 
   // Whichever tier wrote it, the summary is counted (the Ref and the metric) and its span annotated.
-  const summarize = (task: Tiers.Task, prompt: string): Effect.Effect<Summary> =>
-    Tiers.escalate(env, task, prompt).pipe(
+  const summarize = (task: Tiers.Task): Effect.Effect<Summary> =>
+    Tiers.escalate(env, task).pipe(
       Effect.tap((summary) =>
         Effect.zipRight(
           Ref.update(counts, (c) => incrementTier(c, summary.tier)),
@@ -230,23 +228,21 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       traced(
         "Summarizer.summarizeTurns",
         Effect.suspend(() => {
-          // Tool traffic in short form (`Material.render`); the turns themselves are not changed.
-          const material = Material.render(turns)
           const targetTokens = normalizeTarget(opts.targetTokens, defaults.leafTargetTokens)
-          const task: SummaryTask & { readonly kind: "leaf" } = opts.priorSummary === undefined
-            ? { kind: "leaf", material, targetTokens }
-            : { kind: "leaf", material, targetTokens, priorSummary: opts.priorSummary }
-          return summarize(task, Prompt.leaf(material, opts.priorSummary, targetTokens))
+          const items = SummaryTask.turnsOf(turns)
+          return summarize(
+            opts.priorSummary === undefined
+              ? { kind: "leaf", turns: items, targetTokens }
+              : { kind: "leaf", turns: items, targetTokens, priorSummary: opts.priorSummary }
+          )
         })
       ),
     summarizeSummaries: (summaries, opts = {}) =>
       traced(
         "Summarizer.summarizeSummaries",
-        Effect.suspend(() => {
-          const material = Transcript.renderSummaries(summaries)
-          const targetTokens = normalizeTarget(opts.targetTokens, defaults.condenseTargetTokens)
-          return summarize({ kind: "condense", material, targetTokens }, Prompt.condense(material, targetTokens))
-        })
+        Effect.sync(() => normalizeTarget(opts.targetTokens, defaults.condenseTargetTokens)).pipe(
+          Effect.flatMap((targetTokens) => summarize({ kind: "condense", summaries, targetTokens }))
+        )
       ),
     tierCounts: Ref.get(counts)
   })

@@ -69,7 +69,14 @@ export class Summary extends Schema.Class<Summary>("@precis/core/Summary")({
   outputTokens: Schema.Int.pipe(Schema.nonNegative()),
   escalations: Schema.optionalWith(Schema.Array(Escalation), { default: () => [] }),
   /** @since 0.1.0 */
-  dropped: Schema.optionalWith(Schema.Array(Fact), { default: () => [] })
+  dropped: Schema.optionalWith(Schema.Array(Fact), { default: () => [] }),
+  /**
+   * The keys of the `Also:` line at the end of `text` (`AlsoLine.append`), as data: kept with
+   * the summary in the store, so that a condensation takes its children's keys without reading their text.
+   *
+   * @since 0.1.0
+   */
+  alsoKeys: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 }) {
   /**
    * Whether the call fell back only because the provider failed in a way that

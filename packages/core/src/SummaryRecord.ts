@@ -26,7 +26,9 @@ export class SummaryRecord extends Schema.Class<SummaryRecord>("@precis/core/Sum
   parentId: Schema.optional(Schema.String),
   descendantCount: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
   tier: Schema.optional(Tier),
-  createdAt: Schema.optional(Schema.String)
+  createdAt: Schema.optional(Schema.String),
+  /** The keys of the summary's `Also:` line (`Summary.alsoKeys`), stored with it. */
+  alsoKeys: Schema.optional(Schema.Array(Schema.String))
 }) {}
 
 /**

@@ -1,6 +1,8 @@
 /**
- * Pure rendering of turns and summaries into the material a model reads, and
- * its parser: the transcript line format has one home.
+ * Pure rendering of turns and summaries into the material a model reads: the
+ * transcript line format has one home. Nothing parses a material back (a
+ * summary task carries its items); only a summary's own text, which a model
+ * wrote, is read ({@link turnHead}).
  *
  * @since 0.1.0
  */
@@ -17,11 +19,16 @@ import * as Escape from "./Escape.js"
 export const shortTimestamp = (timestamp: string | undefined): string =>
   timestamp === undefined || timestamp.length === 0 ? "?" : Escape.line(timestamp.slice(0, 19))
 
-// Continuation lines are indented so that no line of a turn's content can pose
-// as the start of another turn.
-const INDENT = "  "
+/**
+ * The indent of a turn's lines after its first: no line of a turn's content
+ * can pose as the start of another turn.
+ *
+ * @since 0.1.0
+ */
+export const indent = "  "
+
 const indentContinuation = (content: string): string =>
-  content.includes("\n") ? content.replace(/\r?\n/g, `\n${INDENT}`) : content
+  content.includes("\n") ? content.replace(/\r?\n/g, `\n${indent}`) : content
 
 /**
  * The head of a turn's first line: `[YYYY-MM-DDTHH:MM:SS] role:` (`[?] role:`
@@ -99,12 +106,12 @@ export const renderSummaries = (
 ): string => summaries.map((s, i) => `${summaryHeader(i + 1, s)}\n${s.content}`).join("\n\n")
 
 /**
- * A turn read back from a transcript: its timestamp as written (`undefined`
- * for `?`), its role and its content.
+ * The head of a line of a summary's text that opens a turn: its time as
+ * written (`undefined` for `?`), its role, and the rest of the line.
  *
  * @since 0.1.0
  */
-export interface ParsedTurn {
+export interface TurnHead {
   readonly timestamp: string | undefined
   readonly role: string
   readonly content: string
@@ -112,113 +119,27 @@ export interface ParsedTurn {
 
 // A bracket of at most 40 characters (short forms such as `[09:03]` included),
 // a role of at most 64 characters up to the first colon, then the content.
-const TURN_LINE = /^\[([^\]\n]{1,40})\] ([^:\n]{1,64}?):(?: ([^\n]*))?$/
+const TURN_HEAD = /^\[([^\]\n]{1,40})\] ([^:\n]{1,64}?):(?: ([^\n]*))?$/
 
 /**
- * The parts of a turn's first line, `[timestamp] role: content`, or
- * `undefined` when `line` does not open a turn. `content` is the rest of that
- * line only.
+ * The turn head of a line of a summary's text (`[09:03] tool: 3 tests, 0
+ * failures`, as the extractive provider writes its lines, or a model quoting
+ * them), or `undefined` when `line` opens no turn. A summary is text, written
+ * by a model: this reads it, for the extractive provider (a condensation's
+ * children, a prior summary) and the fact check of a condensation. Turns are
+ * never read back from a material: a summary task carries them as items.
  *
  * @example
  * ```ts
  * import { Transcript } from "@precis/core"
- * Transcript.parseTurnLine("[2025-01-02T03:04:05] user: hi")
- * // { timestamp: "2025-01-02T03:04:05", role: "user", content: "hi" }
- * Transcript.parseTurnLine("[?] tool:") // { timestamp: undefined, role: "tool", content: "" }
+ * Transcript.turnHead("[09:03] tool: 3 tests, 0 failures") // { timestamp: "09:03", role: "tool", content: "3 tests, 0 failures" }
+ * Transcript.turnHead("[?] tool:") // { timestamp: undefined, role: "tool", content: "" }
  * ```
  * @since 0.1.0
  */
-export const parseTurnLine = (line: string): ParsedTurn | undefined => {
-  const match = TURN_LINE.exec(line)
+export const turnHead = (line: string): TurnHead | undefined => {
+  const match = TURN_HEAD.exec(line)
   if (match === null) return undefined
   const stamp = match[1]!
   return { timestamp: stamp === "?" ? undefined : stamp, role: match[2]!, content: match[3] ?? "" }
-}
-
-/**
- * The text of a continuation line (one indented by two spaces, inside a
- * turn) without its indent, or `undefined` for a line that is not one.
- *
- * @since 0.1.0
- */
-export const parseContinuation = (line: string): string | undefined =>
-  line.startsWith(INDENT) ? line.slice(INDENT.length) : undefined
-
-/**
- * Turns read back from a transcript: a turn line opens a turn, the indented
- * lines after it continue its content; other lines (summary headers, text
- * outside any turn) are skipped. The inverse of {@link formatTurns} up to the
- * formatting: timestamps come back as their first 19 characters, `\r\n`
- * inside a content as `\n`. Roles with a colon or a newline, or longer than
- * 64 characters, and timestamps with `]` do not come back.
- *
- * @example
- * ```ts
- * import { Transcript } from "@precis/core"
- * Transcript.parse("[2025-01-02T03:04:05] tool: line 1\n  line 2\n[?] assistant: ok")
- * // [{ timestamp: "2025-01-02T03:04:05", role: "tool", content: "line 1\nline 2" },
- * //  { timestamp: undefined, role: "assistant", content: "ok" }]
- * ```
- * @since 0.1.0
- */
-export const parse = (transcript: string): Array<ParsedTurn> => {
-  const turns: Array<ParsedTurn> = []
-  let open: { readonly timestamp: string | undefined; readonly role: string; readonly lines: Array<string> } | undefined
-  for (const line of transcript.split("\n")) {
-    if (open !== undefined) {
-      const continued = parseContinuation(line)
-      if (continued !== undefined) {
-        open.lines.push(continued)
-        continue
-      }
-      turns.push({ timestamp: open.timestamp, role: open.role, content: open.lines.join("\n") })
-      open = undefined
-    }
-    const turn = parseTurnLine(line)
-    if (turn !== undefined) open = { timestamp: turn.timestamp, role: turn.role, lines: [turn.content] }
-  }
-  if (open !== undefined) turns.push({ timestamp: open.timestamp, role: open.role, content: open.lines.join("\n") })
-  return turns
-}
-
-/**
- * The fields of a summary header line, as {@link summaryHeader} writes it.
- *
- * @since 0.1.0
- */
-export interface ParsedSummaryHeader {
-  readonly index: number
-  readonly depth: number
-  /** The short start of the time range; `undefined` when there is no range or it reads `?`. */
-  readonly timeRangeStart: string | undefined
-  /** The short end of the time range; `undefined` when there is no range or it reads `?`. */
-  readonly timeRangeEnd: string | undefined
-}
-
-const SUMMARY_HEADER = /^\[Summary (\d+), depth (\d+)([^\]\n]*)\]$/
-const TIME_RANGE = /^, (.+?) to (.+)$/
-
-/**
- * The fields of a summary header line (`[Summary i, depth d]` or
- * `[Summary i, depth d, START to END]`), or `undefined` when `line` is not one.
- *
- * @example
- * ```ts
- * import { Transcript } from "@precis/core"
- * Transcript.parseSummaryHeader("[Summary 2, depth 1, 2025-01-01T00:00:00 to 2025-01-01T01:00:00]")
- * // { index: 2, depth: 1, timeRangeStart: "2025-01-01T00:00:00", timeRangeEnd: "2025-01-01T01:00:00" }
- * ```
- * @since 0.1.0
- */
-export const parseSummaryHeader = (line: string): ParsedSummaryHeader | undefined => {
-  const match = SUMMARY_HEADER.exec(line)
-  if (match === null) return undefined
-  const range = TIME_RANGE.exec(match[3]!)
-  const stamp = (value: string | undefined) => value === undefined || value === "?" ? undefined : value
-  return {
-    index: Number(match[1]),
-    depth: Number(match[2]),
-    timeRangeStart: stamp(range?.[1]),
-    timeRangeEnd: stamp(range?.[2])
-  }
 }

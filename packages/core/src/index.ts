@@ -5,8 +5,9 @@
  */
 
 /** @since 0.1.0 */
+export * as AlsoLine from "./AlsoLine.js"
+/** @since 0.1.0 */
 export * as Chunked from "./Chunked.js"
-
 /** @since 0.1.0 */
 export * as ConversationTurn from "./ConversationTurn.js"
 /** @since 0.1.0 */
@@ -42,6 +43,8 @@ export * as Summarizer from "./Summarizer.js"
 export * as Summary from "./Summary.js"
 /** @since 0.1.0 */
 export * as SummaryRecord from "./SummaryRecord.js"
+/** @since 0.1.0 */
+export * as SummaryTask from "./SummaryTask.js"
 /** @since 0.1.0 */
 export * as TokenEstimator from "./TokenEstimator.js"
 /** @since 0.1.0 */

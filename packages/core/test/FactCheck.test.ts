@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as AlsoLine from "../src/AlsoLine.js"
 import * as FactCheck from "../src/FactCheck.js"
-import * as TokenEstimator from "../src/TokenEstimator.js"
 import * as Transcript from "../src/Transcript.js"
 
 const texts = (facts: ReadonlyArray<FactCheck.Fact>) => facts.map((f) => f.text)
@@ -108,7 +108,7 @@ describe("FactCheck.keys", () => {
 
   it("reads an Also line of a summary as content: its keys count in condensation", () => {
     const rendered = Transcript.renderSummaries([
-      { depth: 0, content: `Fixed the totals.\n${FactCheck.alsoLine(["src/totals.ts", "3 failed"])}` }
+      { depth: 0, content: `Fixed the totals.\n${AlsoLine.line(["src/totals.ts", "3 failed"])}` }
     ])
     expect(texts(FactCheck.keys(rendered))).toEqual(["3 failed", "src/totals.ts"])
   })
@@ -126,85 +126,5 @@ describe("FactCheck.check", () => {
   it("a summary that keeps everything drops nothing; an empty material has no keys", () => {
     expect(FactCheck.check(material, material).dropped).toEqual([])
     expect(FactCheck.check("", "anything")).toEqual({ kept: [], dropped: [] })
-  })
-})
-
-describe("FactCheck.appendAlso", () => {
-  const estimator = TokenEstimator.approximate
-  const { dropped } = FactCheck.check(
-    "[?] tool: $ pnpm test\n  3 failed: RangeError in src/money.ts and src/vat.ts",
-    "Tests ran."
-  )
-
-  it("appends the most important dropped keys that belong there as one Also line (a count does not)", () => {
-    expect(FactCheck.appendAlso("Tests ran.", dropped, estimator, { maxTokens: 100 })).toBe(
-      "Tests ran.\nAlso: RangeError; pnpm test; src/money.ts; src/vat.ts"
-    )
-  })
-
-  it("lists paths, identifiers, error names, issue ids and commands run; not results, commands only mentioned, nor links of a tool's help", () => {
-    // Shapes of a real session's material: a command run with its comment, an npm hint, credo's help, an exit status.
-    const material = [
-      "[2026-02-11T21:32] assistant: $ mix credo --strict 2>&1  # Run credo strict",
-      "[2026-02-11T21:32] tool: exit 2",
-      "  Run `npm fund` for details; see https://github.com/rrrene/credo/issues",
-      "  ** (KeyError) key :secret_key_base not found in lib/spotter_web/endpoint.ex",
-      "[2026-02-11T21:33] assistant: Fixed spotter-4te.1 with `Phoenix.Ecto.SQL.Sandbox`; the regex [A-Z0-9-] is unrelated."
-    ].join("\n")
-    const { dropped: all } = FactCheck.check(material, "nothing")
-    const line = FactCheck.appendAlso("nothing", all, estimator, { maxTokens: 500 })
-    expect(line).toBe(
-      "nothing\nAlso: KeyError; mix credo --strict; spotter-4te.1; lib/spotter_web/endpoint.ex; Phoenix.Ecto.SQL.Sandbox"
-    )
-    // They are still keys of the fact check.
-    expect(all.map((f) => f.text)).toEqual(expect.arrayContaining(["exit 2", "npm fund", "https://github.com/rrrene/credo/issues"]))
-    expect(all.map((f) => f.text)).not.toContain("Z0-9")
-  })
-
-  it("keeps one Also line: those the text holds (a condensation's children's) merge into it", () => {
-    const text = "[Summary 1] did x\nAlso: lib/a.ex; mix test\nmore\nAlso: lib/b.ex"
-    expect(FactCheck.appendAlso(text, [], estimator, { maxTokens: 100 })).toBe("[Summary 1] did x\nmore\nAlso: lib/a.ex; mix test; lib/b.ex")
-    const facts: ReadonlyArray<FactCheck.Fact> = [
-      { kind: "path", text: "lib/a.ex", importance: 3 },
-      { kind: "path", text: "lib/c.ex", importance: 3 }
-    ]
-    expect(FactCheck.appendAlso(text, facts, estimator, { maxTokens: 100 })).toBe(
-      "[Summary 1] did x\nmore\nAlso: lib/a.ex; mix test; lib/b.ex; lib/c.ex"
-    )
-    expect(FactCheck.appendAlso("x\nAlso: a.ex", [], estimator, { maxTokens: 100 })).toBe("x\nAlso: a.ex")
-  })
-
-  it("never goes past maxTokens: it takes the keys that fit, and none when none does", () => {
-    const text = "Tests ran."
-    for (let maxTokens = 1; maxTokens <= 25; maxTokens++) {
-      const out = FactCheck.appendAlso(text, dropped, estimator, { maxTokens })
-      if (out !== text) expect(estimator.estimate(out)).toBeLessThanOrEqual(maxTokens)
-    }
-    expect(FactCheck.appendAlso(text, dropped, estimator, { maxTokens: 3 })).toBe(text)
-    // 8 tokens hold `Also: RangeError` but not the longer keys after it.
-    expect(FactCheck.appendAlso(text, dropped, estimator, { maxTokens: 8 })).toBe("Tests ran.\nAlso: RangeError")
-  })
-
-  it("skips a key that one already on the line contains, and stops at maxKeys", () => {
-    const facts: ReadonlyArray<FactCheck.Fact> = [
-      { kind: "path", text: "src/app.ts", importance: 3 },
-      { kind: "path", text: "app.ts", importance: 3 },
-      { kind: "path", text: "b.ts", importance: 3 },
-      { kind: "path", text: "c.ts", importance: 3 }
-    ]
-    expect(FactCheck.appendAlso("x", facts, estimator, { maxTokens: 100, maxKeys: 2 })).toBe("x\nAlso: src/app.ts; b.ts")
-  })
-
-  it("leaves the text alone when nothing was dropped", () => {
-    expect(FactCheck.appendAlso("Tests ran.", [], estimator, { maxTokens: 100 })).toBe("Tests ran.")
-  })
-
-  it("the Also line leaves transcript parsing of the turns before it unchanged", () => {
-    const summary = "[2025-01-01T00:00:00] tool: ran the tests\n  3 failed"
-    const withAlso = FactCheck.appendAlso(summary, dropped, estimator, { maxTokens: 100 })
-    expect(withAlso).not.toBe(summary)
-    expect(Transcript.parse(withAlso)).toEqual(Transcript.parse(summary))
-    expect(Transcript.parseTurnLine(withAlso.split("\n").at(-1)!)).toBeUndefined()
-    expect(Transcript.parseSummaryHeader(withAlso.split("\n").at(-1)!)).toBeUndefined()
   })
 })

@@ -25,9 +25,8 @@ const answer = (id: string, name: string, content: string, isError = false) => (
 })
 const user = (content: string) => ({ role: "user", content, timestamp: stamp() })
 
-// The content of each turn of the material, read back by the transcript parser.
-const contents = (turns: Parameters<typeof Material.render>[0]) =>
-  Transcript.parse(Material.render(turns)).map((t) => t.content)
+// The content of each turn of the material (what a summary task carries).
+const contents = (turns: Parameters<typeof Material.render>[0]) => Material.renderContents(turns)
 
 const numbered = (lines: ReadonlyArray<string>, sep = "→") =>
   lines.map((line, i) => `${String(i + 1).padStart(6)}${sep}${line}`).join("\n")
@@ -148,7 +147,13 @@ describe("Material.render: tool results", () => {
       answer("c", "Bash", numbered(`defmodule Foo do\n${body}\nend`.split("\n"), "\t"))
     ])
     expect(material).not.toContain("distinctive body text")
-    expect(Transcript.parse(material).map((t) => t.content)).toEqual([
+    expect(material.split("\n[").length).toBe(4)
+    expect(contents([
+      call("w", "Write", { file_path: "lib/foo.ex", content: `defmodule Foo do\n${body}\nend` }),
+      answer("w", "Write", "File created successfully at: lib/foo.ex"),
+      call("c", "Bash", { command: "cat -n lib/foo.ex" }),
+      answer("c", "Bash", numbered(`defmodule Foo do\n${body}\nend`.split("\n"), "\t"))
+    ])).toEqual([
       "Write lib/foo.ex (42 lines; defines: Foo)",
       "wrote lib/foo.ex",
       "$ cat -n lib/foo.ex",
@@ -306,12 +311,13 @@ describe("Material.render: plain turns and the transcript format", () => {
       FastCheck.tuple(id, name, text, FastCheck.boolean()).map(([i, n, out, failed]) => answer(i, n, out, failed))
     )
     FastCheck.assert(FastCheck.property(FastCheck.array(turn, { maxLength: 12 }), (turns) => {
-      const parsed = Transcript.parse(Material.render(turns))
-      expect(parsed.map((t) => t.role)).toEqual(turns.map((t) => t.role))
+      const each = Material.renderEach(turns)
+      expect(each).toHaveLength(turns.length)
+      each.forEach((line, i) => expect(line.startsWith(`${Transcript.turnPrefix(turns[i]!)} `)).toBe(true))
     }))
   })
 
-  it("parses back with Transcript.parse into as many turns, with the same roles and timestamps", () => {
+  it("renders each turn once, under its own role and time, its content by kind", () => {
     const turns = [
       user("Implement spotter-gqc"),
       { role: "assistant", content: "[thinking] Let me look first.\nThe fix is to retry on timeout.", timestamp: stamp() },
@@ -322,9 +328,10 @@ describe("Material.render: plain turns and the transcript format", () => {
       answer("orphan", "Bash", "no call in sight"),
       { role: "assistant", content: "Done.", timestamp: stamp() }
     ]
-    const parsed = Transcript.parse(Material.render(turns))
-    expect(parsed.map((t) => t.role)).toEqual(turns.map((t) => t.role))
-    expect(parsed.map((t) => t.timestamp)).toEqual(turns.map((t) => t.timestamp.slice(0, 19)))
+    const each = Material.renderEach(turns)
+    const parsed = Material.renderContents(turns).map((content) => ({ content }))
+    each.forEach((line, i) => expect(line.startsWith(`[${turns[i]!.timestamp.slice(0, 19)}] ${turns[i]!.role}: `)).toBe(true))
+    expect(Material.render(turns)).toBe(each.join("\n"))
     expect(parsed[0]!.content).toBe("Implement spotter-gqc")
     expect(parsed[1]!.content).toBe("[thinking] The fix is to retry on timeout.")
     expect(parsed[5]!.content).toBe("exit 1\nerror: boom")

@@ -4,7 +4,6 @@ import * as Material from "../src/Material.js"
 import * as SessionState from "../src/SessionState.js"
 import * as ToolKind from "../src/ToolKind.js"
 import * as ToolMetadata from "../src/ToolMetadata.js"
-import * as Transcript from "../src/Transcript.js"
 
 // A call and its result, as importers write them.
 const pair = (name: string, input: Record<string, unknown>, output: string, isError = false) => {
@@ -21,8 +20,7 @@ const pair = (name: string, input: Record<string, unknown>, output: string, isEr
 }
 
 // What the material says of the pair: the call's action line and the result's short form.
-const material = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
-  Transcript.parse(Material.render(turns)).map((turn) => turn.content)
+const material = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>) => Material.renderContents(turns)
 
 describe("ToolKind.kindOf", () => {
   it("classifies by the tool's name in any case, a file editor by its command", () => {

@@ -43,7 +43,7 @@
 import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
-import { OptionError, OptionSchema, Provider, ProviderError } from "@precis/core"
+import { OptionError, OptionSchema, Prompt as TaskPrompt, Provider, ProviderError } from "@precis/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
@@ -150,8 +150,9 @@ export const anthropicConfig = (
     max_tokens: request.maxTokens
   }))
 
-const toPrompt = (messages: Provider.ChatRequest["messages"]): ReadonlyArray<Prompt.MessageEncoded> =>
-  messages.map((message): Prompt.MessageEncoded => ({ role: message.role, content: message.content }))
+// A summary task is rendered here, once (`Prompt.messages` of @precis/core): the prompt is sent, never parsed back.
+const toPrompt = (request: Provider.ChatRequest): ReadonlyArray<Prompt.MessageEncoded> =>
+  TaskPrompt.messages(request).map((message): Prompt.MessageEncoded => ({ role: message.role, content: message.content }))
 
 /**
  * Builds the provider from the `LanguageModel` in context, after checking its
@@ -165,7 +166,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const configure = options.configure ?? (() => identity)
 
   const chat = (request: Provider.ChatRequest): Effect.Effect<Provider.ChatResponse, ProviderError.ProviderError> => {
-    const call = model.generateText({ prompt: toPrompt(request.messages) }).pipe(
+    const call = model.generateText({ prompt: toPrompt(request) }).pipe(
       configure(request),
       Effect.catchAll((error: AiError.AiError) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(fromAiError(name, error, now)))

@@ -7,7 +7,7 @@ import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageM
 import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import { assert, describe, it } from "@effect/vitest"
-import { Provider, Summarizer } from "@precis/core"
+import { Prompt as TaskPrompt, Provider, Summarizer } from "@precis/core"
 import { Fixtures } from "@precis/testing"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -91,6 +91,21 @@ describe("AiProvider", () => {
         "user: Summarize: the build failed, then passed."
       ])
       assert.deepStrictEqual(call!.settings, Option.some({ temperature: 0.2, cap: 512 }))
+    }))
+
+  it.effect("renders a summary task once, as its prompt in one user message", () =>
+    Effect.gen(function*() {
+      const { calls, model } = yield* scriptedModel(() => Effect.succeed([{ type: "text", text: "ok" }, finish({})]))
+      const provider = yield* AiProvider.make().pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+      const task: Provider.SummaryTask = {
+        kind: "condense",
+        summaries: [{ depth: 0, content: "fixed src/a.ts" }, { depth: 0, content: "3 tests, 0 failures" }],
+        targetTokens: 300
+      }
+      yield* provider.chat({ messages: [], temperature: 0.2, maxTokens: 512, task })
+      const [call] = yield* calls
+      assert.deepStrictEqual(textOf(call!.prompt), [`user: ${TaskPrompt.forTask(task)}`])
+      assert.include(TaskPrompt.forTask(task), "[Summary 2, depth 0]\n3 tests, 0 failures")
     }))
 
   it.effect("removes <think> blocks from the model's text", () =>

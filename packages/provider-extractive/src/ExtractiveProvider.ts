@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Provider, ProviderError, TokenEstimator } from "@precis/core"
+import { Provider, ProviderError, SummaryTask, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Budget from "./internal/budget.js"
@@ -69,7 +69,7 @@ export const name = "extractive"
 export const budget: (task: Provider.SummaryTask, inputTokens: number, options?: Options) => number = Budget.budget
 
 /**
- * The extractive summary of `task.material`: a pure function, the same output
+ * The extractive summary of `task`, read from its items: a pure function, the same output
  * for the same input, linear-ish in the material's size. Returns `""` only when
  * the material has no non-blank line.
  *
@@ -78,7 +78,7 @@ export const budget: (task: Provider.SummaryTask, inputTokens: number, options?:
  * import { TokenEstimator } from "@precis/core"
  * import { ExtractiveProvider } from "@precis/provider-extractive"
  * const text = ExtractiveProvider.extract(
- *   { kind: "leaf", material: "[2025-01-01T00:00:00] user: fix src/app.ts", targetTokens: 100 },
+ *   { kind: "leaf", turns: [{ role: "user", content: "fix src/app.ts", timestamp: "2025-01-01T00:00:00Z" }], targetTokens: 100 },
  *   TokenEstimator.approximate
  * )
  * ```
@@ -106,11 +106,11 @@ export const make = (options: Options = {}): Effect.Effect<Provider.Service> =>
         if (task === undefined) {
           return yield* new ProviderError.BadRequestError({
             provider: name,
-            detail: "the extractive provider needs a structured `task` (kind, material, targetTokens) " +
+            detail: "the extractive provider needs a structured `task` (kind, turns or summaries, targetTokens) " +
               "in the request; it does not read free-form prompts"
           })
         }
-        const inputTokens = estimator.estimate(task.material)
+        const inputTokens = estimator.estimate(SummaryTask.material(task))
         const { outputTokens, text } = internal.extractFrom(task, inputTokens, estimator, options)
         const usage = { inputTokens, outputTokens }
         yield* Effect.annotateCurrentSpan({

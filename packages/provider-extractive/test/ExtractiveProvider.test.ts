@@ -7,6 +7,7 @@ import {
   SessionState,
   Summarizer,
   SummaryRecord,
+  SummaryTask,
   TokenEstimator,
   Transcript
 } from "@precis/core"
@@ -41,7 +42,7 @@ const session = (): ReadonlyArray<ConversationTurn.ConversationTurn> => {
 const leafTask = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
   targetTokens = 1200
-): Provider.SummaryTask => ({ kind: "leaf", material: Transcript.formatTurns(turns), targetTokens })
+): Provider.SummaryTask => ({ kind: "leaf", turns: turns, targetTokens })
 
 describe("extract", () => {
   it("is deterministic for the same input", () => {
@@ -56,8 +57,10 @@ describe("extract", () => {
     FastCheck.constantFrom("leaf" as const, "condense" as const, "aggressive" as const),
     FastCheck.integer({ min: 2, max: 400 })
   ], ([turns, kind, targetTokens]) => {
-    const material = Transcript.formatTurns(turns)
-    const task: Provider.SummaryTask = { kind, material, targetTokens }
+    const task: Provider.SummaryTask = kind === "condense"
+      ? { kind, summaries: [{ depth: 0, content: Transcript.formatTurns(turns) }], targetTokens }
+      : { kind, turns, targetTokens }
+    const material = SummaryTask.material(task)
     const out = ExtractiveProvider.extract(task, estimator)
     assert.strictEqual(ExtractiveProvider.extract(task, estimator), out)
     const input = estimator.estimate(material)
@@ -69,16 +72,17 @@ describe("extract", () => {
   })
 
   it("cuts a condensation less than a leaf: its material is what the leaves already chose", () => {
-    const material = "x".repeat(4000)
-    assert.strictEqual(ExtractiveProvider.budget({ kind: "leaf", material, targetTokens: 2000 }, 1000), 300)
-    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 2000 }, 1000), 600)
-    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 500 }, 1000), 500)
-    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", material, targetTokens: 2000 }, 1000, { condenseRatio: 0.3 }), 300)
+    const turns = [{ role: "user", content: "x".repeat(4000) }]
+    const summaries = [{ depth: 0, content: "x".repeat(4000) }]
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "leaf", turns, targetTokens: 2000 }, 1000), 300)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", summaries, targetTokens: 2000 }, 1000), 600)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", summaries, targetTokens: 500 }, 1000), 500)
+    assert.strictEqual(ExtractiveProvider.budget({ kind: "condense", summaries, targetTokens: 2000 }, 1000, { condenseRatio: 0.3 }), 300)
   })
 
   it("keeps a normal reply well under its input and within targetTokens", () => {
     const task = leafTask(session(), 100_000)
-    const input = estimator.estimate(task.material)
+    const input = estimator.estimate(SummaryTask.material(task))
     const out = ExtractiveProvider.extract(task, estimator)
     assert.isAtMost(estimator.estimate(out), Math.floor(input * 0.3))
     const small = ExtractiveProvider.extract({ ...task, targetTokens: 50 }, estimator)
@@ -95,7 +99,7 @@ describe("extract", () => {
       })
     )
     const material = Transcript.renderSummaries(summaries)
-    const out = ExtractiveProvider.extract({ kind: "condense", material, targetTokens: 2000 }, estimator)
+    const out = ExtractiveProvider.extract({ kind: "condense", summaries, targetTokens: 2000 }, estimator)
     assert.isAbove(out.length, 0)
     assert.isBelow(estimator.estimate(out), estimator.estimate(material) * 0.31)
     // Summary headers are structure, not content.
@@ -103,9 +107,9 @@ describe("extract", () => {
   })
 
   it("keeps an aggressive reply strictly under targetTokens", () => {
-    const material = Transcript.formatTurns(session())
+    const turns = session()
     for (const target of [2, 5, 17, 60, 300]) {
-      const out = ExtractiveProvider.extract({ kind: "aggressive", material, targetTokens: target }, estimator)
+      const out = ExtractiveProvider.extract({ kind: "aggressive", turns, targetTokens: target }, estimator)
       assert.isAbove(out.trim().length, 0)
       assert.isBelow(estimator.estimate(out), target, `target ${target}`)
     }
@@ -153,7 +157,7 @@ describe("extract", () => {
       ...Array.from({ length: 4 }, (_, i) =>
         Fixtures.turn("assistant", "Error: ENOENT: no such file or directory, open 'packages/api/.env'", { timestamp: ts(i + 10) }))
     ]
-    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 10_000 }
+    const task: Provider.SummaryTask = { kind: "aggressive", turns: turns, targetTokens: 10_000 }
     const out = ExtractiveProvider.extract(task, estimator)
     assert.strictEqual(out.split("deprecated option --legacy-peer-deps").length - 1, 1)
     assert.strictEqual(out.split("ENOENT").length - 1, 1)
@@ -173,14 +177,14 @@ describe("extract", () => {
       Fixtures.turn("assistant", "One assertion fails in test/math.test.ts; fixing it.", { timestamp: ts(2) })
     ]
     // A budget larger than the whole material: only the cut can remove lines.
-    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 100_000 }
+    const task: Provider.SummaryTask = { kind: "aggressive", turns: turns, targetTokens: 100_000 }
     const out = ExtractiveProvider.extract(task, estimator)
     expect(out).toContain("AssertionError: expected 3 to equal 4")
     expect(out).toContain("fixtures/users.json")
     expect(out).toContain("fixtures/orders.json")
     for (const i of [10, 30, 59, 61, 90, 110]) expect(out).not.toContain(`test case ${word(i)} passes`)
     expect(out).toMatch(/\n  … {3}AssertionError/)
-    assert.isBelow(out.length, task.material.length / 4)
+    assert.isBelow(out.length, SummaryTask.material(task).length / 4)
   })
 
   it("does not let one long tool output crowd out the rest of the conversation", () => {
@@ -197,7 +201,7 @@ describe("extract", () => {
       }),
       Fixtures.turn("assistant", "Reverted src/types/legacy.d.ts to the version from main.", { timestamp: ts(3) })
     ]
-    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 150 }
+    const task: Provider.SummaryTask = { kind: "aggressive", turns: turns, targetTokens: 150 }
     const out = ExtractiveProvider.extract(task, estimator)
     expect(out).toContain("user: Make the build pass.")
     expect(out).toContain("pin typescript to 5.4.5")
@@ -230,7 +234,7 @@ describe("extract", () => {
       ...Array.from({ length: 4 }, (_, i) =>
         Fixtures.turn("tool", `WARN deprecated option --legacy-peer-deps used (pid ${1000 + i})`, { timestamp: ts(1 + i) }))
     ]
-    const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(turns), targetTokens: 10_000 }
+    const task: Provider.SummaryTask = { kind: "aggressive", turns: turns, targetTokens: 10_000 }
     const out = ExtractiveProvider.extract(task, estimator)
     for (const row of rows) expect(out).toContain(row)
     // Lines with words besides their numbers still are near-duplicates.
@@ -254,15 +258,19 @@ describe("extract", () => {
 
   it("cuts a line that cannot fit whole at a word or path boundary, never inside a token", () => {
     // The leaf of one large read is one line of material (a real session's shape).
-    const material = "[2026-02-12T14:12:22] tool: read /home/USER/projects/spotter-worktrees/spotter-4te/mix.exs (120 lines)"
+    const turns = [{
+      role: "tool",
+      content: "read /home/USER/projects/spotter-worktrees/spotter-4te/mix.exs (120 lines)",
+      timestamp: "2026-02-12T14:12:22"
+    }]
     for (const targetTokens of [8, 12, 16, 20]) {
-      const out = ExtractiveProvider.extract({ kind: "aggressive", material, targetTokens }, estimator)
+      const out = ExtractiveProvider.extract({ kind: "aggressive", turns, targetTokens }, estimator)
       assert.isBelow(estimator.estimate(out), targetTokens)
       if (out.endsWith("(120 lines)")) continue
       // Cut: an ellipsis right after a whole word or a path's directory of the line.
       expect(out.endsWith("…")).toBe(true)
       const kept = out.slice(out.indexOf(" tool:") + 1, -1)
-      const line = material.slice(material.indexOf(" tool:") + 1)
+      const line = `tool: ${turns[0]!.content}`
       expect(line.startsWith(kept)).toBe(true)
       expect(kept.endsWith("/") || line[kept.length] === " ").toBe(true)
     }
@@ -280,10 +288,11 @@ describe("extract", () => {
       Fixtures.turn("tool", output.join("\n"), { timestamp: ts(2), metadata: { toolCallId: "c1" } }),
       ...Array.from({ length: 6 }, (_, i) => Fixtures.turn("assistant", filler(i), { timestamp: ts(3 + i) }))
     ]
-    const material = Material.render(turns)
-    expect(material).toMatch(/\[… \d+ lines\]/)
+    const contents = Material.renderContents(turns)
+    const items = turns.map((turn, i) => ({ ...turn, content: contents[i]! }))
+    expect(contents.join("\n")).toMatch(/\[… \d+ lines\]/)
     for (const targetTokens of [40, 80, 400]) {
-      const out = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens }, estimator)
+      const out = ExtractiveProvider.extract({ kind: "leaf", turns: items, targetTokens }, estimator)
       expect(out).toContain("Error: port 8080 in use")
       expect(out).not.toMatch(/\[… \d+ lines?\]/)
     }
@@ -342,8 +351,17 @@ describe("extract", () => {
     expect(out).toContain("…")
   })
 
+  it("reads a text task's text as it reads a child summary's: a rendered leaf gives the leaf's summary", () => {
+    const turns = session()
+    const text = Transcript.formatTurns(turns)
+    for (const targetTokens of [60, 200]) {
+      expect(ExtractiveProvider.extract({ kind: "leaf", text, targetTokens }, estimator))
+        .toBe(ExtractiveProvider.extract({ kind: "leaf", turns, targetTokens }, estimator))
+    }
+  })
+
   it("returns an empty text for blank material", () => {
-    assert.strictEqual(ExtractiveProvider.extract({ kind: "leaf", material: " \n\n ", targetTokens: 10 }, estimator), "")
+    assert.strictEqual(ExtractiveProvider.extract({ kind: "condense", summaries: [{ depth: 0, content: " \n\n " }], targetTokens: 10 }, estimator), "")
   })
 })
 
@@ -359,7 +377,7 @@ describe("layer", () => {
       const response = yield* provider.chat({ messages: [{ role: "user", content: "ignored" }], temperature: 0.2, maxTokens: 10, task })
       assert.strictEqual(response.text, ExtractiveProvider.extract(task, estimator))
       assert.deepStrictEqual(response.usage, {
-        inputTokens: estimator.estimate(task.material),
+        inputTokens: estimator.estimate(SummaryTask.material(task)),
         outputTokens: estimator.estimate(response.text)
       })
     })))
@@ -385,7 +403,7 @@ describe("layer", () => {
         ExtractiveProvider.make(),
         TokenEstimator.layer(words)
       )
-      const task: Provider.SummaryTask = { kind: "aggressive", material: Transcript.formatTurns(session()), targetTokens: 40 }
+      const task: Provider.SummaryTask = { kind: "aggressive", turns: session(), targetTokens: 40 }
       const response = yield* provider.chat({ messages: [], temperature: 0.1, maxTokens: 10, task })
       assert.isBelow(words.estimate(response.text), 40)
       assert.strictEqual(response.text, ExtractiveProvider.extract(task, words))

@@ -1,6 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { greedy, initial } from "../src/internal/select.js"
-import { ConversationTurn, type Provider, Transcript, TokenEstimator } from "@precis/core"
+import { ConversationTurn, type Provider, SummaryTask, TokenEstimator } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Fixtures } from "@precis/testing"
 import { isState, isSyntax } from "../src/internal/score.js"
@@ -25,7 +25,7 @@ const numberedRead = (lines = 200): string =>
 
 const leaf = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>, targetTokens: number): Provider.SummaryTask => ({
   kind: "leaf",
-  material: Transcript.formatTurns(turns),
+  turns: turns,
   targetTokens
 })
 
@@ -116,6 +116,9 @@ describe("state changes", () => {
   })
 })
 
+/** A tool turn at a short time (`09:10`), as a leaf's item. */
+const tool = (timestamp: string, content: string): SummaryTask.Turn => ({ role: "tool", content, timestamp })
+
 const WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa " +
   "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber basil cedar dune").split(" ")
 
@@ -198,9 +201,11 @@ describe("condensation", () => {
       `[09:${minute + 5}] tool: ${minute + 10} tests, 0 failures`,
       `[09:${minute + 6}] tool: ✓ Closed ${id}: Closed`
     ].join("\n")
-  const material = `[Summary 1, depth 0]\n${leafSummary(10, "spotter-a1", "Alpha")}\n\n` +
-    `[Summary 2, depth 0]\n${leafSummary(30, "spotter-b2", "Beta")}`
-  const condense = (targetTokens: number): Provider.SummaryTask => ({ kind: "condense", material, targetTokens })
+  const summaries = [
+    { depth: 0, content: leafSummary(10, "spotter-a1", "Alpha") },
+    { depth: 0, content: leafSummary(30, "spotter-b2", "Beta") }
+  ]
+  const condense = (targetTokens: number): Provider.SummaryTask => ({ kind: "condense", summaries, targetTokens })
 
   it("keeps the leaves' state lines before their code lines", () => {
     const out = ExtractiveProvider.extract(condense(200), estimator)
@@ -218,13 +223,13 @@ describe("condensation", () => {
 
 describe("state recency and condensation share", () => {
   const stateLines = (n: number, more = "") =>
-    Array.from({ length: n }, (_, i) => `[09:${10 + i}] tool: ✓ Closed spotter-${WORDS[i]}: Closed${more}`)
+    Array.from({ length: n }, (_, i) => tool(`09:${10 + i}`, `✓ Closed spotter-${WORDS[i]}: Closed${more}`))
   const codeLines = Array.from({ length: 30 }, (_, i) =>
-    `[10:${10 + i}] tool: lib/${WORDS[i]}/${WORDS[(i + 7) % 30]}.ex: ${WORDS[i]}.${WORDS[(i + 3) % 30]}Worker.run/2`)
+    tool(`10:${10 + i}`, `lib/${WORDS[i]}/${WORDS[(i + 7) % 30]}.ex: ${WORDS[i]}.${WORDS[(i + 3) % 30]}Worker.run/2`))
 
   it("scores the newer of two changes of state higher, without any share", () => {
-    const material = [stateLines(2)[0], ...codeLines.slice(0, 10), stateLines(2)[1]].join("\n")
-    const out = ExtractiveProvider.extract({ kind: "leaf", material, targetTokens: 18 }, estimator, {
+    const turns = [stateLines(2)[0]!, ...codeLines.slice(0, 10), stateLines(2)[1]!]
+    const out = ExtractiveProvider.extract({ kind: "leaf", turns, targetTokens: 18 }, estimator, {
       stateShare: 0,
       proseShare: 0
     })
@@ -233,10 +238,15 @@ describe("state recency and condensation share", () => {
   })
 
   it("gives changes of state a larger share in a condensation than in a leaf", () => {
-    const material = [...codeLines, ...stateLines(12, ", the reviewed annotation work on this part is now complete")].join("\n")
-    const count = (kind: "leaf" | "condense") =>
-      ExtractiveProvider.extract({ kind, material, targetTokens: 150 }, estimator).split("Closed spotter-").length - 1
-    assert.isAbove(count("condense"), count("leaf"))
+    const turns = [...codeLines, ...stateLines(12, ", the reviewed annotation work on this part is now complete")]
+    // The same lines as a leaf's turns and as a child summary's text.
+    const text = SummaryTask.material({ kind: "leaf", turns, targetTokens: 150 })
+    const count = (task: Provider.SummaryTask) =>
+      ExtractiveProvider.extract(task, estimator).split("Closed spotter-").length - 1
+    assert.isAbove(
+      count({ kind: "condense", summaries: [{ depth: 0, content: text }], targetTokens: 150 }),
+      count({ kind: "leaf", turns, targetTokens: 150 })
+    )
   })
 })
 
@@ -252,7 +262,7 @@ describe("determinism", () => {
       const task = leaf(turns, target)
       const first = ExtractiveProvider.extract(task, estimator)
       assert.isAbove(first.length, 0)
-      assert.strictEqual(ExtractiveProvider.extract({ ...task, material: `${task.material}` }, estimator), first)
+      assert.strictEqual(ExtractiveProvider.extract({ ...task, turns: [...turns] }, estimator), first)
     }
   })
 })

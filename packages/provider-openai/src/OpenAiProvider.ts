@@ -21,7 +21,7 @@
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { OptionConfig, OptionError, OptionSchema, Provider, ProviderError, Redact } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Prompt, Provider, ProviderError, Redact } from "@precis/core"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -255,7 +255,8 @@ export const make = Effect.fnUntraced(function*(input: Options) {
   })(function*(request: Provider.ChatRequest) {
     const body = HttpBody.unsafeJson({
       model,
-      messages: request.messages,
+      // A summary task is rendered here, once: the prompt is sent, never parsed back.
+      messages: Prompt.messages(request),
       temperature: request.temperature,
       [tokenParameter]: request.maxTokens
     })

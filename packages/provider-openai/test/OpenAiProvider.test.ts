@@ -1,6 +1,6 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { assert, describe, it } from "@effect/vitest"
-import { Provider, ProviderError } from "@precis/core"
+import { Prompt, Provider, ProviderError } from "@precis/core"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -26,8 +26,7 @@ const request: Provider.ChatRequest = {
     { role: "user", content: "Summarize: the build failed, then passed." }
   ],
   temperature: 0.2,
-  maxTokens: 512,
-  task: { kind: "leaf", material: "the build failed, then passed.", targetTokens: 100 }
+  maxTokens: 512
 }
 
 // Short waits so retry tests run in milliseconds of real time.
@@ -36,7 +35,7 @@ const fastRetry: OpenAiProvider.RetryOptions = { maxAttempts: 3, initialDelay: "
 /** Runs one chat call against a loopback server answering with `handler`. */
 const callWith = (
   handler: Loopback.Handler,
-  options: Partial<OpenAiProvider.Options> = {}
+  options: Partial<OpenAiProvider.Options> & { readonly request?: Provider.ChatRequest } = {}
 ) =>
   Effect.gen(function*() {
     const server = yield* Loopback.serve(handler)
@@ -46,7 +45,7 @@ const callWith = (
       retry: fastRetry,
       ...options
     })
-    const exit = yield* Effect.exit(provider.chat(request))
+    const exit = yield* Effect.exit(provider.chat(options.request ?? request))
     const seen = yield* server.seen
     return { exit, seen }
   })
@@ -81,6 +80,24 @@ describe("OpenAiProvider: requests", () => {
       assert.strictEqual(seen[0]!.headers["content-type"], "application/json")
       assert.strictEqual(seen[0]!.headers["accept"], "application/json")
       assert.strictEqual(seen[0]!.headers["x-title"], "precis")
+    }).pipe(Effect.provide(Loopback.layer)))
+
+  it.scopedLive("renders a summary task once, as its prompt in one user message", () =>
+    Effect.gen(function*() {
+      const task: Provider.SummaryTask = {
+        kind: "aggressive",
+        turns: [{ role: "user", content: "the build failed, then passed.", timestamp: "2025-01-01T00:00:00Z" }],
+        targetTokens: 100,
+        priorSummary: "we set up CI"
+      }
+      const { seen } = yield* callWith(always(Loopback.completion("ok")), {
+        request: { messages: [], temperature: 0.1, maxTokens: 512, task }
+      })
+      const messages = (seen[0]!.body as { messages: ReadonlyArray<Provider.ChatMessage> }).messages
+      assert.deepStrictEqual(messages, [{ role: "user", content: Prompt.forTask(task) }])
+      assert.include(messages[0]!.content, "shorter than 100 tokens")
+      assert.include(messages[0]!.content, "[2025-01-01T00:00:00] user: the build failed, then passed.")
+      assert.include(messages[0]!.content, "we set up CI")
     }).pipe(Effect.provide(Loopback.layer)))
 
   it.scopedLive("sends no Authorization header without a key (or with an empty one)", () =>

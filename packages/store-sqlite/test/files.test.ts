@@ -75,6 +75,9 @@ const toSchema7 = [
 ]
 
 /** Statements undoing 7_search_mark: a schema-6 file, whose triggers index every write of turns. */
+// Back below schema 11: the summaries' Also keys go.
+const dropKeys = "ALTER TABLE summaries DROP COLUMN also_keys"
+
 const toSchema6 = [
   ...toSchema7,
   "DROP TABLE turns_fts_mark",
@@ -90,6 +93,7 @@ const toSchema6 = [
     INSERT INTO turns_fts (rowid, content) VALUES (new.rowid, new.content);
   END`,
   "INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')",
+  dropKeys,
   "DELETE FROM precis_migrations WHERE migration_id > 6"
 ]
 
@@ -270,6 +274,7 @@ describe("SqliteStore files", () => {
         "DROP TABLE session_work",
         "DROP TABLE session_state",
         ...dropSearch,
+        dropKeys,
         "DELETE FROM precis_migrations WHERE migration_id >= 2"
       ])
       const ran = yield* withStore({ filename: old }, (store) => store.withSessionLease("s", Effect.succeed("ran")))
@@ -277,7 +282,7 @@ describe("SqliteStore files", () => {
       // The library creates no table of the CLI's (`followed_files`): id 3 is skipped, not run.
       assert.deepStrictEqual(
         yield* rows(old, "SELECT migration_id AS id FROM precis_migrations ORDER BY migration_id"),
-        [1, 2, 4, 5, 6, 7, 9].map((id) => ({ id }))
+        [1, 2, 4, 5, 6, 7, 9, 11].map((id) => ({ id }))
       )
       assert.deepStrictEqual(yield* rows(old, "SELECT name FROM sqlite_master WHERE name = 'followed_files'"), [])
     }))
@@ -295,6 +300,7 @@ describe("SqliteStore files", () => {
         ...dropSearch,
         "DROP TABLE session_state",
         "DROP TABLE session_work",
+        dropKeys,
         "DELETE FROM precis_migrations WHERE migration_id >= 4"
       ])
       const hits = yield* withStore({ filename: db }, (store) =>
@@ -333,6 +339,27 @@ describe("SqliteStore files", () => {
       assert.strictEqual(yield* withStore({ filename: db }, (store) => store.indexSearch), 1)
       assert.deepStrictEqual(yield* reader("crane"), ["n0"])
       yield* raw(db, ["INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', 1)"])
+    }))
+
+  it.effect("the summary-keys migration reads the Also keys of the summaries a schema-7 store holds, once", () =>
+    Effect.gen(function*() {
+      const db = file("schema7.db")
+      yield* withStore({ filename: db }, (store) =>
+        Effect.gen(function*() {
+          yield* store.appendTurns("s", Fixtures.conversation(4))
+          const turns = yield* store.turns("s")
+          yield* store.insertLeaf({
+            sessionId: "s",
+            content: "fixed it\nAlso: src/a.ts; pnpm test",
+            tier: "normal",
+            tokenEstimate: 5,
+            turnIds: [turns[0]!.id, turns[1]!.id]
+          })
+          yield* store.insertLeaf({ sessionId: "s", content: "Also: in the middle\nthen text", tier: "normal", tokenEstimate: 5, turnIds: [turns[2]!.id] })
+        }))
+      yield* raw(db, [dropKeys, "DELETE FROM precis_migrations WHERE migration_id > 7"])
+      const keys = yield* withStore({ filename: db }, (store) => Effect.map(store.summaries("s"), (all) => all.map((s) => s.alsoKeys)))
+      assert.deepStrictEqual(keys, [["src/a.ts", "pnpm test"], []])
     }))
 
   it.effect("the work-queue migration queues the sessions a schema-4 store already holds", () =>

@@ -22,6 +22,8 @@ export interface NewLeaf {
   readonly content: string
   readonly tier: Summary.Tier
   readonly tokenEstimate: number
+  /** The keys of its Also line (`Summary.alsoKeys`); none when left out. */
+  readonly alsoKeys?: ReadonlyArray<string> | undefined
   readonly turnIds: ReadonlyArray<string>
 }
 
@@ -36,6 +38,8 @@ export interface NewCondensed {
   readonly content: string
   readonly tier: Summary.Tier
   readonly tokenEstimate: number
+  /** The keys of its Also line (`Summary.alsoKeys`); none when left out. */
+  readonly alsoKeys?: ReadonlyArray<string> | undefined
   readonly childIds: ReadonlyArray<string>
 }
 
@@ -48,6 +52,8 @@ export interface SummaryText {
   readonly content: string
   readonly tier: Summary.Tier
   readonly tokenEstimate: number
+  /** The keys of its Also line (`Summary.alsoKeys`); none when left out. */
+  readonly alsoKeys?: ReadonlyArray<string> | undefined
 }
 
 /**

@@ -51,6 +51,8 @@ export const SummaryRow = Schema.Struct({
   content: Schema.String,
   tier: Summary.Tier,
   token_estimate: Schema.Int,
+  /** The keys of its `Also:` line, a JSON array of strings (`AlsoLine`); written since schema 11. */
+  also_keys: Schema.NullOr(Schema.String),
   parent_id: Schema.NullOr(Schema.String),
   time_range_start: Schema.NullOr(Schema.String),
   time_range_end: Schema.NullOr(Schema.String),

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Provider, ProviderError } from "@precis/core"
+import { Provider, ProviderError, SummaryTask } from "@precis/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -210,6 +210,6 @@ export const respond = (
  */
 export const dropping = (drop: (line: string, index: number) => boolean): Layer.Layer<Provider.Provider | ScriptedProvider> =>
   respond((request) => {
-    const material = request.task?.material ?? request.messages.at(-1)?.content ?? ""
+    const material = request.task === undefined ? request.messages.at(-1)?.content ?? "" : SummaryTask.material(request.task)
     return reply(material.split("\n").filter((line, index) => !drop(line, index)).join("\n"))
   })

@@ -1,4 +1,4 @@
-import { Provider, ProviderError } from "@precis/core"
+import { Provider, ProviderError, SummaryTask } from "@precis/core"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -11,7 +11,7 @@ const request = (content: string): Provider.ChatRequest => ({
   messages: [{ role: "user", content }],
   temperature: 0.2,
   maxTokens: 10,
-  task: { kind: "leaf", material: content, targetTokens: 5 }
+  task: { kind: "leaf", turns: [{ role: "user", content }], targetTokens: 5 }
 })
 
 const chat = (content: string) => Effect.flatMap(Provider.Provider, (p) => p.chat(request(content)))
@@ -54,16 +54,17 @@ describe("ScriptedProvider", () => {
       expect(yield* chat("x").pipe(Effect.provide(ScriptedProvider.alwaysReply("same")))).toEqual({ text: "same" })
       expect((yield* Effect.flip(chat("x").pipe(Effect.provide(ScriptedProvider.alwaysFail()))))._tag).toBe("TransportError")
       const echoed = yield* chat("echo me").pipe(
-        Effect.provide(ScriptedProvider.respond((r) => ScriptedProvider.reply(r.task?.material.toUpperCase() ?? "")))
+        Effect.provide(ScriptedProvider.respond((r) => ScriptedProvider.reply(r.task === undefined ? "" : SummaryTask.material(r.task).toUpperCase())))
       )
-      expect(echoed).toEqual({ text: "ECHO ME" })
+      expect(echoed).toEqual({ text: "[?] USER: ECHO ME" })
     }))
 
   it.effect("dropping replies with the material's lines it does not drop, given each line and its index", () =>
     Effect.gen(function*() {
       const forgetful = ScriptedProvider.dropping((line, index) => index === 0 || line.includes("/"))
       const reply = yield* chat("first\nedited src/a.ts\nkept\nalso kept").pipe(Effect.provide(forgetful))
-      expect(reply).toEqual({ text: "kept\nalso kept" })
+      // the material of the task: one turn, its lines after the first indented
+      expect(reply).toEqual({ text: "  kept\n  also kept" })
       // without a task, the last message is the material
       const untasked = yield* Effect.flatMap(Provider.Provider, (p) =>
         p.chat({ messages: [{ role: "user", content: "a\nb/c\nd" }], temperature: 0, maxTokens: 1 })).pipe(

@@ -6,6 +6,7 @@ import {
   ProviderError,
   Summarizer,
   Summary,
+  SummaryTask,
   TokenEstimator,
   Transcript
 } from "@precis/core"
@@ -111,12 +112,16 @@ describe("Summarizer escalation", () => {
     Effect.gen(function*() {
       const { requests } = yield* summarize([ScriptedProvider.reply(short)], { targetTokens: 77 })
       const [request] = requests
-      expect(request!.messages).toHaveLength(1)
-      expect(request!.messages[0]!.role).toBe("user")
+      // No messages: the task is rendered by the provider that sends it (`Prompt.messages`), once.
+      expect(request!.messages).toHaveLength(0)
+      expect(Prompt.messages(request!)).toHaveLength(1)
+      expect(Prompt.messages(request!)[0]!.role).toBe("user")
       expect(request!.temperature).toBe(0.2)
       expect(request!.maxTokens).toBe(4096)
-      expect(request!.task).toEqual({ kind: "leaf", material: material(), targetTokens: 77 })
-      expect(request!.messages[0]!.content).toContain(material())
+      expect(request!.task?.kind).toBe("leaf")
+      expect(request!.task?.targetTokens).toBe(77)
+      expect(SummaryTask.material(request!.task!)).toBe(material())
+      expect(Prompt.messages(request!)[0]!.content).toContain(material())
     }))
 
   it.effect("gives the provider the tool-aware material of the turns, and leaves the turns as they were", () =>
@@ -145,10 +150,10 @@ describe("Summarizer escalation", () => {
         return { requests, summary }
       }).pipe(Effect.provide(withScript([ScriptedProvider.reply(short)])))
       const rendered = Material.render(toolTurns)
-      expect(requests[0]!.task!.material).toBe(rendered)
+      expect(SummaryTask.material(requests[0]!.task!)).toBe(rendered)
       expect(rendered).toContain("[2026-02-11T20:00:02] tool: read lib/foo.ex (120 lines)")
-      expect(requests[0]!.messages[0]!.content).toContain(rendered)
-      expect(requests[0]!.messages[0]!.content).not.toContain("→")
+      expect(Prompt.messages(requests[0]!)[0]!.content).toContain(rendered)
+      expect(Prompt.messages(requests[0]!)[0]!.content).not.toContain("→")
       expect(summary.inputTokens).toBe(TokenEstimator.approximate.estimate(rendered))
       expect(toolTurns.map((t) => t.content)).toEqual(before)
     }))
@@ -204,7 +209,7 @@ describe("Summarizer escalation", () => {
           return { summary, requests: yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests) }
         }).pipe(
           Effect.provide(Summarizer.layer().pipe(Layer.provideMerge(ScriptedProvider.respond((request) =>
-            ScriptedProvider.reply(echo(request.messages[0]!.content))
+            ScriptedProvider.reply(echo(Prompt.messages(request)[0]!.content))
           ))))
         )
         expect(requests).toHaveLength(2)
@@ -280,16 +285,14 @@ describe("Summarizer escalation", () => {
       const [normal, aggressive] = requests
       expect(aggressive!.temperature).toBe(0.1)
       expect(aggressive!.maxTokens).toBe(4096)
-      expect(aggressive!.messages).toHaveLength(1)
-      expect(aggressive!.messages[0]!.role).toBe("user")
-      expect(aggressive!.messages[0]!.content).toContain("shorter than 300 tokens")
-      expect(aggressive!.messages[0]!.content.endsWith(normal!.messages[0]!.content)).toBe(true)
-      expect(aggressive!.task).toEqual({
-        kind: "aggressive",
-        material: material(),
-        targetTokens: 300,
-        priorSummary: "earlier we chose sqlite"
-      })
+      expect(Prompt.messages(aggressive!)).toHaveLength(1)
+      expect(Prompt.messages(aggressive!)[0]!.role).toBe("user")
+      expect(Prompt.messages(aggressive!)[0]!.content).toContain("shorter than 300 tokens")
+      expect(Prompt.messages(aggressive!)[0]!.content.endsWith(Prompt.messages(normal!)[0]!.content)).toBe(true)
+      expect(aggressive!.task).toEqual({ ...normal!.task!, kind: "aggressive" })
+      expect(SummaryTask.material(aggressive!.task!)).toBe(material())
+      expect(SummaryTask.priorSummary(aggressive!.task!)).toBe("earlier we chose sqlite")
+      expect(aggressive!.task?.targetTokens).toBe(300)
     }))
 
   const escalatesToFallback: ReadonlyArray<[string, ScriptedProvider.Outcome]> = [
@@ -428,7 +431,7 @@ describe("Summarizer.summarizeSummaries", () => {
         const requests = yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
         return { summary, requests }
       }).pipe(Effect.provide(withScript([ScriptedProvider.reply("pnpm; db test fixed")])))
-      const prompt = result.requests[0]!.messages[0]!.content
+      const prompt = Prompt.messages(result.requests[0]!)[0]!.content
       expect(prompt).toContain("[Summary 1, depth 1, 2025-03-01T09:00:00 to 2025-03-01T10:00:00]\nSet up the repo; chose pnpm.")
       expect(prompt).toContain("[Summary 2, depth 1, 2025-03-01T10:00:00 to 2025-03-01T11:30:00]")
       expect(result.requests[0]!.task?.kind).toBe("condense")
@@ -450,8 +453,8 @@ describe("Summarizer leaf prompt", () => {
   it.effect("carries the prior summary as continuity context", () =>
     Effect.gen(function*() {
       const { requests } = yield* summarize([ScriptedProvider.reply(short)], { priorSummary: "We migrated to Postgres 16." })
-      expect(requests[0]!.messages[0]!.content).toContain("We migrated to Postgres 16.")
-      expect(requests[0]!.task?.priorSummary).toBe("We migrated to Postgres 16.")
+      expect(Prompt.messages(requests[0]!)[0]!.content).toContain("We migrated to Postgres 16.")
+      expect(SummaryTask.priorSummary(requests[0]!.task!)).toBe("We migrated to Postgres 16.")
     }))
 
   it.effect("fences a hostile turn so it cannot close the transcript early", () =>
@@ -461,7 +464,7 @@ describe("Summarizer leaf prompt", () => {
         yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeTurns([hostile]))
         return yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
       }).pipe(Effect.provide(withScript([ScriptedProvider.reply("ok")])))
-      const prompt = requests[0]!.messages[0]!.content
+      const prompt = Prompt.messages(requests[0]!)[0]!.content
       const fence = "`````"
       const body = prompt.slice(prompt.indexOf(`${fence}transcript\n`) + fence.length + "transcript\n".length)
       const closing = body.indexOf(`\n${fence}\n`)
@@ -482,7 +485,7 @@ describe("Summarizer prompts: what a hand-off needs", () => {
         { targetTokens: 321 }
       )
       expect(summary.tier).toBe("aggressive")
-      const [normal, aggressive] = requests.map((r) => r.messages[0]!.content)
+      const [normal, aggressive] = requests.map((r) => Prompt.messages(r)[0]!.content)
       for (const prompt of [normal!, aggressive!]) {
         for (const section of asked) expect(prompt).toContain(`. ${section}: `)
         expect(prompt).toContain("exact id")
@@ -503,7 +506,7 @@ describe("Summarizer prompts: what a hand-off needs", () => {
         yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.summarizeSummaries(children, { targetTokens: 900 }))
         return yield* Effect.flatMap(ScriptedProvider.ScriptedProvider, (r) => r.requests)
       }).pipe(Effect.provide(withScript([ScriptedProvider.reply("spotter-4te.1: closed")])))
-      const prompt = requests[0]!.messages[0]!.content
+      const prompt = Prompt.messages(requests[0]!)[0]!.content
       for (const section of asked) expect(prompt).toContain(`. ${section}: `)
       expect(prompt).toContain("Keep every task and issue id with its status")
       expect(prompt).toContain("the later one holds")

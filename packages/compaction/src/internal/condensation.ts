@@ -44,6 +44,7 @@ export const condensation = (
                   content: summary.text,
                   tier: summary.tier,
                   tokenEstimate: summary.outputTokens,
+                  alsoKeys: summary.alsoKeys,
                   childIds: children.map((child) => child.id)
                 }),
                 true

@@ -66,6 +66,7 @@ export const leafPass = (
               content: summary.text,
               tier: summary.tier,
               tokenEstimate: summary.outputTokens,
+              alsoKeys: summary.alsoKeys,
               turnIds: turns.map((turn) => turn.id)
             }),
             true

@@ -29,23 +29,22 @@ export const redoFallbacks = (
     const leaves = all.filter((s) => s.depth === 0)
     // The text of each leaf as it is now: a redone leaf is the prior summary of the next.
     const leafText = new Map(leaves.map((leaf) => [leaf.id, leaf.content]))
-    const summarize = (old: SummaryRecord.SummaryRecord) =>
-      old.depth === 0
-        ? Effect.flatMap(dag.sourceTurns(old.id), (turns) => {
-          const before = leaves[leaves.findIndex((leaf) => leaf.id === old.id) - 1]
-          return summarizer.summarizeTurns(turns, {
-            priorSummary: before === undefined ? undefined : leafText.get(before.id),
-            targetTokens: options.leafTargetTokens
-          })
+    const summarizeLeaf = (old: SummaryRecord.SummaryRecord) =>
+      Effect.flatMap(dag.sourceTurns(old.id), (turns) => {
+        const before = leaves[leaves.findIndex((leaf) => leaf.id === old.id) - 1]
+        return summarizer.summarizeTurns(turns, {
+          priorSummary: before === undefined ? undefined : leafText.get(before.id),
+          targetTokens: options.leafTargetTokens
         })
-        : Effect.flatMap(
-          dag.children(old.id),
-          (children) => summarizer.summarizeSummaries(children, { targetTokens: options.condenseTargetTokens })
-        )
+      })
     const fallbacks = all.filter((s) => s.tier === "fallback").sort((a, b) => a.depth - b.depth)
     for (const old of fallbacks) {
+      // A condensed summary is redone from its children.
+      const children = old.depth === 0 ? undefined : yield* dag.children(old.id)
       yield* Step.step(run, {
-        summarize: summarize(old),
+        summarize: children === undefined
+          ? summarizeLeaf(old)
+          : summarizer.summarizeSummaries(children, { targetTokens: options.condenseTargetTokens }),
         targetTokens: old.depth === 0 ? options.leafTargetTokens : options.condenseTargetTokens,
         // A redo that fell back again keeps the summary it had.
         write: (summary) =>
@@ -55,7 +54,12 @@ export const redoFallbacks = (
               return false
             })
             : Effect.map(
-              dag.rewriteSummary(old.id, { content: summary.text, tier: summary.tier, tokenEstimate: summary.outputTokens }),
+              dag.rewriteSummary(old.id, {
+                content: summary.text,
+                tier: summary.tier,
+                tokenEstimate: summary.outputTokens,
+                alsoKeys: summary.alsoKeys
+              }),
               () => {
                 if (old.depth === 0) leafText.set(old.id, summary.text)
                 redone++

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { FactCheck, Summary, TokenEstimator } from "@precis/core"
+import { AlsoLine, FactCheck, Summary, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as CompactionOptions from "../CompactionOptions.js"
@@ -61,7 +61,7 @@ export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Su
         written: yield* Ref.get(run.written)
       })
     }
-    const summary = run.options.alsoLine ? withAlso(yield* TokenEstimator.TokenEstimator, made, step.targetTokens) : made
+    const summary = run.options.alsoLine ? withAlso(yield* TokenEstimator.TokenEstimator, made, step) : made
     if (yield* step.write(summary)) yield* Ref.update(run.written, (n) => n + 1)
     const tiers = yield* Ref.updateAndGet(run.tiers, (counts) => Summary.incrementTier(counts, summary.tier))
     if (step.progress !== undefined && run.options.onProgress !== undefined) {
@@ -71,14 +71,15 @@ export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Su
   })
 
 // The Also line: the most important keys the summary dropped, as many as fit within its target; those it
-// lists are no longer dropped.
-const withAlso = (estimator: TokenEstimator.Service, summary: Summary.Summary, targetTokens: number): Summary.Summary => {
+// lists are no longer dropped. Its keys are kept with the summary as data (`alsoKeys`).
+const withAlso = <E, R>(estimator: TokenEstimator.Service, summary: Summary.Summary, step: Step<E, R>): Summary.Summary => {
   // Even with nothing dropped, Also lines the summary already holds (its children's) merge into one.
-  const text = FactCheck.appendAlso(summary.text, summary.dropped, estimator, { maxTokens: targetTokens })
-  return text === summary.text ? summary : new Summary.Summary({
+  const { keys, text } = AlsoLine.append(summary.text, summary.dropped, estimator, { maxTokens: step.targetTokens })
+  return text === summary.text && keys.length === 0 ? summary : new Summary.Summary({
     ...summary,
     text,
-    outputTokens: estimator.estimate(text),
-    dropped: FactCheck.checkKeys(summary.dropped, text).dropped
+    outputTokens: text === summary.text ? summary.outputTokens : estimator.estimate(text),
+    dropped: text === summary.text ? summary.dropped : FactCheck.checkKeys(summary.dropped, text).dropped,
+    alsoKeys: keys
   }, true)
 }

@@ -23,12 +23,13 @@ const runs = (list: ReadonlyArray<string>): Array<string> =>
  */
 export const repeatsInstructions = (
   reply: string,
-  prompt: string,
+  prompt: () => string,
   data: { readonly material: string; readonly priorSummary?: string | undefined }
 ): boolean => {
   const candidates = runs(words(reply))
   if (candidates.length < ECHOED_RUNS) return false
-  let instructions = prompt.split(data.material).join("\n")
+  // The prompt is rendered only for a reply long enough to echo it.
+  let instructions = prompt().split(data.material).join("\n")
   if (data.priorSummary !== undefined && data.priorSummary.length > 0) {
     instructions = instructions.split(data.priorSummary).join("\n")
   }

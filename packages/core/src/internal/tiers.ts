@@ -15,9 +15,10 @@ import { withoutNul } from "../ConversationTurn.js"
 import * as FactCheck from "../FactCheck.js"
 import * as Echo from "./echo.js"
 import * as Prompt from "../Prompt.js"
-import type { ChatRequest, Service as ProviderService, SummaryTask } from "../Provider.js"
+import type { ChatRequest, Service as ProviderService } from "../Provider.js"
 import { isPermanent, type ProviderError } from "../ProviderError.js"
 import { type Escalation, Summary, type Tier } from "../Summary.js"
+import * as SummaryTask from "../SummaryTask.js"
 import type { Service as EstimatorService } from "../TokenEstimator.js"
 
 // A reply the tier will not keep, or a provider that threw; it only steers
@@ -97,8 +98,10 @@ const callModel = (env: Env, tier: Tier, request: ChatRequest): Effect.Effect<st
   )
 }
 
-/** A task of the Summarizer: a leaf or a condensation, with its prompt. */
-export type Task = SummaryTask & { readonly kind: "leaf" | "condense" }
+/** A task of the Summarizer: a leaf or a condensation. */
+export type Task =
+  | SummaryTask.TurnsTask & { readonly kind: "leaf" }
+  | SummaryTask.SummariesTask & { readonly kind: "condense" }
 
 /**
  * The escalation: normal, else aggressive, else fallback. No tier keeps a
@@ -107,9 +110,12 @@ export type Task = SummaryTask & { readonly kind: "leaf" | "condense" }
  * tier that gives up records why (in order) before `orElse` moves on, and
  * whichever tier wrote the text, the summary carries its fact check.
  */
-export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Summary> => {
+export const escalate = (env: Env, task: Task): Effect.Effect<Summary> => {
   const { estimator, maxTokens, timeout } = env
-  const inputTokens = estimator.estimate(task.material)
+  // Rendered once: the estimate, the fallback and a provider that sends text share it.
+  const material = SummaryTask.material(task)
+  const inputTokens = estimator.estimate(material)
+  const data = { material, priorSummary: SummaryTask.priorSummary(task) }
   const escalations: Array<Escalation> = []
   const gaveUp = (tier: "normal" | "aggressive") => (error: TierError) =>
     Effect.sync(() => void escalations.push(escalation(tier, error, timeout)))
@@ -121,18 +127,23 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
       inputTokens,
       outputTokens,
       escalations: [...escalations],
-      dropped: FactCheck.check(task.material, text).dropped
+      dropped: FactCheck.checkTask(task, text).dropped
     }, true)
   // What no tier keeps: a reply not shorter than its input (compaction would make the context larger), or
   // one that repeats the prompt's instructions (the model echoed its prompt: no summary, however short).
-  const summaryOf = (prompt: string) => (text: string, outputTokens: number): Rejected | undefined =>
+  // The prompt is the provider's to render; it is rendered here again only to check a reply against it.
+  const summaryOf = (prompt: SummaryTask.SummaryTask) => (text: string, outputTokens: number): Rejected | undefined =>
     outputTokens >= inputTokens
       ? new Rejected("NotShorter", "reply not shorter than its input")
-      : Echo.repeatsInstructions(text, prompt, task)
+      : Echo.repeatsInstructions(text, () => Prompt.forTask(prompt), data)
       ? new Rejected("EchoedPrompt", "reply repeats the prompt's instructions")
       : undefined
   // A tier keeps a non-blank reply that `fits` its own rule and is a summary (else fails with why not).
-  const keep = (tier: "normal" | "aggressive", prompt: string, fits: (outputTokens: number) => Rejected | undefined) =>
+  const keep = (
+    tier: "normal" | "aggressive",
+    prompt: SummaryTask.SummaryTask,
+    fits: (outputTokens: number) => Rejected | undefined
+  ) =>
   (text: string) => {
     if (text.length === 0) return Effect.fail(new Rejected("BlankReply", "blank reply"))
     const outputTokens = estimator.estimate(text)
@@ -141,25 +152,25 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
   }
 
   const normal = callModel(env, "normal", {
-    messages: [{ role: "user", content: prompt }],
+    messages: [],
     temperature: env.normalTemperature,
     maxTokens,
     task
   }).pipe(
-    Effect.flatMap(keep("normal", prompt, () => undefined)),
+    Effect.flatMap(keep("normal", task, () => undefined)),
     Effect.tapError(gaveUp("normal"))
   )
 
   // Tiers 2 and 3 are built only when the tier before them gave up.
   const aggressive = () => {
-    const aggressivePrompt = Prompt.aggressive(prompt, task.targetTokens)
+    const aggressiveTask: SummaryTask.SummaryTask = { ...task, kind: "aggressive" }
     return callModel(env, "aggressive", {
-      messages: [{ role: "user", content: aggressivePrompt }],
+      messages: [],
       temperature: env.aggressiveTemperature,
       maxTokens,
-      task: { ...task, kind: "aggressive" }
+      task: aggressiveTask
     }).pipe(
-      Effect.flatMap(keep("aggressive", aggressivePrompt, (outputTokens) =>
+      Effect.flatMap(keep("aggressive", aggressiveTask, (outputTokens) =>
         outputTokens > maxTokens
           ? new Rejected("OverMaxTokens", `reply longer than the ${maxTokens} tokens asked for`)
           : undefined)),
@@ -168,9 +179,9 @@ export const escalate = (env: Env, task: Task, prompt: string): Effect.Effect<Su
   }
 
   const fallback = (): Effect.Effect<Summary> =>
-    Effect.sync(() => done("fallback", fallbackText(estimator, task.material, task.targetTokens)))
+    Effect.sync(() => done("fallback", fallbackText(estimator, material, task.targetTokens)))
 
   // Nothing to summarize: no model is asked, and the prompt's own words never pose as a summary.
-  if (task.material.trim().length === 0) return Effect.sync(() => done("fallback", Prompt.nothingToSummarize))
+  if (material.trim().length === 0) return Effect.sync(() => done("fallback", Prompt.nothingToSummarize))
   return normal.pipe(Effect.orElse(aggressive), Effect.orElse(fallback))
 }

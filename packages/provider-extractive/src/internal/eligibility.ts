@@ -8,7 +8,7 @@
 import { defaults, finite, type Options } from "./budget.js"
 import { hashOf, MIN_KEY, type NearFacts, nearKey, nearKeyFacts } from "./nearKey.js"
 import { isError, isState } from "./score.js"
-import { parse, type Parsed } from "./segments.js"
+import { type Parsed, parseText } from "./segments.js"
 
 /** What {@link eligibility} finds of each segment, by its index (1: yes). */
 export interface Eligibility {
@@ -100,7 +100,7 @@ export const priorKeysOf = (priorSummary: string | undefined, maxSegmentChars: n
   const texts = new Map<number, Array<string>>()
   if (priorSummary !== undefined) {
     const facts: NearFacts = { hash: 0, length: 0, wordy: false }
-    for (const segment of parse(priorSummary, maxSegmentChars).segments) {
+    for (const segment of parseText(priorSummary, maxSegmentChars).segments) {
       nearKeyFacts(segment.text, facts)
       if (facts.length < MIN_KEY) continue
       const same = texts.get(facts.hash)

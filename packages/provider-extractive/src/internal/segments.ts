@@ -1,11 +1,12 @@
 /**
- * The material of a summary (a formatted transcript or rendered summaries)
- * split into its lines and their candidate segments, each line with its
- * turn's context.
+ * The material of a summary task split into its lines and their candidate
+ * segments, each line with its turn's context: read from the task's items
+ * (a leaf's turns, a condensation's child summaries), never from a rendered
+ * material.
  *
  * @internal
  */
-import { ConversationTurn, OutputDigest, SessionState, TokenEstimator, Transcript } from "@precis/core"
+import { ConversationTurn, Escape, OutputDigest, SessionState, SummaryTask, TokenEstimator, Transcript } from "@precis/core"
 import { isSyntax } from "./score.js"
 
 /** One line of the material, with the turn it belongs to. */
@@ -64,71 +65,115 @@ const splitLong = (text: string, maxChars: number): ReadonlyArray<string> => {
   return pieces.map((p) => (p.length > maxChars ? `${TokenEstimator.takeCodePoints(p, maxChars - 1)}…` : p))
 }
 
-/**
- * Parses `material` into lines and segments with core's transcript parser:
- * turn lines (`Transcript.parseTurnLine`) open a turn, continuation lines
- * (`Transcript.parseContinuation`) continue it; summary headers
- * (`Transcript.parseSummaryHeader`) and omission marks
- * (`OutputDigest.isOmission`) are structure and yield no candidate.
- */
-export const parse = (material: string, maxSegmentChars: number): Parsed => {
-  const raw = material.split("\n")
-  const lines: Array<Line> = []
-  const segments: Array<Segment> = []
-  let group = -1
-  let prefix: string | undefined
-  let role = ""
-  let tool = false
-  let position = 0
-  for (let i = 0; i < raw.length; i++) {
-    const line = raw[i]!.endsWith("\r") ? raw[i]!.slice(0, -1) : raw[i]!
-    let text: string
-    let structural = false
-    const continued = prefix === undefined ? undefined : Transcript.parseContinuation(line)
-    if (continued !== undefined) {
-      text = continued
-      position++
-    } else {
-      const turn = Transcript.parseTurnLine(line)
-      group++
-      position = 0
-      if (turn !== undefined) {
-        prefix = Transcript.turnPrefix(turn)
-        role = turn.role.trim().toLowerCase()
-        tool = ConversationTurn.isToolRole(role)
-        text = turn.content
-      } else {
-        prefix = undefined
-        role = ""
-        tool = false
-        text = line
-        structural = Transcript.parseSummaryHeader(line) !== undefined
-      }
-    }
+// Builds the lines and segments, one line at a time.
+class Builder {
+  readonly lines: Array<Line> = []
+  readonly segments: Array<Segment> = []
+  group = -1
+  // The turn a summary's text is in, while its continuation lines follow.
+  private prefix: string | undefined
+  private role = ""
+  private tool = false
+  private position = 0
+  constructor(private readonly maxSegmentChars: number) {}
+
+  /** Opens a turn: `prefix` is its `[time] role:` head, `role` its role as written. */
+  turn(prefix: string, role: string): void {
+    this.group++
+    this.position = 0
+    this.prefix = prefix
+    this.role = role.trim().toLowerCase()
+    this.tool = ConversationTurn.isToolRole(this.role)
+  }
+
+  /** A line outside any turn (`structural`: a summary's header, no candidate). */
+  standalone(text: string, structural: boolean): void {
+    this.group++
+    this.position = 0
+    this.prefix = undefined
+    this.role = ""
+    this.tool = false
+    this.add(text, structural)
+  }
+
+  /** A line of the open turn, its first when the turn was just opened. */
+  add(raw: string, structural = false): void {
     // A listing's line number is position, not content: never a fact, never output.
-    text = OutputDigest.stripLineNumber(text)
+    const text = OutputDigest.stripLineNumber(raw)
     // An omission mark (this provider's `[…]`, the material's `[… N lines]`) is structure, never content.
     structural ||= OutputDigest.isOmission(text)
     // Syntax alone (`}`, `end`, `);`) is never a candidate, nor worth a marker.
     const blank = !NON_BLANK.test(text) || isSyntax(text)
     const entry: Line = {
-      prefix,
-      group,
-      role,
-      tool,
+      prefix: this.prefix,
+      group: this.group,
+      role: this.role,
+      tool: this.tool,
       text,
-      position,
-      segmentStart: segments.length,
+      position: this.position++,
+      segmentStart: this.segments.length,
       segmentCount: 0,
       countable: !structural && !blank
     }
     if (!structural && !blank) {
-      for (const piece of splitLong(text, maxSegmentChars)) segments.push({ line: lines.length, text: piece })
-      entry.segmentCount = segments.length - entry.segmentStart
+      for (const piece of splitLong(text, this.maxSegmentChars)) this.segments.push({ line: this.lines.length, text: piece })
+      entry.segmentCount = this.segments.length - entry.segmentStart
     }
-    lines.push(entry)
+    this.lines.push(entry)
   }
-  return { lines, segments }
+
+  /**
+   * The lines of a summary's text (what a model or this provider wrote): a
+   * line with a turn head (`[HH:MM] role: text`, `Transcript.turnHead`) opens
+   * a turn, an indented line continues the open one, any other line stands
+   * alone.
+   */
+  text(text: string): void {
+    for (const line of SummaryTask.lines(text)) {
+      if (this.prefix !== undefined && line.startsWith(Transcript.indent)) {
+        this.add(line.slice(Transcript.indent.length))
+        continue
+      }
+      const head = Transcript.turnHead(line)
+      if (head === undefined) this.standalone(line, false)
+      else {
+        this.turn(Transcript.turnPrefix(head), head.role)
+        this.add(head.content)
+      }
+    }
+  }
+}
+
+/**
+ * The lines and segments of `task`, read from its items: each turn of a leaf
+ * opens a turn with its role and time, its content's lines after it; each
+ * child summary of a condensation is its header (structure: no candidate)
+ * and its text, read as a summary's text is (`Builder.text`), a blank line
+ * between two children. Nothing of the material is parsed back.
+ */
+export const parse = (task: SummaryTask.SummaryTask, maxSegmentChars: number): Parsed => {
+  const builder = new Builder(maxSegmentChars)
+  if (SummaryTask.isText(task)) builder.text(task.text)
+  else if (SummaryTask.isTurns(task)) {
+    for (const turn of task.turns) {
+      builder.turn(Transcript.turnPrefix(turn), Escape.line(turn.role))
+      for (const line of SummaryTask.lines(turn.content)) builder.add(line)
+    }
+  } else {
+    task.summaries.forEach((summary, i) => {
+      if (i > 0) builder.standalone("", false)
+      builder.standalone(Transcript.summaryHeader(i + 1, summary), true)
+      builder.text(summary.content)
+    })
+  }
+  return { lines: builder.lines, segments: builder.segments }
+}
+
+/** The lines and segments of a summary's text (a prior summary), read as {@link parse} reads a child's. */
+export const parseText = (text: string, maxSegmentChars: number): Parsed => {
+  const builder = new Builder(maxSegmentChars)
+  builder.text(text)
+  return { lines: builder.lines, segments: builder.segments }
 }
 
 /**

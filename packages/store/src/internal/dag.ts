@@ -41,6 +41,7 @@ const childRows = checkAll(
 // children for a condensed summary).
 interface Draft {
   readonly row: Omit<SummaryRow, "id" | "created_at">
+  readonly alsoKeys: ReadonlyArray<string>
   readonly sources: { readonly column: "turn_id" | "child_summary_id"; readonly ids: ReadonlyArray<string> }
 }
 
@@ -56,7 +57,7 @@ const withoutNul = (operation: string, content: string) =>
 const reads = (env: Env) => {
   const { dialect, error, sql } = env
   const turns = turnReads(env)
-  const summaryColumns = sql`s.id, s.session_id, s.depth, s.content, s.tier, s.token_estimate, s.parent_id,
+  const summaryColumns = sql`s.id, s.session_id, s.depth, s.content, s.tier, s.token_estimate, s.also_keys, s.parent_id,
     s.time_range_start, s.time_range_end, s.descendant_count, s.created_at, s.first_seq, s.last_seq,
     (SELECT ${sql.literal(dialect.jsonArray("ss.turn_id", "ss.position"))} FROM summary_sources ss
       WHERE ss.summary_id = s.id AND ss.turn_id IS NOT NULL) AS turn_ids,
@@ -129,7 +130,7 @@ const insertSummary = (
   draft: Effect.Effect<Draft, StoreError | SqlError | ParseError>
 ) =>
   Effect.gen(function*() {
-    const { row: partial, sources } = yield* draft
+    const { alsoKeys, row: partial, sources } = yield* draft
     const row: SummaryRow = { ...partial, id: randomUUID(), created_at: yield* now }
     yield* sql`INSERT INTO summaries ${sql.insert(row)}`
     yield* sql.unsafe(
@@ -141,6 +142,7 @@ const insertSummary = (
     if (condensed) yield* sql`UPDATE summaries SET parent_id = ${row.id} WHERE ${sql.in("id", sources.ids)}`
     return Rows.toRecord({
       ...row,
+      also_keys: alsoKeys,
       turn_ids: condensed ? [] : sources.ids,
       child_ids: condensed ? sources.ids : []
     })
@@ -169,6 +171,7 @@ const leafDraft = (env: Env, leaf: NewLeaf) =>
         content: leaf.content,
         tier: leaf.tier,
         token_estimate: leaf.tokenEstimate,
+        also_keys: JSON.stringify(leaf.alsoKeys ?? []),
         parent_id: null,
         time_range_start: times.start ?? null,
         time_range_end: times.end ?? null,
@@ -176,6 +179,7 @@ const leafDraft = (env: Env, leaf: NewLeaf) =>
         first_seq: found[0]!.seq,
         last_seq: found[found.length - 1]!.seq
       },
+      alsoKeys: leaf.alsoKeys ?? [],
       sources: { column: "turn_id", ids: leaf.turnIds }
     } satisfies Draft
   })
@@ -204,6 +208,7 @@ const condensedDraft = ({ sql }: Env, node: NewCondensed) =>
         content: node.content,
         tier: node.tier,
         token_estimate: node.tokenEstimate,
+        also_keys: JSON.stringify(node.alsoKeys ?? []),
         parent_id: null,
         time_range_start: times.start ?? null,
         time_range_end: times.end ?? null,
@@ -211,6 +216,7 @@ const condensedDraft = ({ sql }: Env, node: NewCondensed) =>
         first_seq: Math.min(...rows.map((row) => row.first_seq)),
         last_seq: Math.max(...rows.map((row) => row.last_seq))
       },
+      alsoKeys: node.alsoKeys ?? [],
       sources: { column: "child_summary_id", ids: node.childIds }
     } satisfies Draft
   })
@@ -228,7 +234,7 @@ export const make = (env: Env): Service => {
     Effect.gen(function*() {
       yield* withoutNul("DagStore.rewriteSummary", text.content)
       yield* sql`UPDATE summaries SET content = ${text.content}, tier = ${text.tier},
-        token_estimate = ${text.tokenEstimate} WHERE id = ${id}`
+        token_estimate = ${text.tokenEstimate}, also_keys = ${JSON.stringify(text.alsoKeys ?? [])} WHERE id = ${id}`
       const found = yield* read.summary(id)
       return yield* Option.match(found, {
         onNone: () => conflict("DagStore.rewriteSummary", `no summary ${id}`),

@@ -17,6 +17,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { AlsoLine } from "@precis/core"
 import { StoreError } from "../StoreError.js"
 
 const initial = Effect.gen(function*() {
@@ -232,7 +233,25 @@ const projects = Effect.gen(function*() {
     ended_at = (SELECT max(t.timestamp) FROM turns t WHERE t.session_id = sessions.id)`)
 })
 
+// The keys of each summary's `Also:` line, as data (a JSON array of strings),
+// so that a condensation takes its children's keys without reading their text.
+// The summaries already stored get theirs once, read from the last line of their
+// text (`AlsoLine.keysOf`): the column is never NULL afterwards.
+const summaryKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE summaries ADD COLUMN also_keys TEXT`
+  const rows = yield* keyRows(yield* sql`SELECT id, content FROM summaries WHERE content LIKE ${"%Also: %"}`)
+  for (const row of rows) {
+    const keys = AlsoLine.keysOf(row.content)
+    if (keys.length > 0) yield* sql`UPDATE summaries SET also_keys = ${JSON.stringify(keys)} WHERE id = ${row.id}`
+  }
+  yield* sql`UPDATE summaries SET also_keys = '[]' WHERE also_keys IS NULL`
+})
+
+const keyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, content: Schema.String })))
+
 // Keyed `ID_name`; the ids need not be contiguous (the schema version is the largest).
+// 8, 9 and 10 are other branches' (issue 29).
 const migrations = {
   "1_initial": initial,
   "2_leases": leases,
@@ -240,7 +259,8 @@ const migrations = {
   "5_session_state": sessionState,
   "6_work_queue": workQueue,
   "7_search_mark": searchMark,
-  "9_projects": projects
+  "9_projects": projects,
+  "11_summary_keys": summaryKeys
 }
 
 /**

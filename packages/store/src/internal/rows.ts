@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import { SummaryRow, TurnRow } from "../Tables.js"
 import { type SessionInfo, StoredTurn } from "../TurnStore.js"
 
-/** A JSON column holding a list of ids. */
+/** A JSON column holding a list of ids (or of strings: a summary's Also keys). */
 const Ids = Schema.parseJson(Schema.Array(Schema.String))
 
 // The columns of a turn row as stored (`metadata` still JSON text), with their refinements.
@@ -58,6 +58,7 @@ export const checkRows = <A>(schema: Schema.Schema<A, A>) => {
 /** A summary read with its sources in order, aggregated into JSON arrays. */
 export const SummaryWithSources = Schema.Struct({
   ...SummaryRow.fields,
+  also_keys: Schema.NullOr(Ids),
   turn_ids: Ids,
   child_ids: Ids
 })
@@ -136,6 +137,7 @@ export const toRecord = (row: SummaryWithSources): SummaryRecord.SummaryRecord =
       createdAt: row.created_at,
       sourceTurnIds: row.turn_ids,
       sourceSummaryIds: row.child_ids,
+      ...(row.also_keys === null ? {} : { alsoKeys: row.also_keys }),
       ...(row.parent_id === null ? {} : { parentId: row.parent_id }),
       ...(row.time_range_start === null ? {} : { timeRangeStart: row.time_range_start }),
       ...(row.time_range_end === null ? {} : { timeRangeEnd: row.time_range_end })

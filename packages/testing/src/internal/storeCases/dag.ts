@@ -6,6 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, expect } from "@effect/vitest"
+import { TokenEstimator } from "@precis/core"
 import { Store, Tables } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -92,6 +93,35 @@ export const cases: ReadonlyArray<Case> = [
         expect(Option.getOrThrow(yield* store.summary(leaf.id))).toEqual(rewritten)
         const unknown = yield* Effect.flip(store.rewriteSummary("nope", { content: "x", tier: "normal", tokenEstimate: 1 }))
         expect(unknown.message).toBe("DagStore.rewriteSummary: no summary nope")
+      })
+  },
+  {
+    name: "keeps a summary's Also keys with it: written, read back, rewritten, a condensation's own",
+    run: () =>
+      Effect.gen(function*() {
+        const store = yield* Store.all
+        yield* store.appendTurns("keys", Fixtures.conversation(4))
+        const text = "a\nAlso: src/a.ts; pnpm test"
+        const a = yield* store.insertLeaf({
+          ...Fixtures.leaf("keys", ["t0", "t1"], text),
+          tokenEstimate: TokenEstimator.approximate.estimate(text),
+          alsoKeys: ["src/a.ts", "pnpm test"]
+        })
+        const b = yield* store.insertLeaf(Fixtures.leaf("keys", ["t2", "t3"], "b"))
+        expect([a.alsoKeys, b.alsoKeys]).toEqual([["src/a.ts", "pnpm test"], []])
+        expect((yield* store.summaries("keys")).map((s) => s.alsoKeys)).toEqual([["src/a.ts", "pnpm test"], []])
+        const rewritten = yield* store.rewriteSummary(b.id, { content: "b\nAlso: B.x", tier: "normal", tokenEstimate: 2, alsoKeys: ["B.x"] })
+        expect(rewritten.alsoKeys).toEqual(["B.x"])
+        const parent = yield* store.insertCondensed({
+          sessionId: "keys",
+          content: "ab\nAlso: src/a.ts; pnpm test; B.x",
+          tier: "normal",
+          tokenEstimate: TokenEstimator.approximate.estimate("ab\nAlso: src/a.ts; pnpm test; B.x"),
+          alsoKeys: ["src/a.ts", "pnpm test", "B.x"],
+          childIds: [a.id, b.id]
+        })
+        expect(Option.getOrThrow(yield* store.summary(parent.id)).alsoKeys).toEqual(["src/a.ts", "pnpm test", "B.x"])
+        expect((yield* store.children(parent.id)).map((s) => s.alsoKeys)).toEqual([["src/a.ts", "pnpm test"], ["B.x"]])
       })
   },
   {
