@@ -13,7 +13,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { SqlStore, Store, StoreError } from "@precis/store"
+import { type FollowedFiles, SqlStore, Store, StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -152,7 +152,7 @@ const client = (options: SqliteOptions, target: ReadTarget) =>
  */
 export const layer = (
   options: SqliteOptions
-): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError> => {
+): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError> => {
   const error = (cause: unknown) => StoreError.StoreError.fromCause(cause, "Store.open", options.filename)
   if (options.filename.trim().length === 0) {
     return Layer.fail(
@@ -200,5 +200,5 @@ export const config: Config.Config<SqliteOptions> = Config.all({
  */
 export const layerConfig = (
   options: Config.Config.Wrap<SqliteOptions> = config
-): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(options), layer))
