@@ -6,3 +6,9 @@
 
 /** @since 0.1.0 */
 export * as Importer from "./Importer.js"
+
+/** @since 0.1.0 */
+export * as LineParser from "./LineParser.js"
+
+/** @since 0.1.0 */
+export * as Follower from "./Follower.js"

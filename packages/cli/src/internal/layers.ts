@@ -131,7 +131,7 @@ export const failOnPermanentFallback = (file: string) =>
 
 export { Db }
 
-/** A store with its `SqlClient`, for the CLI's own tables (`followedFiles.ts`). */
+/** A store with its followed files (`FollowedFiles`) and its `SqlClient`. */
 export type StoreLayer = Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError>
 
 /**

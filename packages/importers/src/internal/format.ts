@@ -50,8 +50,12 @@ interface Common<Name extends string> {
 export type Format<Name extends string = string> =
   | Common<Name> & {
     readonly lineBased: true
-    /** A fresh reader of one file. */
-    readonly reader: () => LineReader
+    /**
+     * A fresh reader of one file; with `saved` (what an earlier reader's
+     * `save` gave), one that goes on after the earlier one's last line
+     * (throws when `saved` is not such a state).
+     */
+    readonly reader: (saved?: unknown) => LineReader
   }
   | Common<Name> & {
     readonly lineBased: false

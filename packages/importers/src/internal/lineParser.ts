@@ -16,14 +16,15 @@ export interface Fresh {
 }
 
 /**
- * Reads the lines pushed to it with `reader` (a file in `format`): each push
- * returns the turns its lines added, by conversation (a conversation without
- * new turns left out), or throws the `LineFailure` of a bad line.
+ * Reads the lines pushed to it with `reader` (a file in `format`, `lines`
+ * lines of it read already): each push returns the turns its lines added, by
+ * conversation (a conversation without new turns left out), or throws the
+ * `LineFailure` of a bad line.
  */
-export const make = (reader: LineReader, format: string) => {
+export const make = (reader: LineReader, format: string, lines = 0) => {
   const out = new Sink(format)
   const seen = new Map<object, number>()
-  let line = 0
+  let line = lines
   return {
     lineCount: () => line,
     push: (lines: ReadonlyArray<string>): ReadonlyArray<Fresh> => {
