@@ -8,15 +8,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { FollowedFiles, TurnStore } from "@precis/store"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
 import * as Importer from "../src/Importer.js"
-import { following, polls, tempDir } from "./follow.js"
+import * as Follower from "../src/Follower.js"
+import { followerLayer, following, polls, tempDir } from "./follow.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -108,6 +111,24 @@ describe("a file already followed", () => {
       }
       assert.deepStrictEqual(yield* following(dir, [], () => stored("real")), expected(text(lines)))
     }), { timeout: 60_000 })
+})
+
+describe("follow", () => {
+  it.live("polls until interrupted: the batches of the lines appended meanwhile come as they are written", () =>
+    Effect.gen(function*() {
+      const dir = fresh()
+      const file = path.join(dir, "f.jsonl")
+      fs.writeFileSync(file, text(claudeLines(1)))
+      let next = 1
+      const batches = yield* Effect.flatMap(Follower.Follower, (follower) =>
+        follower.follow({ paths: [file], session: "f", interval: "20 millis" }).pipe(
+          Stream.filter((event) => event._tag === "Imported"),
+          Stream.tap(() => Effect.sync(() => fs.appendFileSync(file, text(claudeLines(1, next++))))),
+          Stream.take(3),
+          Stream.runCollect
+        )).pipe(Effect.provide(followerLayer(path.join(dir, "store.db"))))
+      assert.deepStrictEqual(Chunk.toReadonlyArray(batches).map((e) => e._tag === "Imported" && e.added), [3, 3, 3])
+    }))
 })
 
 describe("reading in chunks", () => {
