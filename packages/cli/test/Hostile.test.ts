@@ -288,8 +288,12 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
     Effect.gen(function*() {
       const db = path.join(dir, "older.db")
       assert.strictEqual((yield* runCli(["import", write(dir, "older.jsonl", sessionJsonl(30)), "--db", db])).code, 0)
-      // Schema 6: what an older precis left (the search mark table came with 7).
-      yield* rawSql(db, ["DELETE FROM precis_migrations WHERE migration_id = 7", "DROP TABLE turns_fts_mark"])
+      // Schema 6: what an older precis left (the search mark table came with 7, the followed files with 8).
+      yield* rawSql(db, [
+        "DELETE FROM precis_migrations WHERE migration_id >= 7",
+        "DROP TABLE turns_fts_mark",
+        "DROP TABLE followed_files"
+      ])
       const before = fs.readFileSync(db)
       for (const args of [["sessions"], ["show"], ["context"], ["search", "step"]]) {
         assertOneLineFailure(yield* runCli([...args, "--db", db]), /older\.db: written by an older precis \(schema 6/)
@@ -300,10 +304,10 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
       assert.strictEqual((yield* runCli(["sessions", "--db", db])).code, 0)
     }))
 
-  it.live("a throwaway store is refused: :memory:, an empty or blank name; nothing said to be imported", () =>
+  it.live("a throwaway store is refused: :memory: however spelled, an empty or blank name; nothing said to be imported", () =>
     Effect.gen(function*() {
       const file = write(dir, "throwaway.jsonl", sessionJsonl(4))
-      for (const db of [":memory:", " :memory: ", "", "  "]) {
+      for (const db of [":memory:", " :memory: ", ":Memory:", "file::memory:", "file:x.db?mode=memory", "", "  "]) {
         for (const args of [["import", file], ["compact", file], ["sessions"]]) {
           const result = yield* runCli([...args, "--db", db])
           assert.strictEqual(result.code, 1, `${args.join(" ")} --db ${JSON.stringify(db)}`)
