@@ -148,11 +148,13 @@ export const make: Effect.Effect<Service, never, TurnStore.TurnStore | SearchInd
           counts: { looks: 0, reads: 0, bytes: 0, skipped: 0 },
           scans: { tree: { files: [], directories: [] }, polls: 0, last: Number.NEGATIVE_INFINITY }
         }
+        // Each event as it happens (an import once its transaction is committed), the files one by one.
         const poll = Stream.unwrap(Effect.map(Poll.due(env), ({ files, maxIdle }) =>
-          Stream.fromIterable(files).pipe(
-            Stream.mapEffect((file) => Poll.file(env, file, maxIdle)),
-            Stream.flattenIterables
-          )))
+          Stream.asyncPush<Event>((emit) =>
+            Effect.forkScoped(Effect.ensuring(
+              Effect.forEach(files, (file) => Poll.file(env, file, maxIdle, (event) => void emit.single(event)), { discard: true }),
+              Effect.sync(() => emit.end())
+            )), { bufferSize: "unbounded" })))
         return {
           poll,
           sessions: Effect.sync(() => Array.from(env.sessions)),

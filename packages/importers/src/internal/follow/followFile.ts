@@ -141,7 +141,7 @@ const chunks = <E, R>(
   })
 
 // Pushes `lines`, leaving out each bad line (reported) and reading the lines after it.
-const pushAll = (env: Env, file: string, parser: LineParser.LineParser, lines: ReadonlyArray<string>, events: Array<Event>) => {
+const pushAll = (env: Env, file: string, parser: LineParser.LineParser, lines: ReadonlyArray<string>, emit: Emit) => {
   const bySuffix = new Map<string | undefined, { suffix: string | undefined; turns: Array<ConversationTurn.ConversationTurn>; lines: Array<number> }>()
   let rest = lines
   for (;;) {
@@ -157,14 +157,14 @@ const pushAll = (env: Env, file: string, parser: LineParser.LineParser, lines: R
       return [...bySuffix.values()]
     }
     env.counts.skipped++
-    events.push(Event.LineSkipped({ file, line: pushed.left.line, reason: pushed.left.reason }))
+    emit(Event.LineSkipped({ file, line: pushed.left.line, reason: pushed.left.reason }))
     // The lines up to the bad one were read; the next push also gives the turns of those before it.
     rest = rest.slice(Math.max(1, parser.lineCount() - before))
   }
 }
 
 // The state recorded in the store for `file`, its parser resumed at the recorded offset; else a fresh one.
-const load = (env: Env, file: string, opened: TranscriptFile.Opened, events: Array<Event>) =>
+const load = (env: Env, file: string, opened: TranscriptFile.Opened, emit: Emit) =>
   Effect.gen(function*() {
     const row = yield* env.followed.get(file)
     if (Option.isNone(row) || row.value.byteOffset === 0) return yield* fresh(env, file, opened)
@@ -183,7 +183,7 @@ const load = (env: Env, file: string, opened: TranscriptFile.Opened, events: Arr
         })
       }
     }
-    events.push(yield* restart(env, file, opened, Option.getOrElse(stale, () => "replaced" as const), format))
+    emit(yield* restart(env, file, opened, Option.getOrElse(stale, () => "replaced" as const), format))
     return yield* fresh(env, file, opened)
   })
 
@@ -216,10 +216,10 @@ const append = (
   state: State,
   lines: Array<string>,
   length: number,
-  events: Array<Event>
+  emit: Emit
 ) =>
   Effect.gen(function*() {
-    const conversations = pushAll(env, file, state.parser, lines, events)
+    const conversations = pushAll(env, file, state.parser, lines, emit)
     const offset = state.offset + length
     const checksum = yield* Checksum.sampled(opened.read, offset)
     const parserState = Option.getOrUndefined(Option.map(state.parser.state(), (s) => Schema.encodeSync(StoredState)(s)))
@@ -253,44 +253,46 @@ const append = (
     if (written.length === 0) env.sessions.add(prefix)
     for (const result of written) {
       env.sessions.add(result.session)
-      events.push(Event.Imported({ file, session: result.session, turns: result.turns, added: result.added.length, offset }))
+      emit(Event.Imported({ file, session: result.session, turns: result.turns, added: result.added.length, offset }))
     }
     return next
   })
 
+/** Where what following does goes, as it does it. */
+export type Emit = (event: Event) => void
+
 /**
- * Reads what `file` gained since it was last read; returns what it did.
+ * Reads what `file` gained since it was last read, saying what it does with `emit`.
  */
 export const step = (
   env: Env,
-  file: string
+  file: string,
+  emit: Emit
 ): Effect.Effect<
-  ReadonlyArray<Event>,
+  void,
   StoreError.StoreError | StoreError.TurnConflictError | FollowFailure | TranscriptFile.UnreadableFile
 > =>
   Effect.scoped(Effect.gen(function*() {
     const opened = yield* TranscriptFile.open(file)
     env.counts.reads++
-    const events: Array<Event> = []
     let state = env.states.get(file)
     if (state !== undefined) {
       const stale = yield* staleness(opened, state.offset, state.fileId, state.checksum)
       if (Option.isSome(stale)) {
-        events.push(yield* restart(env, file, opened, stale.value, state.parser.format))
+        emit(yield* restart(env, file, opened, stale.value, state.parser.format))
         state = undefined
       }
     }
     if (state === undefined) {
-      const loaded = yield* load(env, file, opened, events)
-      if (Option.isNone(loaded)) return events
+      const loaded = yield* load(env, file, opened, emit)
+      if (Option.isNone(loaded)) return
       state = loaded.value
       env.states.set(file, state)
     }
     let current = state
     yield* chunks(env, opened, current.offset, opened.identity.size, (lines, length) =>
-      Effect.map(append(env, file, opened, current, lines, length, events), (next) => {
+      Effect.map(append(env, file, opened, current, lines, length, emit), (next) => {
         current = next
         return next.offset
       }))
-    return events
   }))

@@ -60,36 +60,35 @@ const reasonOf = (cause: Cause.Cause<unknown>): string => {
 }
 
 // Reported, and the file left alone until it changes (as an idle one is).
-const failed = (env: Env, file: string, cause: Cause.Cause<unknown>) =>
+const failed = (env: Env, file: string, cause: Cause.Cause<unknown>, emit: FollowFile.Emit) =>
   Effect.gen(function*() {
     env.states.delete(file)
     const seen = yield* Effect.option(look(env, file))
     if (Option.isSome(seen)) env.schedules.set(file, { seen: seen.value, idle: 1, wait: 1 })
-    return [Event.FileFailed({ file, reason: reasonOf(cause) })]
+    emit(Event.FileFailed({ file, reason: reasonOf(cause) }))
   })
 
 // Looks at `file`; reads it only if it changed since the last look (else waits longer before the next,
 // up to `maxIdle` polls). A file gone since the scan is forgotten; one that fails is `failed`.
-const check = (env: Env, file: string, maxIdle: number): Effect.Effect<ReadonlyArray<Event>> =>
+const check = (env: Env, file: string, maxIdle: number, emit: FollowFile.Emit): Effect.Effect<void> =>
   Effect.gen(function*() {
     const looked = yield* Effect.either(look(env, file))
     if (Either.isLeft(looked) && looked.left.missing) {
       env.states.delete(file)
       env.schedules.delete(file)
-      return []
+      return
     }
     const identity = yield* looked
     const before = env.schedules.get(file)
     if (before !== undefined && TranscriptFile.unchanged(before.seen, identity)) {
       const idle = Math.min(maxIdle, Math.max(1, before.idle * 2))
       env.schedules.set(file, { seen: identity, idle, wait: idle })
-      return []
+      return
     }
-    const events = yield* FollowFile.step(env, file)
+    yield* FollowFile.step(env, file, emit)
     env.schedules.set(file, { seen: identity, idle: 0, wait: 0 })
-    return events
   }).pipe(
-    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.interrupt : failed(env, file, cause)))
+    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.interrupt : failed(env, file, cause, emit)))
   )
 
 /**
@@ -121,5 +120,5 @@ export const due = (env: Env): Effect.Effect<{ readonly files: ReadonlyArray<str
     return { files, maxIdle: notified ? MAX_IDLE_POLLS.notified : MAX_IDLE_POLLS.polled }
   })
 
-/** Reads what `file` gained, if it changed: what it did (never failing: a failure is a `FileFailed`). */
-export const file = (env: Env, file: string, maxIdle: number): Effect.Effect<ReadonlyArray<Event>> => check(env, file, maxIdle)
+/** Reads what `file` gained, if it changed, saying what it does (never failing: a failure is a `FileFailed`). */
+export const file: (env: Env, file: string, maxIdle: number, emit: FollowFile.Emit) => Effect.Effect<void> = check
