@@ -6,6 +6,7 @@
  * session id, and one with a lone surrogate. None blocks, none fails for
  * nothing, none stops a session for good.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { SessionState } from "@precis/core"
 import { TurnStore } from "@precis/store"
@@ -128,6 +129,31 @@ describe("a transcript that is hostile", () => {
       assert.strictEqual(done.code, 0, done.stderr)
       assert.strictEqual((yield* turnIds(db, "s")).length, 400)
     }))
+})
+
+describe("a store another process holds", () => {
+  it.live("locked for writing: the hook stops at its deadline (and the time to say so), exit 1", () =>
+    Effect.gen(function*() {
+      const { db, home } = freshHome()
+      const transcript = write(home, "t.jsonl", text(claudeLines(2)))
+      assert.strictEqual((yield* hook(home, payload("Stop", "s", transcript))).code, 0)
+      fs.appendFileSync(transcript, text(claudeLines(1, 2)))
+      const result = yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe("BEGIN IMMEDIATE")
+        const ran = yield* hook(home, payload("Stop", "s", transcript), ["--deadline", "1 second"])
+        yield* sql.unsafe("ROLLBACK")
+        return ran
+      }).pipe(Effect.provide(SqliteStore.layer({ filename: db })), Effect.orDie)
+      // The wait was said (a warning), then the stop: exit 1, which never blocks Claude Code.
+      assert.strictEqual(result.code, 1)
+      expect(result.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(/another process is writing; waiting for it/),
+        "precis: stopped at the deadline (1s): the next hook goes on"
+      ])
+      assert.strictEqual((yield* hook(home, payload("Stop", "s", transcript))).code, 0)
+      assert.strictEqual((yield* turnIds(db, "s")).length, 6)
+    }), { timeout: 60_000 })
 })
 
 describe("a store that would be thrown away", () => {

@@ -180,6 +180,9 @@ const ensureFolder = (db: Layers.Db) =>
     )
   })
 
+/** How long past the deadline the hook may take to say what it did before it is stopped whatever it does. */
+const OVERRUN_MILLIS = 5_000
+
 /** `precis hook claude-code`. */
 export const claudeCode = Command.make(
   "claude-code",
@@ -190,29 +193,39 @@ export const claudeCode = Command.make(
       const input = yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll)
       const action = ClaudeCode.actionOf(input)
       if (action === "nothing") return
-      const db = new Layers.Db(yield* ClaudeCode.storeOf(args.db))
-      yield* ensureFolder(db)
-      const store = Layer.provideMerge(Follower.layer, Layers.store(db))
-      const session = input.session_id
       // The deadline bounds the whole hook, the import included.
-      const until = started + Duration.toMillis(Option.getOrElse(args.deadline, () => Opt.defaultDeadline))
-      if (action === "import-and-compact") {
-        const manager = CompactionManager.layerConfig().pipe(
-          Layer.provideMerge(store),
-          Layer.provide(Layers.summarizer(args.provider))
-        )
-        const line = yield* Effect.flatMap(importTranscript(input, until), (imported) => compactUntil(session, imported, until)).pipe(
-          Effect.provide(manager),
+      const deadline = Option.getOrElse(args.deadline, () => Opt.defaultDeadline)
+      const until = started + Duration.toMillis(deadline)
+      const run = Effect.gen(function*() {
+        const db = new Layers.Db(yield* ClaudeCode.storeOf(args.db))
+        yield* ensureFolder(db)
+        const store = Layer.provideMerge(Follower.layer, Layers.store(db))
+        const session = input.session_id
+        if (action === "import-and-compact") {
+          const manager = CompactionManager.layerConfig().pipe(
+            Layer.provideMerge(store),
+            Layer.provide(Layers.summarizer(args.provider))
+          )
+          const line = yield* Effect.flatMap(importTranscript(input, until), (imported) => compactUntil(session, imported, until)).pipe(
+            Effect.provide(manager),
+            inStore(db)
+          )
+          return yield* Console.log(line)
+        }
+        const output = yield* importTranscript(input, until).pipe(
+          Effect.flatMap((imported) => (action === "restore" && !imported.stopped ? restore(session) : Effect.succeedNone)),
+          Effect.provide(store),
           inStore(db)
         )
-        return yield* Console.log(line)
-      }
-      const output = yield* importTranscript(input, until).pipe(
-        Effect.flatMap((imported) => (action === "restore" && !imported.stopped ? restore(session) : Effect.succeedNone)),
-        Effect.provide(store),
-        inStore(db)
-      )
-      if (Option.isSome(output)) yield* Console.log(output.value)
+        if (Option.isSome(output)) yield* Console.log(output.value)
+      })
+      // What the import and the compaction do not bound (a store another process holds locked) stops too:
+      // not waited for (a wait for SQLite's write lock is not interruptible; the process exits).
+      const left = Math.max(0, until - (yield* Clock.currentTimeMillis)) + OVERRUN_MILLIS
+      yield* Effect.timeoutFail(Effect.disconnect(run), {
+        duration: Duration.millis(left),
+        onTimeout: () => new CliError({ reason: `stopped at the deadline (${Duration.format(deadline)}): the next hook goes on` })
+      })
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
