@@ -171,10 +171,19 @@ describe("forged lines: one escape per format for what is shown", () => {
         ],
         ["nul.jsonl", jsonl({ role: "user", content: "hi" }, { role: "tool", content: "bin\u0000ary" }), /:2: "content" must not hold U\+0000 \(NUL\)$/]
       ]
+      const lenientFormats = new Set(["claude.jsonl", "trees.jsonl"])
       for (const [name, content, message] of cases) {
-        const result = yield* runCli(["import", write(dir, name, content), "--db", db])
+        // Claude Code and OpenAssistant logs are read leniently: --strict refuses the file at the forged line.
+        const strict = lenientFormats.has(name) ? ["--strict"] : []
+        const result = yield* runCli(["import", write(dir, name, content), "--db", db, ...strict])
         assertOneLineFailure(result, message)
         assert.notMatch(result.stderr, RAW_CONTROL)
+      }
+      // Read leniently, the forged line is skipped at FILE:LINE with the same reason, never shown raw.
+      for (const [name, field] of [["claude.jsonl", "id"], ["trees.jsonl", "sessionId"]] as const) {
+        const lenient = yield* runCli(["import", path.join(dir, name), "--db", db])
+        assert.include(lenient.stderr, `${name}:1: skipped: "${field}" must be`)
+        assert.notMatch(lenient.stderr, RAW_CONTROL)
       }
       // A session named by --session or by the file holds no control character either.
       const clean = write(dir, "clean.jsonl", jsonl({ role: "user", content: "hi" }))
@@ -288,8 +297,12 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
     Effect.gen(function*() {
       const db = path.join(dir, "older.db")
       assert.strictEqual((yield* runCli(["import", write(dir, "older.jsonl", sessionJsonl(30)), "--db", db])).code, 0)
-      // Schema 6: what an older precis left (the search mark table came with 7).
-      yield* rawSql(db, ["DELETE FROM precis_migrations WHERE migration_id = 7", "DROP TABLE turns_fts_mark"])
+      // Schema 6: what an older precis left (the search mark table came with 7, the followed files with 8).
+      yield* rawSql(db, [
+        "DELETE FROM precis_migrations WHERE migration_id >= 7",
+        "DROP TABLE turns_fts_mark",
+        "DROP TABLE followed_files"
+      ])
       const before = fs.readFileSync(db)
       for (const args of [["sessions"], ["show"], ["context"], ["search", "step"]]) {
         assertOneLineFailure(yield* runCli([...args, "--db", db]), /older\.db: written by an older precis \(schema 6/)
@@ -300,10 +313,10 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
       assert.strictEqual((yield* runCli(["sessions", "--db", db])).code, 0)
     }))
 
-  it.live("a throwaway store is refused: :memory:, an empty or blank name; nothing said to be imported", () =>
+  it.live("a throwaway store is refused: :memory: however spelled, an empty or blank name; nothing said to be imported", () =>
     Effect.gen(function*() {
       const file = write(dir, "throwaway.jsonl", sessionJsonl(4))
-      for (const db of [":memory:", " :memory: ", "", "  "]) {
+      for (const db of [":memory:", " :memory: ", ":Memory:", "file::memory:", "file:x.db?mode=memory", "", "  "]) {
         for (const args of [["import", file], ["compact", file], ["sessions"]]) {
           const result = yield* runCli([...args, "--db", db])
           assert.strictEqual(result.code, 1, `${args.join(" ")} --db ${JSON.stringify(db)}`)
