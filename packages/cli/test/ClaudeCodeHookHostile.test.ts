@@ -97,7 +97,7 @@ describe("a transcript that is hostile", () => {
       assert.deepStrictEqual(ids, claudeLines(32).map((line) => (JSON.parse(line) as { uuid: string }).uuid))
     }))
 
-  it.live("a bad line (invalid JSON, a NUL in a tool output) is said on stderr; the lines after it are imported, now and later", () =>
+  it.live("a bad line is said on stderr and kept in the side file, a NUL in a tool output shown as ␀; the lines after them are imported, now and later", () =>
     Effect.gen(function*() {
       const { db, home } = freshHome()
       const nul = JSON.stringify({
@@ -106,16 +106,27 @@ describe("a transcript that is hostile", () => {
         message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "binary\u0000data" }] }
       })
       const lines = claudeLines(4)
-      const transcript = write(home, "t.jsonl", text([...lines.slice(0, 3), "{\"type\": \"user\", \"mess", nul, ...lines.slice(3)]))
+      const bad = "{\"type\": \"user\", \"mess"
+      const transcript = write(home, "t.jsonl", text([...lines.slice(0, 3), bad, nul, ...lines.slice(3)]))
       const first = yield* hook(home, payload("PreCompact", "s", transcript))
       assert.strictEqual(first.code, 0, first.stderr)
-      expect(first.stderr).toMatch(/^precis: \S+t\.jsonl:4: line skipped: /)
+      // Said once each, as import says them; counted in the hook's line.
+      assert.deepStrictEqual(first.stderr.trim().split("\n").map((line) => line.replace(/: skipped: .*/, ": skipped")), [
+        `precis: ${transcript}:4: skipped`,
+        `precis: ${transcript}:5: NUL (U+0000) in the content shown as ␀`
+      ])
+      expect(first.stdout).toMatch(/new turns imported \(1 line skipped\);/)
       fs.appendFileSync(transcript, text(claudeLines(1, 4)))
       const second = yield* hook(home, payload("Stop", "s", transcript))
       assert.deepStrictEqual([second.code, second.stderr], [0, ""])
       const ids = yield* turnIds(db, "s")
       const expected = claudeLines(5).map((line) => (JSON.parse(line) as { uuid: string }).uuid)
-      assert.deepStrictEqual(ids.filter((id) => id !== "nul"), expected)
+      assert.deepStrictEqual(ids, [...expected.slice(0, 3), "nul", ...expected.slice(3)])
+      // The bad line's bytes are kept beside the store (0600), once.
+      const side = `${db}.skipped.jsonl`
+      const kept = fs.readFileSync(side, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { file: string; line: number; text: string })
+      assert.deepStrictEqual(kept.map((k) => [k.file, k.line, k.text]), [[transcript, 4, bad]])
+      assert.strictEqual(fs.statSync(side).mode & 0o777, 0o600)
     }))
 
   it.live("the deadline bounds the import: what was read stays, and the next hook goes on from there", () =>

@@ -71,6 +71,30 @@ describe("precis watch on a hostile tree, a real process", () => {
     assert.strictEqual(events(precis).filter((e) => e.event === "file-failed").length, 0)
   }, TIMEOUT)
 
+  it("another program's log is read as import reads it: a bad line said and kept in the side file, a NUL shown as ␀, the lines after them imported", async () => {
+    const tree = path.join(dir, "lenient")
+    fs.mkdirSync(tree)
+    const file = path.join(tree, "c.jsonl")
+    const claude = (uuid: string, type: "user" | "assistant", content: string) =>
+      JSON.stringify({ type, uuid, sessionId: "c", timestamp: "2025-01-01T00:00:00Z", message: { role: type, content } })
+    const bad = "{\"type\": \"user\", \"mess"
+    const lines = [claude("u1", "user", "hello"), claude("a1", "assistant", "hi"), bad, claude("n1", "user", "a\u0000b"), claude("u2", "user", "after")]
+    fs.writeFileSync(file, lines.map((l) => `${l}\n`).join(""))
+    const db = path.join(dir, "lenient.db")
+    // Text lines (not --json): each says what import says.
+    const precis = start(["watch", tree, "--db", db, "--poll-interval", "50 millis"], { cwd: dir })
+    try {
+      await precis.waitFor("stdout", new RegExp(`${escape(file)}: 4 new turns into c `))
+    } finally {
+      await stop(precis)
+    }
+    const said = precis.stdout().split("\n").map((l) => l.replace(/^\S+ /, ""))
+    assert.strictEqual(said.filter((l) => l.startsWith(`${file}:3: skipped: invalid JSON`)).length, 1, precis.stdout())
+    assert.include(said, `${file}:4: NUL (U+0000) in the content shown as ␀`)
+    const kept = fs.readFileSync(`${db}.skipped.jsonl`, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { file: string; line: number; text: string })
+    assert.deepStrictEqual(kept.map((k) => [k.file, k.line, k.text]), [[file, 3, bad]])
+  }, TIMEOUT)
+
   it("a file truncated to nothing is reported once; one replaced by another sharing its first kilobyte is read again", async () => {
     const tree = path.join(dir, "identity")
     fs.mkdirSync(tree)

@@ -41,7 +41,8 @@ import * as Poll from "./internal/follow/poll.js"
 
 /**
  * What following does, file by file: a batch `Imported`, a file `Restarted`
- * from its start, a `LineSkipped`, a file that `FileFailed`.
+ * from its start, a `LineSkipped` (a bad line, said once), a `LineMended` (a NUL
+ * shown as ␀, as a lenient import does), a file that `FileFailed`.
  *
  * @category models
  * @since 0.1.0

@@ -115,7 +115,8 @@ describe("one bad file", () => {
             Follower.Event.LineSkipped({
               file: path.join(tree, "bad-line.jsonl"),
               line: 3,
-              reason: "expected a JSON object with string \"role\" and \"content\""
+              reason: "expected a JSON object with string \"role\" and \"content\"",
+              text: "{\"role\": \"user\"}"
             })
           ])
           assert.deepStrictEqual(imported(events), ["bad-line.jsonl:2", "good.jsonl:3"])

@@ -185,3 +185,35 @@ describe("a bad line", () => {
       assert.deepStrictEqual(yield* following(dir, [], () => stored("b")), expected(text([...lines, ...claudeLines(1, 4)])))
     }))
 })
+
+describe("another program's log, read as import reads it", () => {
+  it.live("a bad line is skipped once with its text, a NUL shown as ␀; a new follower goes on from the lenient parser's state", () =>
+    Effect.gen(function*() {
+      const dir = fresh()
+      const file = path.join(dir, "n.jsonl")
+      const bad = "{\"type\": \"assistant\", \"message\": "
+      const nul = JSON.stringify({ type: "user", uuid: "nul", timestamp: at(90), message: { role: "user", content: "bin\u0000ary" } })
+      const first = [...claudeLines(2), bad, nul, ...claudeLines(1, 2)]
+      fs.writeFileSync(file, text(first))
+      const [events, counts] = yield* following(dir, [file], (follower, events) =>
+        Effect.zip(Effect.as(polls(follower, 1), events), follower.counts), { session: "n" })
+      // One report per bad line (the lenient parser's, not a failed push besides), with the line's text to keep.
+      const skipped = events.flatMap((e) => (e._tag === "LineSkipped" ? [e] : []))
+      assert.deepStrictEqual(skipped.map((e) => [e.file, e.line, e.text]), [[file, 7, bad]])
+      assert.match(skipped[0]!.reason, /^invalid JSON/)
+      assert.deepStrictEqual(events.filter((e) => e._tag === "LineMended"), [
+        Follower.Event.LineMended({ file, line: 8, reason: "NUL (U+0000) in the content shown as ␀" })
+      ])
+      assert.strictEqual(counts.skipped, 1)
+      const stored1 = yield* following(dir, [], () => stored("n"))
+      assert.deepStrictEqual(stored1, expected(text(first)))
+      assert.isTrue(stored1.some((t) => t[2] === "bin␀ary"))
+      // The file grows by another bad line: a new follower reports only it (line 7 is not read again).
+      const second = [bad, ...claudeLines(1, 3)]
+      fs.appendFileSync(file, text(second))
+      const later = yield* following(dir, [file], (follower, events) => Effect.as(polls(follower, 1), events), { session: "n" })
+      assert.deepStrictEqual(later.flatMap((e) => (e._tag === "LineSkipped" ? [e.line] : [])), [first.length + 1])
+      assert.deepStrictEqual(later.map((e) => e._tag), ["LineSkipped", "Imported"])
+      assert.deepStrictEqual(yield* following(dir, [], () => stored("n")), expected(text([...first, ...second])))
+    }))
+})

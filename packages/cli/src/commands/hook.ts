@@ -26,7 +26,7 @@ import * as Path from "@effect/platform/Path"
 import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { Layout } from "@precis/context"
 import { SessionState, type Summarizer, TokenEstimator } from "@precis/core"
-import { Follower } from "@precis/importers"
+import { Follower, SkipReport } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
@@ -41,6 +41,7 @@ import * as ClaudeCode from "../internal/claudeCode.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
+import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
 import { StdinRef } from "../internal/stdin.js"
 
@@ -76,34 +77,44 @@ const transcriptOf = (input: ClaudeCode.HookInput): Effect.Effect<Option.Option<
     return Option.some(file)
   })
 
-/** What an import did: the turns added, and whether the deadline stopped it. */
+/** What an import did: the turns added, the lines skipped, and whether the deadline stopped it. */
 interface Imported {
   readonly added: number
+  readonly skippedLines: number
   readonly stopped: boolean
 }
 
 /**
  * Imports what the transcript gained since the last run into `session`
  * until `until` (epoch milliseconds; what was read by then stays); a bad
- * line is said on stderr and left out; a transcript that cannot be followed
- * fails.
+ * line is said on stderr (`FILE:LINE: skipped: reason`), kept in the side
+ * file of `db` and left out, a NUL shown as ␀ is said too, as `import` does;
+ * a transcript that cannot be followed fails.
  */
 const importTranscript = (
   input: ClaudeCode.HookInput,
-  until: number
+  until: number,
+  db: Layers.Db
 ): Effect.Effect<Imported, CliError, Follower.Follower | FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const file = yield* transcriptOf(input)
-    if (Option.isNone(file)) return { added: 0, stopped: false }
+    if (Option.isNone(file)) return { added: 0, skippedLines: 0, stopped: false }
     const follower = yield* Follower.Follower
     const following = yield* follower.start({ paths: [file.value], session: input.session_id, format: "claude-code" })
     let added = 0
+    let skippedLines = 0
     const read = Stream.runForEach(following.poll, (event) => {
       switch (event._tag) {
         case "Imported":
           return Effect.sync(() => void (added += event.added))
         case "LineSkipped":
-          return Console.error(`precis: ${event.file}:${event.line}: line skipped: ${event.reason}`)
+          skippedLines++
+          return Effect.zipRight(
+            Console.error(`precis: ${SkipReport.skippedLine(event.file, event)}`),
+            SkippedLines.keepLines(event.file, [event], db)
+          )
+        case "LineMended":
+          return Console.error(`precis: ${SkipReport.mendedLine(event.file, event)}`)
         case "FileFailed":
           // A bad file's reason may already name the file.
           return new CliError({ reason: event.reason.startsWith(file.value) ? event.reason : `${file.value}: ${event.reason}` })
@@ -113,7 +124,7 @@ const importTranscript = (
     })
     const remaining = until - (yield* Clock.currentTimeMillis)
     const done = remaining <= 0 ? Option.none() : yield* Effect.timeoutOption(read, Duration.millis(remaining))
-    return { added, stopped: Option.isNone(done) }
+    return { added, skippedLines, stopped: Option.isNone(done) }
   }).pipe(Effect.scoped)
 
 /** The turns of `session` no summary covers yet. */
@@ -149,7 +160,9 @@ const compactUntil = (session: string, imported: Imported, until: number) =>
     }
     const after = yield* uncovered(session)
     const elapsed = Duration.format(Duration.millis((yield* Clock.currentTimeMillis) - started))
-    return `precis: session ${ClaudeCode.shownSession(session)}: ${added} new turns imported; ${before - after} turns summarized in ${elapsed}; ` +
+    const n = imported.skippedLines
+    const skipped = n === 0 ? "" : ` (${n} ${n === 1 ? "line" : "lines"} skipped)`
+    return `precis: session ${ClaudeCode.shownSession(session)}: ${added} new turns imported${skipped}; ${before - after} turns summarized in ${elapsed}; ` +
       `${after} not summarized yet` +
       (stopped ? " (stopped at the deadline: the next PreCompact or SessionEnd goes on)" : "")
   })
@@ -206,13 +219,13 @@ export const claudeCode = Command.make(
             Layer.provideMerge(store),
             Layer.provide(Layers.summarizer(args.provider))
           )
-          const line = yield* Effect.flatMap(importTranscript(input, until), (imported) => compactUntil(session, imported, until)).pipe(
+          const line = yield* Effect.flatMap(importTranscript(input, until, db), (imported) => compactUntil(session, imported, until)).pipe(
             Effect.provide(manager),
             inStore(db)
           )
           return yield* Console.log(line)
         }
-        const output = yield* importTranscript(input, until).pipe(
+        const output = yield* importTranscript(input, until, db).pipe(
           Effect.flatMap((imported) => (action === "restore" && !imported.stopped ? restore(session) : Effect.succeedNone)),
           Effect.provide(store),
           inStore(db)

@@ -37,6 +37,7 @@ import { CliError, inStore } from "../internal/errors.js"
 import { formatList } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
+import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
 import { Executable } from "../internal/searchProcess.js"
@@ -136,7 +137,7 @@ export const command = Command.make(
       yield* checkPaths(followed.paths, args.session)
       const out = yield* Progress.StderrRef
       // On a terminal, a status line redrawn on stderr; otherwise a line (or JSON object) per event on stdout.
-      const totals = { imported: 0, compacted: 0 }
+      const totals = { imported: 0, compacted: 0, skipped: 0 }
       const print = (event: WatchEvents.Event) =>
         Effect.flatMap(Clock.currentTimeMillis, (at) => {
           if (args.json) return Console.log(JSON.stringify(WatchEvents.json(at, event)))
@@ -144,9 +145,11 @@ export const command = Command.make(
           return Effect.sync(() => {
             if (event._tag === "Imported") totals.imported += event.added
             if (event._tag === "SessionCompacted") totals.compacted += event.stats.turnsCompacted
+            if (event._tag === "LineSkipped") totals.skipped++
+            const skipped = totals.skipped === 0 ? "" : `, ${totals.skipped} lines skipped`
             // Written past the console: its file names and session ids are escaped here (`Escape.line`).
             out.write(
-              `\r\x1b[K${WatchEvents.time(at)} watching: ${totals.imported} turns imported, ${totals.compacted} compacted · ` +
+              `\r\x1b[K${WatchEvents.time(at)} watching: ${totals.imported} turns imported, ${totals.compacted} compacted${skipped} · ` +
                 Escape.line(WatchEvents.text(event))
             )
           })
@@ -180,6 +183,8 @@ export const command = Command.make(
         // One poll, each event printed as it comes: the turns it added.
         const poll = follower.poll.pipe(
           Stream.tap(print),
+          // A skipped line's bytes are kept beside the store, as `import` keeps them.
+          Stream.tap((event) => event._tag === "LineSkipped" ? SkippedLines.keepLines(event.file, [event], args.db) : Effect.void),
           Stream.runFold(0, (added, event) => (event._tag === "Imported" ? added + event.added : added))
         )
         return yield* Effect.gen(function*() {
@@ -231,7 +236,8 @@ export const command = Command.make(
       "less often); links that loop, a file under several paths and anything but regular files (FIFOs) are " +
       "followed once or never; how far each file was read is kept in the store, so a restart goes on where it " +
       "stopped, and a truncated, replaced (another inode) or rewritten file (a checksum of what was read) is read " +
-      "again. A bad line is reported and skipped; a file that fails is reported and left alone until it changes; " +
+      "again. Another program's log is read as import reads it: a bad line is reported (FILE:LINE: skipped: reason), " +
+      "kept in <db>.skipped.jsonl and skipped, a NUL shown as ␀; a file that fails is reported and left alone until it changes; " +
       "the others go on. Each line says when (UTC): on start what it follows, " +
       "then the backlog (sessions and turns not yet compacted) and when the next idle cycle is due, what each " +
       "cycle did (sessions in parallel, each until done), and when it goes idle. A backlog found on start is " +

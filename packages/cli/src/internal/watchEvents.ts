@@ -11,7 +11,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import type { TranscriptFolder } from "./agentFolders.js"
 import type * as BacklogWorkers from "./backlogWorkers.js"
-import type { Follower } from "@precis/importers"
+import { type Follower, SkipReport } from "@precis/importers"
 
 /** What the watcher itself reports. */
 export type WatcherEvent = Data.TaggedEnum<{
@@ -93,6 +93,8 @@ const fields = (event: Event): Record<string, unknown> => {
       return { event: "restarted", file: event.file, reason: event.reason }
     case "LineSkipped":
       return { event: "line-skipped", file: event.file, line: event.line, reason: event.reason }
+    case "LineMended":
+      return { event: "line-mended", file: event.file, line: event.line, reason: event.reason }
     case "FileFailed":
       return { event: "file-failed", file: event.file, reason: event.reason }
     case "CycleStarted":
@@ -160,7 +162,9 @@ export const text = (event: Event): string => {
     case "Restarted":
       return `${event.file}: ${event.reason}, reading it again from the start`
     case "LineSkipped":
-      return `${event.file}:${event.line}: line skipped: ${event.reason}`
+      return SkipReport.skippedLine(event.file, event)
+    case "LineMended":
+      return SkipReport.mendedLine(event.file, event)
     case "FileFailed":
       return `${event.file}: not followed: ${event.reason}`
     case "CycleStarted":

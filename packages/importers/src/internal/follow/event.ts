@@ -17,8 +17,13 @@ export type Event = Data.TaggedEnum<{
   }
   /** The file is read again from its start: it was truncated, or replaced (another inode, or rewritten in place). */
   Restarted: { readonly file: string; readonly reason: "truncated" | "replaced" }
-  /** A line that is not a turn of the file's format (or a turn refused): left out, and the next lines read. */
-  LineSkipped: { readonly file: string; readonly line: number; readonly reason: string }
+  /**
+   * A line that is not a turn of the file's format (or a turn refused): left out, and the next lines
+   * read; `text` is the line as read (without its line break), for its reader to keep (never to show).
+   */
+  LineSkipped: { readonly file: string; readonly line: number; readonly reason: string; readonly text: string }
+  /** A turn stored with its content changed so that it could be stored (`NUL shown as ␀`), as a lenient import does. */
+  LineMended: { readonly file: string; readonly line: number; readonly reason: string }
   /** The file cannot be followed (an unknown format, a refused turn, not readable); left alone until it changes. */
   FileFailed: { readonly file: string; readonly reason: string }
 }>

@@ -6,7 +6,9 @@
  * What it gained is read in chunks of at most `chunkSize` bytes (never the
  * whole file in one string), each chunk's complete lines appended with the
  * new offset, checksum and parser state in one transaction. A bad line is
- * reported and left out; the lines after it are read.
+ * reported once (`LineSkipped`, with its text) and left out; the lines after
+ * it are read. Another program's log is read leniently, as `import` reads it
+ * (a NUL in a turn shown as ␀: `LineMended`).
  *
  * @internal
  */
@@ -57,6 +59,9 @@ export interface Env {
 
 const StoredState = Schema.parseJson(LineParser.ParserState)
 
+// Another program's log is read as `import` reads it: a bad line skipped and reported, a NUL shown as ␀.
+const LENIENT: LineParser.Options = { strict: false }
+
 const sessionOf = (env: Env, file: string) => Option.getOrElse(env.options.session, () => Importer.sessionIdFromPath(file))
 
 const decoder = new TextDecoder()
@@ -77,7 +82,7 @@ const fresh = (env: Env, file: string, opened: TranscriptFile.Opened) =>
       ? Importer.detect(sample.lines.join("\n"), file)
       : Option.some(env.options.format)
     if (Option.isNone(format)) return yield* new FollowFailure({ reason: "cannot tell its format: give --format" })
-    const parser = LineParser.make(format.value, file)
+    const parser = LineParser.make(format.value, file, LENIENT)
     if (parser === undefined) {
       return yield* new FollowFailure({
         reason: `${format.value} is not a line-based format: precis watch follows JSONL transcripts`
@@ -140,13 +145,25 @@ const chunks = <E, R>(
     return at
   })
 
-// Pushes `lines`, leaving out each bad line (reported) and reading the lines after it.
+// Says what the parser skipped and mended since it was last asked (a lenient format's bad lines).
+const reportOf = (env: Env, file: string, parser: LineParser.LineParser, emit: Emit) => {
+  const { mended, skipped } = parser.report()
+  for (const { line, reason, text } of skipped) {
+    env.counts.skipped++
+    emit(Event.LineSkipped({ file, line, reason, text }))
+  }
+  for (const { line, reason } of mended) emit(Event.LineMended({ file, line, reason }))
+}
+
+// Pushes `lines`, leaving out each bad line (reported once: skipped by the lenient parser of another
+// program's log, or failing the push of a strict format) and reading the lines after it.
 const pushAll = (env: Env, file: string, parser: LineParser.LineParser, lines: ReadonlyArray<string>, emit: Emit) => {
   const bySuffix = new Map<string | undefined, { suffix: string | undefined; turns: Array<ConversationTurn.ConversationTurn>; lines: Array<number> }>()
   let rest = lines
   for (;;) {
     const before = parser.lineCount()
     const pushed = parser.push(rest)
+    reportOf(env, file, parser, emit)
     if (Either.isRight(pushed)) {
       for (const conversation of pushed.right) {
         const entry = bySuffix.get(conversation.suffix) ?? { suffix: conversation.suffix, turns: [], lines: [] }
@@ -157,7 +174,8 @@ const pushAll = (env: Env, file: string, parser: LineParser.LineParser, lines: R
       return [...bySuffix.values()]
     }
     env.counts.skipped++
-    emit(Event.LineSkipped({ file, line: pushed.left.line, reason: pushed.left.reason }))
+    const text = rest[pushed.left.line - before - 1] ?? ""
+    emit(Event.LineSkipped({ file, line: pushed.left.line, reason: pushed.left.reason, text: text.endsWith("\r") ? text.slice(0, -1) : text }))
     // The lines up to the bad one were read; the next push also gives the turns of those before it.
     rest = rest.slice(Math.max(1, parser.lineCount() - before))
   }
@@ -199,12 +217,16 @@ const resume = (
 ) =>
   Effect.gen(function*() {
     if (saved !== undefined) {
-      return Option.flatMap(Schema.decodeUnknownOption(StoredState)(saved), (state) => LineParser.resume(state, file))
+      return Option.flatMap(Schema.decodeUnknownOption(StoredState)(saved), (state) => LineParser.resume(state, file, LENIENT))
     }
-    const parser = Schema.is(LineParser.ParserState.fields.format)(format) ? LineParser.make(format, file) : undefined
+    const parser = Schema.is(LineParser.ParserState.fields.format)(format) ? LineParser.make(format, file, LENIENT) : undefined
     if (parser === undefined) return Option.none()
     const reached = yield* chunks(env, opened, 0, offset, (lines, length, at) =>
-      Effect.succeed(Either.isRight(parser.push(lines)) ? at + length : Number.NaN))
+      Effect.sync(() => {
+        const pushed = parser.push(lines)
+        parser.report() // What these lines skipped was said when they were first read.
+        return Either.isRight(pushed) ? at + length : Number.NaN
+      }))
     return reached === offset ? Option.some(parser) : Option.none()
   })
 
