@@ -216,4 +216,35 @@ describe("another program's log, read as import reads it", () => {
       assert.deepStrictEqual(later.map((e) => e._tag), ["LineSkipped", "Imported"])
       assert.deepStrictEqual(yield* following(dir, [], () => stored("n")), expected(text([...first, ...second])))
     }))
+
+  it.live("in chunks of 7 bytes (the bad line and the NUL cut between reads): each said once, the turns of a whole-file import", () =>
+    Effect.gen(function*() {
+      const dir = fresh()
+      const file = path.join(dir, "k.jsonl")
+      const nul = JSON.stringify({ type: "user", uuid: "nul", timestamp: at(90), message: { role: "user", content: "é\u0000☕" } })
+      const content = text([...claudeLines(2), "{\"type\": \"user\", \"message\": 1, ☕", nul, ...claudeLines(2, 2)])
+      fs.writeFileSync(file, content)
+      const events = yield* following(dir, [file], (follower, events) => Effect.as(polls(follower, 2), events), { session: "k", chunkSize: 7 })
+      assert.deepStrictEqual(events.flatMap((e) => (e._tag === "LineSkipped" ? [e.line] : [])), [7])
+      assert.deepStrictEqual(events.flatMap((e) => (e._tag === "LineMended" ? [e.line] : [])), [8])
+      assert.deepStrictEqual(yield* following(dir, [], () => stored("k")), expected(content))
+    }))
+
+  it.live("a log whose reader saves no state (Codex) is parsed again up to its offset by a new follower: its bad line not said again", () =>
+    Effect.gen(function*() {
+      const dir = fresh()
+      const file = path.join(dir, "rollout.jsonl")
+      const item = (i: number) =>
+        JSON.stringify({ timestamp: at(i), type: "response_item", payload: { type: "message", role: i % 2 === 0 ? "user" : "assistant", content: [{ type: i % 2 === 0 ? "input_text" : "output_text", text: `step ${i}` }] } })
+      const meta = JSON.stringify({ timestamp: at(0), type: "session_meta", payload: { id: "s1", cwd: "/repo", cli_version: "0.40.0" } })
+      const first = [meta, item(1), item(2), "{\"timestamp\": ", item(3)]
+      fs.writeFileSync(file, text(first))
+      const before = yield* following(dir, [file], (follower, events) => Effect.as(polls(follower, 1), events), { session: "x" })
+      assert.deepStrictEqual(before.flatMap((e) => (e._tag === "LineSkipped" ? [e.line] : [])), [4])
+      fs.appendFileSync(file, text([item(4)]))
+      const after = yield* following(dir, [file], (follower, events) => Effect.as(polls(follower, 1), events), { session: "x" })
+      assert.deepStrictEqual(after.map((e) => e._tag), ["Imported"])
+      const turns = yield* following(dir, [], () => stored("x"))
+      assert.deepStrictEqual(turns.map((t) => t[2]), ["step 1", "step 2", "step 3", "step 4"])
+    }))
 })
