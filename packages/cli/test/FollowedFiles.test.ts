@@ -1,14 +1,12 @@
 /**
- * The CLI's own table of followed files (`precis watch`): created by the CLI,
- * not by the library's migrations; rows a store already holds are read as
- * they are; and an offset is committed with the turns read up to it, or not
- * at all.
+ * The followed files of a store written before they were the store's own
+ * (the CLI kept them in a table of its own until schema 8): the migration
+ * adopts the table and its rows, and `watch` goes on from them.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
-import { TurnStore } from "@precis/store"
+import { FollowedFiles } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
-import { Fixtures } from "@precis/testing"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -18,8 +16,6 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { gunzipSync } from "node:zlib"
 import { afterAll } from "vitest"
-import { pgStoreLayer, skipPg } from "../../store-pg/test/helpers.js"
-import * as FollowedFiles from "../src/internal/followedFiles.js"
 import { runCli, tempDir } from "./utils/run.js"
 
 const dir = tempDir()
@@ -33,41 +29,23 @@ const rows = <A extends object>(filename: string, statement: string) =>
     Effect.orDie
   )
 
-const followed = { path: "/t/a.jsonl", sessionId: "a", format: "precis", byteOffset: 120, lineCount: 3, headHash: "h" }
-
-describe("followed files", () => {
-  it.effect("a new store has no table of the CLI's until the CLI creates it; its rows round-trip", () =>
-    Effect.gen(function*() {
-      const db = path.join(dir, "new.db")
-      yield* Effect.scoped(Layer.build(SqliteStore.layer({ filename: db })))
-      const table = "SELECT name FROM sqlite_master WHERE name = 'followed_files'"
-      assert.deepStrictEqual(yield* rows(db, table), [])
-      const [saved, other] = yield* Effect.gen(function*() {
-        const files = yield* FollowedFiles.make
-        yield* files.save(followed)
-        yield* files.save({ ...followed, byteOffset: 240, lineCount: 6 })
-        return [yield* files.get(followed.path), yield* files.get("/t/other.jsonl")] as const
-      }).pipe(Effect.provide(SqliteStore.layer({ filename: db })))
-      assert.deepStrictEqual(saved, Option.some({ ...followed, byteOffset: 240, lineCount: 6 }))
-      assert.deepStrictEqual(other, Option.none())
-      assert.deepStrictEqual(yield* rows(db, table), [{ name: "followed_files" }])
-    }))
-
+describe("followed files of a store written by the CLI before schema 8", () => {
   it.live("a store written before the table was the CLI's keeps its rows, and watch resumes from them", () =>
     Effect.gen(function*() {
       // Written by `precis watch` when the library's migrations created the table (schema 7,
       // migration 3 `followed_files`): it followed /tmp/fx/watched.jsonl, 6 lines, 657 bytes.
       const db = path.join(dir, "watched.db")
       fs.writeFileSync(db, gunzipSync(fs.readFileSync(path.join(fixtures, "watched-schema7.db.gz"))))
-      const recorded = {
+      const recorded = new FollowedFiles.FollowedFile({
         path: "/tmp/fx/watched.jsonl",
         sessionId: "watched",
         format: "precis",
         byteOffset: 657,
         lineCount: 6,
-        headHash: "43a33faeff8af9b8dc38b95c503ebef63d82d895"
-      }
-      const read = Effect.flatMap(FollowedFiles.make, (files) => files.get(recorded.path))
+        size: 657,
+        checksum: "head:43a33faeff8af9b8dc38b95c503ebef63d82d895"
+      })
+      const read = Effect.flatMap(FollowedFiles.FollowedFiles, (files) => files.get(recorded.path))
       assert.deepStrictEqual(
         yield* read.pipe(Effect.provide(SqliteStore.layer({ filename: db }).pipe(Layer.orDie))),
         Option.some(recorded)
@@ -86,7 +64,8 @@ describe("followed files", () => {
         (found) => found.map((row) => row.id)
       )
       let turns = yield* ids
-      for (let i = 0; i < 600 && turns.length < 8; i++) {
+      // (until it said so too: it prints after the transaction that wrote them)
+      for (let i = 0; i < 600 && (turns.length < 8 || !stdout.some((line) => line.includes("\"imported\""))); i++) {
         yield* Effect.sleep("50 millis")
         turns = yield* ids
       }
@@ -103,30 +82,4 @@ describe("followed files", () => {
         { byte_offset: fs.statSync(file).size, line_count: 8 }
       ])
     }), { timeout: 60_000 })
-})
-
-const together = (name: string, store: Layer.Layer<TurnStore.TurnStore | SqlClient.SqlClient>) =>
-  it.effect(`${name}: the turns and the offset are committed together, or neither is`, () =>
-    Effect.gen(function*() {
-      const turnStore = yield* TurnStore.TurnStore
-      const files = yield* FollowedFiles.make
-      const read = (session: string, fail: boolean) =>
-        turnStore.withTransaction(Effect.gen(function*() {
-          yield* turnStore.appendTurns(session, Fixtures.conversation(3))
-          yield* files.save({ ...followed, path: `/t/${session}.jsonl`, sessionId: session })
-          if (fail) return yield* Effect.fail("interrupted" as const)
-        }))
-      assert.strictEqual(yield* Effect.flip(read("lost", true)), "interrupted")
-      assert.deepStrictEqual(yield* turnStore.turns("lost"), [])
-      assert.deepStrictEqual(yield* files.get("/t/lost.jsonl"), Option.none())
-      yield* read("kept", false)
-      assert.strictEqual((yield* turnStore.turns("kept")).length, 3)
-      assert.isTrue(Option.isSome(yield* files.get("/t/kept.jsonl")))
-    }).pipe(Effect.provide(store)))
-
-describe("followed files in the store's transactions", () => {
-  together("SQLite", SqliteStore.layer({ filename: ":memory:" }).pipe(Layer.orDie))
-  describe.skipIf(skipPg)("PostgreSQL", () => {
-    together("PostgreSQL", pgStoreLayer())
-  })
 })

@@ -297,7 +297,7 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
     Effect.gen(function*() {
       const db = path.join(dir, "older.db")
       assert.strictEqual((yield* runCli(["import", write(dir, "older.jsonl", sessionJsonl(30)), "--db", db])).code, 0)
-      // Schema 6: what an older precis left (the search mark table came with 7, the sessions' project with 9, the summaries' Also keys with 11).
+      // Schema 6: what an older precis left (the search mark table came with 7, the followed files with 8, the sessions' project with 9, the summaries' Also keys with 11).
       yield* rawSql(db, [
         "DELETE FROM precis_migrations WHERE migration_id >= 7",
         "ALTER TABLE summaries DROP COLUMN also_keys",
@@ -305,7 +305,8 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
         "DROP INDEX sessions_git_root",
         // Before the mark table goes: SQLite checks the triggers that name it when a column is dropped.
         ...["cwd", "git_root", "agent", "started_at", "ended_at"].map((column) => `ALTER TABLE sessions DROP COLUMN ${column}`),
-        "DROP TABLE turns_fts_mark"
+        "DROP TABLE turns_fts_mark",
+        "DROP TABLE followed_files"
       ])
       const before = fs.readFileSync(db)
       for (const args of [["sessions"], ["show"], ["context"], ["search", "step"]]) {
@@ -317,10 +318,10 @@ describe("stores: read-only means read-only, no throwaway store, writers wait", 
       assert.strictEqual((yield* runCli(["sessions", "--db", db])).code, 0)
     }))
 
-  it.live("a throwaway store is refused: :memory:, an empty or blank name; nothing said to be imported", () =>
+  it.live("a throwaway store is refused: :memory: however spelled, an empty or blank name; nothing said to be imported", () =>
     Effect.gen(function*() {
       const file = write(dir, "throwaway.jsonl", sessionJsonl(4))
-      for (const db of [":memory:", " :memory: ", "", "  "]) {
+      for (const db of [":memory:", " :memory: ", ":Memory:", "file::memory:", "file:x.db?mode=memory", "", "  "]) {
         for (const args of [["import", file], ["compact", file], ["sessions"]]) {
           const result = yield* runCli([...args, "--db", db])
           assert.strictEqual(result.code, 1, `${args.join(" ")} --db ${JSON.stringify(db)}`)

@@ -1,17 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Fixtures } from "@precis/testing"
-import { dagNode, preview, sessionIdFromPath, tierCountsOf, tree } from "../src/internal/render.js"
+import { dagNode, preview, tierCountsOf, tree } from "../src/internal/render.js"
 import { leaf } from "./utils/dag.js"
-
-describe("sessionIdFromPath", () => {
-  it("drops the directories and the .jsonl/.json/.traj extensions", () => {
-    assert.strictEqual(sessionIdFromPath("examples/coding-session.jsonl"), "coding-session")
-    assert.strictEqual(sessionIdFromPath("/runs/pydicom-1458.traj.json"), "pydicom-1458")
-    assert.strictEqual(sessionIdFromPath("C:\\logs\\chat.JSON"), "chat")
-    assert.strictEqual(sessionIdFromPath("notes.v2.txt"), "notes.v2.txt")
-    assert.strictEqual(sessionIdFromPath(".jsonl"), "default")
-  })
-})
 
 describe("preview", () => {
   it("skips omission markers and blank lines, drops the timestamp, cuts long lines", () => {

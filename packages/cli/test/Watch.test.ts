@@ -7,6 +7,7 @@ import { DagStore, SearchIndex, TurnStore } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
@@ -83,6 +84,7 @@ describe("precis watch", () => {
       expect(yield* searchTurns(db, "module19.ts")).toEqual(["w19"])
       // Idle: Sleep Mode compacts all but the fresh tail of 4.
       yield* waitFor(db, "live", (s) => s.summaries > 0)
+      for (let i = 0; i < 600 && !stdout.some((line) => line.includes("\"session-compacted\"")); i++) yield* Effect.sleep("50 millis")
       yield* Fiber.interrupt(watcher)
       const events = stdout.map((line) => JSON.parse(line) as { event: string; added?: number })
       expect(events.filter((e) => e.event === "imported").reduce((n, e) => n + e.added!, 0)).toBe(20)
@@ -94,14 +96,18 @@ describe("precis watch", () => {
       const restarted = yield* Effect.fork(runCli(["watch", dir, "--db", db, ...fast], { stdout: again }))
       const resumed = yield* waitFor(db, "live", (s) => s.turns.length === 25)
       expect(resumed.turns).toEqual(ids(25, "w"))
-      const imported = again.map((line) => JSON.parse(line) as { event: string; added?: number; file?: string })
-        .filter((e) => e.event === "imported" && e.file === file)
-      expect(imported.reduce((n, e) => n + e.added!, 0)).toBe(5)
+      const imported = () =>
+        again.map((line) => JSON.parse(line) as { event: string; added?: number; file?: string })
+          .filter((e) => e.event === "imported" && e.file === file)
+      // Said after the transaction that wrote them: waited for too.
+      for (let i = 0; i < 600 && imported().length === 0; i++) yield* Effect.sleep("50 millis")
+      expect(imported().reduce((n, e) => n + e.added!, 0)).toBe(5)
 
       // Truncated and rewritten with other turns: read again from the start.
       fs.writeFileSync(file, lines(3, "z").join("\n") + "\n")
       const rewritten = yield* waitFor(db, "live", (s) => s.turns.length === 28)
       expect(rewritten.turns.slice(25)).toEqual(ids(3, "z"))
+      for (let i = 0; i < 600 && !again.some((line) => line.includes("\"restarted\"")); i++) yield* Effect.sleep("50 millis")
       yield* Fiber.interrupt(restarted)
       expect(again.map((line) => JSON.parse(line) as { event: string; reason?: string })).toContainEqual({
         at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -146,5 +152,14 @@ describe("precis watch", () => {
       const missing = yield* runCli(["watch", path.join(dir, "nope.jsonl"), "--db", path.join(dir, "x.db")])
       assert.strictEqual(missing.code, 1)
       expect(missing.stderr).toContain("nope.jsonl: no such file or directory")
+    }))
+
+  it.live("a FIFO given as the path to watch is refused before anything is read", () =>
+    Effect.gen(function*() {
+      const fifo = path.join(dir, "given.jsonl")
+      execFileSync("mkfifo", [fifo])
+      const refused = yield* runCli(["watch", fifo, "--db", path.join(dir, "fifo.db")])
+      assert.strictEqual(refused.code, 1)
+      expect(refused.stderr).toContain(`${fifo}: not a regular file or a directory: never read`)
     }))
 })

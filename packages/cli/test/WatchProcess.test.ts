@@ -46,7 +46,7 @@ const stop = async (precis: Running) => {
 const line = (prefix: string, i: number) => sessionJsonl(i + 1, prefix).split("\n")[i]! + "\n"
 
 describe("precis watch on a hostile tree, a real process", () => {
-  it("loops, a FIFO and a bad file do not stop it: the good files come in once, and so do their new lines", async () => {
+  it("loops, a FIFO and a bad line do not stop it: the good lines come in once, and so do the new ones", async () => {
     const tree = path.join(dir, "tree")
     fs.mkdirSync(path.join(tree, "sub"), { recursive: true })
     fs.writeFileSync(path.join(tree, "good.jsonl"), sessionJsonl(3, "g"))
@@ -58,16 +58,41 @@ describe("precis watch on a hostile tree, a real process", () => {
     const precis = start(["watch", tree, "--db", path.join(dir, "tree.db"), ...fast], { cwd: dir })
     try {
       await printed(precis, `"file":"${escape(path.join(tree, "sub", "other.jsonl"))}"`)
-      await printed(precis, `"event":"file-failed","file":"${escape(path.join(tree, "bad.jsonl"))}"`)
+      await printed(precis, `"event":"line-skipped","file":"${escape(path.join(tree, "bad.jsonl"))}","line":2`)
       fs.appendFileSync(path.join(tree, "good.jsonl"), line("g", 3))
       await printed(precis, `"event":"imported","file":"${escape(path.join(tree, "good.jsonl"))}"`, 2)
     } finally {
       await stop(precis)
     }
     const imported = events(precis).filter((e) => e.event === "imported").map((e) => `${path.relative(tree, e.file!)}:${e.added}`)
-    assert.deepStrictEqual(imported.sort(), ["good.jsonl:1", "good.jsonl:3", "sub/other.jsonl:2"])
+    assert.deepStrictEqual(imported.sort(), ["bad.jsonl:1", "good.jsonl:1", "good.jsonl:3", "sub/other.jsonl:2"])
     assert.notInclude(precis.stdout(), "pipe.jsonl")
-    assert.strictEqual(events(precis).filter((e) => e.event === "file-failed").length, 1)
+    assert.strictEqual(events(precis).filter((e) => e.event === "line-skipped").length, 1)
+    assert.strictEqual(events(precis).filter((e) => e.event === "file-failed").length, 0)
+  }, TIMEOUT)
+
+  it("another program's log is read as import reads it: a bad line said and kept in the side file, a NUL shown as ␀, the lines after them imported", async () => {
+    const tree = path.join(dir, "lenient")
+    fs.mkdirSync(tree)
+    const file = path.join(tree, "c.jsonl")
+    const claude = (uuid: string, type: "user" | "assistant", content: string) =>
+      JSON.stringify({ type, uuid, sessionId: "c", timestamp: "2025-01-01T00:00:00Z", message: { role: type, content } })
+    const bad = "{\"type\": \"user\", \"mess"
+    const lines = [claude("u1", "user", "hello"), claude("a1", "assistant", "hi"), bad, claude("n1", "user", "a\u0000b"), claude("u2", "user", "after")]
+    fs.writeFileSync(file, lines.map((l) => `${l}\n`).join(""))
+    const db = path.join(dir, "lenient.db")
+    // Text lines (not --json): each says what import says.
+    const precis = start(["watch", tree, "--db", db, "--poll-interval", "50 millis"], { cwd: dir })
+    try {
+      await precis.waitFor("stdout", new RegExp(`${escape(file)}: 4 new turns into c `))
+    } finally {
+      await stop(precis)
+    }
+    const said = precis.stdout().split("\n").map((l) => l.replace(/^\S+ /, ""))
+    assert.strictEqual(said.filter((l) => l.startsWith(`${file}:3: skipped: invalid JSON`)).length, 1, precis.stdout())
+    assert.include(said, `${file}:4: NUL (U+0000) in the content shown as ␀`)
+    const kept = fs.readFileSync(`${db}.skipped.jsonl`, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { file: string; line: number; text: string })
+    assert.deepStrictEqual(kept.map((k) => [k.file, k.line, k.text]), [[file, 3, bad]])
   }, TIMEOUT)
 
   it("a file truncated to nothing is reported once; one replaced by another sharing its first kilobyte is read again", async () => {
@@ -122,7 +147,7 @@ describe("precis watch on a hostile tree, a real process", () => {
 })
 
 describe.skipIf(skipPg)("precis watch on PostgreSQL, a real process", () => {
-  it("a line PostgreSQL cannot store fails its file at every start; the other files go on", () =>
+  it("a line no store keeps (NUL) is skipped once, said once; the lines and files after it go on", () =>
     Effect.gen(function*() {
       const url = yield* freshPgDatabase
       const tree = path.join(dir, "pg")
@@ -133,7 +158,8 @@ describe.skipIf(skipPg)("precis watch on PostgreSQL, a real process", () => {
         yield* Effect.promise(async () => {
           const precis = start(["watch", tree, "--db", url, ...fast], { cwd: dir })
           try {
-            await printed(precis, `"event":"file-failed","file":"${escape(path.join(tree, "nul.jsonl"))}"`)
+            // Said at the first start; the next starts from after it.
+            if (round === 1) await printed(precis, `"event":"line-skipped","file":"${escape(path.join(tree, "nul.jsonl"))}","line":1`)
             fs.appendFileSync(path.join(tree, "fine.jsonl"), line("f", round + 1))
             await printed(precis, `"event":"imported","file":"${escape(path.join(tree, "fine.jsonl"))}","session":"fine","turns":1,"added":1`)
           } finally {

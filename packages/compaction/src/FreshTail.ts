@@ -37,11 +37,12 @@ export interface TokenBound<A> {
 }
 
 /**
- * Where the tool traffic still in flight at the end of `turns` starts: the
- * trailing run of turns that make calls or answer them, when a call of the run
+ * Where the tool traffic still in flight at the end of `turns` starts: in the
+ * trailing run of turns that make calls or answer them, the first call that
  * has no answer in it yet (its result has not arrived); `turns.length` when
  * none waits. A run ends at a turn that neither calls nor answers, so a call
- * whose result never comes holds nothing back once the conversation goes on.
+ * whose result never comes holds nothing back once the conversation goes on;
+ * the exchanges of the run done before it are not held back either.
  *
  * @example
  * ```ts
@@ -53,18 +54,16 @@ export interface TokenBound<A> {
  * @since 0.1.0
  */
 export const inFlight = <A extends TurnLike>(turns: ReadonlyArray<A>): number => {
-  const answered = new Set<string>()
-  let waiting = false
   let runStart = turns.length
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const calls = ToolUse.callIds(turns[i]!)
-    const answers = ToolUse.answeredIds(turns[i]!)
-    if (calls.length === 0 && answers.length === 0) break
-    for (const id of answers) answered.add(id)
-    if (calls.some((id) => !answered.has(id))) waiting = true
-    runStart = i
+  while (runStart > 0) {
+    const turn = turns[runStart - 1]!
+    if (ToolUse.callIds(turn).length === 0 && ToolUse.answeredIds(turn).length === 0) break
+    runStart--
   }
-  return waiting ? runStart : turns.length
+  // A call of the run waits when no result of the run pairs with it (`ToolUse.pair`: by id, the nearest
+  // first); what the run holds before the first such call is done, and no more is held back.
+  const waiting = ToolUse.pair(turns.slice(runStart)).open[0]
+  return waiting === undefined ? turns.length : runStart + waiting.call
 }
 
 /**
@@ -114,26 +113,28 @@ export const start = <A extends TurnLike>(turns: ReadonlyArray<A>, count: number
 
 /**
  * For each index `i` of `turns`, the earliest turn before `i` whose call a
- * result at `i` or after answers, by call id (`i` itself when none): a tail
+ * result at `i` or after answers (`ToolUse.pair`: each result with the
+ * nearest call of its id still waiting, so an id reused later in a session
+ * holds back nothing before its own call); `i` itself when none: a tail
  * starting at `i` splits a pair when this is below `i`.
  */
 const pairSplits = <A extends TurnLike>(turns: ReadonlyArray<A>): ReadonlyArray<number> => {
-  const callAt = new Map<string, number>()
-  turns.forEach((turn, i) => {
-    for (const id of ToolUse.callIds(turn)) if (!callAt.has(id)) callAt.set(id, i)
-  })
+  const callOf = new Array<number>(turns.length).fill(turns.length)
+  for (const { call, result } of ToolUse.pair(turns).pairs) callOf[result] = Math.min(callOf[result]!, call)
   const out = new Array<number>(turns.length + 1).fill(turns.length)
-  out[turns.length] = turns.length
-  for (let i = turns.length - 1; i >= 0; i--) {
-    let earliest = Math.min(out[i + 1]!, i)
-    for (const id of ToolUse.answeredIds(turns[i]!)) {
-      const at = callAt.get(id)
-      if (at !== undefined && at < earliest) earliest = at
-    }
-    out[i] = earliest
-  }
+  for (let i = turns.length - 1; i >= 0; i--) out[i] = Math.min(out[i + 1]!, i, callOf[i]!)
   return out
 }
+
+/**
+ * The results among `turns` paired with a call while another call of the
+ * same id still waited (`ToolUse.Pair.ambiguous`): said by the compaction,
+ * which pairs them with the nearest.
+ *
+ * @since 0.1.0
+ */
+export const ambiguousPairs = <A extends TurnLike>(turns: ReadonlyArray<A>): ReadonlyArray<ToolUse.Pair> =>
+  ToolUse.pair(turns).pairs.filter((pair) => pair.ambiguous)
 
 /**
  * The fresh tail's tokens for a context budget (and the newest part of the

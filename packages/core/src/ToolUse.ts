@@ -130,6 +130,80 @@ export const answeredIds = (turn: Turn): ReadonlyArray<string> => {
   return [...(metadata.toolCallId === undefined ? [] : [metadata.toolCallId]), ...(metadata.toolCallIds ?? [])]
 }
 
+/**
+ * A tool result paired with the call it answers: the call id, the indexes of
+ * the call's turn and of the result's, and whether the pairing was
+ * ambiguous (another call with the same id was still waiting for its result).
+ *
+ * @since 0.1.0
+ */
+export interface Pair {
+  readonly id: string
+  readonly call: number
+  readonly result: number
+  readonly ambiguous: boolean
+}
+
+/**
+ * The pairs of calls and results among turns, and the calls still waiting
+ * for their results (`open`: the call id and its turn's index).
+ *
+ * @since 0.1.0
+ */
+export interface Pairing {
+  readonly pairs: ReadonlyArray<Pair>
+  readonly open: ReadonlyArray<{ readonly id: string; readonly call: number }>
+}
+
+/**
+ * Pairs each result among `items` (oldest first) with the nearest call before
+ * it, by id, that has no result yet: ids reused later in a session (agents
+ * and providers that number their calls per response: `call_0`, `call_1`)
+ * pair each result with its own call. A result whose id no waiting call has
+ * is left unpaired; `ambiguous` says that another call with its id was still
+ * waiting too. `calls` and `answers` read the ids of the calls an item makes
+ * and of those it answers.
+ *
+ * @example
+ * ```ts
+ * import { ToolUse } from "@precis/core"
+ * const ids = (x: { c?: string; a?: string }, k: "c" | "a") => (x[k] === undefined ? [] : [x[k]!])
+ * ToolUse.pairBy([{ c: "call_0" }, { a: "call_0" }, { c: "call_0" }, { a: "call_0" }], (x) => ids(x, "c"), (x) => ids(x, "a")).pairs
+ * // [{ id: "call_0", call: 0, result: 1, ambiguous: false }, { id: "call_0", call: 2, result: 3, ambiguous: false }]
+ * ```
+ * @since 0.1.0
+ */
+export const pairBy = <A>(
+  items: ReadonlyArray<A>,
+  calls: (item: A) => ReadonlyArray<string>,
+  answers: (item: A) => ReadonlyArray<string>
+): Pairing => {
+  const waiting = new Map<string, Array<number>>()
+  const pairs: Array<Pair> = []
+  items.forEach((item, i) => {
+    for (const id of answers(item)) {
+      const list = waiting.get(id)
+      const call = list?.pop()
+      if (call !== undefined) pairs.push({ id, call, result: i, ambiguous: list!.length > 0 })
+    }
+    for (const id of calls(item)) {
+      const list = waiting.get(id)
+      if (list === undefined) waiting.set(id, [i])
+      else list.push(i)
+    }
+  })
+  const open = [...waiting].flatMap(([id, list]) => list.map((call) => ({ id, call }))).sort((a, b) => a.call - b.call)
+  return { pairs, open }
+}
+
+/**
+ * {@link pairBy} over turns: their calls ({@link callIds}) and the calls their
+ * results answer ({@link answeredIds}).
+ *
+ * @since 0.1.0
+ */
+export const pair = (turns: ReadonlyArray<Turn>): Pairing => pairBy(turns, callIds, answeredIds)
+
 // The input keys that say what a call worked on, most telling first.
 const TARGET_KEYS = [...ToolKind.commandKeys, ...ToolKind.pathKeys, "pattern", "query", "url"]
 

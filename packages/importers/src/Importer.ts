@@ -27,7 +27,6 @@ import * as Detect from "./internal/detect.js"
 import type { Format as SourceFormat } from "./internal/format.js"
 import { byName, isLenient, type Name, registry } from "./internal/formats.js"
 import { lineSplitter, readLines } from "./internal/jsonl.js"
-import * as LineParsers from "./internal/lineParser.js"
 import { tolerant } from "./internal/tolerant.js"
 import type * as SkipReport from "./SkipReport.js"
 
@@ -48,7 +47,7 @@ export type Format = ConcreteFormat | "auto"
 /**
  * A format the importer reads: its name, what its files are (for help and
  * docs), and whether it is read line by line (JSONL: streamed, and followed as
- * it grows by {@link lineParser}) or whole (JSON).
+ * it grows by `LineParser`) or whole (JSON).
  *
  * @since 0.1.0
  */
@@ -227,8 +226,13 @@ const readWhole = (format: ConcreteFormat, text: string, out: Sink, skipped: Arr
 
 const isBlank = (text: string): boolean => /^\uFEFF?\s*$/.test(text)
 
-// Internal failures carry a line; anything else thrown is a bug and stays a defect.
-const toImportError = (file: string, error: unknown): ImportError => {
+/**
+ * The {@link ImportError} of a failure thrown by a reader of `file`: a bad
+ * line's; anything else thrown is a bug and stays a defect (thrown again).
+ *
+ * @internal
+ */
+export const toImportError = (file: string, error: unknown): ImportError => {
   if (error instanceof LineFailure) return new ImportError({ file, line: error.line, reason: error.reason })
   throw error
 }
@@ -343,60 +347,26 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
 const STREAM_CHUNK = 1024 * 1024
 
 /**
- * The formats read line by line (JSONL), which {@link lineParser} reads as a
- * file grows (`precis watch`).
+ * The formats read line by line (JSONL), which `LineParser` reads as a file
+ * grows (the `Follower`).
  *
  * @since 0.1.0
  */
 export const lineFormats: ReadonlyArray<ConcreteFormat> = sources.filter((source) => source.lineBased).map((source) => source.name)
 
 /**
- * An incremental parser of one JSONL file: the file's complete lines are
- * pushed in order, in as many batches as they arrive, and each push returns
- * the turns its lines hold (by conversation; a conversation without new turns
- * is left out). The turns and their ids are those {@link importFile} reads
- * from the whole file. A bad line fails the push with an {@link ImportError}
- * naming its line; the parser is then unusable (its state is partial).
+ * The session a file's turns go to unless one is given: its base name without
+ * the extensions `.jsonl`, `.json` and `.traj` (so `runs/pydicom-1458.traj.json`
+ * gives `pydicom-1458`), or `default` when nothing is left.
  *
  * @since 0.1.0
  */
-export interface LineParser {
-  readonly format: ConcreteFormat
-  /** Lines pushed so far. */
-  readonly lineCount: () => number
-  /** Parses the next complete lines (without their line breaks). */
-  readonly push: (lines: ReadonlyArray<string>) => Either.Either<ReadonlyArray<Conversation>, ImportError>
-  /** What the pushes since the last call skipped and mended (a lenient parser's; always empty for a strict one). */
-  readonly report: () => SkipReport.SkipReport
-}
-
-/**
- * A {@link LineParser} of a file in `format` (one of {@link lineFormats};
- * `undefined` for another), `fileName` naming it in errors. Strict unless
- * `options.strict` is `false` (then a lenient format's bad lines are skipped
- * and given by `report`, which its caller must keep and show).
- *
- * @example
- * ```ts
- * import { Importer } from "@precis/importers"
- * const parser = Importer.lineParser("precis", "live.jsonl")!
- * parser.push(['{"role":"user","content":"hi"}']) // Right([{ suffix: undefined, turns: [...], lines: [1] }])
- * ```
- * @since 0.1.0
- */
-export const lineParser = (
-  format: ConcreteFormat,
-  fileName: string,
-  options: Pick<ImportOptions, "strict"> = {}
-): LineParser | undefined => {
-  const source = byName(format)
-  if (!source.lineBased) return undefined
-  // A follower that does not report skips yet must not lose lines silently: strict unless asked.
-  const parser = LineParsers.make(source.reader(), format, isLenient(format, options.strict ?? true))
-  return {
-    format,
-    lineCount: parser.lineCount,
-    push: (lines) => Either.try({ try: () => parser.push(lines), catch: (error) => toImportError(fileName, error) }),
-    report: parser.report
+export const sessionIdFromPath = (path: string): string => {
+  let name = path.split(/[\\/]/).pop() ?? ""
+  for (;;) {
+    const stripped = name.replace(/\.(jsonl|json|traj)$/i, "")
+    if (stripped === name) break
+    name = stripped
   }
+  return name.length > 0 ? name : "default"
 }

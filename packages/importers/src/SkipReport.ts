@@ -3,7 +3,7 @@
  * log that could not be read (skipped, with their text, so that nothing is
  * lost) and the turns stored with a character made visible (a NUL in a tool's
  * output). The importer gives them with the turns (`Importer.Imported`,
- * `Importer.LineParser.report`); the CLI prints them as `FILE:LINE: skipped:
+ * `LineParser.report`); the CLI prints them as `FILE:LINE: skipped:
  * reason` and keeps the skipped lines' text beside the store.
  *
  * @since 0.1.0

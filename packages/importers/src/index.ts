@@ -9,3 +9,9 @@ export * as Importer from "./Importer.js"
 
 /** @since 0.1.0 */
 export * as SkipReport from "./SkipReport.js"
+
+/** @since 0.1.0 */
+export * as LineParser from "./LineParser.js"
+
+/** @since 0.1.0 */
+export * as Follower from "./Follower.js"

@@ -4,6 +4,9 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { SessionState } from "@precis/core"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as LineParser from "../src/LineParser.js"
 import { jsonl, ok } from "./helpers.js"
 
 const user = (uuid: string, content: string) => ({ type: "user", uuid, sessionId: "sess-1", message: { role: "user", content } })
@@ -40,6 +43,19 @@ describe("Claude Code sessions", () => {
     // A message removed from the queue (shown to the model mid-turn) has no user line: a later same request is one.
     const removed = ok(claudeSample + jsonl(queue("enqueue", "go on"), queue("remove"), user("u-11", "go on")), "claude-code")
     assert.deepStrictEqual(removed.slice(3).map((t) => t.content), ["go on", "go on"])
+  })
+
+  it("stores a dequeued message once when its user line comes after the parser's state was saved and resumed", () => {
+    const lines = (values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v))
+    const first = LineParser.make("claude-code", "s.jsonl", { strict: false })!
+    const before = Either.getOrThrow(first.push(lines([...claudeSample.trim().split("\n").map((l) => JSON.parse(l)), queue("enqueue", "check again")])))
+    const state = Option.getOrThrow(first.state())
+    // Another process goes on from the saved state (a JSON round trip, as the store keeps it).
+    const resumed = Option.getOrThrow(LineParser.resume(JSON.parse(JSON.stringify(state)), "s.jsonl", { strict: false }))
+    const after = Either.getOrThrow(resumed.push(lines([queue("dequeue"), user("u-9", "check again"), user("u-10", "check again")])))
+    const contents = [...before, ...after].flatMap((c) => c.turns).map((t) => t.content)
+    assert.deepStrictEqual(contents.slice(3), ["check again", "check again"])
+    assert.strictEqual(after.flatMap((c) => c.turns)[0]!.id, "u-10")
   })
 
   it("treats a gitBranch of HEAD (outside a repository) as no branch", () => {

@@ -6,6 +6,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { SessionState, ToolKind, ToolUse } from "@precis/core"
 import * as Option from "effect/Option"
 import * as Importer from "../src/Importer.js"
+import * as LineParser from "../src/LineParser.js"
 import { jsonl, ok } from "./helpers.js"
 
 const session = JSON.stringify({
@@ -104,7 +105,7 @@ describe("Gemini CLI stream-json", () => {
   })
 
   it("gives the same turns pushed line by line as read whole", () => {
-    const parser = Importer.lineParser("gemini-stream", "s.jsonl")!
+    const parser = LineParser.make("gemini-stream", "s.jsonl")!
     const pushed = stream.trimEnd().split("\n").flatMap((line) => {
       const r = parser.push([line])
       return r._tag === "Right" ? r.right.flatMap((c) => c.turns) : []

@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Importer from "../src/Importer.js"
+import * as LineParser from "../src/LineParser.js"
 import { err, jsonl, ok } from "./helpers.js"
 
 
@@ -344,7 +345,7 @@ describe("Claude Code sessions", () => {
       ["user", "check again"]
     ])
     // Read line by line (as `precis watch` does), the same turns with the same ids.
-    const parser = Importer.lineParser("claude-code", "live.jsonl")!
+    const parser = LineParser.make("claude-code", "live.jsonl")!
     const pushed = text.trimEnd().split("\n").flatMap((line) =>
       Either.getOrThrow(parser.push([line])).flatMap((c) => c.turns)
     )
@@ -692,7 +693,7 @@ describe("lineParser", () => {
   it("reads a file pushed in batches as the whole file is read: same turns, ids and lines", () => {
     const text = readFileSync(sessionFile, "utf8")
     const whole = Either.getOrThrow(Importer.parse(text, "precis", sessionFile)).conversations[0]!
-    const parser = Importer.lineParser("precis", sessionFile)!
+    const parser = LineParser.make("precis", sessionFile)!
     const lines = text.split("\n").filter((line, i, all) => i < all.length - 1 || line.length > 0)
     const turns: Array<ConversationTurn.ConversationTurn> = []
     const numbers: Array<number> = []
@@ -710,12 +711,12 @@ describe("lineParser", () => {
   })
 
   it("names the line of a bad line across batches, and refuses the JSON formats", () => {
-    const parser = Importer.lineParser("precis", "live.jsonl")!
+    const parser = LineParser.make("precis", "live.jsonl")!
     expect(Either.isRight(parser.push(['{"role":"user","content":"hi"}', ""]))).toBe(true)
     const bad = parser.push(["{not json"])
     assert(Either.isLeft(bad))
     expect(bad.left.message).toMatch(/^live\.jsonl:3: /)
-    expect(Importer.lineParser("openai", "x.json")).toBeUndefined()
+    expect(LineParser.make("openai", "x.json")).toBeUndefined()
   })
 })
 

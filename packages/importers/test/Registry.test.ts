@@ -1,5 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Importer from "../src/Importer.js"
+import * as LineParser from "../src/LineParser.js"
 import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -29,7 +30,7 @@ describe("the registry of formats", () => {
     assert.deepStrictEqual(Importer.lineFormats, Importer.sources.filter((s) => s.lineBased).map((s) => s.name))
     assert.deepStrictEqual(Importer.lineFormats, ["precis", "claude-code", "oasst", "codex", "gemini-stream", "pi"])
     for (const name of Importer.formats) {
-      if (name !== "auto") assert.strictEqual(Importer.lineParser(name, "x") !== undefined, Importer.lineFormats.includes(name), name)
+      if (name !== "auto") assert.strictEqual(LineParser.make(name, "x") !== undefined, Importer.lineFormats.includes(name), name)
     }
     const undetected = Importer.parse("hello", "auto", "notes.txt")
     assert.isTrue(undetected._tag === "Left")
@@ -61,5 +62,15 @@ describe("detection", () => {
     // The file name breaks a tie only: a pretty-printed object of unknown keys named `.traj`.
     assert.deepStrictEqual(Importer.detect("{\n \"foo\": 1", "run.traj"), Option.some("swe-agent"))
     assert.isTrue(Option.isNone(Importer.detect("{\n \"foo\": 1", "run.json")))
+  })
+})
+
+describe("sessionIdFromPath", () => {
+  it("drops the directories and the .jsonl/.json/.traj extensions", () => {
+    assert.strictEqual(Importer.sessionIdFromPath("examples/coding-session.jsonl"), "coding-session")
+    assert.strictEqual(Importer.sessionIdFromPath("/runs/pydicom-1458.traj.json"), "pydicom-1458")
+    assert.strictEqual(Importer.sessionIdFromPath("C:\\logs\\chat.JSON"), "chat")
+    assert.strictEqual(Importer.sessionIdFromPath("notes.v2.txt"), "notes.v2.txt")
+    assert.strictEqual(Importer.sessionIdFromPath(".jsonl"), "default")
   })
 })

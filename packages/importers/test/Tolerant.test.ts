@@ -7,6 +7,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Importer from "../src/Importer.js"
+import * as LineParser from "../src/LineParser.js"
 import { jsonl, parsed } from "./helpers.js"
 
 // A Claude Code session of `n` lines, user and assistant in turn, each with its own uuid.
@@ -82,7 +83,7 @@ describe("a lenient import", () => {
   })
 
   it("reports what each push of a line parser skipped, once", () => {
-    const parser = Importer.lineParser("claude-code", "live.jsonl", { strict: false })!
+    const parser = LineParser.make("claude-code", "live.jsonl", { strict: false })!
     const [good, other] = session(2)
     const pushed = parser.push([good!, "{oops"])
     assert.isTrue(Either.isRight(pushed))
@@ -90,6 +91,6 @@ describe("a lenient import", () => {
     parser.push([other!])
     assert.deepStrictEqual(parser.report(), { skipped: [], mended: [] })
     // Strict by default, until the follower keeps what it skips.
-    assert.isTrue(Either.isLeft(Importer.lineParser("claude-code", "live.jsonl")!.push(["{oops"])))
+    assert.isTrue(Either.isLeft(LineParser.make("claude-code", "live.jsonl")!.push(["{oops"])))
   })
 })

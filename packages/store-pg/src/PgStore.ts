@@ -11,7 +11,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { SqlStore, type Store, StoreError } from "@precis/store"
+import { type FollowedFiles, SqlStore, type Store, StoreError } from "@precis/store"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import type * as Duration from "effect/Duration"
@@ -91,7 +91,7 @@ export interface PgOptions extends MakeOptions {
  * ```
  * @since 0.1.0
  */
-export const layer = (options: PgOptions): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError> =>
+export const layer = (options: PgOptions): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError> =>
   SqlStore.layer(make(options)).pipe(
     Layer.provide(
       PgClient.layer({
@@ -139,7 +139,7 @@ export const config: Config.Config<PgOptions> = Config.all({
  */
 export const layerConfig = (
   options: Config.Config.Wrap<PgOptions> = config
-): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(options), layer))
 
 /**

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import type { Store } from "@precis/store"
+import type { FollowedFiles, Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -46,5 +46,5 @@ export const freshPgDatabase = Effect.gen(function*() {
 })
 
 /** A store over a fresh PostgreSQL database, with its `SqlClient` exposed to the invariant checker. */
-export const pgStoreLayer = (): Layer.Layer<Store.Store | SqlClient.SqlClient> =>
+export const pgStoreLayer = (): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient> =>
   Layer.unwrapScoped(Effect.map(freshPgDatabase, (url) => PgStore.layer({ url: Redacted.make(url) }))).pipe(Layer.orDie)

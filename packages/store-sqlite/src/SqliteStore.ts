@@ -13,7 +13,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { SqlStore, Store, StoreError } from "@precis/store"
+import { type FollowedFiles, SqlStore, Store, StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -153,7 +153,7 @@ const client = (options: SqliteOptions, target: ReadTarget) =>
  */
 export const layer = (
   options: SqliteOptions
-): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError> =>
+): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError> =>
   // The file is looked at when the layer is built, not when it is made: a store made once is found once it exists.
   Layer.suspend(() => open(options))
 
@@ -175,7 +175,7 @@ const notRegular = (filename: string): string | undefined => {
   return `${what}, not a regular file: a store is a regular file (or a PostgreSQL URL)`
 }
 
-const open = (options: SqliteOptions): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError> => {
+const open = (options: SqliteOptions): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError> => {
   const error = (cause: unknown) => StoreError.StoreError.fromCause(cause, "Store.open", options.filename)
   if (options.filename.trim().length === 0) {
     return Layer.fail(
@@ -227,5 +227,5 @@ export const config: Config.Config<SqliteOptions> = Config.all({
  */
 export const layerConfig = (
   options: Config.Config.Wrap<SqliteOptions> = config
-): Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(options), layer))

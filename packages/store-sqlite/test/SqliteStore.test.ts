@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { assert, describe, expect, it } from "@effect/vitest"
-import { DagStore, Store, TurnStore } from "@precis/store"
+import { DagStore, SqlStore, TurnStore } from "@precis/store"
 import { Fixtures } from "@precis/testing"
 import { sqlite, storeSuite } from "@precis/testing/StoreSuite"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -19,7 +19,7 @@ import * as SqliteStore from "../src/SqliteStore.js"
 
 /** The store over a plain client of `filename` (SQLite's defaults: no page size or WAL set by the driver). */
 const plainStore = (filename: string) =>
-  Store.layer(SqliteStore.make()).pipe(Layer.provideMerge(SqliteClient.layer({ filename })), Layer.orDie)
+  SqlStore.layer(SqliteStore.make()).pipe(Layer.provideMerge(SqliteClient.layer({ filename })), Layer.orDie)
 
 storeSuite("SqliteStore: the port", plainStore(":memory:"), sqlite)
 

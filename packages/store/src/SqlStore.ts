@@ -16,12 +16,14 @@ import * as Layer from "effect/Layer"
 import * as AdvisoryLease from "./internal/advisoryLease.js"
 import * as Dag from "./internal/dag.js"
 import * as Dialects from "./internal/dialect.js"
+import * as SqlFollowedFiles from "./internal/followedFiles.js"
 import * as Lease from "./internal/lease.js"
 import * as Migrations from "./internal/migrations.js"
 import * as Search from "./internal/search.js"
 import { immediate } from "./internal/transaction.js"
 import * as Turns from "./internal/turns.js"
 import * as Work from "./internal/workQueue.js"
+import { FollowedFiles } from "./FollowedFiles.js"
 import * as Store from "./Store.js"
 import { StoreError } from "./StoreError.js"
 
@@ -207,17 +209,20 @@ export const make = (
 }
 
 /**
- * The store `make` builds over the `SqlClient` in context, provided with that
- * client, so that tables of the caller's own can be written in the store's
- * transactions (`TurnStore.withTransaction`): a driver's `layer` once given
- * its connection.
+ * The store `make` builds over the `SqlClient` in context, with the
+ * {@link FollowedFiles} of the same database, provided with that client, so
+ * that tables of the caller's own can be written in the store's transactions
+ * (`TurnStore.withTransaction`): a driver's `layer` once given its connection.
  *
  * @since 0.1.0
  */
 export const layer = <E>(
   make: Effect.Effect<Store.Service, E, SqlClient.SqlClient>
-): Layer.Layer<Store.Store | SqlClient.SqlClient, E, SqlClient.SqlClient> =>
+): Layer.Layer<Store.Store | FollowedFiles | SqlClient.SqlClient, E, SqlClient.SqlClient> =>
   Layer.effectContext(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return Context.add(Store.context(yield* make), SqlClient.SqlClient, sql)
+    return Store.context(yield* make).pipe(
+      Context.add(FollowedFiles, SqlFollowedFiles.make(sql)),
+      Context.add(SqlClient.SqlClient, sql)
+    )
   }))

@@ -21,6 +21,8 @@ export * as WorkQueue from "./WorkQueue.js"
 /** @since 0.1.0 */
 export * as Store from "./Store.js"
 /** @since 0.1.0 */
+export * as FollowedFiles from "./FollowedFiles.js"
+/** @since 0.1.0 */
 export * as SqlStore from "./SqlStore.js"
 /** @since 0.1.0 */
 export * as Tables from "./Tables.js"

@@ -119,12 +119,18 @@ const exchange = (layouts: ReadonlyArray<ParallelCalls>): FastCheck.Arbitrary<Se
       }))
   })
 
-/** The turns of the segments, each call given an id unique in the session (`call-0`, `call-1`, ...). */
-const toTurns = (segments: ReadonlyArray<Segment>): Array<ConversationTurn.ConversationTurn> => {
+/**
+ * How calls are numbered: `unique` in the session (`call-0`, `call-1`, ...), or `per response` (`call_0`,
+ * `call_1` again in every exchange, as providers and agents that number their calls per response do).
+ */
+type CallIds = "unique" | "per response"
+
+/** The turns of the segments, each call given an id as `ids` says. */
+const toTurns = (segments: ReadonlyArray<Segment>, ids: CallIds): Array<ConversationTurn.ConversationTurn> => {
   let next = 0
   return segments.flatMap((segment) => {
     if (segment._tag === "Turn") return [segment.turn]
-    const calls = segment.calls.map((c) => ({ id: `call-${next++}`, ...c }))
+    const calls = segment.calls.map((c, i) => ({ id: ids === "unique" ? `call-${next++}` : `call_${i}`, ...c }))
     const assistant = (some: typeof calls, prose: string | undefined) =>
       ConversationTurn.make({
         role: "assistant",
@@ -156,7 +162,9 @@ const toTurns = (segments: ReadonlyArray<Segment>): Array<ConversationTurn.Conve
  * the calls (`toolCalls`, each with an id), then a `tool` turn per call
  * answered (`toolCallId`, `toolName`, sometimes `isError`) in any order.
  * Parallel calls (up to 4) are written as `parallelCalls` says (both ways by
- * default). Call ids are unique in the session; at most `maxLength` turns.
+ * default). Call ids are unique in the session, or with `callIds: "per
+ * response"` numbered again in each exchange (`call_0`, `call_1`); at most
+ * `maxLength` turns.
  *
  * @example
  * ```ts
@@ -167,7 +175,11 @@ const toTurns = (segments: ReadonlyArray<Segment>): Array<ConversationTurn.Conve
  * @since 0.1.0
  */
 export const turns = (
-  options: { readonly maxLength?: number; readonly parallelCalls?: ReadonlyArray<ParallelCalls> } = {}
+  options: {
+    readonly maxLength?: number
+    readonly parallelCalls?: ReadonlyArray<ParallelCalls>
+    readonly callIds?: CallIds
+  } = {}
 ): FastCheck.Arbitrary<ReadonlyArray<ConversationTurn.ConversationTurn>> => {
   const maxLength = options.maxLength ?? 40
   const segment = FastCheck.oneof(
@@ -186,7 +198,7 @@ export const turns = (
       kept.push(segment)
       count += size
     }
-    return toTurns(kept)
+    return toTurns(kept, options.callIds ?? "unique")
   })
 }
 

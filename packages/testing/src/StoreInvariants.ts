@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { ConversationTurn, TokenEstimator, ToolMetadata } from "@precis/core"
+import { ConversationTurn, TokenEstimator, ToolMetadata, ToolUse } from "@precis/core"
 import { DagStore, type StoreError, Tables, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -33,7 +33,8 @@ export interface Expectations {
   /** Parentless summaries per depth stay below `minFanIn` (true after a completed compaction). */
   readonly condensedFully?: boolean
   /**
-   * Tool calls and their results paired by id (a call's id in an assistant
+   * Tool calls and their results paired by id, each result with the nearest call of its id still
+   * waiting (`ToolUse.pairBy`; a call's id in an assistant
    * turn's `toolCalls`, a result's `toolCallId`, as `ToolMetadata.read` reads
    * them): a result is covered exactly when its call is, so the two are never
    * on either side of the boundary between the summarized turns and the fresh
@@ -66,15 +67,18 @@ const pairViolations = (
 ): Array<string> => {
   const out: Array<string> = []
   for (const [session, list] of perSession) {
-    const callers = new Map<string, TurnRow>()
-    for (const turn of list) {
-      const calls = ToolMetadata.read(turn.metadata ?? undefined).toolCalls ?? []
-      for (const call of calls) if (call.id !== undefined) callers.set(call.id, turn)
-    }
-    for (const turn of list) {
-      const callId = ToolMetadata.read(turn.metadata ?? undefined).toolCallId
-      const caller = callId === undefined ? undefined : callers.get(callId)
-      if (caller === undefined) continue
+    // Each result with the nearest call of its id still waiting (ids may be reused: `call_0` per response).
+    const { pairs } = ToolUse.pairBy(
+      list,
+      (turn) => (ToolMetadata.read(turn.metadata ?? undefined).toolCalls ?? []).flatMap((call) => (call.id === undefined ? [] : [call.id])),
+      (turn) => {
+        const callId = ToolMetadata.read(turn.metadata ?? undefined).toolCallId
+        return callId === undefined ? [] : [callId]
+      }
+    )
+    for (const { call, id: callId, result } of pairs) {
+      const turn = list[result]!
+      const caller = list[call]!
       const resultLeaf = leafOf.get(turnKey(session, turn.id))
       const callLeaf = leafOf.get(turnKey(session, caller.id))
       if ((resultLeaf === undefined) !== (callLeaf === undefined)) {

@@ -16,11 +16,12 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, layer } from "@effect/vitest"
-import type { Store } from "@precis/store"
+import type { FollowedFiles, Store } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type { Case, Dialect } from "./internal/storeCases/case.js"
 import * as Dag from "./internal/storeCases/dag.js"
+import * as Followed from "./internal/storeCases/followedFiles.js"
 import * as Pages from "./internal/storeCases/pages.js"
 import * as Projects from "./internal/storeCases/projects.js"
 import * as Search from "./internal/storeCases/search.js"
@@ -85,7 +86,15 @@ export const postgres: Dialect = {
  *
  * @since 0.1.0
  */
-export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Projects.cases, ...Dag.cases, ...Pages.cases, ...Search.cases, ...Work.cases]
+export const cases: ReadonlyArray<Case> = [
+  ...Turns.cases,
+  ...Projects.cases,
+  ...Dag.cases,
+  ...Pages.cases,
+  ...Search.cases,
+  ...Work.cases,
+  ...Followed.cases
+]
 
 /**
  * The port's behaviour over `store` (a fresh, empty database, its `SqlClient`
@@ -96,7 +105,7 @@ export const cases: ReadonlyArray<Case> = [...Turns.cases, ...Projects.cases, ..
  */
 export const storeSuite = (
   name: string,
-  store: Layer.Layer<Store.Store | SqlClient.SqlClient>,
+  store: Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient>,
   dialect: Dialect
 ) =>
   describe(name, () => {

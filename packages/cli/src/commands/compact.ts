@@ -11,7 +11,7 @@ import * as Command from "@effect/cli/Command"
 import { CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { Escape, Summarizer } from "@precis/core"
 import type { OpenAiProvider } from "@precis/provider-openai"
-import type { Importer } from "@precis/importers"
+import { Importer } from "@precis/importers"
 import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import type * as ConfigError from "effect/ConfigError"
@@ -77,7 +77,7 @@ export const command = Command.make(
       const input = Option.isSome(args.file)
         ? yield* Effect.gen(function*() {
           const file = args.file.pipe(Option.getOrThrow)
-          const prefix = Option.getOrElse(args.session, () => Render.sessionIdFromPath(file))
+          const prefix = Option.getOrElse(args.session, () => Importer.sessionIdFromPath(file))
           const imported = yield* timed("parsed input")(readConversations(file, args.format, args.strict))
           return Option.some({ prefix, imported })
         })

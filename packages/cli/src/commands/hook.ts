@@ -3,8 +3,8 @@
  * `internal/claudeCode.ts` for the contract) with the event's JSON on stdin.
  *
  * - `PreCompact`, `SessionEnd`: imports the transcript's new lines into the
- *   session named by `session_id` (as `precis watch` does, the offset kept in
- *   the same table, so each run reads only what the file gained), then
+ *   session named by `session_id` (with `@precis/importers`' `Follower`, as
+ *   `precis watch` does: each run reads only the bytes the file gained), then
  *   compacts the session until `--deadline`: an interrupted compaction keeps
  *   what it wrote, and the next run goes on. One line on stdout says what was
  *   done and what is left.
@@ -26,12 +26,12 @@
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import type * as SqlClient from "@effect/sql/SqlClient"
 import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { Layout } from "@precis/context"
-import { type Summarizer, TokenEstimator } from "@precis/core"
+import { SessionState, type Summarizer, TokenEstimator } from "@precis/core"
+import { Follower, SkipReport } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
-import { DagStore, type SearchIndex, type StoreError, TurnStore } from "@precis/store"
+import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
@@ -39,13 +39,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
 import { CliError, inStore } from "../internal/errors.js"
-import * as Follow from "../internal/follow.js"
-import { exists } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
+import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
 import { StdinRef } from "../internal/stdin.js"
 
@@ -64,34 +64,71 @@ const expandHome = (file: string) =>
   file.startsWith("~/") ? Effect.map(ClaudeCode.home, (home) => `${home}${file.slice(1)}`) : Effect.succeed(file)
 
 /**
+ * The transcript of a hook's input: `None` when there is none (no path, or
+ * a file never written: nothing to import); refused when it is anything but
+ * a regular file (a directory, a FIFO, a device), which is never read.
+ */
+const transcriptOf = (input: ClaudeCode.HookInput): Effect.Effect<Option.Option<string>, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    if (input.transcript_path === undefined || input.transcript_path.length === 0) return Option.none()
+    const file = yield* expandHome(input.transcript_path)
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.option(fs.stat(file))
+    if (Option.isNone(info)) return Option.none()
+    if (info.value.type !== "File") {
+      return yield* new CliError({ reason: `${file}: not a regular file (${info.value.type}): not a transcript, never read` })
+    }
+    return Option.some(file)
+  })
+
+/** What an import did: the turns added, the lines skipped, and whether the deadline stopped it. */
+interface Imported {
+  readonly added: number
+  readonly skippedLines: number
+  readonly stopped: boolean
+}
+
+/**
  * Imports what the transcript gained since the last run into `session`
- * (nothing when there is no transcript); returns the turns added.
+ * until `until` (epoch milliseconds; what was read by then stays); a bad
+ * line is said on stderr (`FILE:LINE: skipped: reason`), kept in the side
+ * file of `db` and left out, a NUL shown as ␀ is said too, as `import` does;
+ * a transcript that cannot be followed fails.
  */
 const importTranscript = (
-  input: ClaudeCode.HookInput
-): Effect.Effect<
-  number,
-  CliError | StoreError.StoreError,
-  FileSystem.FileSystem | Path.Path | TurnStore.TurnStore | SearchIndex.SearchIndex | SqlClient.SqlClient
-> =>
+  input: ClaudeCode.HookInput,
+  until: number,
+  db: Layers.Db
+): Effect.Effect<Imported, CliError, Follower.Follower | FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    if (input.transcript_path === undefined || input.transcript_path.length === 0) return 0
-    const file = yield* expandHome(input.transcript_path)
-    if (!(yield* exists(file))) return yield* new CliError({ reason: `${file}: no such transcript` })
-    const failures: Array<string> = []
-    const follower = yield* Follow.make({
-      paths: [file],
-      session: Option.some(input.session_id),
-      format: "claude-code",
-      onEvent: (event) => Effect.sync(() => event._tag === "FileFailed" && failures.push(event.reason))
+    const file = yield* transcriptOf(input)
+    if (Option.isNone(file)) return { added: 0, skippedLines: 0, stopped: false }
+    const follower = yield* Follower.Follower
+    const following = yield* follower.start({ paths: [file.value], session: input.session_id, format: "claude-code" })
+    let added = 0
+    let skippedLines = 0
+    const read = Stream.runForEach(following.poll, (event) => {
+      switch (event._tag) {
+        case "Imported":
+          return Effect.sync(() => void (added += event.added))
+        case "LineSkipped":
+          skippedLines++
+          return Effect.zipRight(
+            Console.error(`precis: ${SkipReport.skippedLine(event.file, event)}`),
+            SkippedLines.keepLines(event.file, [event], db)
+          )
+        case "LineMended":
+          return Console.error(`precis: ${SkipReport.mendedLine(event.file, event)}`)
+        case "FileFailed":
+          // A bad file's reason may already name the file.
+          return new CliError({ reason: event.reason.startsWith(file.value) ? event.reason : `${file.value}: ${event.reason}` })
+        case "Restarted":
+          return Effect.void
+      }
     })
-    const added = yield* follower.poll
-    const failure = failures[0]
-    if (failure !== undefined) {
-      // A bad line's reason already names the file and line.
-      return yield* new CliError({ reason: failure.startsWith(file) ? failure : `${file}: ${failure}` })
-    }
-    return added
+    const remaining = until - (yield* Clock.currentTimeMillis)
+    const done = remaining <= 0 ? Option.none() : yield* Effect.timeoutOption(read, Duration.millis(remaining))
+    return { added, skippedLines, stopped: Option.isNone(done) }
   }).pipe(Effect.scoped)
 
 /** The turns of `session` no summary covers yet. */
@@ -106,13 +143,15 @@ const BATCH_TURNS = 200
  * milliseconds) passes, a batch in progress then interrupted (what it wrote
  * stays); says what was done, and that the rest waits when time ran out.
  */
-const compactUntil = (session: string, added: number, until: number) =>
+const compactUntil = (session: string, imported: Imported, until: number) =>
   Effect.gen(function*() {
+    const added = imported.added
     const manager = yield* CompactionManager.CompactionManager
     const before = yield* uncovered(session)
     const started = yield* Clock.currentTimeMillis
-    let stopped = false
-    while (true) {
+    // An import the deadline stopped leaves no time to compact.
+    let stopped = imported.stopped
+    while (!stopped) {
       const remaining = until - (yield* Clock.currentTimeMillis)
       const batch = remaining <= 0
         ? Option.none()
@@ -125,7 +164,9 @@ const compactUntil = (session: string, added: number, until: number) =>
     }
     const after = yield* uncovered(session)
     const elapsed = Duration.format(Duration.millis((yield* Clock.currentTimeMillis) - started))
-    return `precis: session ${session}: ${added} new turns imported; ${before - after} turns summarized in ${elapsed}; ` +
+    const n = imported.skippedLines
+    const skipped = n === 0 ? "" : ` (${n} ${n === 1 ? "line" : "lines"} skipped)`
+    return `precis: session ${ClaudeCode.shownSession(session)}: ${added} new turns imported${skipped}; ${before - after} turns summarized in ${elapsed}; ` +
       `${after} not summarized yet` +
       (stopped ? " (stopped at the deadline: the next PreCompact or SessionEnd goes on)" : "")
   })
@@ -135,11 +176,15 @@ const restore = (session: string) =>
   Effect.gen(function*() {
     const store = yield* TurnStore.TurnStore
     const dag = yield* DagStore.DagStore
-    if (!(yield* store.sessions).some((s) => s.id === session)) return Option.none<string>()
+    const info = (yield* store.sessions).find((s) => s.id === session)
+    // The turn the note cites: the session's latest.
+    const latest = info === undefined ? undefined : (yield* store.turns(session, { from: info.turnCount - 1 })).at(-1)
+    if (latest === undefined) return Option.none<string>()
     const estimator = yield* TokenEstimator.TokenEstimator
     const { state } = yield* ActiveContext.loadState(session)
     const ids = (yield* dag.parentless(session)).map((s) => s.id)
-    return Option.some(ClaudeCode.sessionStartOutput(Layout.header(estimator, state), ClaudeCode.recallNote(session, ids)))
+    const note = ClaudeCode.recallNote(session, SessionState.shortId(latest.id), ids)
+    return Option.some(ClaudeCode.sessionStartOutput(Layout.header(estimator, state), note))
   })
 
 /** Creates the folder of a SQLite store (the default one lives where nothing may exist yet). */
@@ -152,6 +197,9 @@ const ensureFolder = (db: Layers.Db) =>
     )
   })
 
+/** How long past the deadline the hook may take to say what it did before it is stopped whatever it does. */
+const OVERRUN_MILLIS = 5_000
+
 /** `precis hook claude-code`. */
 export const claudeCode = Command.make(
   "claude-code",
@@ -162,31 +210,42 @@ export const claudeCode = Command.make(
       const input = yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll)
       const action = ClaudeCode.actionOf(input)
       if (action === "nothing") return
-      const db = new Layers.Db(yield* ClaudeCode.storeOf(args.db))
-      if (action === "digest") return yield* ClaudeCodeStart.run(input, db, args.deadline)
-      yield* ensureFolder(db)
-      const store = Layers.store(db)
-      const session = input.session_id
-      if (action === "import-and-compact") {
-        const until = started + Duration.toMillis(Option.getOrElse(args.deadline, () => Opt.defaultDeadline))
-        const manager = CompactionManager.layerConfig().pipe(
-          Layer.provideMerge(store),
-          Layer.provide(Layers.summarizer(args.provider))
-        )
-        const line = yield* importTranscript(input).pipe(
-          Effect.tap(() => ClaudeCodeStart.storeState(input)),
-          Effect.flatMap((added) => compactUntil(session, added, until)),
-          Effect.provide(manager),
+      // The deadline bounds the whole hook, the import included.
+      const deadline = Option.getOrElse(args.deadline, () => Opt.defaultDeadline)
+      const until = started + Duration.toMillis(deadline)
+      const run = Effect.gen(function*() {
+        const db = new Layers.Db(yield* ClaudeCode.storeOf(args.db))
+        if (action === "digest") return yield* ClaudeCodeStart.run(input, db, args.deadline)
+        yield* ensureFolder(db)
+        const store = Layer.provideMerge(Follower.layer, Layers.store(db))
+        const session = input.session_id
+        if (action === "import-and-compact") {
+          const manager = CompactionManager.layerConfig().pipe(
+            Layer.provideMerge(store),
+            Layer.provide(Layers.summarizer(args.provider))
+          )
+          const line = yield* importTranscript(input, until, db).pipe(
+            Effect.tap(() => ClaudeCodeStart.storeState(input)),
+            Effect.flatMap((imported) => compactUntil(session, imported, until)),
+            Effect.provide(manager),
+            inStore(db)
+          )
+          return yield* Console.log(line)
+        }
+        const output = yield* importTranscript(input, until, db).pipe(
+          Effect.flatMap((imported) => (action === "restore" && !imported.stopped ? restore(session) : Effect.succeedNone)),
+          Effect.provide(store),
           inStore(db)
         )
-        return yield* Console.log(line)
-      }
-      const output = yield* importTranscript(input).pipe(
-        Effect.zipRight(action === "restore" ? restore(session) : Effect.succeedNone),
-        Effect.provide(store),
-        inStore(db)
-      )
-      if (Option.isSome(output)) yield* Console.log(output.value)
+        if (Option.isSome(output)) yield* Console.log(output.value)
+      })
+      // What the import and the compaction do not bound (a store another process holds locked) stops too:
+      // not waited for (a wait for SQLite's write lock is not interruptible; the process exits).
+      const left = Math.max(0, until - (yield* Clock.currentTimeMillis)) + OVERRUN_MILLIS
+      yield* Effect.timeoutFail(Effect.disconnect(run), {
+        duration: Duration.millis(left),
+        onTimeout: () => new CliError({ reason: `stopped at the deadline (${Duration.format(deadline)}): the next hook goes on` })
+      })
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(

@@ -7,7 +7,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import { type CliError, inStore } from "../internal/errors.js"
-import type { Importer } from "@precis/importers"
+import { Importer } from "@precis/importers"
 import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -16,7 +16,6 @@ import { formatList, readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
-import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 
@@ -40,7 +39,7 @@ export const command = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      const prefix = Option.getOrElse(args.session, () => Render.sessionIdFromPath(args.file))
+      const prefix = Option.getOrElse(args.session, () => Importer.sessionIdFromPath(args.file))
       const imported = yield* timed("parsed input")(readConversations(args.file, args.format, args.strict))
       const results = yield* Effect.provide(Session.importConversations(imported, prefix), Layers.store(args.db)).pipe(
         inStore(args.db)

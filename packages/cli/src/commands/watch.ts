@@ -2,9 +2,9 @@
  * `precis watch [PATH...]`: follow transcript files as they grow (with no
  * PATH, the folders of sessions of every agent that has one: Claude Code,
  * Codex, Gemini CLI, opencode, `agentFolders.ts`), import their new lines into the
- * store (see `internal/follow.ts`: change notifications and polling with
- * backoff, the offsets kept in the store, one failing file never stopping
- * the others) and compact their sessions in idle time with Sleep Mode,
+ * store (`@precis/importers`' `Follower`: change notifications and polling
+ * with backoff, the offsets kept in the store, one failing file never
+ * stopping the others) and compact their sessions in idle time with Sleep Mode,
  * saying what it does with the time of each line (`watchEvents.ts`). Runs
  * until interrupted (Ctrl-C): each file's new turns and its offset are
  * written in one transaction and compaction is interrupt-safe, so stopping
@@ -15,7 +15,7 @@
 import * as Command from "@effect/cli/Command"
 import { CompactionManager, type CompactionOptions, SleepMode } from "@precis/compaction"
 import { Escape, type Summarizer } from "@precis/core"
-import type { Importer } from "@precis/importers"
+import { Follower, type Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import type { StoreError } from "@precis/store"
 import * as Clock from "effect/Clock"
@@ -28,14 +28,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as BacklogWorkers from "../internal/backlogWorkers.js"
 import * as AgentFolders from "../internal/agentFolders.js"
 import { CliError, inStore } from "../internal/errors.js"
-import * as Follow from "../internal/follow.js"
 import { formatList } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
+import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
 import { Executable } from "../internal/searchProcess.js"
@@ -64,6 +66,20 @@ const pathsToFollow = (paths: ReadonlyArray<string>) =>
     yield* Console.error(`precis: no PATH given; following ${agents.map((f) => `${f.agent}'s ${f.path}`).join(", ")}`)
     return { paths: agents.map((f) => f.path), agents }
   })
+
+/** Fails unless every path is a regular file or a directory, and unless `--session` goes with a single file. */
+const checkPaths = (paths: ReadonlyArray<string>, session: Option.Option<string>) =>
+  Effect.forEach(paths, (file) =>
+    Effect.gen(function*() {
+      const stats = yield* Effect.promise(() => fsp.stat(file).catch(() => undefined))
+      if (stats === undefined) return yield* new CliError({ reason: `${file}: no such file or directory` })
+      if (!stats.isFile() && !stats.isDirectory()) {
+        return yield* new CliError({ reason: `${file}: not a regular file or a directory: never read` })
+      }
+      if (Option.isSome(session) && (paths.length > 1 || !stats.isFile())) {
+        return yield* new CliError({ reason: "--session names the session of a single file: give one FILE" })
+      }
+    }), { discard: true })
 
 // Sleep Mode's options from its variables; sessions compacted at once default to the cores.
 const sleepConfig = Config.map(SleepMode.config, (read) => ({ parallelSessions: os.availableParallelism(), ...read }))
@@ -118,10 +134,10 @@ export const command = Command.make(
       // Read before anything is printed: a bad PRECIS_SLEEP_* variable is the one line printed.
       const sleepSettings = yield* sleepConfig
       const followed = yield* pathsToFollow(args.paths)
-      yield* Follow.checkPaths(followed.paths, args.session)
+      yield* checkPaths(followed.paths, args.session)
       const out = yield* Progress.StderrRef
       // On a terminal, a status line redrawn on stderr; otherwise a line (or JSON object) per event on stdout.
-      const totals = { imported: 0, compacted: 0 }
+      const totals = { imported: 0, compacted: 0, skipped: 0 }
       const print = (event: WatchEvents.Event) =>
         Effect.flatMap(Clock.currentTimeMillis, (at) => {
           if (args.json) return Console.log(JSON.stringify(WatchEvents.json(at, event)))
@@ -129,9 +145,11 @@ export const command = Command.make(
           return Effect.sync(() => {
             if (event._tag === "Imported") totals.imported += event.added
             if (event._tag === "SessionCompacted") totals.compacted += event.stats.turnsCompacted
+            if (event._tag === "LineSkipped") totals.skipped++
+            const skipped = totals.skipped === 0 ? "" : `, ${totals.skipped} lines skipped`
             // Written past the console: its file names and session ids are escaped here (`Escape.line`).
             out.write(
-              `\r\x1b[K${WatchEvents.time(at)} watching: ${totals.imported} turns imported, ${totals.compacted} compacted · ` +
+              `\r\x1b[K${WatchEvents.time(at)} watching: ${totals.imported} turns imported, ${totals.compacted} compacted${skipped} · ` +
                 Escape.line(WatchEvents.text(event))
             )
           })
@@ -160,7 +178,15 @@ export const command = Command.make(
 
       const program = Effect.gen(function*() {
         yield* print(WatchEvents.WatcherEvent.Started(followed))
-        const follower = yield* Follow.make({ paths: followed.paths, session: args.session, format: args.format, onEvent: print })
+        const follower = yield* Effect.flatMap(Follower.Follower, (f) =>
+          f.start({ paths: followed.paths, session: Option.getOrUndefined(args.session), format: args.format }))
+        // One poll, each event printed as it comes: the turns it added.
+        const poll = follower.poll.pipe(
+          Stream.tap(print),
+          // A skipped line's bytes are kept beside the store, as `import` keeps them.
+          Stream.tap((event) => event._tag === "LineSkipped" ? SkippedLines.keepLines(event.file, [event], args.db) : Effect.void),
+          Stream.runFold(0, (added, event) => (event._tag === "Imported" ? added + event.added : added))
+        )
         return yield* Effect.gen(function*() {
           const sleep = yield* SleepMode.SleepMode
           // What is left to compact and when the next cycle is due (always on start); "idle" when nothing is.
@@ -181,7 +207,7 @@ export const command = Command.make(
           // The first read is work: no cycle starts during it, and the idle clock starts when it ends. A backlog
           // goes to the workers (with at least one child): no cycle starts until they are done.
           yield* sleep.busy(Effect.gen(function*() {
-            yield* follower.poll
+            yield* poll
             const due = yield* report(true)
             if (due === 0 || Option.isNone(workers)) return
             const held = yield* Deferred.make<void>()
@@ -194,12 +220,12 @@ export const command = Command.make(
           yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), onEvent)))
           const tick = Effect.gen(function*() {
             // New lines are activity: they interrupt an idle cycle, and the idle clock starts again.
-            if ((yield* follower.poll) > 0) yield* sleep.recordActivity
+            if ((yield* poll) > 0) yield* sleep.recordActivity
           })
           return yield* Effect.forever(Effect.zipRight(Effect.sleep(pollInterval), tick))
         }).pipe(Effect.scoped, Effect.provide(sleepMode(follower.sessions)))
       })
-      yield* Effect.provide(Effect.scoped(program), manager).pipe(inStore(args.db), Effect.ensuring(endStatus))
+      yield* Effect.provide(Effect.scoped(program), Layer.provideMerge(Follower.layer, manager)).pipe(inStore(args.db), Effect.ensuring(endStatus))
     }).pipe(withVerbosity(args.verbose))
 ).pipe(
   Command.withDescription(
@@ -209,8 +235,10 @@ export const command = Command.make(
       "the compaction flags). Directories are watched for changes and the files polled (an idle file less and " +
       "less often); links that loop, a file under several paths and anything but regular files (FIFOs) are " +
       "followed once or never; how far each file was read is kept in the store, so a restart goes on where it " +
-      "stopped, and a truncated or replaced file (another inode) is read again. A file that fails is reported " +
-      "and left alone until it changes; the others go on. Each line says when (UTC): on start what it follows, " +
+      "stopped, and a truncated, replaced (another inode) or rewritten file (a checksum of what was read) is read " +
+      "again. Another program's log is read as import reads it: a bad line is reported (FILE:LINE: skipped: reason), " +
+      "kept in <db>.skipped.jsonl and skipped, a NUL shown as ␀; a file that fails is reported and left alone until it changes; " +
+      "the others go on. Each line says when (UTC): on start what it follows, " +
       "then the backlog (sessions and turns not yet compacted) and when the next idle cycle is due, what each " +
       "cycle did (sessions in parallel, each until done), and when it goes idle. A backlog found on start is " +
       "compacted at once on every core: by this process and --workers child processes (precis compact --all over the " +

@@ -25,6 +25,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
+import { ConversationTurn } from "@precis/core"
+import { Db } from "./db.js"
 import { CliError } from "./errors.js"
 import * as HomeFolders from "./homeFolders.js"
 import { serverName } from "./mcpServers.js"
@@ -51,9 +53,21 @@ export const defaultStore: Effect.Effect<string, CliError> = Effect.gen(function
   return yield* new CliError({ reason: `no store: give --db FILE, or set ${storeVariable} or HOME` })
 })
 
-/** The store named by `--db`, else {@link defaultStore}. */
+/**
+ * The store named by `--db`, else {@link defaultStore}; one that would be
+ * thrown away (`:memory:`, however it is named: `Db.throwaway`) is refused.
+ */
 export const storeOf = (db: Option.Option<string>): Effect.Effect<string, CliError> =>
-  Option.match(db, { onNone: () => defaultStore, onSome: Effect.succeed })
+  Effect.flatMap(
+    Option.match(db, { onNone: () => Effect.map(defaultStore, (name) => ({ name, from: storeVariable })), onSome: (name) => Effect.succeed({ name, from: "--db" }) }),
+    ({ from, name }) =>
+      Db.throwaway(name)
+        ? new CliError({
+          reason: `${from} names a temporary database that would be thrown away (${JSON.stringify(name)}): ` +
+            "name a file or a postgres:// URL"
+        })
+        : Effect.succeed(name)
+  )
 
 /** The user's home directory (`HOME`), where the user-scope settings live. */
 export const home: Effect.Effect<string, CliError> = Config.nonEmptyString("HOME").pipe(
@@ -69,7 +83,7 @@ export const projectsDir: Effect.Effect<string, CliError> = Effect.map(userDir, 
 /** A hook's input: the fields precis reads (others are ignored). */
 export const HookInput = Schema.Struct({
   hook_event_name: Schema.String,
-  session_id: Schema.NonEmptyString,
+  session_id: Schema.String.pipe(Schema.filter((id) => ConversationTurn.sessionIdProblem(id))),
   transcript_path: Schema.optional(Schema.String),
   cwd: Schema.optional(Schema.String),
   source: Schema.optional(Schema.String),
@@ -122,24 +136,36 @@ export const actionOf = (input: HookInput): Action => {
 /** The most characters of context precis hands Claude Code (its cap is 10,000). */
 export const maxContextChars = 9_500
 
+/**
+ * A session id as the hook's lines show it: whole unless it is too long to
+ * repeat (then its first characters and its length).
+ */
+export const shownSession = (sessionId: string): string =>
+  sessionId.length <= MAX_SHOWN_ID ? sessionId : `${sessionId.slice(0, MAX_SHOWN_ID)}… (${sessionId.length} characters)`
+
 /** The most summary ids the recall note lists. */
 const MAX_IDS = 20
 
+/** The most characters of a session id the recall note shows: a longer one is shown by its start. */
+const MAX_SHOWN_ID = 120
+
 /**
  * The note after the session-state header: where the turns are and which
- * tools of precis's MCP server bring them back.
+ * tools of precis's MCP server bring them back, naming the session once (a
+ * session id too long to repeat by its first characters) and citing
+ * `turnId`, a turn of this session, as an example.
  */
-export const recallNote = (sessionId: string, summaryIds: ReadonlyArray<string>): string => {
+export const recallNote = (sessionId: string, turnId: string, summaryIds: ReadonlyArray<string>): string => {
   const tool = (name: string) => `mcp__${serverName}__${name}`
   const ids = summaryIds.length === 0
     ? ""
     : ` Summary ids: ${summaryIds.slice(0, MAX_IDS).join(", ")}${summaryIds.length > MAX_IDS ? ", …" : ""}.`
-  return `precis keeps every turn of this session (session id ${sessionId}), word for word; the state above is ` +
-    `rebuilt from them, each entry citing its turn ([d35f0cc4]: ${tool("read")} with that id and session ` +
-    `"${sessionId}" gives the turn back word for word). For what the compacted summary left out, use precis's ` +
-    `tools: ${tool("search")} (full-text search of turns and summaries; pass session "${sessionId}"), ` +
-    `${tool("expand")} (a summary's children or its turns, paged), ${tool("describe")} and ` +
-    `${tool("context")} (session "${sessionId}").${ids}`
+  const session = sessionId.length <= MAX_SHOWN_ID ? `"${sessionId}"` : `"${shownSession(sessionId)}", named by its start`
+  return `precis keeps every turn of this session (session id ${session}, the session to pass to each tool below), ` +
+    `word for word; the state above is rebuilt from them, each entry citing its turn ([${turnId}]: ${tool("read")} ` +
+    `with that id gives the turn back word for word). For what the compacted summary left out, use precis's ` +
+    `tools: ${tool("search")} (full-text search of turns and summaries), ${tool("expand")} (a summary's children ` +
+    `or its turns, paged), ${tool("describe")} and ${tool("context")}.${ids}`
 }
 
 /**

@@ -16,6 +16,17 @@ import { PgStore } from "@precis/store-pg"
 export class Db {
   constructor(readonly path: string) {}
 
+  /**
+   * Whether `name` names a store that would be thrown away: empty, SQLite's
+   * `:memory:`, or a `file:` URI of an in-memory database (`file::memory:`,
+   * `?mode=memory`), however it is spelled.
+   */
+  static throwaway(name: string): boolean {
+    const trimmed = name.trim()
+    return trimmed.length === 0 || trimmed.toLowerCase() === ":memory:" ||
+      (/^file:/i.test(trimmed) && /:memory:|[?&]mode=memory(?:&|$)/i.test(trimmed))
+  }
+
   /** True for a PostgreSQL URL, false for a SQLite file. */
   get isUrl(): boolean {
     return PgStore.isUrl(this.path)

@@ -9,7 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { Escape, type Provider, type Summary, Summarizer } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { OpenAiProvider } from "@precis/provider-openai"
-import type { Store, StoreError } from "@precis/store"
+import type { FollowedFiles, Store, StoreError } from "@precis/store"
 import { PgStore } from "@precis/store-pg"
 import { SqliteStore } from "@precis/store-sqlite"
 import * as Config from "effect/Config"
@@ -141,8 +141,8 @@ export const failOnPermanentFallback = (file: string) =>
 
 export { Db }
 
-/** A store with its `SqlClient`, for the CLI's own tables (`followedFiles.ts`). */
-export type StoreLayer = Layer.Layer<Store.Store | SqlClient.SqlClient, StoreError.StoreError>
+/** A store with its followed files (`FollowedFiles`) and its `SqlClient`. */
+export type StoreLayer = Layer.Layer<Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient, StoreError.StoreError>
 
 /**
  * The store named by `db`, for the commands that write: migrated when needed

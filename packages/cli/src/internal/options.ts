@@ -39,7 +39,7 @@ export const db = Options.text("db").pipe(
   Options.withPseudoName("FILE"),
   Options.withFallbackConfig(Config.string("PRECIS_DB")),
   Options.filterMap(
-    (name) => (name.trim().length === 0 || name.trim() === ":memory:" ? Option.none() : Option.some(name)),
+    (name) => (Db.throwaway(name) ? Option.none() : Option.some(name)),
     "--db must name a file or a PostgreSQL URL (an empty name or :memory: would write to a temporary database " +
       "that is thrown away)"
   ),
@@ -405,6 +405,6 @@ export const deadline = flag(
   "deadline",
   "DURATION",
   OptionSchema.duration({ positive: true }),
-  "how long PreCompact and SessionEnd may import and compact before they stop and leave the rest to the next " +
-    `hook (default ${Duration.format(defaultDeadline)}; the hooks precis installs have 60 s)`
+  "how long a hook may run, its import included (PreCompact and SessionEnd import and compact), before it stops " +
+    `and leaves the rest to the next hook (default ${Duration.format(defaultDeadline)}; the hooks precis installs have 60 s)`
 )

@@ -105,21 +105,6 @@ export const tierCountsOf = (summaries: ReadonlyArray<SummaryRecord.SummaryRecor
     Summary.emptyTierCounts
   )
 
-/**
- * The `--session` default for a file: its base name without the extensions
- * `.jsonl`, `.json` and `.traj` (so `runs/pydicom-1458.traj.json` gives
- * `pydicom-1458`), or `default` when nothing is left.
- */
-export const sessionIdFromPath = (path: string): string => {
-  let name = path.split(/[\\/]/).pop() ?? ""
-  for (;;) {
-    const stripped = name.replace(/\.(jsonl|json|traj)$/i, "")
-    if (stripped === name) break
-    name = stripped
-  }
-  return name.length > 0 ? name : "default"
-}
-
 /** A turn of a `--json` context: `null` for a missing field. */
 export const contextTurn = (turn: ConversationTurn.ConversationTurn) => ({
   id: turn.id ?? null,

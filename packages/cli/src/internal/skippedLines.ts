@@ -1,5 +1,5 @@
 /**
- * The lines a lenient import skipped: shown on stderr as `FILE:LINE: skipped:
+ * The lines a lenient import (or `watch`, or the hook) skipped: shown on stderr as `FILE:LINE: skipped:
  * reason` (and a turn stored with a NUL made visible as `FILE:LINE: ...`), and
  * kept with their text in a side file next to the store, `<db>.skipped.jsonl`
  * (for a PostgreSQL store, `precis-skipped.jsonl` in the working directory),
@@ -55,18 +55,25 @@ const keptKeys = (file: string): Set<string> => {
  * Appends the lines `imported` skipped to the side file of `db` (those not
  * there yet); the number of lines skipped. Nothing is written when none was.
  */
-export const keep = (imported: Importer.Imported, db: Db) =>
+export const keep = (imported: Importer.Imported, db: Db) => keepLines(imported.file, imported.skipped, db)
+
+/**
+ * Appends `skipped`, lines of `file` (those not there yet), to the side file
+ * of `db`; how many were given. Nothing is written when none was (`watch`
+ * and the hook keep each line the follower skips so).
+ */
+export const keepLines = (file: string, skipped: ReadonlyArray<SkipReport.Skipped>, db: Db) =>
   Effect.try({
     try: () => {
-      if (imported.skipped.length === 0) return 0
+      if (skipped.length === 0) return 0
       const target = sideFile(db)
-      const source = path.resolve(imported.file)
+      const source = path.resolve(file)
       const kept = keptKeys(target)
       const skippedAt = new Date().toISOString()
-      const fresh = imported.skipped.filter((s) => !kept.has(keyOf(source, s.line, s.text)))
+      const fresh = skipped.filter((s) => !kept.has(keyOf(source, s.line, s.text)))
       const text = fresh.map((s) => JSON.stringify({ file: source, line: s.line, reason: s.reason, text: s.text, skippedAt }) + "\n").join("")
       if (text.length > 0) fs.appendFileSync(target, text, { mode: 0o600 })
-      return imported.skipped.length
+      return skipped.length
     },
     catch: (error) =>
       new CliError({ reason: `${sideFile(db)}: cannot keep the skipped lines: ${error instanceof Error ? error.message : String(error)}` })

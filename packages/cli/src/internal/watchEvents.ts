@@ -1,7 +1,7 @@
 /**
  * What `precis watch` says, as a line of text or a JSON object, each with the
  * time it happened: the watcher's own events (what it follows, the backlog
- * and when the next cycle is due, idle), the follower's (`follow.ts`) and
+ * and when the next cycle is due, idle), the follower's (`Follower.Event`) and
  * Sleep Mode's.
  *
  * @internal
@@ -11,7 +11,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import type { TranscriptFolder } from "./agentFolders.js"
 import type * as BacklogWorkers from "./backlogWorkers.js"
-import type { FollowEvent } from "./followFile.js"
+import { type Follower, SkipReport } from "@precis/importers"
 
 /** What the watcher itself reports. */
 export type WatcherEvent = Data.TaggedEnum<{
@@ -35,7 +35,7 @@ export type WatcherEvent = Data.TaggedEnum<{
 export const WatcherEvent = Data.taggedEnum<WatcherEvent>()
 
 /** Anything `watch` reports. */
-export type Event = WatcherEvent | FollowEvent | SleepMode.Event | BacklogWorkers.Event
+export type Event = WatcherEvent | Follower.Event | SleepMode.Event | BacklogWorkers.Event
 
 /** A time as ISO 8601 (UTC), to the second in text, to the millisecond in JSON. */
 const stamp = (at: number, precise: boolean): string => {
@@ -91,6 +91,10 @@ const fields = (event: Event): Record<string, unknown> => {
       return { event: "imported", file: event.file, session: event.session, turns: event.turns, added: event.added, offset: event.offset }
     case "Restarted":
       return { event: "restarted", file: event.file, reason: event.reason }
+    case "LineSkipped":
+      return { event: "line-skipped", file: event.file, line: event.line, reason: event.reason }
+    case "LineMended":
+      return { event: "line-mended", file: event.file, line: event.line, reason: event.reason }
     case "FileFailed":
       return { event: "file-failed", file: event.file, reason: event.reason }
     case "CycleStarted":
@@ -157,6 +161,10 @@ export const text = (event: Event): string => {
       return `${event.file}: ${event.added} new turns into ${event.session} (read up to byte ${event.offset})`
     case "Restarted":
       return `${event.file}: ${event.reason}, reading it again from the start`
+    case "LineSkipped":
+      return SkipReport.skippedLine(event.file, event)
+    case "LineMended":
+      return SkipReport.mendedLine(event.file, event)
     case "FileFailed":
       return `${event.file}: not followed: ${event.reason}`
     case "CycleStarted":

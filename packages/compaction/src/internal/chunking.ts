@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { ConversationTurn } from "@precis/core"
+import { ConversationTurn, ToolUse } from "@precis/core"
 import { start as tailStart, type TokenBound, type TurnLike } from "../FreshTail.js"
 
 /** The uncovered turns a leaf pass summarizes: all of them but the fresh tail (`FreshTail.start`). */
@@ -98,7 +98,7 @@ export const chunk = <A>(
         cut = current.length - 1
         while (cut > 0 && sticky(current[cut]!)) cut--
       }
-      if (answerAt !== undefined) cut = pairedCut(current, base, cut, answerAt, options.pairs!)
+      if (answerAt !== undefined) cut = pairedCut(base, cut, answerAt)
       if (cut > 0) {
         chunks.push(current.slice(0, cut))
         current = current.slice(cut)
@@ -117,35 +117,25 @@ export const chunk = <A>(
   return mergeSmall(chunks, chunks.map((c) => c.reduce((n, item) => n + weight(item), 0)), minTokens)
 }
 
-// For each call id, the index of the last result among `items` that answers it (after the call).
-const answerIndex = <A>(items: ReadonlyArray<A>, pairs: NonNullable<ChunkOptions<A>["pairs"]>): Map<string, number> => {
-  const callAt = new Map<string, number>()
-  const answerAt = new Map<string, number>()
-  items.forEach((item, i) => {
-    for (const id of pairs.calls(item)) if (!callAt.has(id)) callAt.set(id, i)
-    for (const id of pairs.answers(item)) {
-      const call = callAt.get(id)
-      if (call !== undefined && call < i) answerAt.set(id, i)
-    }
-  })
+// For each item, the index of the last result among `items` that answers one of its calls
+// (`ToolUse.pairBy`: each result with the nearest call of its id still waiting), or -1.
+const answerIndex = <A>(items: ReadonlyArray<A>, pairs: NonNullable<ChunkOptions<A>["pairs"]>): ReadonlyArray<number> => {
+  const answerAt = new Array<number>(items.length).fill(-1)
+  for (const { call, result } of ToolUse.pairBy(items, pairs.calls, pairs.answers).pairs) {
+    answerAt[call] = Math.max(answerAt[call]!, result)
+  }
   return answerAt
 }
 
-// The cut at or before `cut` (an index of `current`, which starts at `base` among the items) that
-// leaves no call before it whose result comes after it, wherever that result is: each call left
-// behind moves along with its result, until none is.
-const pairedCut = <A>(
-  current: ReadonlyArray<A>,
-  base: number,
-  cut: number,
-  answerAt: ReadonlyMap<string, number>,
-  pairs: NonNullable<ChunkOptions<A>["pairs"]>
-): number => {
+// The cut at or before `cut` (an index of the current chunk, which starts at `base` among the items)
+// that leaves no call before it whose result comes after it, wherever that result is: each call
+// left behind moves along with its result, until none is.
+const pairedCut = (base: number, cut: number, answerAt: ReadonlyArray<number>): number => {
   let at = cut
   for (let moved = true; moved && at > 0;) {
     moved = false
     for (let i = 0; i < at; i++) {
-      if (pairs.calls(current[i]!).some((id) => (answerAt.get(id) ?? -1) >= base + at)) {
+      if (answerAt[base + i]! >= base + at) {
         at = i
         moved = true
         break

@@ -10,6 +10,7 @@ import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ActiveContext from "../ActiveContext.js"
+import * as FreshTail from "../FreshTail.js"
 import * as Chunking from "./chunking.js"
 import { ProgressEvent } from "../CompactionOptions.js"
 import type { PermanentFailure } from "./outcome.js"
@@ -37,6 +38,13 @@ export const leafPass = (
     const estimator = yield* TokenEstimator.TokenEstimator
     const { options, sessionId } = run
     const read = yield* turnStore.uncoveredTurns(sessionId)
+    const ambiguous = FreshTail.ambiguousPairs(read)
+    if (ambiguous.length > 0) {
+      yield* Effect.logWarning(
+        `session ${sessionId}: ${ambiguous.length} tool results answer a call id that several waiting calls share ` +
+          `(first: ${JSON.stringify(ambiguous[0]!.id)}); each is paired with the nearest call before it`
+      )
+    }
     const evictable = Chunking.bounded(
       Chunking.evictable(read, options.freshTailTurns, tailBound(estimator, tailTokens)),
       maxTurns

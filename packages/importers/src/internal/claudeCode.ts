@@ -23,6 +23,7 @@
  *
  * @internal
  */
+import * as Schema from "effect/Schema"
 import { messageTurns, type Pending } from "./claudeCodeMessage.js"
 import { derivedId, isRecord, type Sink } from "./common.js"
 import type { Format } from "./format.js"
@@ -36,24 +37,43 @@ const queuedMessage = (value: Record<string, unknown>): string | undefined =>
     : undefined
 
 /** A message the user typed while the agent worked, waiting for its place. */
-interface Queued {
-  readonly line: number
-  readonly content: string
-  readonly timestamp: string | undefined
-  readonly sessionId: string | undefined
-}
+const Queued = Schema.Struct({
+  line: Schema.Int,
+  content: Schema.String,
+  timestamp: Schema.UndefinedOr(Schema.String),
+  sessionId: Schema.UndefinedOr(Schema.String)
+})
+
+/**
+ * What a reader holds between lines, as it saves it: the turns emitted (for
+ * derived ids), the names of the latest calls by id, the calls not answered
+ * yet, the queued messages waiting for them and those whose own user line
+ * may still come.
+ */
+const State = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  toolNames: Schema.Array(Schema.Tuple(Schema.String, Schema.String)),
+  unanswered: Schema.Array(Schema.String),
+  queued: Schema.Array(Queued),
+  awaiting: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+})
+
+/** The most call names a saved state keeps besides those of unanswered calls: a result comes soon after its call. */
+const SAVED_NAMES = 512
 
 /**
  * A reader of one Claude Code session file; it remembers tool names by call
  * id, the calls not answered yet and the queued user messages waiting for them.
+ * `saved` is what an earlier reader's `save` gave, to go on after its last line.
  */
-export const reader = (): LineReader => {
-  const toolNames = new Map<string, string>()
-  const unanswered = new Set<string>()
-  const queued: Array<Queued> = []
+export const reader = (saved?: unknown): LineReader => {
+  const initial = saved === undefined ? undefined : Schema.decodeUnknownSync(State)(saved)
+  const toolNames = new Map<string, string>(initial?.toolNames)
+  const unanswered = new Set<string>(initial?.unanswered)
+  const queued: Array<typeof Queued.Type> = [...(initial?.queued ?? [])]
   // The queued messages whose own user line may still come (Claude Code writes one when it dequeues them).
-  const awaiting: Array<string> = []
-  let index = 0
+  const awaiting: Array<string> = [...(initial?.awaiting ?? [])]
+  let index = initial?.index ?? 0
   const emit = (line: number, p: Pending, id: string | undefined, timestamp: string | undefined, sessionId: string | undefined, out: Sink) => {
     out.add(line, {
       role: p.role,
@@ -111,7 +131,12 @@ export const reader = (): LineReader => {
       if (unanswered.size === 0) flushQueued(out)
     })
   })
-  return { ...base, end: (out) => flushQueued(out) }
+  const save = (): typeof State.Encoded => {
+    const names = [...toolNames]
+    const kept = names.filter(([id], i) => unanswered.has(id) || i >= names.length - SAVED_NAMES)
+    return { index, toolNames: kept, unanswered: [...unanswered], queued: [...queued], awaiting: [...awaiting] }
+  }
+  return { ...base, end: (out) => flushQueued(out), save }
 }
 
 // How many queued messages wait for their user line at most.

@@ -61,8 +61,12 @@ export type Format<Name extends string = string> =
      * a line that cannot be read is skipped and reported, not fatal.
      */
     readonly lenient: boolean
-    /** A fresh reader of one file. */
-    readonly reader: () => LineReader
+    /**
+     * A fresh reader of one file; with `saved` (what an earlier reader's
+     * `save` gave), one that goes on after the earlier one's last line
+     * (throws when `saved` is not such a state).
+     */
+    readonly reader: (saved?: unknown) => LineReader
   }
   | Common<Name> & {
     readonly lineBased: false

@@ -13,6 +13,8 @@ export interface LineReader {
   readonly push: (text: string, line: number, out: Sink) => void
   /** Called once after the last line of a whole file: adds what the reader still holds back. */
   readonly end?: ((out: Sink) => void) | undefined
+  /** What the reader holds between lines, as JSON: its format's `reader(saved)` goes on from it. */
+  readonly save?: (() => unknown) | undefined
 }
 
 const NON_BLANK = /\S/

@@ -18,18 +18,19 @@ export interface Fresh {
 }
 
 /**
- * Reads the lines pushed to it with `reader` (a file in `format`): each push
- * returns the turns its lines added, by conversation (a conversation without
- * new turns left out), or throws the `LineFailure` of a bad line; when
- * `lenient`, a bad line is skipped instead, and `report` gives what the
- * pushes since its last call skipped and mended.
+/**
+ * Reads the lines pushed to it with `reader` (a file in `format`, `lines`
+ * lines of it read already): each push returns the turns its lines added, by
+ * conversation (a conversation without new turns left out), or throws the
+ * `LineFailure` of a bad line; when `lenient`, a bad line is skipped instead,
+ * and `report` gives what the pushes since its last call skipped and mended.
  */
-export const make = (strictReader: LineReader, format: string, lenient: boolean) => {
+export const make = (strictReader: LineReader, format: string, lenient: boolean, lines = 0) => {
   const out = new Sink(format, lenient)
   const skipped: Array<Skipped> = []
   const reader = lenient ? tolerant(strictReader, skipped) : strictReader
   const seen = new Map<object, number>()
-  let line = 0
+  let line = lines
   return {
     lineCount: () => line,
     report: (): SkipReport => ({ skipped: skipped.splice(0), mended: out.mended.splice(0) }),

@@ -10,6 +10,7 @@
  *
  * @internal
  */
+import * as Schema from "effect/Schema"
 import { isRecord, type Sink } from "./common.js"
 import type { Format } from "./format.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
@@ -29,10 +30,12 @@ const bestReply = (replies: ReadonlyArray<unknown>): unknown => {
   return best
 }
 
-/** A reader of one OpenAssistant trees file. */
-export const reader = (): LineReader => {
-  let trees = 0
-  return lineReader((value, line, out: Sink) => {
+const State = Schema.Struct({ trees: Schema.NonNegativeInt })
+
+/** A reader of one OpenAssistant trees file; `saved`, what an earlier one's `save` gave, to go on after its last line. */
+export const reader = (saved?: unknown): LineReader => {
+  let trees = saved === undefined ? 0 : Schema.decodeUnknownSync(State)(saved).trees
+  const read = lineReader((value, line, out: Sink) => {
     if (!isRecord(value) || !isRecord(value.prompt)) {
       return badLine(line, "expected a JSON object with a \"prompt\" message tree")
     }
@@ -65,6 +68,7 @@ export const reader = (): LineReader => {
       node = Array.isArray(node.replies) && node.replies.length > 0 ? bestReply(node.replies) : undefined
     }
   })
+  return { ...read, save: (): typeof State.Encoded => ({ trees }) }
 }
 
 /** OpenAssistant trees: a line with a `message_tree_id` or a `prompt` object. */

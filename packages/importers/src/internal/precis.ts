@@ -3,16 +3,19 @@
  *
  * @internal
  */
+import * as Schema from "effect/Schema"
 import { derivedId, isRecord } from "./common.js"
 import type { Format } from "./format.js"
 import { badLine, type LineReader, lineReader } from "./jsonl.js"
 
 const SHAPE = "expected a JSON object with string \"role\" and \"content\""
 
-/** A reader of one precis JSONL file. */
-export const reader = (): LineReader => {
-  let index = 0
-  return lineReader((value, line, out) => {
+const State = Schema.Struct({ index: Schema.NonNegativeInt })
+
+/** A reader of one precis JSONL file; `saved`, what an earlier one's `save` gave, to go on after its last line. */
+export const reader = (saved?: unknown): LineReader => {
+  let index = saved === undefined ? 0 : Schema.decodeUnknownSync(State)(saved).index
+  const read = lineReader((value, line, out) => {
     if (!isRecord(value) || typeof value.role !== "string" || typeof value.content !== "string") badLine(line, SHAPE)
     const v = value as Record<string, unknown> & { role: string; content: string }
     for (const key of ["timestamp", "id", "sessionId"] as const) {
@@ -30,6 +33,7 @@ export const reader = (): LineReader => {
     })
     index++
   })
+  return { ...read, save: (): typeof State.Encoded => ({ index }) }
 }
 
 /** precis JSONL: a line with a string `role` and a `content` (a shape others may share: weak evidence). */

@@ -25,5 +25,6 @@ export const tolerant = (reader: LineReader, skipped: Array<Skipped>): LineReade
       skipped.push({ line: error.line, reason: error.reason, text })
     }
   },
-  end: reader.end
+  end: reader.end,
+  save: reader.save
 })

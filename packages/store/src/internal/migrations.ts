@@ -5,8 +5,9 @@
  * query them); `sessions` (with its project columns since `9_projects`), `leases`, `session_state`, `session_work`,
  * `turns_fts_mark`, `summaries.first_seq/last_seq` and the indexes are ours.
  * Other tables are their creators' business. Id 3 is taken: it created
- * `followed_files`, a table of the CLI's (`precis watch`), which the CLI
- * creates itself where it is missing. Before writing, a store checks that the file is one of ours
+ * `followed_files`, which the CLI then kept as its own table; since
+ * `8_followed_files` it is the store's again (the `FollowedFiles` port), the
+ * CLI's table and rows adopted. Before writing, a store checks that the file is one of ours
  * and not newer than this version ({@link inspect}).
  *
  * @internal
@@ -203,6 +204,36 @@ const sqliteSearchMark = Effect.gen(function*() {
   END`)
 })
 
+// How far each followed transcript file was read (`FollowedFiles`). Stores written by the CLI
+// of precis before schema 8 may hold the table already (the CLI created it, and `file_id`
+// later): it is kept with its rows, and the columns it lacks added. A row from then has no
+// checksum of its own: `head:` and the hash of its first KiB (up to its offset), which the
+// follower still checks, and no parser state (the follower parses its lines again once).
+const followedFiles = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS followed_files (
+    path TEXT PRIMARY KEY NOT NULL,
+    session_id TEXT NOT NULL,
+    format TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    head_hash TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  )`
+  const added = ["file_id TEXT", "size INTEGER", "checksum TEXT", "parser_state TEXT"]
+  const existing = yield* sql.onDialectOrElse({
+    pg: () =>
+      sql<{ readonly name: string }>`SELECT column_name AS name FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'followed_files'`,
+    orElse: () => sql<{ readonly name: string }>`SELECT name FROM pragma_table_info('followed_files')`
+  })
+  const has = new Set(existing.map((column) => column.name))
+  for (const column of added) {
+    if (!has.has(column.split(" ")[0]!)) yield* sql.unsafe(`ALTER TABLE followed_files ADD COLUMN ${column}`)
+  }
+  yield* sql`UPDATE followed_files SET checksum = 'head:' || head_hash WHERE checksum IS NULL`
+})
+
 // Each session's project (see TurnStore.Project) and the time span of its
 // turns, kept on its row by `appendTurns` (internal/turns.ts): `cwd`, the first
 // working directory its turns' metadata carries, `git_root` when a source names
@@ -259,6 +290,7 @@ const migrations = {
   "5_session_state": sessionState,
   "6_work_queue": workQueue,
   "7_search_mark": searchMark,
+  "8_followed_files": followedFiles,
   "9_projects": projects,
   "11_summary_keys": summaryKeys
 }

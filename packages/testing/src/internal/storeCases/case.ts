@@ -6,7 +6,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Store } from "@precis/store"
+import type { FollowedFiles, Store } from "@precis/store"
 import type * as Effect from "effect/Effect"
 
 /**
@@ -43,5 +43,5 @@ export interface Dialect {
 export interface Case {
   readonly name: string
   readonly fresh?: boolean
-  readonly run: (dialect: Dialect) => Effect.Effect<void, unknown, Store.Store | SqlClient.SqlClient>
+  readonly run: (dialect: Dialect) => Effect.Effect<void, unknown, Store.Store | FollowedFiles.FollowedFiles | SqlClient.SqlClient>
 }

@@ -1,5 +1,5 @@
 /**
- * The follower of `precis watch`, in-process, poll by poll, against trees
+ * The follower (`precis watch` and the Claude Code hook use it), in-process, poll by poll, against trees
  * made hostile: links that loop, a file under many paths, FIFOs, a socket,
  * a device, bad files among good ones, a replaced file sharing its first
  * kilobyte, a file truncated to nothing, and many idle files (what they cost
@@ -7,17 +7,15 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { TurnStore } from "@precis/store"
-import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as Changes from "../src/internal/changes.js"
-import * as Follow from "../src/internal/follow.js"
-import { sessionJsonl, tempDir } from "./utils/run.js"
+import * as Follower from "../src/Follower.js"
+import * as Changes from "../src/internal/follow/changes.js"
+import { following, polls, sessionJsonl, tempDir } from "./follow.js"
 
 const root = tempDir()
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -28,31 +26,10 @@ const fresh = () => {
   return dir
 }
 
-/** Follows `paths` into a new store in `dir`; `use` gets the follower and the events so far. */
-const following = <A, E>(
-  dir: string,
-  paths: ReadonlyArray<string>,
-  use: (follower: Follow.Follower, events: Array<Follow.FollowEvent>) => Effect.Effect<A, E, TurnStore.TurnStore>
-) => {
-  const events: Array<Follow.FollowEvent> = []
-  return Effect.scoped(Effect.gen(function*() {
-    const follower = yield* Follow.make({
-      paths,
-      session: Option.none(),
-      format: "auto",
-      onEvent: (event) => Effect.sync(() => void events.push(event))
-    })
-    return yield* use(follower, events)
-  })).pipe(Effect.provide(SqliteStore.layer({ filename: path.join(dir, "store.db") })))
-}
-
-const polls = (follower: Follow.Follower, n: number) =>
-  Effect.map(Effect.replicateEffect(follower.poll, n), (added) => added.reduce((a, b) => a + b, 0))
-
-const imported = (events: ReadonlyArray<Follow.FollowEvent>) =>
+const imported = (events: ReadonlyArray<Follower.Event>) =>
   events.flatMap((e) => (e._tag === "Imported" ? [`${path.basename(e.file)}:${e.added}`] : []))
 
-const tagged = (events: ReadonlyArray<Follow.FollowEvent>, tag: Follow.FollowEvent["_tag"]) => events.filter((e) => e._tag === tag)
+const tagged = (events: ReadonlyArray<Follower.Event>, tag: Follower.Event["_tag"]) => events.filter((e) => e._tag === tag)
 
 describe("the follower's tree", () => {
   it.live("links that loop end: each file imported once, under one path", () =>
@@ -114,15 +91,6 @@ describe("the follower's tree", () => {
           assert.deepStrictEqual(imported(events), ["e-real.jsonl:2"])
         }))
     }).pipe(Effect.scoped))
-
-  it.live("a FIFO given as the path to watch is refused before anything is read", () =>
-    Effect.gen(function*() {
-      const dir = fresh()
-      const fifo = path.join(dir, "given.jsonl")
-      execFileSync("mkfifo", [fifo])
-      const refused = yield* Effect.flip(Follow.checkPaths([fifo], Option.none()))
-      assert.strictEqual(refused.message, `${fifo}: not a regular file or a directory: never read`)
-    }))
 })
 
 describe("one bad file", () => {
@@ -141,13 +109,22 @@ describe("one bad file", () => {
         Effect.gen(function*() {
           yield* polls(follower, 3)
           const failed = tagged(events, "FileFailed").map((e) => e._tag === "FileFailed" ? path.relative(tree, e.file) : "")
-          assert.deepStrictEqual(failed.sort(), ["bad-line.jsonl", "other/good.jsonl", "unknown.jsonl"])
-          assert.deepStrictEqual(imported(events), ["good.jsonl:3"])
+          assert.deepStrictEqual(failed.sort(), ["other/good.jsonl", "unknown.jsonl"])
+          // A bad line is not a bad file: reported, left out, the lines before it kept.
+          assert.deepStrictEqual(tagged(events, "LineSkipped"), [
+            Follower.Event.LineSkipped({
+              file: path.join(tree, "bad-line.jsonl"),
+              line: 3,
+              reason: "expected a JSON object with string \"role\" and \"content\"",
+              text: "{\"role\": \"user\"}"
+            })
+          ])
+          assert.deepStrictEqual(imported(events), ["bad-line.jsonl:2", "good.jsonl:3"])
           // Left alone while they stay as they are; the good file's new lines still come in.
           fs.appendFileSync(path.join(tree, "good.jsonl"), sessionJsonl(5, "g").split("\n").slice(3).join("\n"))
           yield* polls(follower, 70)
-          assert.strictEqual(tagged(events, "FileFailed").length, 3)
-          assert.deepStrictEqual(imported(events), ["good.jsonl:3", "good.jsonl:2"])
+          assert.strictEqual(tagged(events, "FileFailed").length, 2)
+          assert.deepStrictEqual(imported(events), ["bad-line.jsonl:2", "good.jsonl:3", "good.jsonl:2"])
         }))
     }))
 })
@@ -167,7 +144,7 @@ describe("a file's identity", () => {
           fs.writeFileSync(next, `${head}\n${sessionJsonl(4, "new")}`)
           fs.renameSync(next, file)
           assert.strictEqual(yield* polls(follower, 3), 4)
-          assert.deepStrictEqual(tagged(events, "Restarted"), [Follow.FollowEvent.Restarted({ file, reason: "replaced" })])
+          assert.deepStrictEqual(tagged(events, "Restarted"), [Follower.Event.Restarted({ file, reason: "replaced" })])
           const turns = yield* Effect.flatMap(TurnStore.TurnStore, (store) => store.turns("s"))
           expect(turns.map((t) => t.id)).toEqual(["h0", "old0", "old1", "new0", "new1", "new2", "new3"])
         }))
@@ -178,7 +155,7 @@ describe("a file's identity", () => {
       yield* following(dir, [file], (follower, events) =>
         Effect.gen(function*() {
           assert.strictEqual(yield* polls(follower, 2), 2)
-          assert.deepStrictEqual(tagged(events, "Restarted"), [Follow.FollowEvent.Restarted({ file, reason: "replaced" })])
+          assert.deepStrictEqual(tagged(events, "Restarted"), [Follower.Event.Restarted({ file, reason: "replaced" })])
         }))
     }))
 
@@ -192,7 +169,7 @@ describe("a file's identity", () => {
           yield* polls(follower, 2)
           fs.truncateSync(file, 0)
           yield* polls(follower, 40)
-          assert.deepStrictEqual(tagged(events, "Restarted"), [Follow.FollowEvent.Restarted({ file, reason: "truncated" })])
+          assert.deepStrictEqual(tagged(events, "Restarted"), [Follower.Event.Restarted({ file, reason: "truncated" })])
         }))
       yield* following(dir, [file], (follower, events) =>
         Effect.gen(function*() {

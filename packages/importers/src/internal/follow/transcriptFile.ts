@@ -1,5 +1,5 @@
 /**
- * Looking at and reading the transcript files `precis watch` follows. Only a
+ * Looking at and reading the transcript files the `Follower` follows. Only a
  * regular file is ever read: a FIFO named `x.jsonl` would block an open (and
  * the watcher, Ctrl-C included) until someone writes to it. A file is opened
  * without waiting (`O_NONBLOCK`) and checked on its open descriptor, so a
@@ -12,6 +12,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 
@@ -70,26 +71,32 @@ const failure = (file: string) => (cause: unknown) =>
 export const look = (file: string): Effect.Effect<Identity, UnreadableFile> =>
   Effect.flatMap(Effect.tryPromise({ try: () => fsp.stat(file), catch: failure(file) }), (stats) => regular(file, stats))
 
+/** An open transcript file: its identity on the open descriptor, and reads of its bytes. */
+export interface Opened {
+  readonly identity: Identity
+  /** Up to `length` bytes from `offset` (fewer at its end). */
+  readonly read: (offset: number, length: number) => Effect.Effect<Uint8Array, UnreadableFile>
+}
+
 /**
- * Up to `length` bytes of `file` from `offset`, and the identity of the file
- * they were read from (fewer bytes at its end).
+ * Opens the regular file `file` (without waiting, checked on its descriptor)
+ * for the scope.
  */
-export const read = (
-  file: string,
-  offset: number,
-  length: number
-): Effect.Effect<{ readonly bytes: Uint8Array; readonly identity: Identity }, UnreadableFile> =>
-  Effect.acquireUseRelease(
-    Effect.tryPromise({
-      try: () => fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
-      catch: failure(file)
-    }),
-    (handle) =>
+export const open = (file: string): Effect.Effect<Opened, UnreadableFile, Scope.Scope> =>
+  Effect.gen(function*() {
+    const handle = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
+        catch: failure(file)
+      }),
+      (handle) => Effect.promise(() => handle.close())
+    )
+    const identity = yield* Effect.flatMap(
+      Effect.tryPromise({ try: () => handle.stat(), catch: failure(file) }),
+      (stats) => regular(file, stats)
+    )
+    const read = (offset: number, length: number) =>
       Effect.gen(function*() {
-        const identity = yield* Effect.flatMap(
-          Effect.tryPromise({ try: () => handle.stat(), catch: failure(file) }),
-          (stats) => regular(file, stats)
-        )
         const bytes = new Uint8Array(Math.max(0, Math.min(length, identity.size - offset)))
         let filled = 0
         while (filled < bytes.length) {
@@ -100,7 +107,7 @@ export const read = (
           if (bytesRead === 0) break
           filled += bytesRead
         }
-        return { bytes: bytes.subarray(0, filled), identity }
-      }),
-    (handle) => Effect.promise(() => handle.close())
-  )
+        return bytes.subarray(0, filled)
+      })
+    return { identity, read }
+  })
