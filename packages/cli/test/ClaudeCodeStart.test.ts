@@ -80,13 +80,12 @@ describe.skipIf(!fs.existsSync(fixtures))("precis hook claude-code: a new sessio
         const ended = yield* sessionEnd(session, transcript(session, lines), cwd)
         assert.strictEqual(ended.code, 0, ended.stderr)
       }
-      // The user types /clear in the middle of the last session (where Claude Code once compacted it);
-      // its SessionEnd has no time to compact.
+      // The user types /clear in the middle of the last session (where Claude Code once compacted it).
+      // (The deadline bounds the import too, so a SessionEnd with no time left imports nothing: not tried here.)
       const cut = last.lines.slice(0, last.boundary)
-      const ended = yield* sessionEnd(LAST, transcript(LAST, cut), project, "1 millis")
-      expect(ended.stdout).toContain("stopped at the deadline")
+      const ended = yield* sessionEnd(LAST, transcript(LAST, cut), project)
       assert.strictEqual(ended.code, 0, ended.stderr)
-      // SessionEnd stored the state of every turn all the same.
+      // SessionEnd stored the state of every turn, before it compacted.
       const [state, turns] = yield* storedState(LAST)
       assert.strictEqual(Option.getOrUndefined(state)?.lastSeq, turns.at(-1)!.seq)
 

@@ -97,6 +97,9 @@ describe.skipIf(skipPg)("PgStore", () => {
       // Back to schema 7: the columns and the migration's record go.
       yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
         Effect.forEach([
+          // Back to schema 7: what 8_followed_files, 9_projects and 11_summary_keys added goes.
+          "ALTER TABLE summaries DROP COLUMN also_keys",
+          "DROP TABLE followed_files",
           "DROP INDEX sessions_cwd",
           "DROP INDEX sessions_git_root",
           ...["cwd", "git_root", "agent", "started_at", "ended_at"].map((column) => `ALTER TABLE sessions DROP COLUMN ${column}`),

@@ -66,8 +66,10 @@ const dropSearch = [
   ])
 ]
 
-/** Statements undoing 9_projects: a schema-7 file, whose sessions have no project columns. */
+/** Statements undoing 8_followed_files, 9_projects and 11_summary_keys: a schema-7 file, whose sessions have no project columns. */
 const toSchema7 = [
+  "ALTER TABLE summaries DROP COLUMN also_keys",
+  "DROP TABLE followed_files",
   "DROP INDEX sessions_cwd",
   "DROP INDEX sessions_git_root",
   ...["cwd", "git_root", "agent", "started_at", "ended_at"].map((column) => `ALTER TABLE sessions DROP COLUMN ${column}`),
@@ -93,7 +95,6 @@ const toSchema6 = [
     INSERT INTO turns_fts (rowid, content) VALUES (new.rowid, new.content);
   END`,
   "INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')",
-  dropKeys,
   "DELETE FROM precis_migrations WHERE migration_id > 6"
 ]
 
@@ -273,9 +274,7 @@ describe("SqliteStore files", () => {
         "DROP TABLE leases",
         "DROP TABLE session_work",
         "DROP TABLE session_state",
-        "DROP TABLE followed_files",
         ...dropSearch,
-        dropKeys,
         "DELETE FROM precis_migrations WHERE migration_id >= 2"
       ])
       const ran = yield* withStore({ filename: old }, (store) => store.withSessionLease("s", Effect.succeed("ran")))
@@ -303,7 +302,6 @@ describe("SqliteStore files", () => {
         ...dropSearch,
         "DROP TABLE session_state",
         "DROP TABLE session_work",
-        dropKeys,
         "DELETE FROM precis_migrations WHERE migration_id >= 4"
       ])
       const hits = yield* withStore({ filename: db }, (store) =>
@@ -344,9 +342,9 @@ describe("SqliteStore files", () => {
       yield* raw(db, ["INSERT INTO turns_fts (turns_fts, rank) VALUES ('integrity-check', 1)"])
     }))
 
-  it.effect("the summary-keys migration reads the Also keys of the summaries a schema-7 store holds, once", () =>
+  it.effect("the summary-keys migration reads the Also keys of the summaries a schema-9 store holds, once", () =>
     Effect.gen(function*() {
-      const db = file("schema7.db")
+      const db = file("schema9.db")
       yield* withStore({ filename: db }, (store) =>
         Effect.gen(function*() {
           yield* store.appendTurns("s", Fixtures.conversation(4))
@@ -360,7 +358,7 @@ describe("SqliteStore files", () => {
           })
           yield* store.insertLeaf({ sessionId: "s", content: "Also: in the middle\nthen text", tier: "normal", tokenEstimate: 5, turnIds: [turns[2]!.id] })
         }))
-      yield* raw(db, [dropKeys, "DELETE FROM precis_migrations WHERE migration_id > 7"])
+      yield* raw(db, [dropKeys, "DELETE FROM precis_migrations WHERE migration_id > 9"])
       const keys = yield* withStore({ filename: db }, (store) => Effect.map(store.summaries("s"), (all) => all.map((s) => s.alsoKeys)))
       assert.deepStrictEqual(keys, [["src/a.ts", "pnpm test"], []])
     }))
