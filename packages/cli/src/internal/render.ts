@@ -125,7 +125,8 @@ export const condenserReport = (report: Condenser.Report, budget: number): Reado
     const counts = (["masked", "trimmed", "dropped", "summarized", "expanded"] as const)
       .filter((key) => stage[key] > 0)
       .map((key) => `${key} ${stage[key]}`)
-    lines.push(`${stage.stage}: ${stage.tokensBefore} -> ${stage.tokensAfter} tokens; ${counts.join(", ")}`)
+    // A stage that acted with nothing to count (`whole`: the session as it is) says only its tokens.
+    lines.push(`${stage.stage}: ${stage.tokensBefore} -> ${stage.tokensAfter} tokens${counts.length === 0 ? "" : `; ${counts.join(", ")}`}`)
   }
   return lines
 }

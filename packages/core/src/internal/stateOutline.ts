@@ -49,13 +49,15 @@ const isCommit = (text: string): boolean => /^git commit\b/.test(text)
 // first item of the plan in force that is not completed, else the newest open error to resolve.
 const nextOf = (state: State, errors: ReadonlyArray<Line>): Line | undefined => {
   const request = state.latestRequest ?? state.firstRequest
-  if (request !== undefined && request.turnId === state.lastTurnId) return request
+  if (request !== undefined && request.turnId === state.lastTurnId) return line(request)
   const plan = state.todos ?? state.plan
   const open = plan?.items.find((item) => Plans.trackedStatus(item, state.issues) !== "completed")
   if (plan !== undefined && open !== undefined) return { text: open.text, turnId: plan.turnId }
   const error = errors.at(-1)
   return error === undefined ? undefined : { text: `resolve ${error.text}`, turnId: error.turnId }
 }
+
+const line = (entry: Line | undefined): Line | undefined => entry === undefined ? undefined : { text: entry.text, turnId: entry.turnId }
 
 /** The outline of `state`. */
 export const outline = (state: State): Outline => {
@@ -92,8 +94,8 @@ export const outline = (state: State): Outline => {
   const last = commits.at(-1)
   const latest = state.latestRequest
   return {
-    asked: state.firstRequest,
-    latest: latest !== undefined && latest.text !== state.firstRequest?.text ? latest : undefined,
+    asked: line(state.firstRequest),
+    latest: latest !== undefined && latest.text !== state.firstRequest?.text ? line(latest) : undefined,
     done,
     lastCommit: last === undefined ? undefined : { text: last.text, turnId: last.turnId },
     left,
