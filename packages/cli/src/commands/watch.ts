@@ -38,7 +38,7 @@ import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
-import { Executable } from "../internal/searchProcess.js"
+import { Executable } from "../internal/executable.js"
 import * as WatchEvents from "../internal/watchEvents.js"
 import * as WatchOpt from "../internal/watchOptions.js"
 
