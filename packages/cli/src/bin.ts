@@ -12,7 +12,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Cli from "./Cli.js"
 import * as Scheduler from "./internal/scheduler.js"
-import * as SearchProcess from "./internal/searchProcess.js"
+import { Executable } from "./internal/executable.js"
 import { printWarningsAsLines } from "./internal/warnings.js"
 
 printWarningsAsLines()
@@ -24,8 +24,8 @@ Cli.main(process.argv).pipe(
     })
   ),
   Effect.provide(NodeContext.layer),
-  // This process is `precis`: a command may start it again (serve's searches).
-  Effect.provideService(SearchProcess.Executable, Option.some([process.execPath, process.argv[1]!])),
+  // This process is `precis`: a command may start it again (the backlog workers of `watch`).
+  Effect.provideService(Executable, Option.some([process.execPath, process.argv[1]!])),
   // CPU-bound work gives the event loop a turn, so Ctrl-C interrupts it (see internal/scheduler.ts).
   Effect.withScheduler(Scheduler.make()),
   NodeRuntime.runMain({

@@ -131,7 +131,7 @@ export interface Service {
    * a search that takes longer than its `timeout` on PostgreSQL (which
    * cancels it). SQLite cannot stop a statement it started: the query's
    * bounds keep it short (about 2 s for the worst query over 500,000 turns),
-   * and a caller that must never wait on it runs it in another process.
+   * and a caller that must never wait on it runs it on another thread.
    */
   readonly search: (
     sessionId: string | undefined,

@@ -2,28 +2,24 @@
  * `precis serve`: the local, read-only viewer of a store (see
  * `internal/viewer.ts`), on 127.0.0.1 unless `--host` says otherwise (another
  * machine's view of it only with `--allow-remote`, and a warning: see
- * `internal/bind.ts`). Run as the `precis` executable, its searches run as
- * `precis search` processes (`internal/searchProcess.ts`) and its assembled
- * contexts as `precis context` ones (`internal/contextProcess.ts`). Runs until
- * interrupted (Ctrl-C).
+ * `internal/bind.ts`). Its searches and assembled contexts run in this process
+ * over the read-only store, each bounded in time (`internal/viewerQueries.ts`).
+ * Runs until interrupted (Ctrl-C).
  *
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { SearchIndex, type StoreError } from "@precis/store"
+import type { StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Bind from "../internal/bind.js"
-import * as ContextProcess from "../internal/contextProcess.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
-import * as SearchProcess from "../internal/searchProcess.js"
 import * as Session from "../internal/session.js"
 import * as Viewer from "../internal/viewer.js"
 
@@ -32,12 +28,6 @@ export type Failure = CliError | StoreError.StoreError
 
 /** What `serve` does, in one line (the root page and the README list it). */
 export const summary = "Serve a local, read-only web viewer of the store"
-
-// A search process's own time: the store's limit, and the start of a process.
-const searchTimeout = Duration.sum(SearchIndex.defaultTimeout, Duration.seconds(5))
-
-// An assembled context's time: it reads the turns no summary covers yet.
-const contextTimeout = Duration.seconds(60)
 
 /** The `serve` command. */
 export const command = Command.make(
@@ -49,16 +39,9 @@ export const command = Command.make(
       if (Either.isLeft(bind)) return yield* new CliError({ reason: bind.left })
       yield* Session.requireStore(args.db)
       const port = Option.getOrElse(args.port, () => Opt.defaultPort)
-      const executable = yield* SearchProcess.Executable
-      const search = Option.isNone(executable)
-        ? undefined
-        : SearchProcess.make(executable.value, args.db.path, searchTimeout)
-      const assemble = Option.isNone(executable)
-        ? undefined
-        : ContextProcess.make(executable.value, args.db.path, contextTimeout)
       const cannotListen = (reason: string) => new CliError({ reason: `cannot listen on ${args.host}:${port}: ${reason}` })
       yield* Effect.scoped(Effect.gen(function*() {
-        const url = yield* Viewer.listen({ port, host: args.host, search, assemble }).pipe(
+        const url = yield* Viewer.listen({ port, host: args.host }).pipe(
           Effect.mapError((e) => cannotListen(String(e.cause))),
           // Node throws some refusals (a port out of its range) instead of reporting them.
           Effect.catchAllDefect((defect) => Effect.fail(cannotListen(Cause.pretty(Cause.die(defect)).split("\n")[0]!)))

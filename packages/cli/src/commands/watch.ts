@@ -40,7 +40,7 @@ import * as Opt from "../internal/options.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
-import { Executable } from "../internal/searchProcess.js"
+import { Executable } from "../internal/executable.js"
 import * as WatchEvents from "../internal/watchEvents.js"
 import * as WatchOpt from "../internal/watchOptions.js"
 

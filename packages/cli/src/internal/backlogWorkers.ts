@@ -28,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { type ChildProcess, spawn } from "node:child_process"
-import { dbEnv, type Ended, childFailure } from "./searchProcess.js"
+import { dbEnv, type Ended, childFailure } from "./executable.js"
 
 /** What the backlog's workers report. */
 export type Event = Data.TaggedEnum<{

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { Printed } from "./contextProcess.js"
+import type { Printed } from "./viewerQueries.js"
 import * as Html from "./html.js"
 
 /** The budget form of a session's context page, holding `budget` as typed. */

@@ -10,7 +10,7 @@
  */
 import type { SummaryRecord } from "@precis/core"
 import type { TurnStore } from "@precis/store"
-import { DEFAULT_BUDGET } from "./contextProcess.js"
+import { DEFAULT_BUDGET } from "./viewerQueries.js"
 import * as Html from "./html.js"
 import { budgetForm } from "./htmlContext.js"
 import { turnArticles } from "./htmlTurns.js"

@@ -17,9 +17,9 @@
  * top summaries, sessions; a turn's text is cut), a request whose `Host`
  * names another server is refused (421: DNS rebinding, see `bind.ts`), so is
  * one with a control character in its address or parameters (400), and a
- * search or an assembled context runs where it cannot hold the server (see
- * `searchProcess.ts`, `contextProcess.ts`), two at a time, its query or
- * budget checked first (400 with the reason).
+ * search or an assembled context runs in this process, bounded in time (see
+ * `viewerQueries.ts`: past its bound, a 503 page saying so), two at a time,
+ * its query or budget checked first (400 with the reason).
  *
  * @internal
  */
@@ -41,13 +41,12 @@ import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as Bind from "./bind.js"
-import * as ContextProcess from "./contextProcess.js"
 import * as Html from "./html.js"
 import * as HtmlContext from "./htmlContext.js"
 import * as HtmlSearch from "./htmlSearch.js"
 import * as HtmlTree from "./htmlTree.js"
-import type { Search } from "./searchProcess.js"
 import { timeRange } from "./sessionTimes.js"
+import * as Queries from "./viewerQueries.js"
 
 /** The most hits the search page shows. */
 const SEARCH_LIMIT = 50
@@ -213,14 +212,14 @@ const summary = Effect.gen(function*() {
 
 /** The budget of a context page: `budget` when it is a whole number from 1 to `MAX_BUDGET`, else why not. */
 const budgetOf = (value: string | undefined): Either.Either<number, string> => {
-  if (value === undefined || value.length === 0) return Either.right(ContextProcess.DEFAULT_BUDGET)
+  if (value === undefined || value.length === 0) return Either.right(Queries.DEFAULT_BUDGET)
   const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN
-  return Number.isInteger(n) && n >= 1 && n <= ContextProcess.MAX_BUDGET
+  return Number.isInteger(n) && n >= 1 && n <= Queries.MAX_BUDGET
     ? Either.right(n)
-    : Either.left(`A budget is a whole number of tokens from 1 to ${ContextProcess.MAX_BUDGET} (got ${JSON.stringify(value)}).`)
+    : Either.left(`A budget is a whole number of tokens from 1 to ${Queries.MAX_BUDGET} (got ${JSON.stringify(value)}).`)
 }
 
-const contextPage = (assemble: ContextProcess.Assemble) =>
+const contextPage = (bounds: Queries.Bounds, searches: Effect.Semaphore) =>
   Effect.gen(function*() {
     const found = yield* sessionInfo
     if (Either.isLeft(found)) return found.left
@@ -230,7 +229,7 @@ const contextPage = (assemble: ContextProcess.Assemble) =>
     if (Either.isLeft(budget)) {
       return yield* respond(400, "Bad budget", HtmlContext.badBudgetBody(id, asked ?? "", budget.left), { session: id })
     }
-    const printed = yield* assemble(id, budget.right)
+    const printed = yield* searches.withPermits(1)(Queries.assemble(id, budget.right, bounds.context))
     return yield* respond(200, `Context of ${id}`, HtmlContext.contextBody(id, budget.right, printed), { session: id })
   })
 
@@ -248,7 +247,7 @@ const labelled = (hit: SearchIndex.SearchHit) =>
     return { hit, role: turn?.role, timestamp: turn?.timestamp, turnsPage: Math.floor(Math.max(0, seq - first) / TURNS_PER_PAGE) + 1 }
   })
 
-const searchPage = (run: Search) =>
+const searchPage = (bounds: Queries.Bounds, searches: Effect.Semaphore) =>
   Effect.gen(function*() {
     const params = yield* HttpServerRequest.ParsedSearchParams
     const query = firstValue(params["q"]) ?? ""
@@ -258,27 +257,29 @@ const searchPage = (run: Search) =>
     // The store's own rule, checked here to answer a refused query as the user's mistake it is.
     const refused = SearchIndex.queryTerms(query)
     if (Either.isLeft(refused)) return yield* problem(400, "Search refused", refused.left, extra)
-    const hits = yield* Effect.forEach(yield* run(scope, query, SEARCH_LIMIT), labelled)
+    const found = yield* searches.withPermits(1)(Queries.search(scope, query, SEARCH_LIMIT, bounds.search))
+    const hits = yield* Effect.forEach(found, labelled)
     return yield* respond(200, `Search ${query}`, HtmlSearch.searchBody(query, hits), extra)
   })
 
 /**
- * The viewer's routes, with `search` running the searches and `assemble`
- * the contexts; an unknown route
- * is a 404 page and a store failure a 500 page naming it.
+ * The viewer's routes, its searches and contexts within `bounds` and
+ * `searches`' permits; an unknown route is a 404 page, a query past its bound
+ * a 503 page and a store failure a 500 page naming it.
  *
  * @internal
  */
-export const app = (search: Search, assemble: ContextProcess.Assemble) =>
+export const app = (bounds: Queries.Bounds, searches: Effect.Semaphore) =>
   HttpRouter.empty.pipe(
     HttpRouter.get("/", sessions),
     HttpRouter.get("/session/:id", session),
-    HttpRouter.get("/session/:id/context", contextPage(assemble)),
+    HttpRouter.get("/session/:id/context", contextPage(bounds, searches)),
     HttpRouter.get("/summary/:id", summary),
-    HttpRouter.get("/search", searchPage(search)),
+    HttpRouter.get("/search", searchPage(bounds, searches)),
     Effect.catchTags({
       RouteNotFound: (e) => notFound(`No page at ${e.request.url}.`),
-      StoreError: (e) => problem(500, "Store error", e.message)
+      StoreError: (e) => problem(500, "Store error", e.message),
+      QueryTimeoutError: (e) => problem(503, "Too slow", e.message)
     })
   )
 
@@ -313,12 +314,11 @@ export const guarded = (check: (header: string | undefined) => Bind.HostCheck) =
     return app
   })
 
-/** Where `serve` listens, and how it searches and assembles contexts (default: in this process, over the store). */
+/** Where `serve` listens, and how long a search or a context may take (default `Queries.defaultBounds`). */
 export interface ListenOptions {
   readonly port: number
   readonly host: string
-  readonly search?: Search | undefined
-  readonly assemble?: ContextProcess.Assemble | undefined
+  readonly bounds?: Queries.Bounds | undefined
 }
 
 /**
@@ -331,16 +331,9 @@ export const listen = (
   options: ListenOptions
 ): Effect.Effect<string, ServeError, Scope.Scope | Store.Store> =>
   Effect.gen(function*() {
-    const index = yield* SearchIndex.SearchIndex
-    const search: Search = options.search ?? ((sessionId, query, limit) => index.search(sessionId, query, { limit }))
-    const assemble = options.assemble ??
-      ContextProcess.inProcess(yield* Effect.context<TurnStore.TurnStore | DagStore.DagStore>())
     const searches = yield* Effect.makeSemaphore(SEARCHES_AT_ONCE)
     const server = yield* Layer.build(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host }))
-    const served = guarded(Bind.hostCheck(options.host))(app(
-      (...args) => searches.withPermits(1)(search(...args)),
-      (...args) => searches.withPermits(1)(assemble(...args))
-    ))
+    const served = guarded(Bind.hostCheck(options.host))(app(options.bounds ?? Queries.defaultBounds, searches))
     yield* HttpServer.serveEffect(served).pipe(Effect.provide(server))
     return yield* HttpServer.addressFormattedWith(Effect.succeed).pipe(Effect.provide(server))
   })

@@ -14,8 +14,7 @@
  * PostgreSQL also cancels a statement past the search's timeout
  * (`statement_timeout`); SQLite cannot stop a statement it started
  * (better-sqlite3 runs it on the calling thread, uninterruptibly), so a
- * caller that must never wait on one runs it in another process, as
- * `precis serve` does.
+ * caller that must never wait on one runs it on another thread.
  *
  * @internal
  */

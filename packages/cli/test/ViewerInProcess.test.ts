@@ -1,0 +1,87 @@
+/**
+ * `precis serve` answers its searches and context pages in its own process:
+ * run as the `precis` executable would be (an `Executable` in context, here
+ * one that does not exist), no child process is started; and a query past
+ * its time bound is a 503 page saying so, the server answering on.
+ */
+import { assert, describe, expect, it } from "@effect/vitest"
+import { SqliteStore } from "@precis/store-sqlite"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as childProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, vi } from "vitest"
+import { Executable } from "../src/internal/executable.js"
+import * as Viewer from "../src/internal/viewer.js"
+import { runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
+
+// Every way to start a process, spied on (and still working).
+vi.mock("node:child_process", async (original) => {
+  const actual = await original<typeof import("node:child_process")>()
+  return {
+    ...actual,
+    spawn: vi.fn(actual.spawn),
+    fork: vi.fn(actual.fork),
+    exec: vi.fn(actual.exec),
+    execFile: vi.fn(actual.execFile)
+  }
+})
+
+const dir = tempDir()
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+const db = path.join(dir, "inprocess.db")
+
+beforeAll(async () => {
+  const result = await Effect.runPromise(runCli(["import", write(dir, "s.jsonl", sessionJsonl(400)), "--db", db]))
+  assert.strictEqual(result.code, 0, result.stderr)
+}, 60_000)
+
+const get = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, body: await response.text() }
+  })
+
+const started = () =>
+  [childProcess.spawn, childProcess.fork, childProcess.exec, childProcess.execFile]
+    .reduce((n, spy) => n + vi.mocked(spy).mock.calls.length, 0)
+
+describe("the viewer's queries, in the server's process", () => {
+  it.live("`precis serve` answers a search and a context page with no child process started", () =>
+    Effect.gen(function*() {
+      const stdout: Array<string> = []
+      const serving = yield* Effect.fork(
+        runCli(["serve", "--db", db, "--port", "0"], { stdout }).pipe(
+          Effect.provideService(Executable, Option.some([process.execPath, path.join(dir, "no-such-precis.js")]))
+        )
+      )
+      const url = yield* Effect.sync(() => stdout.join("\n").match(/at (http:\/\/[^/]+)\//)?.[1]).pipe(
+        Effect.flatMap(Option.fromNullable),
+        Effect.retry(Schedule.spaced("20 millis"))
+      )
+      const before = started()
+      const found = yield* get(`${url}/search?q=module7`)
+      assert.strictEqual(found.status, 200, found.body)
+      expect(found.body).toContain("<mark>module7</mark>")
+      const context = yield* get(`${url}/session/s/context?budget=2000`)
+      assert.strictEqual(context.status, 200, context.body)
+      expect(context.body).toContain("<h1>Context in 2000 tokens</h1>")
+      assert.strictEqual(started() - before, 0)
+      yield* Fiber.interrupt(serving)
+    }))
+
+  it.live("a query past its time bound is a 503 page saying so, and the server answers on", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const url = yield* Viewer.listen({ port: 0, host: "127.0.0.1", bounds: { search: "1 minute", context: "1 millis" } })
+      const slow = yield* get(`${url}/session/s/context?budget=100000`)
+      assert.strictEqual(slow.status, 503)
+      expect(slow.body).toContain("<h1>Too slow</h1><p>Assembling the context took longer than 1ms.</p>")
+      const found = yield* get(`${url}/search?q=module7`)
+      assert.strictEqual(found.status, 200)
+      expect(found.body).toContain("<mark>module7</mark>")
+      assert.strictEqual((yield* get(`${url}/`)).status, 200)
+    })).pipe(Effect.provide(SqliteStore.layer({ filename: db, readonly: true }))))
+})
