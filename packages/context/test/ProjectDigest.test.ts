@@ -88,6 +88,15 @@ describe("ProjectDigest", () => {
       assert.strictEqual((yield* ProjectDigest.make(APP)).text, text)
     }).pipe(Effect.provide(storeLayer())))
 
+  it.effect("what the user said that still stands is handed over with what the last session left", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("said", session("said", "/work/said", 3, "Make the widget faster. Don't push until the suite passes."))
+      const text = (yield* ProjectDigest.make("/work/said")).text
+      expect(text).toMatch(/- User said: Don't push until the suite passes\.? \[said-u0\]/)
+      assert.isBelow(text.indexOf("User said:"), text.indexOf("Files changed:"))
+    }).pipe(Effect.provide(storeLayer())))
+
   it.effect("leaves out the session starting now; a folder precis has not seen gets nothing", () =>
     Effect.gen(function*() {
       yield* seed

@@ -102,6 +102,10 @@ const lastEntries = ({ directory, last }: Parts): Array<Entry> => {
   if (o.next === undefined && o.left.length === 0) {
     out.push({ section: "left", text: "- nothing open: no open error, issue or plan item, no unanswered request", drop: KEEP })
   }
+  // The user's standing word, the newest kept longest.
+  o.said.forEach((line, i) =>
+    out.push({ section: "left", text: `- User said: ${brief(line.text, 200)} ${cite(line)}`, drop: band(5, i, o.said.length) })
+  )
   o.left.forEach((line, i) =>
     out.push({ section: "left", text: `- ${brief(line.text, 200)} ${cite(line)}`, drop: band(6, o.left.length - i, o.left.length) })
   )

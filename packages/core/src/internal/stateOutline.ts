@@ -39,6 +39,8 @@ export interface Outline {
    * newest open error (`resolve ...`); the line it comes from is not repeated in `left`.
    */
   readonly next?: Line | undefined
+  /** What the user said that still stands (constraints, decisions, answers), the newest last. */
+  readonly said: ReadonlyArray<Line>
   /** The files created or modified, the newest last. */
   readonly files: ReadonlyArray<FileEntry>
 }
@@ -100,6 +102,7 @@ export const outline = (state: State): Outline => {
     lastCommit: last === undefined ? undefined : { text: last.text, turnId: last.turnId },
     left,
     next,
+    said: (state.userSaid ?? []).map((entry) => ({ text: entry.text, turnId: entry.turnId })),
     files: state.files.filter((f) => f.action !== "read")
   }
 }
