@@ -22,7 +22,7 @@ describe("bad input decoded by a Schema: one sentence", () => {
       const cases: ReadonlyArray<readonly [string, string]> = [
         ["{\"hook_event_name\":3,\"session_id\":\"s\"}", "\"hook_event_name\" must be a string (got 3)"],
         ["{\"hook_event_name\":\"Stop\"}", "\"session_id\" is missing"],
-        ["{\"hook_event_name\":\"Stop\",\"session_id\":\"\"}", "\"session_id\" must be non-empty (got \"\")"],
+        ["{\"hook_event_name\":\"Stop\",\"session_id\":\"\"}", "\"session_id\" must be a non-blank string without control characters (no line break, no escape sequence) or lone surrogates (got \"\")"],
         ["{\"hook_event_name\":\"Stop\",\"session_id\":\"s\",\"cwd\":[1]}", "\"cwd\" must be a string (got [1])"],
         ["[]", "the input must be an object (got [])"],
         ["{", "the input could not be read: "]

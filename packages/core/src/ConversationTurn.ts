@@ -211,6 +211,16 @@ export const problem = (turn: unknown): string | undefined => {
 }
 
 /**
+ * What is wrong with `value` as an id, said of the field that holds it
+ * (`must be … (got …)`, the form `SchemaIssue` names a field with), or
+ * `undefined` when nothing is ({@link isId}).
+ *
+ * @since 0.1.0
+ */
+export const idProblem = (value: unknown): string | undefined =>
+  typeof value === "string" && isId(value) ? undefined : `must be ${ID_RULE} (got ${shown(value)})`
+
+/**
  * What is wrong with `sessionId` as a session's id (a reason showing it), or
  * `undefined` when nothing is ({@link isId}).
  *

@@ -83,7 +83,7 @@ export const projectsDir: Effect.Effect<string, CliError> = Effect.map(userDir, 
 /** A hook's input: the fields precis reads (others are ignored). */
 export const HookInput = Schema.Struct({
   hook_event_name: Schema.String,
-  session_id: Schema.String.pipe(Schema.filter((id) => ConversationTurn.sessionIdProblem(id))),
+  session_id: Schema.String.pipe(Schema.filter((id) => ConversationTurn.idProblem(id))),
   transcript_path: Schema.optional(Schema.String),
   cwd: Schema.optional(Schema.String),
   source: Schema.optional(Schema.String),
