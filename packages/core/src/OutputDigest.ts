@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import { foldRepeats } from "./internal/repeats.js"
 import { clip, plural, splitLines } from "./internal/text.js"
 
 /**
@@ -287,21 +288,34 @@ const WHOLE_CHARS = 1500
 const MAX_MATTERING = 12
 
 /**
- * What matters of an output's lines: all of them when short (at most 12 lines
- * and 1,500 characters), else the first `head` and last `tail` lines and up to
- * 12 lines that carry results or errors ({@link matters}), in order, each gap
- * marked with its size ({@link omitted}). A test runner's line for a file that
- * passed ({@link isPassedFileLine}) matters only when no line gives totals.
- * Lines are cut at 240 characters.
+ * What matters of an output's lines: runs of three or more lines of one shape
+ * folded first into one line with a count (`Iteration N failed (×20, N =
+ * 1..20)`); then all of them when short (at most 12 lines and 1,500
+ * characters), else the first `head` and last `tail` lines, each folded run
+ * and the line beside one (the `milestone reached` among the failures), and
+ * up to 12 lines that carry results or errors ({@link matters}), in order,
+ * each gap marked with its size ({@link omitted}). A test runner's line for a
+ * file that passed ({@link isPassedFileLine}) matters only when no line gives
+ * totals. Lines are cut at 240 characters.
  *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.digest(["Iteration 1 failed", "Iteration 2 failed", "Iteration 3 failed", "milestone reached"])
+ * // ["Iteration N failed (×3, N = 1..3)", "milestone reached"]
+ * ```
  * @since 0.1.0
  */
 export const digest = (output: ReadonlyArray<string>, head = 2, tail = 3): Array<string> => {
-  const clipped = output.map((l) => clip(l.trimEnd(), MAX_LINE))
+  const { folded, lines: clipped } = foldRepeats(output.map((l) => clip(l.trimEnd(), MAX_LINE)))
   if (clipped.length <= WHOLE_LINES && clipped.reduce((n, l) => n + l.length, 0) <= WHOLE_CHARS) return clipped
   const keep = new Array<boolean>(clipped.length).fill(false)
   for (let i = 0; i < Math.min(head, clipped.length); i++) keep[i] = true
   for (let i = Math.max(0, clipped.length - tail); i < clipped.length; i++) keep[i] = true
+  for (let i = 0; i < clipped.length; i++) {
+    const besideRun = folded[i] === true || folded[i - 1] === true || folded[i + 1] === true
+    if (besideRun && clipped[i]!.trim().length > 0) keep[i] = true
+  }
   const totals = clipped.some((line) => COUNT.test(line) && !isPassedFileLine(line))
   const seen = new Set<string>()
   let mattering = 0

@@ -161,8 +161,18 @@ describe("Material.render: tool results", () => {
     ])
   })
 
+  it("folds a shell output's repeated lines into one with a count and keeps the line among them that differs", () => {
+    const failures = (from: number) => Array.from({ length: 20 }, (_, i) => `Iteration ${from + i} failed`)
+    const output = ["Exit code 1", ...failures(1), "milestone reached", ...failures(21), "gave up"].join("\n")
+    const [, result] = contents([call("r", "Bash", { command: "./retry.sh" }), answer("r", "Bash", output, true)])
+    expect(result).toBe(
+      "exit 1\nIteration N failed (×20, N = 1..20)\nmilestone reached\nIteration N failed (×20, N = 21..40)\ngave up"
+    )
+  })
+
   it("keeps the failure count, the error line and the exit status of a failing `mix test`, and marks what it left out", () => {
-    const noise = Array.from({ length: 60 }, (_, i) => `Compiling dependency_${i} (.ex)`)
+    // Neighbours differ in more than a number: no run to fold.
+    const noise = Array.from({ length: 60 }, (_, i) => `Compiling dependency_${i} (${["ex", "exs", "erl"][i % 3]})`)
     const output = [
       "Exit code 2",
       ...noise,
