@@ -302,6 +302,7 @@ const words = (turn: Turn): string => {
   if (ToolMetadata.read(turn.metadata).meta === true) return clip(splitLines(turn.content)[0] ?? "", 160)
   if (ConversationTurn.isUserRole(turn.role)) {
     const text = OutputDigest.withoutReminders(turn.content)
+    if (OutputDigest.isHarnessJunk(text)) return ""
     return OutputDigest.isHarnessNoise(text) ? OutputDigest.harnessGist(text) : turn.content
   }
   return keepDecisions(turn.content)

@@ -427,6 +427,25 @@ describe("Material.render: what the agent that continues needs, without the nois
     expect(contents([user("check again")])).toEqual(["check again"])
   })
 
+  it("gives harness junk nothing, a harness notice without its terminal escapes, and a subagent's answer without its bookkeeping", () => {
+    expect(contents([
+      user("<command-name>/rate-limit-options</command-name>\n<command-message>rate-limit-options</command-message>"),
+      user("<local-command-stdout>Unknown slash command: frobnicate</local-command-stdout>"),
+      user("[REDACTED]"),
+      user("<local-command-stdout>\u001b[2mCompacted (ctrl+o to see full summary)\u001b[22m</local-command-stdout>")
+    ])).toEqual(["", "", "", "Compacted (ctrl+o to see full summary)"])
+    const [, answered] = contents([
+      call("t", "Task", { description: "Explore the hooks", prompt: "look" }),
+      answer(
+        "t",
+        "Task",
+        "The hooks live in lib/hooks.ex.\nagentId: aac57f5 (for resuming to continue this agent's work if needed)\n" +
+          "<usage>total_tokens: 19831\ntool_uses: 12\nduration_ms: 32548</usage>"
+      )
+    ])
+    expect(answered).toBe("The hooks live in lib/hooks.ex.")
+  })
+
   it("renders each turn as render does", () => {
     const turns = [at(call("r", "Read", { file_path: `${cwd}/a.ex` })), at(answer("r", "Read", "x")), user("go on")]
     expect(Material.renderEach(turns).join("\n")).toBe(Material.render(turns))
