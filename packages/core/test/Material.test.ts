@@ -446,6 +446,24 @@ describe("Material.render: what the agent that continues needs, without the nois
     expect(answered).toBe("The hooks live in lib/hooks.ex.")
   })
 
+  it("keeps an agent's todo list once: a list that a later one repeats item for item is marked updated", () => {
+    const todo = (id: string, done: number, extra: ReadonlyArray<string> = []) =>
+      call(id, "TodoWrite", {
+        todos: [...["Add migration", "Write tests", "Run mix test"], ...extra].map((content, i) => ({
+          content,
+          status: i < done ? "completed" : "pending",
+          activeForm: content
+        }))
+      })
+    const rendered = contents([todo("a", 0), answer("a", "TodoWrite", "ok"), todo("b", 1), answer("b", "TodoWrite", "ok"),
+      todo("c", 2, ["Commit"]), answer("c", "TodoWrite", "ok"), todo("d", 0, ["Other task"])])
+    expect(rendered[0]).toBe("Todo: (updated below)")
+    expect(rendered[2]).toBe("Todo: (updated below)")
+    expect(rendered[4]).toBe("Todo: [x] Add migration / [x] Write tests / [ ] Run mix test / [ ] Commit")
+    // A list that drops an item is not repeated by it.
+    expect(rendered[6]).toBe("Todo: [ ] Add migration / [ ] Write tests / [ ] Run mix test / [ ] Other task")
+  })
+
   it("renders each turn as render does", () => {
     const turns = [at(call("r", "Read", { file_path: `${cwd}/a.ex` })), at(answer("r", "Read", "x")), user("go on")]
     expect(Material.renderEach(turns).join("\n")).toBe(Material.render(turns))
