@@ -221,7 +221,7 @@ describe("session ids", () => {
       const { db, home } = freshHome()
       const transcript = write(home, "t.jsonl", text(claudeLines(2)))
       for (const session of ["s\uD800", "\uDC00s", "a\uDBFFb"]) {
-        assertOneLineFailure(yield* hook(home, payload("Stop", session, transcript)), /session id must be .* lone surrogates/)
+        assertOneLineFailure(yield* hook(home, payload("Stop", session, transcript)), /"session_id" must be .* lone surrogates/)
       }
       assert.isFalse(fs.existsSync(db))
     }))
