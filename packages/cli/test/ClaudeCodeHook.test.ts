@@ -180,6 +180,6 @@ describe("precis hook claude-code", () => {
       const { home } = freshHome("bad")
       assertOneLineFailure(yield* hook(home, "not json"), /^precis: the hook input on stdin is not a Claude Code hook event/)
       assertOneLineFailure(yield* hook(home, JSON.stringify({ hook_event_name: "PreCompact" })), /session_id/)
-      assertOneLineFailure(yield* hook(home, payload("PreCompact", "s\u0007", "")), /session id must be/)
+      assertOneLineFailure(yield* hook(home, payload("PreCompact", "s\u0007", "")), /"session_id" must be/)
     }))
 })

@@ -48,8 +48,12 @@ export const defaultBounds: Bounds = { search: SearchIndex.defaultTimeout, conte
 /** A query of the viewer that took longer than its bound, stopped; `message` says which and what to do. */
 export class QueryTimeoutError extends Data.TaggedError("QueryTimeoutError")<{ readonly message: string }> {}
 
-// `self`, its event loop turns given, stopped past `bound` with `message`'s error.
-const bounded = <A, E, R>(self: Effect.Effect<A, E, R>, bound: Duration.DurationInput, message: (took: string) => string) =>
+/**
+ * `self`, its event loop turns given, stopped past `bound` with `message`'s error.
+ *
+ * @internal
+ */
+export const bounded = <A, E, R>(self: Effect.Effect<A, E, R>, bound: Duration.DurationInput, message: (took: string) => string) =>
   self.pipe(
     Effect.withScheduler(Scheduler.make()),
     Effect.timeoutFail({
