@@ -184,7 +184,10 @@ write(
 // which says nothing of the dependency tree.
 step(`installing the tarballs with npm in ${project} (better-sqlite3 may build from source: minutes)`)
 const files = fs.readdirSync(tarballs).filter((file) => file.endsWith(".tgz")).map((file) => path.join(tarballs, file))
-const installed = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...files], { cwd: project, encoding: "utf8" })
+// As a user's shell runs it: without the npm_* settings pnpm puts in a script's environment (npm warns of
+// each it does not know, `verify-deps-before-run`, ...).
+const userEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)))
+const installed = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...files], { cwd: project, encoding: "utf8", env: userEnv })
 const npmOutput = `${installed.stdout ?? ""}${installed.stderr ?? ""}`
 check(installed.status === 0, `npm install ${tarballs}/*.tgz exited with ${installed.status}\n${npmOutput}`)
 const warnings = npmOutput.split("\n")
