@@ -28,7 +28,6 @@ import * as Predicate from "effect/Predicate"
 import * as ConversationTurn from "./ConversationTurn.js"
 import { keepDecisions } from "./internal/reasoning.js"
 import { definitions, nameList } from "./internal/definitions.js"
-import { supersededTodo, supersededTodos, todoKey } from "./internal/todos.js"
 import { clip, countLines, oneLine, plural, relativePaths, splitLines, str } from "./internal/text.js"
 import * as OutputDigest from "./OutputDigest.js"
 import * as ToolKind from "./ToolKind.js"
@@ -303,7 +302,6 @@ const words = (turn: Turn): string => {
   if (ToolMetadata.read(turn.metadata).meta === true) return clip(splitLines(turn.content)[0] ?? "", 160)
   if (ConversationTurn.isUserRole(turn.role)) {
     const text = OutputDigest.withoutReminders(turn.content)
-    if (OutputDigest.isHarnessJunk(text)) return ""
     return OutputDigest.isHarnessNoise(text) ? OutputDigest.harnessGist(text) : turn.content
   }
   return keepDecisions(turn.content)
@@ -357,9 +355,7 @@ export const renderEach = (turns: Iterable<Turn>): Array<string> => {
  * What {@link renderEach} writes of each of `turns`, without the transcript
  * line format: a turn's content rendered by kind (tool calls as {@link action}
  * lines after the prose, a tool result as its {@link result} short form), for
- * a reader that shows the role and time itself (`precis serve`). An agent's
- * todo list that a later one among `turns` lists again, item for item, is
- * written `Todo: (updated below)`: the newest list is kept once.
+ * a reader that shows the role and time itself (`precis serve`).
  *
  * @example
  * ```ts
@@ -373,15 +369,13 @@ export const renderEach = (turns: Iterable<Turn>): Array<string> => {
  * @since 0.1.0
  */
 export const renderContents = (turns: Iterable<Turn>): Array<string> => {
-  const list = [...turns]
   const out: Array<string> = []
-  const superseded = supersededTodos(list)
   // Calls not yet answered, nearest first.
   let pending: Array<ToolUse.Call> = []
-  list.forEach((turn, i) => out.push(relativePaths(renderContent(turn, i), cwdOf(turn))))
+  for (const turn of turns) out.push(relativePaths(renderContent(turn), cwdOf(turn)))
   return out
 
-  function renderContent(turn: Turn, index: number): string {
+  function renderContent(turn: Turn): string {
     const answer = ToolUse.result(turn)
     if (answer !== undefined) {
       const call = ToolUse.callFor(answer, pending)
@@ -398,7 +392,7 @@ export const renderContents = (turns: Iterable<Turn>): Array<string> => {
     if (calls.length === 0) return words(turn)
     pending = [...[...calls].reverse(), ...pending].slice(0, MAX_PENDING)
     const said = prose(turn, calls)
-    const actions = calls.map((call, j) => superseded.has(todoKey(index, j)) ? supersededTodo : action(call))
+    const actions = calls.map(action)
     return said.length === 0 ? actions.join("\n") : `${said}\n${actions.join("\n")}`
   }
 }
