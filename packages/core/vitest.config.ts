@@ -1,11 +1,10 @@
 import { defineProject } from "vitest/config"
-import { setupFiles, ssr } from "../../vitest.shared.js"
+import { ssr } from "../../vitest.shared.js"
 
 export default defineProject({
   ssr,
   test: {
     name: "core",
-    setupFiles,
     include: ["test/**/*.test.ts"]
   }
 })
