@@ -123,17 +123,19 @@ const scaled = (outcome: ScriptedProvider.Outcome): ScriptedProvider.Outcome =>
 
 const NAME = "every invariant holds after every run, interrupted or not, whatever the provider does"
 
+// Runs of this property take seconds: a failure ends the check at once (`endOnFailure`, its seed and path
+// printed to replay it) instead of a shrinking that would run for hours and look like a hang.
 describe("properties", () => {
   it.effect.prop(NAME, cases, property(testClock, (provider) => managerLayer(provider)), {
     timeout: 120_000,
-    fastCheck: { numRuns: 15 }
+    fastCheck: { numRuns: 15, endOnFailure: true }
   })
 
   it.effect.prop(
     "a tool result is never on the other side of the tail boundary from its call, nor in another leaf: parallel calls in one turn",
     { ...cases, turns: Arbitraries.turns({ maxLength: 60, parallelCalls: ["one turn"] }) },
     property(testClock, (provider) => managerLayer(provider), identity, true),
-    { timeout: 120_000, fastCheck: { numRuns: 15 } }
+    { timeout: 120_000, fastCheck: { numRuns: 15, endOnFailure: true } }
   )
 
   // Parallel calls written a turn per call, as Claude Code sessions are: the tail boundary and the
@@ -144,7 +146,7 @@ describe("properties", () => {
     "a tool result is never on the other side of the tail boundary from its call, nor in another leaf: a turn per call",
     { ...cases, turns: Arbitraries.turns({ maxLength: 60, parallelCalls: ["a turn per call"] }) },
     property(testClock, (provider) => managerLayer(provider), identity, true),
-    { timeout: 120_000, fastCheck: { numRuns: 30 } }
+    { timeout: 120_000, fastCheck: { numRuns: 30, endOnFailure: true } }
   )
 
   // The tail's counterexample fast-check found before, written out.
@@ -178,7 +180,7 @@ describe("properties", () => {
           ),
         scaled
       ),
-      { timeout: 180_000, fastCheck: { numRuns: 8 } }
+      { timeout: 180_000, fastCheck: { numRuns: 8, endOnFailure: true } }
     )
   })
 })

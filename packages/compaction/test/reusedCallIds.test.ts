@@ -26,6 +26,8 @@ const both = FastCheck.integer({ min: 0, max: 2 ** 31 - 1 }).map((seed) => {
 
 const pairs = { calls: ToolUse.callIds, answers: ToolUse.answeredIds }
 
+// Runs of this property take seconds: a failure ends the check at once (`endOnFailure`, its seed and path
+// printed to replay it) instead of a shrinking that would run for hours and look like a hang.
 describe("call ids reused per response", () => {
   it.prop("the fresh tail, the calls in flight and the leaves' cuts are those of unique ids", {
     sessions: both,
@@ -84,7 +86,7 @@ describe("call ids reused per response", () => {
         expect(FreshTail.start(uncovered, freshTail)).toBe(0)
         expect(uncovered.length).toBe(turns.length - FreshTail.start(turns, freshTail))
       }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond(shortReply)))),
-    { timeout: 120_000, fastCheck: { numRuns: 15 } }
+    { timeout: 120_000, fastCheck: { numRuns: 15, endOnFailure: true } }
   )
 
   it.effect("an ambiguous pairing is said once per compaction, as a warning", () => {

@@ -46,6 +46,8 @@ const session = [
   turn("assistant", "Found it; editing.", "a4")
 ]
 
+// Runs of this property take seconds: a failure ends the check at once (`endOnFailure`, its seed and path
+// printed to replay it) instead of a shrinking that would run for hours and look like a hang.
 describe("Condenser", () => {
   it("stages never fail: `never` in the error channel; the entry points fail only on bad options", () => {
     expectTypeOf<Effect.Effect.Error<ReturnType<Condenser.Stage["run"]>>>().toEqualTypeOf<never>()
@@ -280,7 +282,7 @@ describe("Condenser", () => {
         expect(pairsWhole(turns, condensed)).toBe(true)
         expect(condensed.report.stages.map((s) => s.stage)).toEqual(["mask", "summarize", "forget", "window"])
       }).pipe(Effect.provide(Summarizer.layer().pipe(Layer.provideMerge(ScriptedProvider.respond(shortReply))))),
-    { fastCheck: { numRuns: 30 }, timeout: 120_000 }
+    { fastCheck: { numRuns: 30, endOnFailure: true }, timeout: 120_000 }
   )
 
   it.effect("summarize (stateless): its summary is a leaf no store holds, named so", () =>

@@ -51,6 +51,8 @@ const compacted = Effect.gen(function*() {
 const ids = (summaries: ReadonlyArray<SummaryRecord.SummaryRecord>) => summaries.map((s) => s.id)
 const rendered = (context: Layout.Renderable) => estimator.estimate(Layout.render(context))
 
+// Runs of this property take seconds: a failure ends the check at once (`endOnFailure`, its seed and path
+// printed to replay it) instead of a shrinking that would run for hours and look like a hang.
 describe("Expansion", () => {
   it.effect("shows the highest depth first, then the newest summary of a depth, as far as the budget allows", () =>
     Effect.gen(function*() {
@@ -244,6 +246,6 @@ describe("Expansion", () => {
         const complete = out.report.stages.every((stage) => stage.dropped === 0)
         assert.deepStrictEqual(yield* StoreInvariants.contextViolations("p", out, { complete }), [])
       }).pipe(Effect.provide(assemblerLayer(ScriptedProvider.respond(fixedReply)))),
-    { fastCheck: { numRuns: 25 }, timeout: 120_000 }
+    { fastCheck: { numRuns: 25, endOnFailure: true }, timeout: 120_000 }
   )
 })

@@ -91,6 +91,8 @@ const pairsWhole = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>) =>
     return answer === undefined || (i > 0 && ToolUse.callFor(answer, ToolUse.calls(turns[i - 1]!)) !== undefined)
   })
 
+// Runs of this property take seconds: a failure ends the check at once (`endOnFailure`, its seed and path
+// printed to replay it) instead of a shrinking that would run for hours and look like a hang.
 describe("Assembler frames", () => {
   it.effect("between rebuilds each request is the previous one with text at its end; rebuilds past the high mark compact", () =>
     Effect.gen(function*() {
@@ -253,6 +255,6 @@ describe("Assembler frames", () => {
         }
         assert.deepStrictEqual(yield* StoreInvariants.violations(), [])
       }).pipe(Effect.provide(assemblerLayer())),
-    { fastCheck: { numRuns: 20 }, timeout: 240_000 }
+    { fastCheck: { numRuns: 20, endOnFailure: true }, timeout: 240_000 }
   )
 })
