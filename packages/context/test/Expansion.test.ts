@@ -223,6 +223,38 @@ describe("Expansion", () => {
       assert.strictEqual(out.context, active)
     }).pipe(Effect.provide(layer)))
 
+  it.effect("a leaf shown in part never shows a tool result without its call", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      const manager = yield* CompactionManager.CompactionManager
+      const turns = [
+        ConversationTurn.make({ role: "user", content: `Check the build. ${"Context. ".repeat(800)}`, id: "u0" }),
+        ConversationTurn.make({
+          role: "assistant",
+          content: `I will run the build now. ${"Because the last change touched the parser, ".repeat(50)}`,
+          id: "a1",
+          metadata: { toolCalls: [{ id: "c1", name: "bash", arguments: JSON.stringify({ command: "npm run build" }) }] }
+        }),
+        ConversationTurn.make({ role: "tool", content: "build ok", id: "r1", metadata: { toolCallId: "c1", toolName: "bash" } }),
+        ...sizedTurns(2, 100)
+      ]
+      yield* store.appendTurns(session, turns)
+      yield* manager.compact(session, { freshTailTurns: 2, leafChunkTokens: 100_000 })
+      const active = yield* manager.context(session)
+      assert.deepStrictEqual(active.summaries.map((s) => s.depth), [0])
+      // Room for the result alone after the summary and the tail, not for its call.
+      const out = yield* Expansion.expand(active, { budget: 800 })
+      assert.deepStrictEqual(out.turns.map((t) => t.id), ["t0", "t1"])
+      const roomier = yield* Expansion.expand(active, { budget: 1_400 })
+      assert.deepStrictEqual(roomier.turns.map((t) => t.id), ["a1", "r1", "t0", "t1"])
+      // The invariant the context properties check says so of the context this test once caught.
+      const orphan = { summaries: active.summaries, turns: roomier.turns.slice(1) }
+      assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, orphan), [
+        "tool result r1 is shown without its call a1"
+      ])
+      assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, roomier), [])
+    }).pipe(Effect.provide(layer)))
+
   it.effect.prop(
     "whatever the session and budget: within the budget as sent, every turn shown once and in order",
     {

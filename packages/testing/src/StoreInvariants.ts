@@ -322,6 +322,23 @@ const condensedViolations = ({ summaries }: Snapshot, expect: Expectations): Arr
   return [...parentless].flatMap(([key, n]) => (n >= expect.minFanIn! ? [`${key}: ${n} parentless summaries left uncondensed`] : []))
 }
 
+// The results shown as turns without the call they answer shown before them (`ToolUse.pair` over the
+// session's turns: a result whose call the session does not hold is not counted).
+const orphanResults = (
+  all: ReadonlyArray<TurnStore.StoredTurn>,
+  shown: ReadonlyArray<{ readonly id?: string | undefined }>
+): Array<string> => {
+  const callOf = new Map(ToolUse.pair(all).pairs.map((pair) => [all[pair.result]!.id, all[pair.call]!.id]))
+  const seen = new Set<string>()
+  const out: Array<string> = []
+  for (const turn of shown) {
+    const call = turn.id === undefined ? undefined : callOf.get(turn.id)
+    if (call !== undefined && !seen.has(call)) out.push(`tool result ${turn.id} is shown without its call ${call}`)
+    if (turn.id !== undefined) seen.add(turn.id)
+  }
+  return out
+}
+
 /**
  * Every violated invariant of a context shown to a model (its pinned turns,
  * summaries, then turns): each summary is one of the session's, the turns are
@@ -330,8 +347,9 @@ const condensedViolations = ({ summaries }: Snapshot, expect: Expectations): Arr
  * turn (the first request, shown first) may also be covered by what follows,
  * and the newest turns of the last summary may follow it as turns (a leaf
  * shown in part by the expansion: its summary, then its newest turns again).
- * With `complete`, every turn of the session is covered (nothing was
- * dropped).
+ * A tool result shown as a turn follows the call it answers, shown as a
+ * turn too. With `complete`, every turn of the session is covered (nothing
+ * was dropped).
  *
  * @since 0.1.0
  */
@@ -380,6 +398,7 @@ export const contextViolations = (
     shown.forEach((seq, i) => {
       if (i > 0 && seq <= shown[i - 1]!) out.push(`turn seq ${seq} shown after seq ${shown[i - 1]} (out of order or twice)`)
     })
+    out.push(...orphanResults(all, context.turns))
     const covered = new Set([...pinned, ...shown]).size
     if (expect.complete === true && covered !== all.length) {
       out.push(`${covered} of the session's ${all.length} turns are shown`)

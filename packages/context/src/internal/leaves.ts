@@ -4,11 +4,13 @@
  * read, `Material`), whole while it fits; the next summary, which does not
  * fit so (a leaf too large, or a condensed summary whose children did not
  * fit), stays and the newest turns of its newest leaf follow it in that form,
- * as many as fit; then those turns verbatim, the newest first, each that fits.
+ * as many as fit, a call always with its results; then those turns verbatim,
+ * the newest first, each that fits.
  *
  * @internal
  */
 import { type ConversationTurn, Material, type SummaryRecord, type TokenEstimator, Transcript } from "@precis/core"
+import { FreshTail } from "@precis/compaction"
 import { DagStore, type StoreError } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Condenser from "../Condenser.js"
@@ -74,12 +76,18 @@ export const fill = (
         leaf = children[children.length - 1]!
       }
       const forms = leaf.depth === 0 ? digests(yield* store.sourceTurns(leaf.id)) : []
-      let taken = 0
-      for (let i = forms.length - 1; i >= 0; i--) {
+      const raws = forms.map((form) => form.raw)
+      // The newest turns, a group at a time: never a result without the call it answers (`FreshTail.start`).
+      let from = forms.length
+      while (from > 0) {
+        const next = Math.min(from - 1, FreshTail.start(raws, forms.length - from + 1))
+        const group = forms.slice(next, from).map((form) => form.digest)
         const current = filling.current()
-        if (!filling.tryWith({ summaries, turns: [forms[i]!.digest, ...current.turns] }, size(forms[i]!.digest))) break
-        taken++
+        const cost = group.reduce((sum, turn) => sum + size(turn), 0)
+        if (!filling.tryWith({ summaries, turns: [...group, ...current.turns] }, cost)) break
+        from = next
       }
+      const taken = forms.length - from
       if (taken > 0) {
         shown = [...forms.slice(forms.length - taken), ...shown]
         leaves++
