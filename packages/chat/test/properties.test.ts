@@ -52,7 +52,7 @@ const replay = (batches: ReadonlyArray<ReadonlyArray<TurnStore.StoredTurn>>) =>
       last = yield* assembler.assemble("p", { budget: options.budget })
     }
     return last!
-  }).pipe(Effect.provide(Assembler.layer.pipe(
+  }).pipe(Effect.provide(Assembler.layer().pipe(
     Layer.provideMerge(CompactionManager.layer(options.compactionDefaults)),
     Layer.provideMerge(SqliteStore.layer({ filename: ":memory:" })),
     Layer.provide(Summarizer.layer()),
