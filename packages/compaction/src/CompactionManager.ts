@@ -83,20 +83,6 @@ import * as SessionLock from "./internal/sessionLock.js"
 import * as Trigger from "./internal/trigger.js"
 import * as Workers from "./internal/workers.js"
 
-/**
- * What a compaction reports while it works (see `CompactionOptions.ProgressEvent`).
- *
- * @since 0.1.0
- */
-export type ProgressEvent = CompactionOptions.ProgressEvent
-
-/**
- * Constructors and matchers of {@link ProgressEvent}.
- *
- * @since 0.1.0
- */
-export const ProgressEvent = CompactionOptions.ProgressEvent
-
 export type {
   /**
    * What a compaction, a session's runs and a worker loop did, and what a redo

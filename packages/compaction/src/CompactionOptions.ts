@@ -4,10 +4,8 @@
  *
  * @since 0.1.0
  */
-import { OptionConfig, OptionError, OptionSchema, Summarizer, type Summary } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import type * as Config from "effect/Config"
-import * as Data from "effect/Data"
-import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -117,52 +115,12 @@ export const Options = Schema.Struct({
 )
 
 /**
- * What a compaction reports while it works, to the `onProgress` option (a
- * progress bar, say): `LeafPassStarted` (`chunks`, `turns`), `LeafWritten`
- * (`done` of `total`, the run's `tiers` so far), `CondenseStarted` (`depth`,
- * `groups`), `CondensedWritten` (a summary of depth `depth + 1`: `done` of
- * `total`, `tiers`). `CompactionManager.ProgressEvent` is the same.
+ * The options as given: any of {@link Options}'s fields. (A compaction's
+ * progress is reported beside them: `CompactionProgress`.)
  *
  * @since 0.1.0
  */
-export type ProgressEvent = Data.TaggedEnum<{
-  /** The leaf pass is about to summarize `turns` turns in `chunks` chunks. */
-  LeafPassStarted: { readonly sessionId: string; readonly chunks: number; readonly turns: number }
-  /** A leaf was written; `tiers` counts the summaries of this run so far. */
-  LeafWritten: {
-    readonly sessionId: string
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-  /** `groups` groups of depth `depth` are about to be condensed. */
-  CondenseStarted: { readonly sessionId: string; readonly depth: number; readonly groups: number }
-  /** A condensed summary of depth `depth + 1` was written. */
-  CondensedWritten: {
-    readonly sessionId: string
-    readonly depth: number
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-}>
-
-/**
- * Constructors and matchers of {@link ProgressEvent}.
- *
- * @since 0.1.0
- */
-export const ProgressEvent = Data.taggedEnum<ProgressEvent>()
-
-/**
- * The options as given: any of {@link Options}'s fields, and `onProgress`.
- *
- * @since 0.1.0
- */
-export interface Options extends Schema.Schema.Encoded<typeof Options> {
-  /** Called after each step of a compaction (a progress bar, say). */
-  readonly onProgress?: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
-}
+export interface Options extends Schema.Schema.Encoded<typeof Options> {}
 
 /**
  * Options with every default applied, validated.
@@ -172,7 +130,6 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {
 export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {
   /** `undefined`: no token bound. */
   readonly freshTailTokens: number | undefined
-  readonly onProgress: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -262,8 +219,7 @@ export const resolveOptions = (
     ...resolved,
     // Only a budget given as an option bounds the tail by default: `status`'s budget argument does not.
     freshTailTokens: resolved.freshTailTokens ??
-      (resolved.budget === undefined ? undefined : FreshTail.tokensFor(resolved.budget)),
-    onProgress: options.onProgress
+      (resolved.budget === undefined ? undefined : FreshTail.tokensFor(resolved.budget))
   })
 }
 

@@ -8,7 +8,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions, CompactionProgress } from "@precis/compaction"
 import { Escape, Summarizer } from "@precis/core"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import { Importer } from "@precis/importers"
@@ -89,7 +89,8 @@ export const command = Command.make(
       const compactSession = (sessionId: string, imported: Session.Imported | undefined) =>
         Effect.gen(function*() {
           const manager = yield* CompactionManager.CompactionManager
-          const stats = yield* manager.compact(sessionId, { ...options, onProgress: reporter.onProgress }).pipe(
+          const stats = yield* manager.compact(sessionId, options).pipe(
+            CompactionProgress.reporting(reporter.onProgress),
             timed("compacted"),
             Effect.ensuring(reporter.finish)
           )
