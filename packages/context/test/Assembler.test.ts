@@ -2,6 +2,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { ActiveContext, CompactionManager } from "@precis/compaction"
 import { ConversationTurn, SessionState, TokenEstimator } from "@precis/core"
 import { Store, type StoreError, TurnStore } from "@precis/store"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -137,6 +138,21 @@ describe("Assembler", () => {
       const system = yield* Effect.flip((yield* Assembler.make({ system: "x".repeat(400) })).assemble("s", { budget: 10 }))
       assert.deepStrictEqual(optionsOf(system), ["system"])
       assert.isTrue(Option.isNone(yield* store.sessionState("s")))
+    }).pipe(Effect.provide(assemblerLayer())))
+
+  it.effect("layerConfig reads the config from the PRECIS_ASSEMBLER_* variables; a bad one is a ConfigError naming it", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", toolSession)
+      const withVariables = (variables: Record<string, string>) =>
+        Effect.flatMap(Assembler.Assembler, (service) => service.assemble("s", { budget: 8000 })).pipe(
+          Effect.provide(Assembler.layerConfig()),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables))))
+        )
+      assert.notStrictEqual((yield* withVariables({})).header, "")
+      assert.strictEqual((yield* withVariables({ PRECIS_ASSEMBLER_SESSION_STATE: "false" })).header, "")
+      const bad = yield* Effect.flip(withVariables({ PRECIS_ASSEMBLER_LOW_WATER: "0.9", PRECIS_ASSEMBLER_HIGH_WATER: "0.8" }))
+      assert.strictEqual(String(bad), "(Invalid data at PRECIS_ASSEMBLER_LOW_WATER: \"must be a number <= PRECIS_ASSEMBLER_HIGH_WATER (got 0.9 > 0.8)\")")
     }).pipe(Effect.provide(assemblerLayer())))
 
   it.effect("folds the new turns from the uncovered turns it read, reading no turns again", () =>
