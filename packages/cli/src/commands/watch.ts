@@ -84,11 +84,11 @@ const checkPaths = (paths: ReadonlyArray<string>, session: Option.Option<string>
 // Sleep Mode's options from its variables; sessions compacted at once default to the cores.
 const sleepConfig = Config.map(SleepMode.config, (read) => ({ parallelSessions: os.availableParallelism(), ...read }))
 
-// The worker processes of a backlog found on start, with their flags (the provider and compaction ones
-// given to `watch`): none when this process is not the `precis` executable (a library, the tests), when
+// The worker processes of a backlog found on start, with the provider, deadline and compaction options
+// given to `watch`: none when this process is not the `precis` executable (a library, the tests), when
 // Sleep Mode is off (import only) or with --workers 0.
 const workerSettings = (
-  args: Opt.CompactionFlags & {
+  args: {
     readonly db: Layers.Db
     readonly provider: Layers.ProviderName
     readonly timeout: Option.Option<Duration.Duration>
@@ -100,12 +100,12 @@ const workerSettings = (
   Effect.map(Executable, (executable): Option.Option<BacklogWorkers.Settings> => {
     const workers = Option.getOrElse(args.workers, WatchOpt.defaultWorkers)
     if (Option.isNone(executable) || !enabled || workers === 0) return Option.none()
-    const timeout = Option.match(args.timeout, { onNone: () => [], onSome: (t) => [`--timeout=${Duration.toMillis(t)} millis`] })
     return Option.some({
       workers,
       executable: executable.value,
       db: args.db.path,
-      flags: [`--provider=${args.provider}`, ...Opt.compactionArgs(args), ...timeout],
+      provider: args.provider,
+      timeout: args.timeout,
       options
     })
   })

@@ -117,84 +117,77 @@ export const flag = <A, I>(name: string, pseudoName: string, schema: Schema.Sche
 const integer = (name: string, min: number, description: string) =>
   flag(name, "N", OptionSchema.int({ min }), description)
 
-const compactionFlag = (
-  name: string,
-  option: "budget" | "freshTailTurns" | "leafChunkTokens" | "minFanIn" | "maxFanIn" | "concurrency",
-  description: string
-) =>
-  flag(
+/**
+ * The compaction flags, each written once: the option it sets (the key), its
+ * flag and what it says. Its Schema, bounds, default and variable are the
+ * library option's (`CompactionOptions.Options`, `PRECIS_COMPACTION_*`); an
+ * option with no flag is set by its variable alone. A flag of a boolean
+ * option that defaults to true turns it off (`--no-also-line`).
+ */
+const compactionFlags = {
+  budget: {
+    flag: "budget",
+    description: "the tokens the assembled context should fit in: the fresh tail then holds at most a quarter of them " +
+      "(within 1000 and 32000), and a compaction brings the active context down to half of them " +
+      "(PRECIS_COMPACTION_LOW_WATER)"
+  },
+  freshTailTurns: { flag: "fresh-tail", description: "newest turns never summarized" },
+  leafChunkTokens: {
+    flag: "leaf-chunk-tokens",
+    description: "largest chunk of turns per leaf summary, in tokens; to assemble contexts of B tokens later, B/16 keeps " +
+      "several leaves within one"
+  },
+  minFanIn: { flag: "min-fan-in", description: "fewest summaries condensed together" },
+  maxFanIn: { flag: "max-fan-in", description: "most summaries condensed together" },
+  concurrency: { flag: "concurrency", description: "condensation calls at once" },
+  alsoLine: {
+    flag: "no-also-line",
+    description: "do not append to a summary the line \"Also: a; b; c\" listing the most important paths, commands, " +
+      "errors, issue ids and results it dropped (by default they are appended when they fit its target size; " +
+      "PRECIS_COMPACTION_ALSO_LINE=false does the same)"
+  }
+} as const satisfies { readonly [K in keyof CompactionOptions.Options]?: { readonly flag: string; readonly description: string } }
+
+type CompactionFlag = keyof typeof compactionFlags
+
+// The flag of a numeric option, read with the option's Schema; its default shown after what it says.
+const numberFlag = (option: Exclude<CompactionFlag, "alsoLine">) => {
+  const { description, flag: name } = compactionFlags[option]
+  const fallback = option === "budget" ? "none" : CompactionOptions.defaults[option]
+  return flag(
     name,
     "N",
     OptionSchema.fieldOf(CompactionOptions.Options, option),
-    `${description} (default: ${OptionConfig.variable(CompactionOptions.prefix, option)}, else ${
-      option === "budget" ? "none" : CompactionOptions.defaults[option]
-    })`
-  )
-
-/**
- * The compaction flags, each the library option of the same meaning (and
- * Schema); the options no flag or variable sets keep the library's defaults
- * (`CompactionOptions.defaults`), so `precis compact` compacts as
- * `CompactionManager.compact` does.
- */
-export const compaction = {
-  budget: compactionFlag(
-    "budget",
-    "budget",
-    "the tokens the assembled context should fit in: the fresh tail then holds at most a quarter of them " +
-      "(within 1000 and 32000), and a compaction brings the active context down to half of them " +
-      "(PRECIS_COMPACTION_LOW_WATER)"
-  ),
-  freshTail: compactionFlag("fresh-tail", "freshTailTurns", "newest turns never summarized"),
-  leafChunkTokens: compactionFlag(
-    "leaf-chunk-tokens",
-    "leafChunkTokens",
-    "largest chunk of turns per leaf summary, in tokens; to assemble contexts of B tokens later, B/16 keeps " +
-      "several leaves within one"
-  ),
-  minFanIn: compactionFlag("min-fan-in", "minFanIn", "fewest summaries condensed together"),
-  maxFanIn: compactionFlag("max-fan-in", "maxFanIn", "most summaries condensed together"),
-  concurrency: compactionFlag("concurrency", "concurrency", "condensation calls at once"),
-  noAlsoLine: Options.boolean("no-also-line").pipe(
-    Options.withDescription(
-      "do not append to a summary the line \"Also: a; b; c\" listing the most important paths, commands, errors, " +
-        "issue ids and results it dropped (by default they are appended when they fit its target size; " +
-        "PRECIS_COMPACTION_ALSO_LINE=false does the same)"
-    )
+    `${description} (default: ${OptionConfig.variable(CompactionOptions.prefix, option)}, else ${fallback})`
   )
 }
 
-/** The compaction option each flag sets, by flag. */
-const compactionFlags = {
-  budget: ["budget", "--budget"],
-  freshTail: ["freshTailTurns", "--fresh-tail"],
-  leafChunkTokens: ["leafChunkTokens", "--leaf-chunk-tokens"],
-  minFanIn: ["minFanIn", "--min-fan-in"],
-  maxFanIn: ["maxFanIn", "--max-fan-in"],
-  concurrency: ["concurrency", "--concurrency"]
-} as const
+// The flag of a boolean option that defaults to true: given, it sets the option to false.
+const offFlag = (option: "alsoLine") =>
+  Options.boolean(compactionFlags[option].flag).pipe(
+    Options.withDescription(compactionFlags[option].description),
+    Options.map((given) => (given ? Option.some(false) : Option.none()))
+  )
 
 /**
- * The {@link compaction} flags given, as a command line gives them again
- * (`--fresh-tail=4`, `--no-also-line`): for the `precis` processes a command
- * starts to compact as it does.
+ * The compaction flags of `compact` and `watch` ({@link compactionFlags}),
+ * keyed by the option each sets; the options no flag or variable sets keep
+ * the library's defaults (`CompactionOptions.defaults`), so `precis compact`
+ * compacts as `CompactionManager.compact` does.
  */
-export const compactionArgs = (flags: CompactionFlags): ReadonlyArray<string> => [
-  ...Object.entries(compactionFlags).flatMap(([key, [, name]]) =>
-    Option.match(flags[key as keyof typeof compactionFlags], { onNone: () => [], onSome: (value) => [`${name}=${value}`] })
-  ),
-  ...(flags.noAlsoLine ? ["--no-also-line"] : [])
-]
+export const compaction = {
+  budget: numberFlag("budget"),
+  freshTailTurns: numberFlag("freshTailTurns"),
+  leafChunkTokens: numberFlag("leafChunkTokens"),
+  minFanIn: numberFlag("minFanIn"),
+  maxFanIn: numberFlag("maxFanIn"),
+  concurrency: numberFlag("concurrency"),
+  alsoLine: offFlag("alsoLine")
+} satisfies { readonly [K in CompactionFlag]: Options.Options<Option.Option<unknown>> }
 
-/** The values of the {@link compaction} flags. */
-export interface CompactionFlags {
-  readonly budget: Option.Option<number>
-  readonly freshTail: Option.Option<number>
-  readonly leafChunkTokens: Option.Option<number>
-  readonly minFanIn: Option.Option<number>
-  readonly maxFanIn: Option.Option<number>
-  readonly concurrency: Option.Option<number>
-  readonly noAlsoLine: boolean
+/** The values of the {@link compaction} flags: each option, when its flag was given. */
+export type CompactionFlags = {
+  readonly [K in CompactionFlag]: (typeof compaction)[K] extends Options.Options<infer A> ? A : never
 }
 
 /**
@@ -204,27 +197,26 @@ export interface CompactionFlags {
  * wins), then checked together (a `CliError` naming the flags, or the
  * variables, a problem is about).
  */
-export const compactionOptions = (flags: CompactionFlags): Effect.Effect<CompactionOptions.Options, CliError | ConfigError.ConfigError> =>
+export const compactionOptions = (
+  flags: CompactionFlags
+): Effect.Effect<CompactionOptions.Options, CliError | ConfigError.ConfigError> =>
   Effect.gen(function*() {
     const fromVariables = yield* CompactionOptions.config
-    const given = Object.entries(compactionFlags).flatMap(([key, [option, name]]) =>
-      Option.match(flags[key as keyof typeof compactionFlags], {
-        onNone: () => [],
-        onSome: (value) => [[option, value, name] as const]
-      })
+    const given = (Object.keys(compactionFlags) as ReadonlyArray<CompactionFlag>).flatMap((option) =>
+      Option.match(flags[option] as Option.Option<unknown>, { onNone: () => [], onSome: (value) => [[option, value] as const] })
     )
-    const options: CompactionOptions.Options = {
-      ...fromVariables,
-      ...Object.fromEntries(given.map(([option, value]) => [option, value])),
-      ...(flags.noAlsoLine ? { alsoLine: false } : {})
-    }
+    const options: CompactionOptions.Options = { ...fromVariables, ...Object.fromEntries(given) }
     // A problem left is a rule across options: each is named as it was given, by its flag or its
     // variable (an option left to its default, by the flag that sets it, if any).
     const variable = (option: string) => OptionConfig.variable(CompactionOptions.prefix, option)
-    const flagOf = (option: string) => Object.values(compactionFlags).find(([known]) => known === option)?.[1]
+    const flagOf = (option: string) =>
+      option in compactionFlags ? `--${compactionFlags[option as CompactionFlag].flag}` : undefined
     const nameOf = (option: string) =>
-      given.find(([known]) => known === option)?.[2] ??
-        (option in fromVariables ? variable(option) : flagOf(option) ?? variable(option))
+      given.some(([known]) => known === option)
+        ? flagOf(option)!
+        : option in fromVariables
+        ? variable(option)
+        : flagOf(option) ?? variable(option)
     return yield* Effect.mapError(
       Effect.as(CompactionOptions.resolveOptions(options), options),
       (error) => new CliError({ reason: OptionError.describeProblems(error.problems, nameOf) })
