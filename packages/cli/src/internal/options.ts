@@ -21,6 +21,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Record from "effect/Record"
 import * as Schema from "effect/Schema"
 import { CliError } from "./errors.js"
 import * as Diagram from "./diagram.js"
@@ -150,8 +151,10 @@ const compactionFlags = {
 
 type CompactionFlag = keyof typeof compactionFlags
 
+type Switch = "alsoLine"
+
 // The flag of a numeric option, read with the option's Schema; its default shown after what it says.
-const numberFlag = (option: Exclude<CompactionFlag, "alsoLine">) => {
+const numberFlag = (option: Exclude<CompactionFlag, Switch>) => {
   const { description, flag: name } = compactionFlags[option]
   const fallback = option === "budget" ? "none" : CompactionOptions.defaults[option]
   return flag(
@@ -163,32 +166,27 @@ const numberFlag = (option: Exclude<CompactionFlag, "alsoLine">) => {
 }
 
 // The flag of a boolean option that defaults to true: given, it sets the option to false.
-const offFlag = (option: "alsoLine") =>
+const offFlag = (option: Switch): Options.Options<Option.Option<boolean>> =>
   Options.boolean(compactionFlags[option].flag).pipe(
     Options.withDescription(compactionFlags[option].description),
     Options.map((given) => (given ? Option.some(false) : Option.none()))
   )
 
 /**
- * The compaction flags of `compact` and `watch` ({@link compactionFlags}),
- * keyed by the option each sets; the options no flag or variable sets keep
- * the library's defaults (`CompactionOptions.defaults`), so `precis compact`
- * compacts as `CompactionManager.compact` does.
+ * The compaction flags of `compact` and `watch`, one per row of
+ * {@link compactionFlags}, keyed by the option each sets; the options no
+ * flag or variable sets keep the library's defaults
+ * (`CompactionOptions.defaults`), so `precis compact` compacts as
+ * `CompactionManager.compact` does.
  */
-export const compaction = {
-  budget: numberFlag("budget"),
-  freshTailTurns: numberFlag("freshTailTurns"),
-  leafChunkTokens: numberFlag("leafChunkTokens"),
-  minFanIn: numberFlag("minFanIn"),
-  maxFanIn: numberFlag("maxFanIn"),
-  concurrency: numberFlag("concurrency"),
-  alsoLine: offFlag("alsoLine")
-} satisfies { readonly [K in CompactionFlag]: Options.Options<Option.Option<unknown>> }
+export const compaction = Record.map(
+  compactionFlags,
+  (_, option): Options.Options<Option.Option<number | boolean>> =>
+    option === "alsoLine" ? offFlag(option) : numberFlag(option)
+)
 
 /** The values of the {@link compaction} flags: each option, when its flag was given. */
-export type CompactionFlags = {
-  readonly [K in CompactionFlag]: (typeof compaction)[K] extends Options.Options<infer A> ? A : never
-}
+export type CompactionFlags = { readonly [K in CompactionFlag]: Option.Option<number | boolean> }
 
 /**
  * The compaction options: the `PRECIS_COMPACTION_*` variables (all of them,
@@ -202,8 +200,8 @@ export const compactionOptions = (
 ): Effect.Effect<CompactionOptions.Options, CliError | ConfigError.ConfigError> =>
   Effect.gen(function*() {
     const fromVariables = yield* CompactionOptions.config
-    const given = (Object.keys(compactionFlags) as ReadonlyArray<CompactionFlag>).flatMap((option) =>
-      Option.match(flags[option] as Option.Option<unknown>, { onNone: () => [], onSome: (value) => [[option, value] as const] })
+    const given = Record.toEntries(flags).flatMap(([option, value]) =>
+      Option.match(value, { onNone: () => [], onSome: (set) => [[option, set] as const] })
     )
     const options: CompactionOptions.Options = { ...fromVariables, ...Object.fromEntries(given) }
     // A problem left is a rule across options: each is named as it was given, by its flag or its
