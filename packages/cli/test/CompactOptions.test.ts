@@ -18,7 +18,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
-import { compactionOptions } from "../src/internal/options.js"
+import { compactionOptions } from "../src/internal/compactionFlags.js"
 import { assertOneLineFailure, escape, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()

@@ -22,6 +22,7 @@ import { CliError, inStore } from "../internal/errors.js"
 import { readConversations } from "../internal/input.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import * as Layers from "../internal/layers.js"
+import * as CompactionFlags from "../internal/compactionFlags.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
@@ -58,7 +59,7 @@ export const command = Command.make(
     strict: Opt.strict,
     provider: Opt.provider,
     timeout: Opt.timeout,
-    ...Opt.compaction,
+    ...CompactionFlags.compaction,
     all: Opt.all,
     redoFallbacks: Opt.redoFallbacks,
     json: Opt.json,
@@ -68,7 +69,7 @@ export const command = Command.make(
     Effect.gen(function*() {
       // The options are checked and the input parsed in full (and the store checked) before
       // anything is opened or written.
-      const options = yield* Opt.compactionOptions(args)
+      const options = yield* CompactionFlags.compactionOptions(args)
       if (args.all && (Option.isSome(args.file) || Option.isSome(args.session) || args.redoFallbacks)) {
         return yield* new CliError({
           reason: "--all compacts the sessions already in the store: it takes no FILE, --session or --redo-fallbacks"

@@ -36,6 +36,7 @@ import * as AgentFolders from "../internal/agentFolders.js"
 import { CliError, inStore } from "../internal/errors.js"
 import { formatList } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
+import * as CompactionFlags from "../internal/compactionFlags.js"
 import * as Opt from "../internal/options.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
@@ -123,14 +124,14 @@ export const command = Command.make(
     format: Opt.format,
     provider: Opt.provider,
     timeout: Opt.timeout,
-    ...Opt.compaction,
+    ...CompactionFlags.compaction,
     ...WatchOpt.options,
     json: Opt.json,
     verbose: Opt.verbose
   },
   (args) =>
     Effect.gen(function*() {
-      const options = yield* Opt.compactionOptions(args)
+      const options = yield* CompactionFlags.compactionOptions(args)
       // Read before anything is printed: a bad PRECIS_SLEEP_* variable is the one line printed.
       const sleepSettings = yield* sleepConfig
       const followed = yield* pathsToFollow(args.paths)
