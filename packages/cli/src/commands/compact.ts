@@ -90,13 +90,13 @@ export const command = Command.make(
       const compactSession = (sessionId: string, imported: Session.Imported | undefined) =>
         Effect.gen(function*() {
           const manager = yield* CompactionManager.CompactionManager
-          const stats = yield* manager.compact(sessionId, options).pipe(
+          const stats = yield* manager.compact(sessionId).pipe(
             CompactionProgress.reporting(reporter.onProgress),
             timed("compacted"),
             Effect.ensuring(reporter.finish)
           )
           const redo = args.redoFallbacks
-            ? yield* timed("redid fallbacks")(manager.redoFallbacks(sessionId, options))
+            ? yield* timed("redid fallbacks")(manager.redoFallbacks(sessionId))
             : undefined
           if (!args.json) {
             if (imported !== undefined) yield* Console.log(Session.importedLine([imported]))
@@ -121,7 +121,7 @@ export const command = Command.make(
       // Every session with work, as one worker among others: a line per session, then the totals.
       const compactAll = Effect.gen(function*() {
         const manager = yield* CompactionManager.CompactionManager
-        const result = yield* timed("compacted")(manager.compactAll(options))
+        const result = yield* timed("compacted")(manager.compactAll())
         const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
         if (args.json) return yield* printJson({ ...result, tierCounts })
         for (const { sessionId, ...stats } of result.sessions) {
@@ -151,7 +151,8 @@ export const command = Command.make(
 
       // The summarizer (and its provider configuration) is checked before the store is opened.
       // Only an import creates a store: compacting what a store holds refuses a missing or empty one.
-      const live = CompactionManager.layer().pipe(
+      // The options, checked above, are the manager's: decoded once, when its layer is built.
+      const live = CompactionManager.layer(options).pipe(
         Layer.provideMerge(Layers.store(args.db, { create: Option.isSome(input) })),
         Layer.provideMerge(Layers.summarizer(args.provider, args.timeout))
       )

@@ -80,7 +80,7 @@ export interface Settings {
   readonly provider: string
   /** The deadline of each model tier, when `watch` was given one (the children's `PRECIS_SUMMARIZER_TIMEOUT`). */
   readonly timeout: Option.Option<Duration.Duration>
-  /** The compaction options of every worker (the children's `PRECIS_COMPACTION_*` variables). */
+  /** The compaction options of the manager in context, given to the children as `PRECIS_COMPACTION_*` variables. */
   readonly options: CompactionOptions.Options
 }
 
@@ -147,10 +147,10 @@ const awaitChild = (child: Child, started: number, report: (event: Event) => Eff
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 // This process's own worker: the manager's worker loop, reported; a failure (or a defect) is a line.
-const ownWorker = (options: CompactionOptions.Options, started: number, report: (event: Event) => Effect.Effect<void>) =>
+const ownWorker = (started: number, report: (event: Event) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const manager = yield* CompactionManager.CompactionManager
-    const result = yield* manager.compactAll(options)
+    const result = yield* manager.compactAll()
     const duration = Duration.millis((yield* Clock.currentTimeMillis) - started)
     const stats = result.totals
     yield* report(Event.WorkerDone({ pid: process.pid, self: true, sessions: result.sessions.length, stats, duration }))
@@ -196,7 +196,7 @@ export const run = (
     const pids = children.flatMap((child) => (child.process.pid === undefined ? [] : [child.process.pid]))
     yield* report(Event.WorkersStarted({ pids }))
     yield* Effect.all(
-      [ownWorker(settings.options, started, report), ...children.map((child) => awaitChild(child, started, report))],
+      [ownWorker(started, report), ...children.map((child) => awaitChild(child, started, report))],
       { concurrency: "unbounded", discard: true }
     )
   })).pipe(Effect.withSpan("watch.backlogWorkers", { attributes: { "precis.workers": settings.workers } }))
