@@ -63,48 +63,48 @@ const share = OptionSchema.number({ min: 0, max: 1, exclusiveMin: true })
  * @since 0.1.0
  */
 export const Options = Schema.Struct({
-  /** Newest uncovered turns never summarized. */
-  freshTailTurns: Schema.optionalWith(OptionSchema.int({ min: 0 }), { default: () => defaults.freshTailTurns }),
-  /**
-   * The fresh tail's most tokens: the tail is the newest `freshTailTurns`
-   * turns, fewer when they hold more (a tool pair stays whole). Default
-   * `FreshTail.tokensFor(budget)` when a budget is given, else unbounded.
-   */
-  freshTailTokens: Schema.optional(OptionSchema.int({ min: 0 })),
-  /**
-   * The context budget (tokens) the session is assembled against. When given,
-   * it sets the default `freshTailTokens`, and a compaction brings the active
-   * context down to `lowWater * budget`, not just under the threshold.
-   */
-  budget: Schema.optional(Budget),
-  /** Fraction of `budget` a compaction aims to leave in the active context. */
-  lowWater: Schema.optionalWith(share, { default: () => defaults.lowWater }),
-  /** Largest chunk of turns per leaf, in estimated tokens. */
-  leafChunkTokens: Schema.optionalWith(tokens, { default: () => defaults.leafChunkTokens }),
-  /**
-   * Most turns one compaction summarizes (the oldest evictable ones; a tool
-   * call and its results stay together, see the engine's notes), so a run in
-   * idle time stays short. Default unbounded.
-   */
-  maxTurns: Schema.optional(OptionSchema.int({ min: 1 })),
-  /** Fewest parentless siblings condensed together. */
-  minFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.minFanIn }),
-  /** Most parentless siblings condensed together: at least `minFanIn`. */
-  maxFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.maxFanIn }),
-  /** Fraction of the budget the active context must exceed to compact. */
-  threshold: Schema.optionalWith(share, { default: () => defaults.threshold }),
-  /** Condensation calls of one depth running at once. */
-  concurrency: Schema.optionalWith(tokens, { default: () => defaults.concurrency }),
-  /** `targetTokens` of leaf summaries. */
-  leafTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.leafTargetTokens }),
-  /** `targetTokens` of condensed summaries. */
-  condenseTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.condenseTargetTokens }),
-  /**
-   * Whether a summary that dropped must-survive keys of its material (its
-   * fact check, `Summary.dropped`) gets the most important of them appended as
-   * one `Also: a; b; c` line, when that fits within its target tokens.
-   */
-  alsoLine: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.alsoLine })
+  freshTailTurns: Schema.optionalWith(OptionSchema.int({ min: 0 }), { default: () => defaults.freshTailTurns })
+    .annotations({ description: "newest uncovered turns never summarized" }),
+  freshTailTokens: Schema.optional(OptionSchema.int({ min: 0 })).annotations({
+    description: "the fresh tail's most tokens: its newest freshTailTurns turns, fewer when they hold more (a tool " +
+      "pair stays whole); default FreshTail.tokensFor(budget) with a budget, else unbounded"
+  }),
+  budget: Schema.optional(Budget).annotations({
+    description: "the context budget the session is assembled against: it sets the default freshTailTokens, and a " +
+      "compaction brings the active context down to lowWater * budget, not just under the threshold"
+  }),
+  lowWater: Schema.optionalWith(share, { default: () => defaults.lowWater }).annotations({
+    description: "fraction of the budget a compaction aims to leave in the active context"
+  }),
+  leafChunkTokens: Schema.optionalWith(tokens, { default: () => defaults.leafChunkTokens }).annotations({
+    description: "largest chunk of turns per leaf, in estimated tokens"
+  }),
+  maxTurns: Schema.optional(OptionSchema.int({ min: 1 })).annotations({
+    description: "most turns one compaction summarizes (the oldest evictable ones, a tool call with its results), " +
+      "so a run in idle time stays short; default unbounded"
+  }),
+  minFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.minFanIn }).annotations({
+    description: "fewest parentless siblings condensed together"
+  }),
+  maxFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.maxFanIn }).annotations({
+    description: "most parentless siblings condensed together: at least minFanIn"
+  }),
+  threshold: Schema.optionalWith(share, { default: () => defaults.threshold }).annotations({
+    description: "fraction of the budget the active context must exceed to compact"
+  }),
+  concurrency: Schema.optionalWith(tokens, { default: () => defaults.concurrency }).annotations({
+    description: "condensation calls of one depth running at once"
+  }),
+  leafTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.leafTargetTokens }).annotations({
+    description: "targetTokens of leaf summaries"
+  }),
+  condenseTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.condenseTargetTokens }).annotations({
+    description: "targetTokens of condensed summaries"
+  }),
+  alsoLine: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.alsoLine }).annotations({
+    description: "whether a summary that dropped must-survive keys of its material (Summary.dropped) gets the most " +
+      "important of them appended as one \"Also: a; b; c\" line, when that fits within its target tokens"
+  })
 }).pipe(
   Schema.filter((options) =>
     options.maxFanIn >= options.minFanIn || {

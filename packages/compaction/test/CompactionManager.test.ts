@@ -20,6 +20,8 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
@@ -326,6 +328,12 @@ describe("CompactionManager", () => {
     }).pipe(Effect.provide(managerLayer(ScriptedProvider.respond((r) =>
       r.task?.kind === "condense" ? ScriptedProvider.delayed("10 seconds", "merged") : shortReply(r)
     )))))
+
+  it("every compaction option says what it is (a description annotation): one field is one option", () => {
+    const options = SchemaAST.getPropertySignatures(Schema.typeSchema(CompactionOptions.Options).ast)
+    assert.strictEqual(options.length, 13)
+    assert.deepStrictEqual(options.filter((o) => Option.isNone(SchemaAST.getDescriptionAnnotation(o))).map((o) => o.name), [])
+  })
 
   it.effect("reports progress to the reporter in context: chunks done and tiers so far; none by default", () =>
     Effect.gen(function*() {

@@ -196,18 +196,20 @@ const weight = Schema.optional(OptionSchema.number())
  * @since 0.1.0
  */
 export const StageOptions = Schema.Struct({
-  mask: Schema.optional(Schema.Struct({ protectTokens: count, minTokens: count })),
+  mask: Schema.optional(Schema.Struct({ protectTokens: count, minTokens: count })).annotations({
+    description: "the mask stage's: the newest tokens it leaves whole, and the smallest output it masks"
+  }),
   forget: Schema.optional(Schema.Struct({
     minScore: weight,
     decay: Schema.optional(OptionSchema.number({ min: 0 })),
     toolBonus: weight,
     outcomeBonus: weight,
     keepRecentTurns: count
-  })),
+  })).annotations({ description: "the forget stage's: its score threshold and weights, and the newest turns it keeps" }),
   summarize: Schema.optional(Schema.Struct({
     keepRecentTurns: count,
     targetTokens: Schema.optional(OptionSchema.int({ min: 1 }))
-  }))
+  })).annotations({ description: "the summarize stage's: the newest turns it keeps, and its summary's target tokens" })
 })
 
 /**

@@ -6,6 +6,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { toolSession } from "../../compaction/test/helpers.js"
 import * as Assembler from "../src/Assembler.js"
 import * as AssemblerConfig from "../src/AssemblerConfig.js"
@@ -139,6 +140,12 @@ describe("Assembler", () => {
       assert.deepStrictEqual(optionsOf(system), ["system"])
       assert.isTrue(Option.isNone(yield* store.sessionState("s")))
     }).pipe(Effect.provide(assemblerLayer())))
+
+  it("every setting of the config says what it is (a description annotation): one field is one setting", () => {
+    const settings = SchemaAST.getPropertySignatures(Schema.typeSchema(AssemblerConfig.Config).ast)
+    expect(settings.length).toBeGreaterThan(10)
+    assert.deepStrictEqual(settings.filter((s) => Option.isNone(SchemaAST.getDescriptionAnnotation(s))).map((s) => s.name), [])
+  })
 
   it.effect("layerConfig reads the config from the PRECIS_ASSEMBLER_* variables; a bad one is a ConfigError naming it", () =>
     Effect.gen(function*() {
