@@ -348,7 +348,7 @@ export const fitStages = (options: Options): ReadonlyArray<Stage> =>
 /**
  * Fits a context into `budget` without a model: {@link fitStages}. What
  * `precis context --budget` runs before the expansion. Options out of their
- * bounds (see {@link Options}) fail with an `InvalidOptionsError` before any
+ * bounds (see {@link Options}) fail with an `InvalidContextOptionsError` before any
  * stage runs.
  *
  * @example
