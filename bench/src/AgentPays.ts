@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import type { Assembler } from "@precis/context"
+import type { AssemblerConfig } from "@precis/context"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import * as Probe from "./fidelity/Probe.js"
 import * as Sessions from "./fidelity/Sessions.js"
@@ -66,7 +66,7 @@ export interface Args {
   /** The generated session's size. */
   readonly sessionTokens: number
   /** precis's assembly options besides the budget (the header's placement, the low-water mark, ...). */
-  readonly assemble?: Omit<Assembler.AssembleOptions, "budget"> | undefined
+  readonly assemble?: AssemblerConfig.Config | undefined
 }
 
 /**
@@ -338,7 +338,7 @@ export const figures = (precis: Result, baseline: Result, peer: Result): Readonl
  *
  * @since 0.1.0
  */
-export const variants: ReadonlyArray<Omit<Assembler.AssembleOptions, "budget">> = [
+export const variants: ReadonlyArray<AssemblerConfig.Config> = [
   {},
   { statePlacement: "end" },
   { lowWater: 0.4 },

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { CompactionManager, CompactionProgress } from "@precis/compaction"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
@@ -88,16 +88,17 @@ export const measureOne = async (
   for (let i = 0; i < Math.max(1, args.repeats ?? 1); i++) {
     const sim = simulated.make({ latencyMs: args.latencyMs })
     const depths = new Set<number>()
-    const options: CompactionOptions.Options = {
-      onProgress: (event) => Effect.sync(() => event._tag === "CondenseStarted" && depths.add(event.depth))
-    }
-    const run = await stack.runWithStack(sim.service, options, Effect.gen(function*() {
+    const run = await stack.runWithStack(sim.service, {}, Effect.gen(function*() {
       const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
       yield* store.appendTurns("bench", turns)
       const cpu0 = process.cpuUsage()
       const t0 = performance.now()
-      const stats = yield* manager.compact("bench")
+      const stats = yield* manager.compact("bench").pipe(
+        CompactionProgress.reporting((event) =>
+          Effect.sync(() => event._tag === "CondenseStarted" && depths.add(event.depth))
+        )
+      )
       const wallMs = performance.now() - t0
       const cpu = process.cpuUsage(cpu0)
       return { stats, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 }

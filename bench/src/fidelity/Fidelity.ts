@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { CompactionManager, CompactionOptions } from "@precis/compaction"
-import { Assembler, type Condenser, Expansion, Layout } from "@precis/context"
+import { Assembler, AssemblerConfig, type Condenser, Expansion, Layout } from "@precis/context"
 import { type ConversationTurn, TokenEstimator, Transcript } from "@precis/core"
 import { ExtractiveProvider } from "@precis/provider-extractive"
 import { Store } from "@precis/store"
@@ -235,16 +235,16 @@ export const assemble = (
     Effect.gen(function*() {
       const store = yield* Store.all
       const manager = yield* CompactionManager.CompactionManager
-      const assembler = yield* Assembler.make
+      // As `precis context --budget` assembles it: once, filled to the one-shot mark.
+      const once = yield* Assembler.make({ compact: false, ...AssemblerConfig.oneShot })
+      const notExpanded = yield* Assembler.make({ compact: false, ...AssemblerConfig.oneShot, expand: false })
       yield* store.appendTurns(sessionId, turns)
       yield* manager.compact(sessionId, compaction)
-      // As `precis context --budget` assembles it: once, filled to the one-shot mark.
-      const once = { budget, compact: false, ...Assembler.oneShot }
-      const assembled = yield* assembler.assemble(sessionId, once)
-      const flat = yield* assembler.assemble(sessionId, { ...once, expand: false })
+      const assembled = yield* once.assemble(sessionId, { budget })
+      const flat = yield* notExpanded.assemble(sessionId, { budget })
       const contextAtSize = summaryTokens === undefined
         ? undefined
-        : yield* assembler.assemble(sessionId, { ...once, budget: summaryTokens })
+        : yield* once.assemble(sessionId, { budget: summaryTokens })
       const atSize = summaryTokens === undefined ? undefined : yield* Expansion.expand(
         { summaries: flat.summaries, turns: [] },
         { budget: summaryTokens, reserve: 0, turns: false }

@@ -4,7 +4,7 @@
  * (`Assembler.assemble` then `Layout.render`), the in-repo baseline
  * (`rollingSummary.ts`) and the OpenHands SDK's condenser (`openHands.ts`).
  */
-import { Assembler, Layout } from "@precis/context"
+import { Assembler, type AssemblerConfig, Layout } from "@precis/context"
 import { ConversationTurn } from "@precis/core"
 import { Store } from "@precis/store"
 import * as Effect from "effect/Effect"
@@ -39,21 +39,22 @@ const pairsKept = (
 // The requests precis sends: `assemble` after every turn, rendered.
 const precisLoop = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
-  options: Assembler.AssembleOptions,
+  budget: number,
+  config: AssemblerConfig.Config,
   onRequest: (request: Requests.Request, called: boolean) => void,
   calls: () => number
 ) => {
   const position = new Map(turns.map((turn, i) => [turn.id ?? "", i]))
   return Effect.gen(function*() {
     const store = yield* Store.all
-    const assembler = yield* Assembler.make
+    const assembler = yield* Assembler.make(config)
     let pairsWhole = true
     let rebuilds = -1
     let last = ""
     for (const turn of turns) {
       const before = calls()
       yield* store.appendTurns("agent", [turn])
-      const assembled = yield* assembler.assemble("agent", options)
+      const assembled = yield* assembler.assemble("agent", { budget })
       last = Layout.render(assembled)
       // The header placed at the end is the volatile tail: the next request need not start with it.
       onRequest({ text: last, stable: Layout.renderStable(assembled).length }, calls() > before)
@@ -109,7 +110,7 @@ const openHandsLoop = (
  * (and, for its token route, `max_tokens` too).
  */
 export const run = (
-  args: { readonly method: Method; readonly budget: number; readonly assemble?: Omit<Assembler.AssembleOptions, "budget"> | undefined },
+  args: { readonly method: Method; readonly budget: number; readonly assemble?: AssemblerConfig.Config | undefined },
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
   sim: simulated.Simulated,
   onRequest: (request: Requests.Request, called: boolean) => void
@@ -119,7 +120,7 @@ export const run = (
       return stack.runWithStack(
         sim.service,
         {},
-        precisLoop(turns, { ...args.assemble, budget: args.budget }, onRequest, () => sim.counters.calls)
+        precisLoop(turns, args.budget, args.assemble ?? {}, onRequest, () => sim.counters.calls)
       )
     case "baseline":
       return Effect.runPromise(baselineLoop(turns, args.budget, sim, onRequest))

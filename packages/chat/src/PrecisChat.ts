@@ -44,7 +44,7 @@ import type * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { PersistenceBackingError } from "@effect/experimental/Persistence"
 import { CompactionManager, type CompactionOptions, SleepMode } from "@precis/compaction"
-import { Assembler } from "@precis/context"
+import { Assembler, type AssemblerConfig, type ContextError } from "@precis/context"
 import { ConversationTurn, OptionError, OptionSchema, type Provider, Summarizer } from "@precis/core"
 import { PrecisToolkit } from "@precis/recall"
 import { type DagStore, type SearchIndex, StoreError, TurnStore, type WorkQueue } from "@precis/store"
@@ -60,9 +60,9 @@ import * as Session from "./internal/session.js"
 
 /**
  * The chat's own option: the `budget` of the context it sends, in tokens (an
- * integer >= 1, default 32,000). The Assembler's options
- * (`Assembler.AssembleOptions`: `system`, `recallNote`, `lowWater`, ...)
- * are passed through as they are.
+ * integer >= 1, default 32,000): what it passes to every
+ * `Assembler.assemble`. The rest of the assembly (`system`, `recallNote`,
+ * `lowWater`, ...) is the Assembler's config.
  *
  * @since 0.1.0
  */
@@ -71,14 +71,11 @@ export const Settings = Schema.Struct({
 })
 
 /**
- * Options of the chat layers: the budget ({@link Settings}) and the
- * assembly's options.
+ * Options of the chat layers: the budget ({@link Settings}).
  *
  * @since 0.1.0
  */
-export interface Options extends Omit<Assembler.AssembleOptions, "budget"> {
-  readonly budget?: number | undefined
-}
+export interface Options extends Schema.Schema.Encoded<typeof Settings> {}
 
 /**
  * Options that make no sense (a budget of 0, say), when the layer is built.
@@ -126,7 +123,7 @@ export interface Service {
 export class PrecisChats extends Context.Tag("@precis/chat/PrecisChats")<PrecisChats, Service>() {}
 
 const backing = (method: string) => (
-  cause: StoreError.StoreError | StoreError.TurnConflictError | CompactionOptions.InvalidOptionsError
+  cause: StoreError.StoreError | StoreError.TurnConflictError | ContextError.InvalidContextOptionsError
 ) =>
   PersistenceBackingError.make(method, cause)
 
@@ -155,7 +152,7 @@ export const make = (options: Options = {}) =>
     const assembler = yield* Assembler.Assembler
     const store = yield* TurnStore.TurnStore
     const sleep = yield* Effect.serviceOption(SleepMode.SleepMode)
-    const assembleOptions: Assembler.AssembleOptions = { ...options, budget: settings.budget }
+    const assembleOptions: Assembler.AssembleOptions = { budget: settings.budget }
 
     const open = (method: string, chatId: string) => {
       const bad = badId(method, chatId)
@@ -224,12 +221,14 @@ export const layerFromAssembler = (
     ))).pipe(Layer.merge(PrecisToolkit.layer))
 
 /**
- * Options of {@link layer}: the chat's, and the compaction's
- * (`CompactionManager.layer`).
+ * Options of {@link layer}: the chat's, the config of the Assembler it
+ * builds (`Assembler.layer`: `system`, `recallNote`, the marks, ...) and the
+ * compaction's (`CompactionManager.layer`).
  *
  * @since 0.1.0
  */
 export interface LayerOptions extends Options {
+  readonly assembler?: AssemblerConfig.Config | undefined
   readonly compactionDefaults?: CompactionOptions.Options | undefined
 }
 
@@ -245,12 +244,12 @@ export const layer = (
   options: LayerOptions = {}
 ): Layer.Layer<
   PrecisChats | Chat.Persistence | RecallHandlers,
-  InvalidChatOptionsError | CompactionOptions.InvalidOptionsError,
+  InvalidChatOptionsError | ContextError.InvalidContextOptionsError | CompactionOptions.InvalidOptionsError,
   Provider.Provider | TurnStore.TurnStore | DagStore.DagStore | SearchIndex.SearchIndex | WorkQueue.WorkQueue
 > => {
-  const { compactionDefaults, ...chat } = options
+  const { assembler = {}, compactionDefaults, ...chat } = options
   return layerFromAssembler(chat).pipe(
-    Layer.provide(Assembler.layer),
+    Layer.provide(Assembler.layer(assembler)),
     Layer.provide(CompactionManager.layer(compactionDefaults)),
     Layer.provide(Summarizer.layer())
   )

@@ -7,6 +7,7 @@ import * as Chat from "@effect/ai/Chat"
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { CompactionOptions } from "@precis/compaction"
+import type { ContextError } from "@precis/context"
 import type { PrecisToolkit } from "@precis/recall"
 import type { Store, StoreError } from "@precis/store"
 import * as Tool from "@effect/ai/Tool"
@@ -109,7 +110,7 @@ export const stack = (
   | Tool.HandlersFor<typeof AgentTools.tools>
   | Store.Store
   | SqlClient.SqlClient,
-  PrecisChat.InvalidChatOptionsError | CompactionOptions.InvalidOptionsError | StoreError.StoreError
+  PrecisChat.InvalidChatOptionsError | ContextError.InvalidContextOptionsError | CompactionOptions.InvalidOptionsError | StoreError.StoreError
 > =>
   PrecisChat.layer(chatOptions).pipe(
     Layer.provide(ExtractiveProvider.layer()),

@@ -57,7 +57,7 @@ const replay = (requests: ReadonlyArray<Request>) =>
       last = yield* assembler.assemble("p", { budget: options.budget })
     }
     return last!
-  }).pipe(Effect.provide(Assembler.layer.pipe(
+  }).pipe(Effect.provide(Assembler.layer().pipe(
     Layer.provideMerge(CompactionManager.layer(options.compactionDefaults)),
     Layer.provideMerge(SqliteStore.layer({ filename: ":memory:" })),
     Layer.provide(Summarizer.layer()),

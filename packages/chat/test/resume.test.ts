@@ -45,7 +45,7 @@ describe("PrecisChat resumed", () => {
         // The context it resumes with is the session's, as a new Assembler assembles it, true to the store.
         const resumed = yield* chat.history
         const again = yield* Effect.flatMap(Assembler.Assembler, (a) => a.assemble("agent", { budget: options.budget })).pipe(
-          Effect.provide(Assembler.layerReadOnly)
+          Effect.provide(Assembler.layerReadOnly())
         )
         expect(encode(resumed)).toEqual(encode(AiPrompt.toPrompt(again)))
         expect(again.summaries.length).toBeGreaterThan(0)

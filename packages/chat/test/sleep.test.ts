@@ -15,7 +15,7 @@ import { AgentToolsLive, call, chatOf, options, task } from "./agent.js"
 // The chat over an Assembler with Sleep Mode beside it (idle after 1 minute, checked every 30 seconds).
 const Live = PrecisChat.layerFromAssembler({ budget: options.budget }).pipe(
   Layer.provideMerge(SleepMode.layer({ idleThreshold: "1 minute", checkInterval: "30 seconds", budget: options.budget })),
-  Layer.provide(Assembler.layer),
+  Layer.provide(Assembler.layer()),
   Layer.provideMerge(CompactionManager.layer(options.compactionDefaults)),
   Layer.provide(Summarizer.layer()),
   Layer.provide(ExtractiveProvider.layer()),

@@ -55,6 +55,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
 import type { CompactionManager, CompactionOptions, SleepMode } from "@precis/compaction"
+import type { ContextError } from "@precis/context"
 import type { Provider, Summarizer } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
@@ -132,6 +133,7 @@ export type Failure =
   | Importer.ImportError
   | StoreError.StoreError
   | CompactionOptions.InvalidOptionsError
+  | ContextError.InvalidContextOptionsError
   | CompactionManager.ProviderUnavailableError
   | SleepMode.InvalidSleepOptionsError
   | Summarizer.InvalidSummarizerOptionsError

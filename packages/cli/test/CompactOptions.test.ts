@@ -18,7 +18,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { storeLayer } from "../../compaction/test/helpers.js"
-import { compactionOptions } from "../src/internal/options.js"
+import { compactionOptions } from "../src/internal/compactionFlags.js"
 import { assertOneLineFailure, escape, runCli, sessionJsonl, tempDir, write } from "./utils/run.js"
 
 const dir = tempDir()
@@ -111,12 +111,12 @@ describe("compaction flags and their PRECIS_COMPACTION_* variables", () => {
       const none = Option.none<number>()
       const flags = {
         budget: none,
-        freshTail: Option.some(6),
+        freshTailTurns: Option.some(6),
         leafChunkTokens: none,
         minFanIn: none,
         maxFanIn: none,
         concurrency: none,
-        noAlsoLine: false
+        alsoLine: Option.none<boolean>()
       }
       const [options, library] = yield* Effect.all([compactionOptions(flags), CompactionOptions.config]).pipe(
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map(env)))

@@ -3,7 +3,7 @@
  * same report, the same JSON, with and without a budget.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Assembler, Layout } from "@precis/context"
+import { Assembler, AssemblerConfig, Layout } from "@precis/context"
 import { SqliteStore } from "@precis/store-sqlite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -16,12 +16,12 @@ const dir = tempDir()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 // What the library assembles, read-only, over the same store file.
-const assembleReadOnly = (db: string, options: Assembler.AssembleOptions) =>
+const assembleReadOnly = (db: string, { budget, ...config }: Assembler.AssembleOptions & AssemblerConfig.Config) =>
   Effect.flatMap(
     Assembler.Assembler,
-    (assembler) => assembler.assemble("default", { ...Assembler.oneShot, ...options })
+    (assembler) => assembler.assemble("default", { budget })
   ).pipe(
-    Effect.provide(Assembler.layerReadOnly.pipe(Layer.provide(SqliteStore.layer({ filename: db, readonly: true })))),
+    Effect.provide(Assembler.layerReadOnly({ ...AssemblerConfig.oneShot, ...config }).pipe(Layer.provide(SqliteStore.layer({ filename: db, readonly: true })))),
     Effect.scoped
   )
 

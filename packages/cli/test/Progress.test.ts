@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CompactionManager } from "@precis/compaction"
+import { CompactionProgress } from "@precis/compaction"
 import { describe as describeEvent, worthALine } from "../src/internal/progress.js"
 
 const tiers = { normal: 2, aggressive: 1, fallback: 0 }
 const leaf = (done: number, total: number) =>
-  CompactionManager.ProgressEvent.LeafWritten({ sessionId: "s", done, total, tiers })
+  CompactionProgress.ProgressEvent.LeafWritten({ sessionId: "s", done, total, tiers })
 
 describe("progress", () => {
   it("describes each event with a bar, counts and tiers", () => {
@@ -13,11 +13,11 @@ describe("progress", () => {
       "leaves [######------------------] 3/12 · tiers: normal 2, aggressive 1, fallback 0"
     )
     assert.strictEqual(
-      describeEvent(CompactionManager.ProgressEvent.CondensedWritten({ sessionId: "s", depth: 0, done: 1, total: 1, tiers })),
+      describeEvent(CompactionProgress.ProgressEvent.CondensedWritten({ sessionId: "s", depth: 0, done: 1, total: 1, tiers })),
       "depth 1 [########################] 1/1 · tiers: normal 2, aggressive 1, fallback 0"
     )
     assert.strictEqual(
-      describeEvent(CompactionManager.ProgressEvent.LeafPassStarted({ sessionId: "s", chunks: 4, turns: 40 })),
+      describeEvent(CompactionProgress.ProgressEvent.LeafPassStarted({ sessionId: "s", chunks: 4, turns: 40 })),
       "leaf pass: 40 turns in 4 chunks"
     )
   })
@@ -27,6 +27,6 @@ describe("progress", () => {
     const shown = Array.from({ length: 1000 }, (_, i) => i + 1).filter((d) => worthALine(leaf(d, 1000)))
     assert.deepStrictEqual(shown, [100, 200, 300, 400, 500, 600, 700, 800, 900, 1000])
     assert.isTrue(worthALine(leaf(7, 7)))
-    assert.isTrue(worthALine(CompactionManager.ProgressEvent.CondenseStarted({ sessionId: "s", depth: 2, groups: 9 })))
+    assert.isTrue(worthALine(CompactionProgress.ProgressEvent.CondenseStarted({ sessionId: "s", depth: 2, groups: 9 })))
   })
 })

@@ -83,20 +83,6 @@ import * as SessionLock from "./internal/sessionLock.js"
 import * as Trigger from "./internal/trigger.js"
 import * as Workers from "./internal/workers.js"
 
-/**
- * What a compaction reports while it works (see `CompactionOptions.ProgressEvent`).
- *
- * @since 0.1.0
- */
-export type ProgressEvent = CompactionOptions.ProgressEvent
-
-/**
- * Constructors and matchers of {@link ProgressEvent}.
- *
- * @since 0.1.0
- */
-export const ProgressEvent = CompactionOptions.ProgressEvent
-
 export type {
   /**
    * What a compaction, a session's runs and a worker loop did, and what a redo
@@ -230,17 +216,6 @@ export interface Service {
    * uncovered turns (`ActiveContext.load` with this manager's store and estimator).
    */
   readonly context: (sessionId: string) => Effect.Effect<ActiveContext.ActiveContext, StoreError.StoreError>
-  /**
-   * The options a call with `overrides` runs with: the layer's, the overrides
-   * on top (an `undefined` override keeps the layer's value), the defaults
-   * applied, checked; `budget`, when given, is checked as `status`'s budget.
-   *
-   * @since 0.1.0
-   */
-  readonly resolveOptions: (
-    overrides?: CompactionOptions.Options,
-    budget?: number
-  ) => Effect.Effect<CompactionOptions.ResolvedOptions, CompactionOptions.InvalidOptionsError>
 }
 
 /**
@@ -293,7 +268,12 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     effect.pipe(Effect.provide(layerContext), Effect.provideService(TokenEstimator.TokenEstimator, estimator))
   const traced = (name: string, sessionId: string) =>
     Effect.withSpan(`CompactionManager.${name}`, { attributes: { "precis.session_id": sessionId } })
-  const resolveOptions: Service["resolveOptions"] = (overrides, budget) =>
+  // The options a call runs with: the layer's, the call's overrides on top (an `undefined` one keeps the
+  // layer's value), the defaults applied, checked; `budget`, when given, checked as `status`'s budget.
+  const resolveOptions = (
+    overrides?: CompactionOptions.Options,
+    budget?: number
+  ): Effect.Effect<CompactionOptions.ResolvedOptions, CompactionOptions.InvalidOptionsError> =>
     Effect.suspend(() => CompactionOptions.resolveOptions(mergeOptions(options, overrides), budget))
 
   const context: Service["context"] = (sessionId) =>
@@ -318,8 +298,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     redoFallbacks: (sessionId, overrides) =>
       Effect.flatMap(resolveOptions(overrides), (opts) => lock.withSession(sessionId, Redo.redoFallbacks(sessionId, opts)))
         .pipe(unavailable, inLayer, traced("redoFallbacks", sessionId)),
-    context,
-    resolveOptions
+    context
   })
 })
 

@@ -4,10 +4,8 @@
  *
  * @since 0.1.0
  */
-import { OptionConfig, OptionError, OptionSchema, Summarizer, type Summary } from "@precis/core"
+import { OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import type * as Config from "effect/Config"
-import * as Data from "effect/Data"
-import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -65,48 +63,48 @@ const share = OptionSchema.number({ min: 0, max: 1, exclusiveMin: true })
  * @since 0.1.0
  */
 export const Options = Schema.Struct({
-  /** Newest uncovered turns never summarized. */
-  freshTailTurns: Schema.optionalWith(OptionSchema.int({ min: 0 }), { default: () => defaults.freshTailTurns }),
-  /**
-   * The fresh tail's most tokens: the tail is the newest `freshTailTurns`
-   * turns, fewer when they hold more (a tool pair stays whole). Default
-   * `FreshTail.tokensFor(budget)` when a budget is given, else unbounded.
-   */
-  freshTailTokens: Schema.optional(OptionSchema.int({ min: 0 })),
-  /**
-   * The context budget (tokens) the session is assembled against. When given,
-   * it sets the default `freshTailTokens`, and a compaction brings the active
-   * context down to `lowWater * budget`, not just under the threshold.
-   */
-  budget: Schema.optional(Budget),
-  /** Fraction of `budget` a compaction aims to leave in the active context. */
-  lowWater: Schema.optionalWith(share, { default: () => defaults.lowWater }),
-  /** Largest chunk of turns per leaf, in estimated tokens. */
-  leafChunkTokens: Schema.optionalWith(tokens, { default: () => defaults.leafChunkTokens }),
-  /**
-   * Most turns one compaction summarizes (the oldest evictable ones; a tool
-   * call and its results stay together, see the engine's notes), so a run in
-   * idle time stays short. Default unbounded.
-   */
-  maxTurns: Schema.optional(OptionSchema.int({ min: 1 })),
-  /** Fewest parentless siblings condensed together. */
-  minFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.minFanIn }),
-  /** Most parentless siblings condensed together: at least `minFanIn`. */
-  maxFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.maxFanIn }),
-  /** Fraction of the budget the active context must exceed to compact. */
-  threshold: Schema.optionalWith(share, { default: () => defaults.threshold }),
-  /** Condensation calls of one depth running at once. */
-  concurrency: Schema.optionalWith(tokens, { default: () => defaults.concurrency }),
-  /** `targetTokens` of leaf summaries. */
-  leafTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.leafTargetTokens }),
-  /** `targetTokens` of condensed summaries. */
-  condenseTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.condenseTargetTokens }),
-  /**
-   * Whether a summary that dropped must-survive keys of its material (its
-   * fact check, `Summary.dropped`) gets the most important of them appended as
-   * one `Also: a; b; c` line, when that fits within its target tokens.
-   */
-  alsoLine: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.alsoLine })
+  freshTailTurns: Schema.optionalWith(OptionSchema.int({ min: 0 }), { default: () => defaults.freshTailTurns })
+    .annotations({ description: "newest uncovered turns never summarized" }),
+  freshTailTokens: Schema.optional(OptionSchema.int({ min: 0 })).annotations({
+    description: "the fresh tail's most tokens: its newest freshTailTurns turns, fewer when they hold more (a tool " +
+      "pair stays whole); default FreshTail.tokensFor(budget) with a budget, else unbounded"
+  }),
+  budget: Schema.optional(Budget).annotations({
+    description: "the context budget the session is assembled against: it sets the default freshTailTokens, and a " +
+      "compaction brings the active context down to lowWater * budget, not just under the threshold"
+  }),
+  lowWater: Schema.optionalWith(share, { default: () => defaults.lowWater }).annotations({
+    description: "fraction of the budget a compaction aims to leave in the active context"
+  }),
+  leafChunkTokens: Schema.optionalWith(tokens, { default: () => defaults.leafChunkTokens }).annotations({
+    description: "largest chunk of turns per leaf, in estimated tokens"
+  }),
+  maxTurns: Schema.optional(OptionSchema.int({ min: 1 })).annotations({
+    description: "most turns one compaction summarizes (the oldest evictable ones, a tool call with its results), " +
+      "so a run in idle time stays short; default unbounded"
+  }),
+  minFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.minFanIn }).annotations({
+    description: "fewest parentless siblings condensed together"
+  }),
+  maxFanIn: Schema.optionalWith(OptionSchema.int({ min: 2 }), { default: () => defaults.maxFanIn }).annotations({
+    description: "most parentless siblings condensed together: at least minFanIn"
+  }),
+  threshold: Schema.optionalWith(share, { default: () => defaults.threshold }).annotations({
+    description: "fraction of the budget the active context must exceed to compact"
+  }),
+  concurrency: Schema.optionalWith(tokens, { default: () => defaults.concurrency }).annotations({
+    description: "condensation calls of one depth running at once"
+  }),
+  leafTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.leafTargetTokens }).annotations({
+    description: "targetTokens of leaf summaries"
+  }),
+  condenseTargetTokens: Schema.optionalWith(tokens, { default: () => defaults.condenseTargetTokens }).annotations({
+    description: "targetTokens of condensed summaries"
+  }),
+  alsoLine: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.alsoLine }).annotations({
+    description: "whether a summary that dropped must-survive keys of its material (Summary.dropped) gets the most " +
+      "important of them appended as one \"Also: a; b; c\" line, when that fits within its target tokens"
+  })
 }).pipe(
   Schema.filter((options) =>
     options.maxFanIn >= options.minFanIn || {
@@ -117,52 +115,12 @@ export const Options = Schema.Struct({
 )
 
 /**
- * What a compaction reports while it works, to the `onProgress` option (a
- * progress bar, say): `LeafPassStarted` (`chunks`, `turns`), `LeafWritten`
- * (`done` of `total`, the run's `tiers` so far), `CondenseStarted` (`depth`,
- * `groups`), `CondensedWritten` (a summary of depth `depth + 1`: `done` of
- * `total`, `tiers`). `CompactionManager.ProgressEvent` is the same.
+ * The options as given: any of {@link Options}'s fields. (A compaction's
+ * progress is reported beside them: `CompactionProgress`.)
  *
  * @since 0.1.0
  */
-export type ProgressEvent = Data.TaggedEnum<{
-  /** The leaf pass is about to summarize `turns` turns in `chunks` chunks. */
-  LeafPassStarted: { readonly sessionId: string; readonly chunks: number; readonly turns: number }
-  /** A leaf was written; `tiers` counts the summaries of this run so far. */
-  LeafWritten: {
-    readonly sessionId: string
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-  /** `groups` groups of depth `depth` are about to be condensed. */
-  CondenseStarted: { readonly sessionId: string; readonly depth: number; readonly groups: number }
-  /** A condensed summary of depth `depth + 1` was written. */
-  CondensedWritten: {
-    readonly sessionId: string
-    readonly depth: number
-    readonly done: number
-    readonly total: number
-    readonly tiers: Summary.TierCounts
-  }
-}>
-
-/**
- * Constructors and matchers of {@link ProgressEvent}.
- *
- * @since 0.1.0
- */
-export const ProgressEvent = Data.taggedEnum<ProgressEvent>()
-
-/**
- * The options as given: any of {@link Options}'s fields, and `onProgress`.
- *
- * @since 0.1.0
- */
-export interface Options extends Schema.Schema.Encoded<typeof Options> {
-  /** Called after each step of a compaction (a progress bar, say). */
-  readonly onProgress?: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
-}
+export interface Options extends Schema.Schema.Encoded<typeof Options> {}
 
 /**
  * Options with every default applied, validated.
@@ -172,7 +130,6 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {
 export interface ResolvedOptions extends Schema.Schema.Type<typeof Options> {
   /** `undefined`: no token bound. */
   readonly freshTailTokens: number | undefined
-  readonly onProgress: ((event: ProgressEvent) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -262,8 +219,7 @@ export const resolveOptions = (
     ...resolved,
     // Only a budget given as an option bounds the tail by default: `status`'s budget argument does not.
     freshTailTokens: resolved.freshTailTokens ??
-      (resolved.budget === undefined ? undefined : FreshTail.tokensFor(resolved.budget)),
-    onProgress: options.onProgress
+      (resolved.budget === undefined ? undefined : FreshTail.tokensFor(resolved.budget))
   })
 }
 

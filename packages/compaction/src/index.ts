@@ -12,6 +12,8 @@
 /** @since 0.1.0 */
 export * as CompactionOptions from "./CompactionOptions.js"
 /** @since 0.1.0 */
+export * as CompactionProgress from "./CompactionProgress.js"
+/** @since 0.1.0 */
 export * as FreshTail from "./FreshTail.js"
 /** @since 0.1.0 */
 export * as ActiveContext from "./ActiveContext.js"

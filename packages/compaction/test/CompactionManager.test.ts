@@ -20,6 +20,8 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
 import * as fs from "node:fs"
@@ -28,6 +30,7 @@ import * as path from "node:path"
 import * as ActiveContext from "../src/ActiveContext.js"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as CompactionOptions from "../src/CompactionOptions.js"
+import * as CompactionProgress from "../src/CompactionProgress.js"
 import { depsLayer, managerLayer, requestCount, shortReply, storeLayer, waitUntil } from "./helpers.js"
 
 const tokensOf = (turn: ConversationTurn.ConversationTurn) => TokenEstimator.approximate.estimate(Transcript.formatTurn(turn))
@@ -326,16 +329,23 @@ describe("CompactionManager", () => {
       r.task?.kind === "condense" ? ScriptedProvider.delayed("10 seconds", "merged") : shortReply(r)
     )))))
 
-  it.effect("reports progress: chunks done and tiers so far", () =>
+  it("every compaction option says what it is (a description annotation): one field is one option", () => {
+    const options = SchemaAST.getPropertySignatures(Schema.typeSchema(CompactionOptions.Options).ast)
+    assert.strictEqual(options.length, 13)
+    assert.deepStrictEqual(options.filter((o) => Option.isNone(SchemaAST.getDescriptionAnnotation(o))).map((o) => o.name), [])
+  })
+
+  it.effect("reports progress to the reporter in context: chunks done and tiers so far; none by default", () =>
     Effect.gen(function*() {
       const cm = yield* manager
-      const events: Array<CompactionManager.ProgressEvent> = []
+      const events: Array<CompactionProgress.ProgressEvent> = []
       yield* setup("progress", sizedTurns(24, 10))
-      yield* cm.compact("progress", {
-        freshTailTurns: 4,
-        leafChunkTokens: 50,
-        onProgress: (event) => Effect.sync(() => events.push(event))
-      })
+      yield* setup("silent", sizedTurns(24, 10))
+      // Without a reporter the same compaction runs and reports to no one.
+      assert.strictEqual((yield* cm.compact("silent", { freshTailTurns: 4, leafChunkTokens: 50 })).leafSummariesCreated, 4)
+      yield* cm.compact("progress", { freshTailTurns: 4, leafChunkTokens: 50 }).pipe(
+        CompactionProgress.reporting((event) => Effect.sync(() => events.push(event)))
+      )
       expect(events.map((e) => e._tag)).toEqual([
         "LeafPassStarted",
         "LeafWritten",
@@ -348,6 +358,7 @@ describe("CompactionManager", () => {
       expect(events[0]).toMatchObject({ chunks: 4, turns: 20 })
       expect(events[4]).toMatchObject({ done: 4, total: 4, tiers: { normal: 4, aggressive: 0, fallback: 0 } })
       expect(events[6]).toMatchObject({ depth: 0, done: 1, total: 1, tiers: { normal: 5, aggressive: 0, fallback: 0 } })
+      assert.deepStrictEqual([...new Set(events.map((e) => e.sessionId))], ["progress"])
     }).pipe(Effect.provide(managerLayer())))
 
   it.effect("traces compact, each leaf and each condensation in spans", () =>
@@ -496,7 +507,7 @@ describe("options", () => {
         "threshold must be a number in (0, 1] (got 0)"
     )
     expect(reason({ leafChunkTokens: 0.5 })).toContain("leafChunkTokens must be an integer >= 1")
-    expect(Either.getOrThrow(CompactionOptions.resolveOptions({ onProgress: undefined }))).toMatchObject(
+    expect(Either.getOrThrow(CompactionOptions.resolveOptions({}))).toMatchObject(
       CompactionOptions.defaults
     )
   })

@@ -34,7 +34,8 @@
  * next rebuild (where a prompt cache can stop: `AiPrompt.toPrompt` marks it).
  *
  * - {@link layer} works with a `CompactionManager`: it may compact the session
- *   (unless `compact: false`) and saves the session state it carried forward.
+ *   (unless its config says `compact: false`) and saves the session state it
+ *   carried forward.
  * - {@link layerReadOnly} needs only the store's `TurnStore` and `DagStore`
  *   (read-only is enough): it never writes (no compaction; the session state
  *   is carried forward, not saved). `precis context` is this assembler.
@@ -46,7 +47,7 @@
  * import { Effect, Layer } from "effect"
  * const text = Effect.flatMap(Assembler.Assembler, (assembler) => assembler.assemble("session-1", { budget: 16_000 })).pipe(
  *   Effect.map((assembled) => Layout.render(assembled)),
- *   Effect.provide(Assembler.layerReadOnly.pipe(Layer.provide(SqliteStore.layer({ filename: "precis.db", readonly: true }))))
+ *   Effect.provide(Assembler.layerReadOnly().pipe(Layer.provide(SqliteStore.layer({ filename: "precis.db", readonly: true }))))
  * )
  * ```
  * @since 0.1.0
@@ -54,13 +55,16 @@
 import { ActiveContext, CompactionManager, CompactionOptions } from "@precis/compaction"
 import { OptionSchema, SessionState, TokenEstimator } from "@precis/core"
 import { type DagStore, type StoreError, TurnStore } from "@precis/store"
+import type * as EffectConfig from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as AssemblerConfig from "./AssemblerConfig.js"
 import * as Condenser from "./Condenser.js"
-import * as Expansion from "./Expansion.js"
+import { InvalidContextOptionsError } from "./ContextError.js"
 import * as DagStage from "./internal/dagStage.js"
 import * as Frame from "./internal/frame.js"
 import * as Rebuild from "./internal/rebuild.js"
@@ -68,109 +72,15 @@ import * as Layout from "./Layout.js"
 import type { Assembled } from "./internal/assembled.js"
 
 /**
- * The defaults of the assembly's own options (see {@link AssembleOptions}).
+ * What varies from one assembly to the next: the budget, in tokens (an
+ * integer >= 1). Without one the active context is given whole: no stage
+ * runs, no frame is kept. Everything else is the assembler's config
+ * (`AssemblerConfig`), decoded when its layer is built.
  *
  * @since 0.1.0
  */
-export const defaults = {
-  lowWater: 0.5,
-  highWater: 0.8,
-  turnShare: 0.05,
-  statePlacement: "frame" as Layout.StatePlacement,
-  /** The sessions whose frames an assembler keeps (the least recently assembled is forgotten past it). */
-  maxFrames: 256
-} as const
-
-/**
- * The low-water mark of a context assembled once (`precis context`): no turn
- * follows it, so it fills what the expansion's default reserve leaves (0.85).
- *
- * @since 0.1.0
- */
-export const oneShotLowWater = 1 - Expansion.defaults.reserve
-
-/**
- * The marks of a context assembled once: filled to {@link oneShotLowWater},
- * the high mark the budget itself (the default high mark is below it), and a
- * session whose turns all fit the budget given whole, verbatim (`whole`). Spread
- * it into the options: `assemble(session, { budget, ...Assembler.oneShot })`.
- *
- * @since 0.1.0
- */
-export const oneShot = { lowWater: oneShotLowWater, highWater: 1, whole: true } as const
-
-/**
- * The assembly's own options as a Schema, their bounds and defaults:
- *
- * | option | bounds | default |
- * |---|---|---|
- * | `lowWater` | (0, 1], at most `highWater` | 0.5: a rebuild brings the context down to this share of the budget |
- * | `highWater` | (0, 1] | 0.8: past this share of the budget the context is rebuilt |
- * | `turnShare` | (0, 1] | 0.05: a turn that enters takes at most this share of the budget (cut in its middle past it) |
- * | `whole` | a boolean | false: a session whose turns all fit the budget (with the pinned system text, and the header when it fits too) is given whole, verbatim, no summary |
- * | `statePlacement` | `"frame"` or `"end"` | `"frame"`: the header after the summaries, refreshed at rebuilds; `"end"`: last, refreshed every assembly |
- * | `system` | a string | none: system text pinned first (counts against the budget) |
- * | `recallNote` | a boolean | false: the summaries followed by `Layout.recallNote` (counted too) |
- *
- * The defaults are measured: see the "what an agent pays" loops of
- * `pnpm bench loop` and BENCHMARKS.md.
- *
- * @since 0.1.0
- */
-export const Settings = Schema.Struct({
-  lowWater: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1, exclusiveMin: true }), {
-    default: () => defaults.lowWater
-  }),
-  highWater: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1, exclusiveMin: true }), {
-    default: () => defaults.highWater
-  }),
-  turnShare: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1, exclusiveMin: true }), {
-    default: () => defaults.turnShare
-  }),
-  whole: Schema.optionalWith(OptionSchema.boolean, { default: () => false }),
-  statePlacement: Schema.optionalWith(OptionSchema.literal("frame", "end"), { default: () => defaults.statePlacement }),
-  system: Schema.optionalWith(Schema.String, { default: () => "" }),
-  recallNote: Schema.optionalWith(Schema.Boolean, { default: () => false })
-}).pipe(
-  Schema.filter((settings) =>
-    settings.lowWater <= settings.highWater || {
-      path: ["lowWater"],
-      message: `must be a number <= highWater (got ${settings.lowWater} > ${settings.highWater})`
-    }
-  )
-)
-
-/**
- * The options of {@link Service.assemble}: the budget and the Condenser's
- * stage options, whether it may compact, the compaction's options, the
- * expansion's, the header's, and the frame's ({@link Settings}).
- *
- * @since 0.1.0
- */
-export interface AssembleOptions extends Omit<Condenser.Options, "budget">, Schema.Schema.Encoded<typeof Settings> {
-  /**
-   * The budget, in tokens (an integer >= 1). Without one the active context
-   * is given whole: no stage runs, no frame is kept.
-   */
+export interface AssembleOptions {
   readonly budget?: number | undefined
-  /** Whether a rebuild may compact the session (write summaries). Default true; never when read-only. */
-  readonly compact?: boolean | undefined
-  /**
-   * Whether (and how) a rebuilt context is filled from the summary DAG up to
-   * the low-water mark (see `Expansion`): `false` turns it off, an object sets
-   * its `turns`, `maskMinTokens` and `reserve` (the share of the low-water
-   * mark left unfilled, default 0 here). Default on. Nothing stored changes.
-   */
-  readonly expand?: boolean | Omit<Expansion.Options, "budget"> | undefined
-  /** Overrides of the manager's compaction options (the `budget` and `lowWater` are the rebuild's). */
-  readonly compaction?: CompactionOptions.Options | undefined
-  /** Whether the session-state header (`SessionState`) is in the context. Default true. */
-  readonly sessionState?: boolean | undefined
-  /**
-   * The share of the budget the header may take, `0 <= stateShare < 1`
-   * (default `Layout.defaultStateShare`, 0.15).
-   */
-  readonly stateShare?: number | undefined
 }
 
 export type {
@@ -189,15 +99,14 @@ export type {
 export interface Service {
   /**
    * What an agent sends to its model for `sessionId`, within `options.budget`
-   * (see the module notes). Options that make no sense (a budget of 0, a
-   * stage, compaction or expansion option out of its bounds, a `stateShare`
-   * of 1, a `system` text the budget cannot hold) fail with an
-   * `InvalidOptionsError` before anything is read.
+   * (see the module notes). A budget that makes no sense (0, 1.5), or one
+   * the config's `system` text does not fit in, fails with an
+   * `InvalidContextOptionsError` before anything is read.
    */
   readonly assemble: (
     sessionId: string,
     options?: AssembleOptions
-  ) => Effect.Effect<Assembled, StoreError.StoreError | CompactionOptions.InvalidOptionsError>
+  ) => Effect.Effect<Assembled, StoreError.StoreError | InvalidContextOptionsError>
 }
 
 /**
@@ -207,73 +116,46 @@ export interface Service {
  */
 export class Assembler extends Context.Tag("@precis/context/Assembler")<Assembler, Service>() {}
 
-const invalid = (option: string, message: string) =>
-  new CompactionOptions.InvalidOptionsError({ problems: [{ option, message }] })
-
-const decodeSettings = OptionSchema.decode(
-  Settings,
-  (problems) => new CompactionOptions.InvalidOptionsError({ problems })
+const decodeBudget = OptionSchema.decode(
+  Schema.Struct({ budget: CompactionOptions.Budget }),
+  (problems) => new InvalidContextOptionsError({ problems })
 )
 
-// What makes a frame: options that differ rebuild it.
-const keyOf = (options: AssembleOptions): string => {
-  const { compaction, ...rest } = options
-  const { onProgress: _, ...compactionOptions } = compaction ?? {}
-  return JSON.stringify({ ...rest, compaction: compactionOptions })
-}
-
-const build = (manager: CompactionManager.Service | undefined) =>
+const build = (manager: CompactionManager.Service | undefined, config: AssemblerConfig.Resolved) =>
   Effect.gen(function*() {
     const stores = yield* Effect.context<TurnStore.TurnStore | DagStore.DagStore>()
     const estimator = yield* TokenEstimator.TokenEstimator
     const frames = yield* Ref.make<ReadonlyMap<string, Frame.Entry>>(new Map())
+    const systemTokens = config.system.length === 0 ? 0 : estimator.estimate(config.system)
+    const { expand } = config
+    const condenser: Omit<Condenser.Options, "budget"> = config
+    const compacts = manager !== undefined && config.compact
 
-    // Checks every option before anything is read; returns the frame's settings.
-    const check = (options: AssembleOptions) =>
+    // Checks the budget before anything is read; returns the frame's settings.
+    const check = (budget: number | undefined) =>
       Effect.gen(function*() {
-        const { budget, compaction, expand, stateShare = Layout.defaultStateShare } = options
-        if (!(Number.isFinite(stateShare) && stateShare >= 0 && stateShare < 1)) {
-          return yield* invalid("stateShare", `must be a number >= 0 and < 1 (got ${stateShare})`)
-        }
-        const settings = yield* decodeSettings(options)
-        const frame: Frame.Settings = {
-          ...settings,
-          budget: budget ?? 1,
-          stateShare,
-          sessionState: options.sessionState !== false
-        }
+        const frame: Frame.Settings = { ...config, budget: budget ?? 1 }
         if (budget === undefined) return frame
-        yield* Condenser.decodeOptions({ ...options, budget })
-        if (typeof expand === "object") yield* Expansion.decodeOptions({ ...expand, budget })
-        const overrides = { ...compaction, budget }
-        yield* manager === undefined
-          ? CompactionOptions.resolveOptions(overrides, budget)
-          : manager.resolveOptions(overrides, budget)
-        const systemTokens = settings.system.length === 0 ? 0 : estimator.estimate(settings.system)
+        yield* decodeBudget({ budget })
         if (systemTokens >= budget) {
-          return yield* invalid("system", `takes ${systemTokens} tokens, and the budget is ${budget}`)
+          return yield* new InvalidContextOptionsError({
+            problems: [{ option: "system", message: `takes ${systemTokens} tokens, and the budget is ${budget}` }]
+          })
         }
         return frame
       })
 
     const loadState = manager === undefined ? ActiveContext.loadState : ActiveContext.refreshState
 
-    const plan = (
-      sessionId: string,
-      options: AssembleOptions,
-      settings: Frame.Settings,
-      overflow: Frame.Frame | undefined
-    ): Rebuild.Plan => ({
+    const plan = (sessionId: string, settings: Frame.Settings, overflow: Frame.Frame | undefined): Rebuild.Plan => ({
       sessionId,
-      key: keyOf(options),
       overflow,
       settings,
-      condenser: options,
-      expand: options.expand === false ? false : options.expand === true || options.expand === undefined ? {} : options.expand,
-      compaction: manager === undefined || options.compact === false
+      condenser,
+      expand: expand === false ? false : expand === true ? {} : expand,
+      compaction: manager === undefined || !compacts
         ? undefined
-        : (trigger, lowWater) =>
-          DagStage.stage(manager, sessionId, trigger, { ...options.compaction, budget: settings.budget, lowWater }),
+        : (trigger, lowWater) => DagStage.stage(manager, sessionId, trigger, { budget: settings.budget, lowWater }),
       loadState
     })
 
@@ -288,18 +170,20 @@ const build = (manager: CompactionManager.Service | undefined) =>
         return Frame.toAssembled(estimator, sessionId, { ...settings, header, summaries, turns, report }, undefined, true)
       })
 
-    const assemble: Service["assemble"] = (sessionId, options = {}) =>
+    const assemble: Service["assemble"] = (sessionId, { budget } = {}) =>
       Effect.gen(function*() {
-        const settings = yield* check(options)
-        if (options.budget === undefined) return yield* whole(sessionId, settings)
+        const settings = yield* check(budget)
+        if (budget === undefined) return yield* whole(sessionId, settings)
         const entry = (yield* Ref.get(frames)).get(sessionId)
-        const kept = entry !== undefined && entry.frame.key === keyOf(options) ? entry.frame : undefined
+        // The config is the service's: a frame is kept for the budget it was built for.
+        const kept = entry !== undefined && entry.frame.budget === budget ? entry.frame : undefined
         const appended = kept === undefined
           ? undefined
           : yield* Frame.append(sessionId, kept, settings, manager === undefined ? undefined : ActiveContext.saveState)
-        const frame = appended ?? (yield* Rebuild.rebuild(plan(sessionId, options, settings, kept)))
+        const frame = appended ?? (yield* Rebuild.rebuild(plan(sessionId, settings, kept)))
         const assembled = Frame.toAssembled(estimator, sessionId, frame, entry?.text, appended === undefined)
-        yield* Ref.update(frames, (all) => Frame.remember(all, sessionId, { frame, text: Layout.render(frame) }, defaults.maxFrames))
+        yield* Ref.update(frames, (all) =>
+          Frame.remember(all, sessionId, { frame, text: Layout.render(frame) }, AssemblerConfig.defaults.maxFrames))
         yield* Effect.annotateCurrentSpan({ "precis.rebuilt": assembled.rebuilt, "precis.tokens": assembled.tokens })
         return assembled
       }).pipe(
@@ -313,16 +197,22 @@ const build = (manager: CompactionManager.Service | undefined) =>
 
 /**
  * Builds the assembler over the `CompactionManager` and the store's
- * `TurnStore` and `DagStore` in context; the `TokenEstimator` defaults to the
- * core approximation. Its frames live as long as the service.
+ * `TurnStore` and `DagStore` in context, with `config` (decoded here, once:
+ * an `InvalidContextOptionsError` when it makes no sense); the
+ * `TokenEstimator` defaults to the core approximation. Its frames live as
+ * long as the service.
  *
  * @since 0.1.0
  */
-export const make: Effect.Effect<
+export const make = (config: AssemblerConfig.Config = {}): Effect.Effect<
   Service,
-  never,
+  InvalidContextOptionsError,
   CompactionManager.CompactionManager | TurnStore.TurnStore | DagStore.DagStore
-> = Effect.flatMap(CompactionManager.CompactionManager, build)
+> =>
+  Effect.flatMap(
+    AssemblerConfig.decode(config),
+    (resolved) => Effect.flatMap(CompactionManager.CompactionManager, (manager) => build(manager, resolved))
+  )
 
 /**
  * Builds an assembler that never writes, over the store's `TurnStore` and
@@ -331,10 +221,15 @@ export const make: Effect.Effect<
  *
  * @since 0.1.0
  */
-export const makeReadOnly: Effect.Effect<Service, never, TurnStore.TurnStore | DagStore.DagStore> = build(undefined)
+export const makeReadOnly = (config: AssemblerConfig.Config = {}): Effect.Effect<
+  Service,
+  InvalidContextOptionsError,
+  TurnStore.TurnStore | DagStore.DagStore
+> => Effect.flatMap(AssemblerConfig.decode(config), (resolved) => build(undefined, resolved))
 
 /**
- * The assembler layer, over the `CompactionManager` and the store.
+ * The assembler layer, over the `CompactionManager` and the store, with
+ * `config` decoded when it is built. Without a config it cannot fail.
  *
  * @example
  * ```ts
@@ -344,7 +239,7 @@ export const makeReadOnly: Effect.Effect<Service, never, TurnStore.TurnStore | D
  * import { ExtractiveProvider } from "@precis/provider-extractive"
  * import { SqliteStore } from "@precis/store-sqlite"
  * import { Layer } from "effect"
- * const Live = Assembler.layer.pipe(
+ * const Live = Assembler.layer({ system: "You are a careful engineer." }).pipe(
  *   Layer.provideMerge(CompactionManager.layer()),
  *   Layer.provideMerge(SqliteStore.layer({ filename: "agent.db" })),
  *   Layer.provide(Summarizer.layer()),
@@ -353,18 +248,45 @@ export const makeReadOnly: Effect.Effect<Service, never, TurnStore.TurnStore | D
  * ```
  * @since 0.1.0
  */
-export const layer: Layer.Layer<
+export function layer(): Layer.Layer<
   Assembler,
   never,
   CompactionManager.CompactionManager | TurnStore.TurnStore | DagStore.DagStore
-> = Layer.effect(Assembler, make)
+>
+export function layer(
+  config: AssemblerConfig.Config
+): Layer.Layer<
+  Assembler,
+  InvalidContextOptionsError,
+  CompactionManager.CompactionManager | TurnStore.TurnStore | DagStore.DagStore
+>
+export function layer(config?: AssemblerConfig.Config) {
+  return Layer.effect(Assembler, make(config))
+}
+
+/**
+ * The assembler layer with its config read from `AssemblerConfig.config`
+ * (the `PRECIS_ASSEMBLER_*` variables), or the given `Config`.
+ *
+ * @since 0.1.0
+ */
+export const layerConfig = (
+  config: EffectConfig.Config<AssemblerConfig.Config> = AssemblerConfig.config
+): Layer.Layer<
+  Assembler,
+  ConfigError.ConfigError | InvalidContextOptionsError,
+  CompactionManager.CompactionManager | TurnStore.TurnStore | DagStore.DagStore
+> => Layer.effect(Assembler, Effect.flatMap(config, make))
 
 /**
  * The read-only assembler layer ({@link makeReadOnly}): what `precis context` uses.
  *
  * @since 0.1.0
  */
-export const layerReadOnly: Layer.Layer<Assembler, never, TurnStore.TurnStore | DagStore.DagStore> = Layer.effect(
-  Assembler,
-  makeReadOnly
-)
+export function layerReadOnly(): Layer.Layer<Assembler, never, TurnStore.TurnStore | DagStore.DagStore>
+export function layerReadOnly(
+  config: AssemblerConfig.Config
+): Layer.Layer<Assembler, InvalidContextOptionsError, TurnStore.TurnStore | DagStore.DagStore>
+export function layerReadOnly(config?: AssemblerConfig.Config) {
+  return Layer.effect(Assembler, makeReadOnly(config))
+}

@@ -18,6 +18,7 @@ import { type ConversationTurn, OptionSchema, type Summarizer } from "@precis/co
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { InvalidContextOptionsError } from "./ContextError.js"
 import * as Forget from "./internal/forget.js"
 import * as Mask from "./internal/mask.js"
 import * as Internal from "./internal/stage.js"
@@ -186,30 +187,38 @@ const count = Schema.optional(OptionSchema.int({ min: 0 }))
 const weight = Schema.optional(OptionSchema.number())
 
 /**
- * The standard pipelines' settings: a budget (tokens, an integer >= 1), and
- * the stages' options (`protectTokens` defaults to
+ * The stages' options (`protectTokens` defaults to
  * `FreshTail.tokensFor(budget)`, a quarter of the budget clamped to
  * 1,000..32,000): token and turn counts are integers >= 0 (a summary's
  * `targetTokens` >= 1), the forget stage's weights finite numbers (its
- * `decay` >= 0). {@link fit} and {@link condense} check them.
+ * `decay` >= 0): what an `Assembler`'s config holds of the pipeline.
  *
  * @since 0.1.0
  */
-export const Options = Schema.Struct({
-  budget: CompactionOptions.Budget,
-  mask: Schema.optional(Schema.Struct({ protectTokens: count, minTokens: count })),
+export const StageOptions = Schema.Struct({
+  mask: Schema.optional(Schema.Struct({ protectTokens: count, minTokens: count })).annotations({
+    description: "the mask stage's: the newest tokens it leaves whole, and the smallest output it masks"
+  }),
   forget: Schema.optional(Schema.Struct({
     minScore: weight,
     decay: Schema.optional(OptionSchema.number({ min: 0 })),
     toolBonus: weight,
     outcomeBonus: weight,
     keepRecentTurns: count
-  })),
+  })).annotations({ description: "the forget stage's: its score threshold and weights, and the newest turns it keeps" }),
   summarize: Schema.optional(Schema.Struct({
     keepRecentTurns: count,
     targetTokens: Schema.optional(OptionSchema.int({ min: 1 }))
-  }))
+  })).annotations({ description: "the summarize stage's: the newest turns it keeps, and its summary's target tokens" })
 })
+
+/**
+ * The standard pipelines' settings: a budget (tokens, an integer >= 1), and
+ * the {@link StageOptions}. {@link fit} and {@link condense} check them.
+ *
+ * @since 0.1.0
+ */
+export const Options = Schema.Struct({ budget: CompactionOptions.Budget, ...StageOptions.fields })
 
 /**
  * @since 0.1.0
@@ -218,16 +227,16 @@ export interface Options extends Schema.Schema.Type<typeof Options> {}
 
 /**
  * Checks `options` against {@link Options}: a budget of 0, `NaN` or 1.5
- * tokens (or a stage option out of its bounds) is an `InvalidOptionsError`
- * naming it.
+ * tokens (or a stage option out of its bounds) is an
+ * `InvalidContextOptionsError` naming it.
  *
  * @since 0.1.0
  */
 export const decodeOptions: (
   options: Options
-) => Either.Either<Options, CompactionOptions.InvalidOptionsError> = OptionSchema.decode(
+) => Either.Either<Options, InvalidContextOptionsError> = OptionSchema.decode(
   Options,
-  (problems) => new CompactionOptions.InvalidOptionsError({ problems })
+  (problems) => new InvalidContextOptionsError({ problems })
 )
 
 /**
@@ -339,7 +348,7 @@ export const fitStages = (options: Options): ReadonlyArray<Stage> =>
 /**
  * Fits a context into `budget` without a model: {@link fitStages}. What
  * `precis context --budget` runs before the expansion. Options out of their
- * bounds (see {@link Options}) fail with an `InvalidOptionsError` before any
+ * bounds (see {@link Options}) fail with an `InvalidContextOptionsError` before any
  * stage runs.
  *
  * @example
@@ -356,7 +365,7 @@ export const fitStages = (options: Options): ReadonlyArray<Stage> =>
 export const fit = (
   context: Context,
   options: Options
-): Effect.Effect<Condensed, CompactionOptions.InvalidOptionsError> =>
+): Effect.Effect<Condensed, InvalidContextOptionsError> =>
   Effect.flatMap(decodeOptions(options), (checked) => pipeline(fitStages(checked))(context))
 
 /**
@@ -370,7 +379,7 @@ export const fit = (
 export const condense = (
   turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
   options: Options
-): Effect.Effect<Condensed, CompactionOptions.InvalidOptionsError, Summarizer.Summarizer> =>
+): Effect.Effect<Condensed, InvalidContextOptionsError, Summarizer.Summarizer> =>
   Effect.flatMap(decodeOptions(options), (checked) =>
     pipeline(inOrder(registry, "stateless").map((entry): Stage<Summarizer.Summarizer> => entry.make(checked)))({
       summaries: [],

@@ -33,6 +33,7 @@ import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Condenser from "./Condenser.js"
+import { InvalidContextOptionsError } from "./ContextError.js"
 import * as Leaves from "./internal/leaves.js"
 import * as Mask from "./internal/mask.js"
 import * as Layout from "./Layout.js"
@@ -49,6 +50,13 @@ export const defaults = {
 } as const
 
 /**
+ * The share of the budget an expansion leaves unused: a number in [0, 1].
+ *
+ * @since 0.1.0
+ */
+export const Reserve: Schema.Schema<number> = OptionSchema.number({ min: 0, max: 1 })
+
+/**
  * The expansion's settings, their bounds and defaults:
  *
  * | option | bounds | default |
@@ -62,7 +70,7 @@ export const defaults = {
  */
 export const Options = Schema.Struct({
   budget: CompactionOptions.Budget,
-  reserve: Schema.optionalWith(OptionSchema.number({ min: 0, max: 1 }), { default: () => defaults.reserve }),
+  reserve: Schema.optionalWith(Reserve, { default: () => defaults.reserve }),
   turns: Schema.optionalWith(OptionSchema.boolean, { default: () => defaults.turns }),
   maskMinTokens: Schema.optionalWith(OptionSchema.int({ min: 0 }), { default: () => defaults.maskMinTokens })
 })
@@ -77,15 +85,15 @@ export interface Options extends Schema.Schema.Encoded<typeof Options> {}
 /**
  * Applies the defaults to `options` and checks them against {@link Options}:
  * a `reserve` of -0.5 (which would fill past the budget) or a budget of 0 is
- * an `InvalidOptionsError` naming it.
+ * an `InvalidContextOptionsError` naming it.
  *
  * @since 0.1.0
  */
 export const decodeOptions: (
   options: Options
-) => Either.Either<Schema.Schema.Type<typeof Options>, CompactionOptions.InvalidOptionsError> = OptionSchema.decode(
+) => Either.Either<Schema.Schema.Type<typeof Options>, InvalidContextOptionsError> = OptionSchema.decode(
   Options,
-  (problems) => new CompactionOptions.InvalidOptionsError({ problems })
+  (problems) => new InvalidContextOptionsError({ problems })
 )
 
 /**
@@ -141,7 +149,7 @@ export const limit = (options: Options): number =>
 export const expand = (
   context: Condenser.Context,
   options: Options
-): Effect.Effect<Expanded, StoreError.StoreError | CompactionOptions.InvalidOptionsError, DagStore.DagStore> =>
+): Effect.Effect<Expanded, StoreError.StoreError | InvalidContextOptionsError, DagStore.DagStore> =>
   Effect.gen(function*() {
     const checked = yield* decodeOptions(options)
     const estimator = yield* TokenEstimator.TokenEstimator

@@ -12,6 +12,10 @@
  */
 
 /** @since 0.1.0 */
+export * as ContextError from "./ContextError.js"
+/** @since 0.1.0 */
+export * as AssemblerConfig from "./AssemblerConfig.js"
+/** @since 0.1.0 */
 export * as Condenser from "./Condenser.js"
 /** @since 0.1.0 */
 export * as Expansion from "./Expansion.js"

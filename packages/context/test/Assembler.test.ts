@@ -1,20 +1,24 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { ActiveContext, CompactionManager } from "@precis/compaction"
 import { ConversationTurn, SessionState, TokenEstimator } from "@precis/core"
 import { Store, type StoreError, TurnStore } from "@precis/store"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { toolSession } from "../../compaction/test/helpers.js"
 import * as Assembler from "../src/Assembler.js"
+import * as AssemblerConfig from "../src/AssemblerConfig.js"
+import type { InvalidContextOptionsError } from "../src/ContextError.js"
 import * as Layout from "../src/Layout.js"
 import { assemblerLayer, requestCount, storeLayer } from "./helpers.js"
 
 const estimator = TokenEstimator.approximate
 
 // The options an error names (the message of any other error).
-const optionsOf = (error: StoreError.StoreError | CompactionOptions.InvalidOptionsError) =>
-  error._tag === "InvalidOptionsError" ? error.problems.map((p) => p.option) : [error.message]
+const optionsOf = (error: StoreError.StoreError | InvalidContextOptionsError) =>
+  error._tag === "InvalidContextOptionsError" ? error.problems.map((p) => p.option) : [error.message]
 const decode = Schema.decodeUnknownSync(SessionState.StateFromJson)
 
 const turn = (role: string, content: string, id: string, metadata?: Record<string, unknown>) =>
@@ -42,7 +46,7 @@ describe("Assembler", () => {
       const budget = 16_000
       const masked = yield* (yield* assembler).assemble("s", { budget })
       expect(masked.tokens).toBe(sent(masked))
-      expect(masked.tokens).toBeLessThanOrEqual(budget * Assembler.defaults.lowWater)
+      expect(masked.tokens).toBeLessThanOrEqual(budget * AssemblerConfig.defaults.lowWater)
       expect(masked.report.stages.map((s) => [s.stage, s.acted])).toEqual([
         ["mask", true],
         ["summarize", false],
@@ -53,7 +57,7 @@ describe("Assembler", () => {
       assert.deepStrictEqual([masked.rebuilt, masked.sharedTokens], [true, 0])
       expect(yield* requestCount).toBe(0)
       // A tight budget: the masked context is still over the low-water mark, so the DAG summarizes.
-      const tight = yield* (yield* assembler).assemble("s", { budget: 1200, expand: false })
+      const tight = yield* (yield* Assembler.make({ expand: false })).assemble("s", { budget: 1200 })
       expect(tight.tokens).toBeLessThanOrEqual(600)
       const summarize = tight.report.stages.find((s) => s.stage === "summarize")!
       expect(summarize.acted).toBe(true)
@@ -61,7 +65,7 @@ describe("Assembler", () => {
       expect(tight.summaries.length).toBeGreaterThan(0)
       // compact: false never calls the model.
       const calls = yield* requestCount
-      const fitted = yield* (yield* assembler).assemble("s", { budget: 300, compact: false })
+      const fitted = yield* (yield* Assembler.make({ compact: false })).assemble("s", { budget: 300 })
       expect(fitted.tokens).toBeLessThanOrEqual(300)
       expect(fitted.tokens).toBe(sent(fitted))
       expect(yield* requestCount).toBe(calls)
@@ -87,14 +91,14 @@ describe("Assembler", () => {
       assert.strictEqual(saved.lastSeq, toolSession.length - 1)
       assert.deepStrictEqual(decode(saved.state), SessionState.fold(toolSession))
       // Off: no header.
-      const off = yield* (yield* assembler).assemble("s", { budget, sessionState: false })
+      const off = yield* (yield* Assembler.make({ sessionState: false })).assemble("s", { budget })
       assert.deepStrictEqual([off.header, off.headerTokens], ["", 0])
       // A smaller share gives a shorter header.
-      const small = yield* (yield* assembler).assemble("s", { budget, stateShare: 0.05 })
+      const small = yield* (yield* Assembler.make({ stateShare: 0.05 })).assemble("s", { budget })
       assert.isAtMost(estimator.estimate(small.header), budget * 0.05)
       assert.isBelow(small.header.length, assembled.header.length)
       // The caller's system text comes first of all, and counts.
-      const system = yield* (yield* assembler).assemble("s", { budget, system: "You are a careful engineer." })
+      const system = yield* (yield* Assembler.make({ system: "You are a careful engineer." })).assemble("s", { budget })
       assert.isTrue(Layout.render(system).startsWith("You are a careful engineer.\n\n"))
       assert.strictEqual(system.tokens, sent(system))
     }).pipe(Effect.provide(assemblerLayer())))
@@ -108,37 +112,54 @@ describe("Assembler", () => {
         const assembled = yield* (yield* assembler).assemble("s", { budget })
         const pinned = assembled.pinned[0]!
         const tokens = ActiveContext.turnTokens(estimator, pinned)
-        expect(tokens).toBeLessThanOrEqual(Math.max(budget * Assembler.defaults.turnShare, Math.min(200, budget / 4)))
+        expect(tokens).toBeLessThanOrEqual(Math.max(budget * AssemblerConfig.defaults.turnShare, Math.min(200, budget / 4)))
         expect(tokens).toBeGreaterThan(Math.min(200, budget / 4) - 10)
         assert.isTrue(pinned.content.startsWith("Fix the totals in src/money.ts"))
         expect(assembled.tokens).toBeLessThanOrEqual(budget)
       }
     }).pipe(Effect.provide(assemblerLayer())))
 
-  it.effect("refuses options that make no sense before reading anything, naming them", () =>
+  it.effect("refuses a config that makes no sense when it is built, and a budget before reading anything, naming them", () =>
     Effect.gen(function*() {
       const store = yield* Store.all
       yield* store.appendTurns("s", toolSession)
-      const service = yield* assembler
-      const share = yield* Effect.flip(service.assemble("s", { budget: 2000, stateShare: 1 }))
-      assert.strictEqual(share.message, "invalid compaction options: stateShare must be a number >= 0 and < 1 (got 1)")
-      const budget = yield* Effect.flip(service.assemble("s", { budget: 0 }))
-      assert.deepStrictEqual(optionsOf(budget), ["budget"])
-      const stages = yield* Effect.flip(service.assemble("s", { budget: 2000, forget: { decay: -1 }, compaction: { minFanIn: 1 } }))
-      assert.deepStrictEqual(optionsOf(stages), ["forget.decay"])
-      const compaction = yield* Effect.flip(service.assemble("s", { budget: 2000, compaction: { minFanIn: 1 } }))
-      assert.deepStrictEqual(optionsOf(compaction), ["minFanIn"])
+      const built = (config: AssemblerConfig.Config) => Effect.flip(Assembler.make(config))
+      const share = yield* built({ stateShare: 1 })
+      assert.strictEqual(share.message, "invalid context options: stateShare must be a number in [0, 1) (got 1)")
+      assert.deepStrictEqual(optionsOf(yield* built({ forget: { decay: -1 } })), ["forget.decay"])
       // A negative reserve would have filled the context past its budget.
-      const reserve = yield* Effect.flip(service.assemble("s", { budget: 2000, expand: { reserve: -1 } }))
-      assert.deepStrictEqual(optionsOf(reserve), ["reserve"])
-      // The frame's own: the marks in (0, 1], the low one below the high one; a system text the budget holds.
-      const marks = yield* Effect.flip(service.assemble("s", { budget: 2000, lowWater: 0.9, highWater: 0.8 }))
-      assert.deepStrictEqual(optionsOf(marks), ["lowWater"])
-      const shares = yield* Effect.flip(service.assemble("s", { budget: 2000, turnShare: 0, highWater: 1.5 }))
-      assert.deepStrictEqual(optionsOf(shares), ["highWater", "turnShare"])
-      const system = yield* Effect.flip(service.assemble("s", { budget: 10, system: "x".repeat(400) }))
+      assert.deepStrictEqual(optionsOf(yield* built({ expand: { reserve: -1 } })), ["expand.reserve"])
+      // The frame's own: the marks in (0, 1], the low one below the high one.
+      const marks = yield* built({ lowWater: 0.9, highWater: 0.8 })
+      assert.strictEqual(marks.message, "invalid context options: lowWater must be a number <= highWater (got 0.9 > 0.8)")
+      assert.deepStrictEqual(optionsOf(yield* built({ turnShare: 0, highWater: 1.5 })), ["highWater", "turnShare"])
+      // On the call: a budget that is no budget, or one the system text does not fit in.
+      const budget = yield* Effect.flip((yield* assembler).assemble("s", { budget: 0 }))
+      assert.strictEqual(budget.message, "invalid context options: budget must be an integer >= 1 (got 0)")
+      const system = yield* Effect.flip((yield* Assembler.make({ system: "x".repeat(400) })).assemble("s", { budget: 10 }))
       assert.deepStrictEqual(optionsOf(system), ["system"])
       assert.isTrue(Option.isNone(yield* store.sessionState("s")))
+    }).pipe(Effect.provide(assemblerLayer())))
+
+  it("every setting of the config says what it is (a description annotation): one field is one setting", () => {
+    const settings = SchemaAST.getPropertySignatures(Schema.typeSchema(AssemblerConfig.Config).ast)
+    expect(settings.length).toBeGreaterThan(10)
+    assert.deepStrictEqual(settings.filter((s) => Option.isNone(SchemaAST.getDescriptionAnnotation(s))).map((s) => s.name), [])
+  })
+
+  it.effect("layerConfig reads the config from the PRECIS_ASSEMBLER_* variables; a bad one is a ConfigError naming it", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      yield* store.appendTurns("s", toolSession)
+      const withVariables = (variables: Record<string, string>) =>
+        Effect.flatMap(Assembler.Assembler, (service) => service.assemble("s", { budget: 8000 })).pipe(
+          Effect.provide(Assembler.layerConfig()),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables))))
+        )
+      assert.notStrictEqual((yield* withVariables({})).header, "")
+      assert.strictEqual((yield* withVariables({ PRECIS_ASSEMBLER_SESSION_STATE: "false" })).header, "")
+      const bad = yield* Effect.flip(withVariables({ PRECIS_ASSEMBLER_LOW_WATER: "0.9", PRECIS_ASSEMBLER_HIGH_WATER: "0.8" }))
+      assert.strictEqual(String(bad), "(Invalid data at PRECIS_ASSEMBLER_LOW_WATER: \"must be a number <= PRECIS_ASSEMBLER_HIGH_WATER (got 0.9 > 0.8)\")")
     }).pipe(Effect.provide(assemblerLayer())))
 
   it.effect("folds the new turns from the uncovered turns it read, reading no turns again", () =>
@@ -156,8 +177,8 @@ describe("Assembler", () => {
             return store.turns(sessionId, options)
           })
       })
-      const service = yield* Assembler.make.pipe(Effect.provideService(TurnStore.TurnStore, watched))
-      const assembled = yield* service.assemble("s", { budget: 8000, compact: false })
+      const service = yield* Assembler.make({ compact: false }).pipe(Effect.provideService(TurnStore.TurnStore, watched))
+      const assembled = yield* service.assemble("s", { budget: 8000 })
       assert.deepStrictEqual(reads, [])
       assert.include(assembled.header, "latest request: and JSON too [u3]")
       const saved = Option.getOrThrow(yield* store.sessionState("s"))
@@ -183,7 +204,7 @@ describe("Assembler", () => {
       const store = yield* Store.all
       yield* store.appendTurns("s", Array.from({ length: 600 }, (_, i) => turn(i % 2 === 0 ? "user" : "assistant", `ok ${i}`, `t${i}`)))
       for (const budget of [300, 1000, 2000, 4000]) {
-        const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", { budget, ...Assembler.oneShot })
+        const assembled = yield* (yield* Assembler.makeReadOnly(AssemblerConfig.oneShot)).assemble("s", { budget })
         expect(sent(assembled)).toBeLessThanOrEqual(budget)
         expect(assembled.tokens).toBe(sent(assembled))
       }
@@ -195,8 +216,8 @@ describe("Assembler", () => {
       yield* store.appendTurns("note", builds)
       yield* (yield* CompactionManager.CompactionManager).compact("note", { freshTailTurns: 4 })
       // Not expanded: the summaries stay summaries (here the expansion would show all their turns).
-      const plain = yield* (yield* assembler).assemble("note", { budget: 3000, compact: false, expand: false })
-      const noted = yield* (yield* assembler).assemble("note", { budget: 3000, compact: false, expand: false, recallNote: true })
+      const plain = yield* (yield* Assembler.make({ compact: false, expand: false })).assemble("note", { budget: 3000 })
+      const noted = yield* (yield* Assembler.make({ compact: false, expand: false, recallNote: true })).assemble("note", { budget: 3000 })
       assert.isTrue(noted.recallNote)
       expect(noted.summaries.length).toBeGreaterThan(0)
       const text = Layout.render(noted)
@@ -226,7 +247,7 @@ describe("Assembler", () => {
         maxFanIn: 100
       })
       for (const budget of [250, 400, 700, 1000]) {
-        const assembled = yield* (yield* assembler).assemble("sent", { budget, compact: false })
+        const assembled = yield* (yield* Assembler.make({ compact: false })).assemble("sent", { budget })
         expect(assembled.header.length).toBeGreaterThan(0)
         expect(estimator.estimate(Layout.render(assembled))).toBeLessThanOrEqual(budget)
       }
@@ -238,9 +259,9 @@ describe("Assembler, read-only", () => {
     Effect.gen(function*() {
       const store = yield* Store.all
       yield* store.appendTurns("s", builds)
-      const readOnly = yield* Assembler.makeReadOnly
+      const readOnly = yield* Assembler.makeReadOnly({ compact: true })
       const before = yield* store.summaries("s")
-      const tight = yield* readOnly.assemble("s", { budget: 1200, compact: true })
+      const tight = yield* readOnly.assemble("s", { budget: 1200 })
       expect(tight.tokens).toBeLessThanOrEqual(1200)
       assert.notInclude(tight.report.stages.map((s) => s.stage), "summarize")
       assert.deepStrictEqual(yield* store.summaries("s"), before)
@@ -254,11 +275,10 @@ describe("Assembler, read-only", () => {
       yield* store.appendTurns("s", [...toolSession, ...builds])
       yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 6, leafChunkTokens: 300, minFanIn: 2 })
       const budget = 3000
-      const options = { budget, ...Assembler.oneShot }
-      const assembled = yield* (yield* Assembler.makeReadOnly).assemble("s", options)
-      expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * Assembler.oneShotLowWater))
+      const assembled = yield* (yield* Assembler.makeReadOnly(AssemblerConfig.oneShot)).assemble("s", { budget })
+      expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * AssemblerConfig.oneShotLowWater))
       expect(assembled.report.stages.at(-1)!.acted).toBe(true)
-      const compacting = yield* (yield* assembler).assemble("s", { ...options, compact: false })
+      const compacting = yield* (yield* Assembler.make({ ...AssemblerConfig.oneShot, compact: false })).assemble("s", { budget })
       assert.strictEqual(Layout.render(compacting), Layout.render(assembled))
       assert.deepStrictEqual(compacting.report, assembled.report)
     }).pipe(Effect.provide(assemblerLayer())))

@@ -1,5 +1,5 @@
 import { assert, describe, expect, expectTypeOf, it } from "@effect/vitest"
-import { ActiveContext, type CompactionOptions } from "@precis/compaction"
+import { ActiveContext } from "@precis/compaction"
 import { ConversationTurn, SessionState, Summarizer, SummaryRecord, TokenEstimator } from "@precis/core"
 import { ScriptedProvider } from "@precis/testing"
 import * as Effect from "effect/Effect"
@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Condenser from "../src/Condenser.js"
+import type { InvalidContextOptionsError } from "../src/ContextError.js"
 import * as Layout from "../src/Layout.js"
 import * as Forget from "../src/internal/forget.js"
 import { requestCount, shortReply } from "./helpers.js"
@@ -54,20 +55,20 @@ describe("Condenser", () => {
     expectTypeOf<Effect.Effect.Error<ReturnType<Condenser.Stage<Summarizer.Summarizer>["run"]>>>()
       .toEqualTypeOf<never>()
     expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.fit>>>()
-      .toEqualTypeOf<CompactionOptions.InvalidOptionsError>()
+      .toEqualTypeOf<InvalidContextOptionsError>()
     expectTypeOf<Effect.Effect.Error<ReturnType<typeof Condenser.condense>>>()
-      .toEqualTypeOf<CompactionOptions.InvalidOptionsError>()
+      .toEqualTypeOf<InvalidContextOptionsError>()
   })
 
   it.effect("fit and condense refuse a budget that is not a positive integer, and stage options out of bounds", () =>
     Effect.gen(function*() {
       for (const budget of [0, -5, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
         const fitted = yield* Effect.flip(Condenser.fit({ summaries: [], turns: session }, { budget }))
-        assert.strictEqual(fitted._tag, "InvalidOptionsError")
+        assert.strictEqual(fitted._tag, "InvalidContextOptionsError")
         assert.deepStrictEqual(fitted.problems.map((p) => p.option), ["budget"])
         expect(fitted.message).toContain(`budget must be an integer >= 1 (got ${budget})`)
         const condensed = yield* Effect.flip(Condenser.condense(session, { budget }))
-        assert.strictEqual(condensed._tag, "InvalidOptionsError")
+        assert.strictEqual(condensed._tag, "InvalidContextOptionsError")
       }
       const stages = yield* Effect.flip(Condenser.fit({ summaries: [], turns: session }, {
         budget: 100,

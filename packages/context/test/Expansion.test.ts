@@ -1,5 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { ActiveContext, CompactionManager } from "@precis/compaction"
 import { ConversationTurn, Material, type Provider, type SummaryRecord, TokenEstimator, Transcript } from "@precis/core"
 import { DagStore, Store, StoreError } from "@precis/store"
 import { Arbitraries, ScriptedProvider, StoreInvariants } from "@precis/testing"
@@ -7,6 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Assembler from "../src/Assembler.js"
+import * as AssemblerConfig from "../src/AssemblerConfig.js"
+import type { InvalidContextOptionsError } from "../src/ContextError.js"
 import * as Expansion from "../src/Expansion.js"
 import * as Layout from "../src/Layout.js"
 import { assemblerLayer, runPumped } from "./helpers.js"
@@ -14,8 +16,8 @@ import { assemblerLayer, runPumped } from "./helpers.js"
 const estimator = TokenEstimator.approximate
 
 // The options an error names (the message of any other error).
-const optionsOf = (error: StoreError.StoreError | CompactionOptions.InvalidOptionsError) =>
-  error._tag === "InvalidOptionsError" ? error.problems.map((p) => p.option) : [error.message]
+const optionsOf = (error: StoreError.StoreError | InvalidContextOptionsError) =>
+  error._tag === "InvalidContextOptionsError" ? error.problems.map((p) => p.option) : [error.message]
 
 // Every summary is 50 tokens, so that what an expansion costs is known.
 const fixedReply = (request: Provider.ChatRequest): ScriptedProvider.Outcome =>
@@ -171,24 +173,26 @@ describe("Expansion", () => {
   it.effect("a rebuild fills the context from the DAG up to the low-water mark, and not with expand: false; nothing stored changes", () =>
     Effect.gen(function*() {
       // The session-state header is measured apart (SessionState.test.ts): here, only the expansion.
-      const { active, assembler, store } = yield* compacted
+      const { active, store } = yield* compacted
       const before = yield* store.summaries(session)
       const budget = 2000
-      const expanded = yield* assembler.assemble(session, { budget, compact: false, sessionState: false })
-      expect(expanded.tokens).toBeLessThanOrEqual(Math.floor(budget * Assembler.defaults.lowWater))
+      const assemble = (config: AssemblerConfig.Config) =>
+        Effect.flatMap(Assembler.make({ sessionState: false, ...config }), (assembler) => assembler.assemble(session, { budget }))
+      const expanded = yield* assemble({ compact: false })
+      expect(expanded.tokens).toBeLessThanOrEqual(Math.floor(budget * AssemblerConfig.defaults.lowWater))
       const stage = expanded.report.stages.at(-1)!
       assert.deepStrictEqual([stage.stage, stage.acted], ["expand", true])
       expect(stage.expanded).toBeGreaterThan(0)
       assert.deepStrictEqual(yield* StoreInvariants.contextViolations(session, expanded, { complete: true }), [])
       // With compaction allowed (nothing to compact here), the same context.
-      const compacting = yield* assembler.assemble(session, { budget, sessionState: false })
+      const compacting = yield* assemble({})
       assert.deepStrictEqual(ids(compacting.summaries), ids(expanded.summaries))
-      const off = yield* assembler.assemble(session, { budget, compact: false, expand: false, sessionState: false })
+      const off = yield* assemble({ compact: false, expand: false })
       assert.deepStrictEqual(ids(off.summaries), ids(active.summaries))
       expect(off.tokens).toBeLessThan(expanded.tokens)
       assert.notInclude(off.report.stages.map((s) => s.stage), "expand")
       // A reserve leaves that share of the low-water mark unfilled.
-      const reserved = yield* assembler.assemble(session, { budget, compact: false, expand: { reserve: 0.5 }, sessionState: false })
+      const reserved = yield* assemble({ compact: false, expand: { reserve: 0.5 } })
       expect(reserved.tokens).toBeLessThan(expanded.tokens)
       assert.deepStrictEqual(yield* store.summaries(session), before)
       assert.deepStrictEqual(yield* StoreInvariants.violations(), [])
@@ -203,7 +207,7 @@ describe("Expansion", () => {
       })
       // A negative reserve would fill past the budget.
       const error = yield* Effect.flip(Expansion.expand(active, { budget: 1000, reserve: -0.5, maskMinTokens: -1 }))
-      assert.strictEqual(error._tag, "InvalidOptionsError")
+      assert.strictEqual(error._tag, "InvalidContextOptionsError")
       assert.deepStrictEqual(optionsOf(error), ["reserve", "maskMinTokens"])
       // As a stage it never fails: the context is left as it was.
       const out = yield* Expansion.stage({ budget: 1000, reserve: -0.5 }).run(active, active.tokens)
@@ -268,10 +272,10 @@ describe("Expansion", () => {
       Effect.gen(function*() {
         const store = yield* Store.all
         const manager = yield* CompactionManager.CompactionManager
-        const assembler = yield* Assembler.Assembler
+        const assembler = yield* Assembler.make({ compact: false, expand: { reserve, turns: turnsToo } })
         yield* store.appendTurns("p", turns)
         yield* runPumped(manager.compact("p", { freshTailTurns: 3, leafChunkTokens, minFanIn: 2, maxFanIn: 3 }))
-        const out = yield* assembler.assemble("p", { budget, compact: false, expand: { reserve, turns: turnsToo } })
+        const out = yield* assembler.assemble("p", { budget })
         expect(out.tokens).toBe(rendered(out))
         expect(out.tokens).toBeLessThanOrEqual(budget)
         assert.strictEqual(out.report.stages.find((stage) => stage.stage === "expand")?.stage, "expand")

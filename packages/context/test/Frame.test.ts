@@ -16,6 +16,7 @@ import * as TestClock from "effect/TestClock"
 import { shortReply, waitUntil } from "../../compaction/test/helpers.js"
 import * as AiPrompt from "../src/AiPrompt.js"
 import * as Assembler from "../src/Assembler.js"
+import * as AssemblerConfig from "../src/AssemblerConfig.js"
 import * as Layout from "../src/Layout.js"
 import { assemblerLayer, managerLayer, requestCount, runPumped } from "./helpers.js"
 
@@ -62,10 +63,16 @@ const steps = (count: number, chars: number): Array<Step> =>
   Array.from({ length: count }, (_, i) => ({ request: `step ${i}: check the build`, outputs: [chars, chars / 2] }))
 
 /** Appends `turns` one at a time, assembling after each. */
-const stream = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>, options: Assembler.AssembleOptions, sessionId = "s") =>
+const stream = (
+  turns: ReadonlyArray<ConversationTurn.ConversationTurn>,
+  options: Assembler.AssembleOptions,
+  sessionId = "s",
+  config?: AssemblerConfig.Config
+) =>
   Effect.gen(function*() {
     const store = yield* Store.all
-    const assembler = yield* Assembler.Assembler
+    // The assembler in context, or one of its own with `config`.
+    const assembler = config === undefined ? yield* Assembler.Assembler : yield* Assembler.make(config)
     const out: Array<Assembler.Assembled> = []
     for (const turn of turns) {
       yield* store.appendTurns(sessionId, [turn])
@@ -103,13 +110,13 @@ describe("Assembler frames", () => {
       expect(rebuilds[0]).toBe(0)
       for (const [i, assembled] of all.entries()) {
         expect(assembled.tokens).toBe(estimator.estimate(Layout.render(assembled)))
-        expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * Assembler.defaults.highWater))
+        expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * AssemblerConfig.defaults.highWater))
         assert.strictEqual(assembled.breakpoint, Layout.blocks(assembled).length - 1)
         if (i === 0) continue
         const previous = Layout.render(all[i - 1]!)
         if (assembled.rebuilt) {
           // Down to the low-water mark, and the session compacted (its summaries changed).
-          expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * Assembler.defaults.lowWater))
+          expect(assembled.tokens).toBeLessThanOrEqual(Math.floor(budget * AssemblerConfig.defaults.lowWater))
           expect(assembled.report.stages.find((s) => s.stage === "summarize")!.acted).toBe(true)
           continue
         }
@@ -122,7 +129,7 @@ describe("Assembler frames", () => {
   it.effect("a turn enters cut past turnShare of the budget, and keeps that form until the next rebuild", () =>
     Effect.gen(function*() {
       const budget = 20_000
-      const cap = Math.floor(budget * Assembler.defaults.turnShare)
+      const cap = Math.floor(budget * AssemblerConfig.defaults.turnShare)
       const turns = sessionOf([{ request: "read the log", outputs: [40_000] }, { request: "and now?", outputs: [] }])
       const all = yield* stream(turns, { budget })
       const first = all[2]!.turns.find((t) => t.id === "r0-0")!
@@ -138,7 +145,7 @@ describe("Assembler frames", () => {
   it.effect("the header at the end is refreshed at every assembly, after the breakpoint; in the frame only at rebuilds", () =>
     Effect.gen(function*() {
       const turns = sessionOf(steps(3, 200))
-      const end = yield* stream(turns, { budget: 20_000, statePlacement: "end" }, "end")
+      const end = yield* stream(turns, { budget: 20_000 }, "end", { statePlacement: "end" })
       const last = end.at(-1)!
       assert.include(last.header, "latest request: step 2: check the build")
       assert.isTrue(Layout.render(last).endsWith(`\n\n${last.header}`))
@@ -165,7 +172,7 @@ describe("Assembler frames", () => {
       const turn = (next: ConversationTurn.ConversationTurn) =>
         Effect.zipRight(sleep.recordActivity, Effect.map(stream([next], { budget }), (all) => all[0]!))
       const before: Array<Assembler.Assembled> = []
-      while (before.length === 0 || before.at(-1)!.tokens <= (Assembler.defaults.highWater - 0.1) * budget) {
+      while (before.length === 0 || before.at(-1)!.tokens <= (AssemblerConfig.defaults.highWater - 0.1) * budget) {
         before.push(yield* turn(turns[before.length]!))
       }
       const idle = before.length
@@ -194,7 +201,7 @@ describe("Assembler frames", () => {
     }).pipe(
       Effect.provide(
         Layer.mergeAll(
-          Assembler.layer,
+          Assembler.layer(),
           SleepMode.layer({
             idleThreshold: "5 minutes",
             checkInterval: "1 minute",
@@ -225,8 +232,8 @@ describe("Assembler frames", () => {
       Effect.gen(function*() {
         const store = yield* Store.all
         const manager = yield* CompactionManager.CompactionManager
-        const assembler = yield* Assembler.Assembler
-        const options = { budget, statePlacement, recallNote }
+        const assembler = yield* Assembler.make({ statePlacement, recallNote })
+        const options = { budget }
         let previous: Assembler.Assembled | undefined
         for (const [i, step] of steps.entries()) {
           for (const turn of sessionOf([step]).map((t) => ConversationTurn.make({ ...t, id: `${i}-${t.id}` }))) {

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import { toolSession } from "../../compaction/test/helpers.js"
 import * as Assembler from "../src/Assembler.js"
+import * as AssemblerConfig from "../src/AssemblerConfig.js"
 import * as Layout from "../src/Layout.js"
 import { assemblerLayer } from "./helpers.js"
 
@@ -41,8 +42,8 @@ describe("Assembler, assembled once", () => {
       yield* store.appendTurns("s", toolSession)
       yield* (yield* CompactionManager.CompactionManager).compact("s", { freshTailTurns: 2, leafChunkTokens: 40 })
       expect((yield* store.summaries("s")).length).toBeGreaterThan(0)
-      const readOnly = yield* Assembler.makeReadOnly
-      const whole = yield* readOnly.assemble("s", { budget: 4000, ...Assembler.oneShot })
+      const readOnly = yield* Assembler.makeReadOnly(AssemblerConfig.oneShot)
+      const whole = yield* readOnly.assemble("s", { budget: 4000 })
       assert.deepStrictEqual(whole.summaries, [])
       assert.deepStrictEqual(whole.pinned, [])
       assert.deepStrictEqual(whole.turns.map((t) => [t.id, t.content]), toolSession.map((t) => [t.id, t.content]))
@@ -51,9 +52,9 @@ describe("Assembler, assembled once", () => {
       assert.strictEqual(whole.tokens, sent(whole))
       assert.deepStrictEqual(whole.report.stages.map((s) => s.stage), ["whole"])
       // Not whole: when asked not to, or when the turns do not fit the budget.
-      const summarized = yield* readOnly.assemble("s", { budget: 4000, ...Assembler.oneShot, whole: false })
+      const summarized = yield* (yield* Assembler.makeReadOnly({ ...AssemblerConfig.oneShot, whole: false })).assemble("s", { budget: 4000 })
       assert.notDeepEqual(summarized.turns.map((t) => t.content), toolSession.map((t) => t.content))
-      const tight = yield* readOnly.assemble("s", { budget: 200, ...Assembler.oneShot })
+      const tight = yield* readOnly.assemble("s", { budget: 200 })
       assert.notInclude(tight.report.stages.map((s) => s.stage), "whole")
       expect(tight.tokens).toBeLessThanOrEqual(200)
     }).pipe(Effect.provide(assemblerLayer())))
@@ -62,9 +63,9 @@ describe("Assembler, assembled once", () => {
     Effect.gen(function*() {
       const store = yield* Store.all
       yield* store.appendTurns("s", toolSession)
-      const readOnly = yield* Assembler.makeReadOnly
+      const readOnly = yield* Assembler.makeReadOnly(AssemblerConfig.oneShot)
       const turnsOnly = estimator.estimate(Layout.render({ summaries: [], turns: toolSession }))
-      const whole = yield* readOnly.assemble("s", { budget: turnsOnly, ...Assembler.oneShot })
+      const whole = yield* readOnly.assemble("s", { budget: turnsOnly })
       assert.strictEqual(whole.header, "")
       assert.deepStrictEqual(whole.turns.map((t) => t.content), toolSession.map((t) => t.content))
       expect(whole.tokens).toBeLessThanOrEqual(turnsOnly)
@@ -76,8 +77,8 @@ describe("Assembler, assembled once", () => {
       yield* store.appendTurns("s", toolHeavy(300))
       // The defaults: leaf chunks of 20,000 tokens of material, far more than a 16k budget holds as raw turns.
       yield* (yield* CompactionManager.CompactionManager).compact("s")
-      const readOnly = yield* Assembler.makeReadOnly
-      const at16k = yield* readOnly.assemble("s", { budget: 16_000, ...Assembler.oneShot })
+      const readOnly = yield* Assembler.makeReadOnly(AssemblerConfig.oneShot)
+      const at16k = yield* readOnly.assemble("s", { budget: 16_000 })
       expect(at16k.tokens).toBeGreaterThanOrEqual(12_800)
       expect(at16k.tokens).toBeLessThanOrEqual(16_000)
       assert.strictEqual(at16k.tokens, sent(at16k))
@@ -93,7 +94,7 @@ describe("Assembler, assembled once", () => {
         FastCheck.assert(
           FastCheck.asyncProperty(FastCheck.integer({ min: 3000, max: 60_000 }), (budget) =>
             Effect.runPromise(
-              readOnly.assemble("s", { budget, ...Assembler.oneShot }).pipe(
+              readOnly.assemble("s", { budget }).pipe(
                 Effect.map((assembled) => {
                   expect(assembled.tokens).toBeLessThanOrEqual(budget)
                   expect(assembled.tokens).toBeGreaterThanOrEqual(Math.floor(0.8 * budget))

@@ -10,14 +10,17 @@ import type { ScriptedProvider } from "@precis/testing"
 import * as Layer from "effect/Layer"
 import { managerLayer } from "../../compaction/test/helpers.js"
 import * as Assembler from "../src/Assembler.js"
+import type * as AssemblerConfig from "../src/AssemblerConfig.js"
+import type { InvalidContextOptionsError } from "../src/ContextError.js"
 
 export { managerLayer, requestCount, runPumped, shortReply, storeLayer } from "../../compaction/test/helpers.js"
 
-/** The Assembler over a manager over an in-memory (or file) store. */
+/** The Assembler (with `config`) over a manager over an in-memory (or file) store. */
 export const assemblerLayer = (
   provider?: Layer.Layer<Provider.Provider | ScriptedProvider.ScriptedProvider>,
   options?: CompactionOptions.Options,
-  filename?: string
+  filename?: string,
+  config: AssemblerConfig.Config = {}
 ): Layer.Layer<
   | Assembler.Assembler
   | CompactionManager.CompactionManager
@@ -26,5 +29,5 @@ export const assemblerLayer = (
   | Summarizer.Summarizer
   | Provider.Provider
   | ScriptedProvider.ScriptedProvider,
-  CompactionOptions.InvalidOptionsError
-> => Assembler.layer.pipe(Layer.provideMerge(managerLayer(provider, options, filename)))
+  CompactionOptions.InvalidOptionsError | InvalidContextOptionsError
+> => Assembler.layer(config).pipe(Layer.provideMerge(managerLayer(provider, options, filename)))

@@ -65,11 +65,14 @@ const range = (options: {
   readonly min?: number | undefined
   readonly max?: number | undefined
   readonly exclusiveMin?: boolean | undefined
+  readonly exclusiveMax?: boolean | undefined
 }): string => {
-  const { exclusiveMin = false, max, min } = options
-  if (min !== undefined && max !== undefined) return `in ${exclusiveMin ? "(" : "["}${min}, ${max}]`
+  const { exclusiveMax = false, exclusiveMin = false, max, min } = options
+  if (min !== undefined && max !== undefined) {
+    return `in ${exclusiveMin ? "(" : "["}${min}, ${max}${exclusiveMax ? ")" : "]"}`
+  }
   if (min !== undefined) return `${exclusiveMin ? ">" : ">="} ${min}`
-  return max === undefined ? "" : `<= ${max}`
+  return max === undefined ? "" : `${exclusiveMax ? "<" : "<="} ${max}`
 }
 
 /**
@@ -89,7 +92,8 @@ export const int = (options: { readonly min: number; readonly max?: number | und
 
 /**
  * A finite number within the bounds given (`min` excluded with
- * `exclusiveMin`): `must be a number in (0, 1] (got 5)`. Read from decimal text.
+ * `exclusiveMin`, `max` with `exclusiveMax`): `must be a number in (0, 1]
+ * (got 5)`. Read from decimal text.
  *
  * @since 0.1.0
  */
@@ -97,15 +101,16 @@ export const number = (options: {
   readonly min?: number | undefined
   readonly max?: number | undefined
   readonly exclusiveMin?: boolean | undefined
+  readonly exclusiveMax?: boolean | undefined
 } = {}): Schema.Schema<number> => {
-  const { exclusiveMin = false, max, min } = options
+  const { exclusiveMax = false, exclusiveMin = false, max, min } = options
   const bounds = range(options)
   return field(
     Schema.Number.pipe(
       Schema.filter((n) =>
         Number.isFinite(n) &&
         (min === undefined || (exclusiveMin ? n > min : n >= min)) &&
-        (max === undefined || n <= max)
+        (max === undefined || (exclusiveMax ? n < max : n <= max))
       )
     ),
     bounds.length === 0 ? "a finite number" : `a number ${bounds}`,

@@ -26,12 +26,15 @@ describe("OptionSchema fields", () => {
     assert.strictEqual(messageOf(OptionSchema.int({ min: 0, max: 9 }), 10), "must be an integer in [0, 9] (got 10)")
   })
 
-  it("number: finite, within its bounds, the lower one excluded on demand", () => {
+  it("number: finite, within its bounds, either one excluded on demand", () => {
     const share = OptionSchema.number({ min: 0, max: 1, exclusiveMin: true })
     assert.strictEqual(messageOf(share, 1), undefined)
     assert.strictEqual(messageOf(share, 0), "must be a number in (0, 1] (got 0)")
     assert.strictEqual(messageOf(OptionSchema.number(), Number.POSITIVE_INFINITY), "must be a finite number (got Infinity)")
     assert.strictEqual(messageOf(OptionSchema.number({ min: 0 }), -1), "must be a number >= 0 (got -1)")
+    const below = OptionSchema.number({ min: 0, max: 1, exclusiveMax: true })
+    assert.strictEqual(messageOf(below, 0), undefined)
+    assert.strictEqual(messageOf(below, 1), "must be a number in [0, 1) (got 1)")
   })
 
   it("duration: any DurationInput decoded; negative, unreadable, infinite or (when positive) zero refused", () => {

@@ -16,9 +16,8 @@
  */
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
-import type { CompactionOptions } from "@precis/compaction"
-import { Assembler, Layout } from "@precis/context"
-import type { DagStore, SearchIndex, StoreError, TurnStore } from "@precis/store"
+import { Assembler, AssemblerConfig, Layout } from "@precis/context"
+import type { DagStore, SearchIndex, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -73,35 +72,24 @@ export const Context = RecallTool.make("context", {
 export const WithContext = Toolkit.merge(PrecisToolkit.PrecisToolkit, Toolkit.make(Context))
 
 /**
- * A session's context within `budget` tokens, as the read-only Assembler
- * gives it (`Assembler.layerReadOnly`: nothing compacted, the session state
- * carried forward, never saved), the recall note after the summaries: the
- * one call `context` makes into the assembly.
+ * The config of the read-only Assembler `context` assembles with
+ * (`Assembler.layerReadOnly`: nothing compacted, the session state carried
+ * forward, never saved): asked once, so filled to the one-shot mark, and the
+ * recall note after the summaries, counted within the budget.
  *
  * @since 0.1.0
  */
-export const assemble = (
-  sessionId: string,
-  budget: number
-): Effect.Effect<
-  Assembler.Assembled,
-  StoreError.StoreError | CompactionOptions.InvalidOptionsError,
-  Assembler.Assembler
-> =>
-  Effect.flatMap(
-    Assembler.Assembler,
-    // Asked once, filled to the one-shot mark; the recall note counted within the budget.
-    (assembler) => assembler.assemble(sessionId, { budget, compact: false, ...Assembler.oneShot, recallNote: true })
-  )
+export const assemblerConfig: AssemblerConfig.Config = { ...AssemblerConfig.oneShot, compact: false, recallNote: true }
 
 /** The handler of `context` over the store and the manager in context. */
 const contextLayer = Toolkit.make(Context).toLayer(Effect.gen(function*() {
   const context = yield* Effect.context<TurnStore.TurnStore | Assembler.Assembler>()
+  const assembler = yield* Assembler.Assembler
   return {
     context: ({ budget, session }) =>
       Effect.gen(function*() {
         yield* findSession(session)
-        const assembled = yield* assemble(session, budget ?? DEFAULT_BUDGET)
+        const assembled = yield* assembler.assemble(session, { budget: budget ?? DEFAULT_BUDGET })
         return {
           sessionId: session,
           budget: budget ?? DEFAULT_BUDGET,
@@ -113,7 +101,7 @@ const contextLayer = Toolkit.make(Context).toLayer(Effect.gen(function*() {
       }).pipe(
         Effect.catchTags({
           StoreError: (e) => Effect.fail(new RecallError({ message: e.message })),
-          InvalidOptionsError: (e) => Effect.fail(new RecallError({ message: e.message }))
+          InvalidContextOptionsError: (e) => Effect.fail(new RecallError({ message: e.message }))
         }),
         Effect.provide(context)
       )
@@ -131,4 +119,8 @@ export const layer: Layer.Layer<
   Tool.HandlersFor<typeof WithContext.tools>,
   never,
   TurnStore.TurnStore | DagStore.DagStore | SearchIndex.SearchIndex
-> = Layer.merge(PrecisToolkit.layer, contextLayer.pipe(Layer.provide(Assembler.layerReadOnly)))
+> = Layer.merge(
+  PrecisToolkit.layer,
+  // A constant config, checked by the tests: it cannot fail to decode.
+  contextLayer.pipe(Layer.provide(Layer.orDie(Assembler.layerReadOnly(assemblerConfig))))
+)

@@ -14,8 +14,8 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import type * as Tool from "@effect/ai/Tool"
-import type { CompactionOptions, SleepMode } from "@precis/compaction"
-import { AiPrompt, type Assembler } from "@precis/context"
+import type { SleepMode } from "@precis/compaction"
+import { AiPrompt, type Assembler, type ContextError } from "@precis/context"
 import type { ConversationTurn } from "@precis/core"
 import type { StoreError, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
@@ -94,7 +94,7 @@ const contextOf = (env: Env) =>
  */
 export const make = (
   env: Env
-): Effect.Effect<SessionChat, StoreError.StoreError | CompactionOptions.InvalidOptionsError> =>
+): Effect.Effect<SessionChat, StoreError.StoreError | ContextError.InvalidContextOptionsError> =>
   Effect.gen(function*() {
     const initial = yield* contextOf(env)
     const history = yield* Ref.make(initial.prompt)

@@ -8,7 +8,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { CompactionManager, type CompactionOptions, CompactionProgress } from "@precis/compaction"
 import { Escape, Summarizer } from "@precis/core"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import { Importer } from "@precis/importers"
@@ -22,6 +22,7 @@ import { CliError, inStore } from "../internal/errors.js"
 import { readConversations } from "../internal/input.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import * as Layers from "../internal/layers.js"
+import * as CompactionFlags from "../internal/compactionFlags.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
 import * as Progress from "../internal/progress.js"
@@ -58,7 +59,7 @@ export const command = Command.make(
     strict: Opt.strict,
     provider: Opt.provider,
     timeout: Opt.timeout,
-    ...Opt.compaction,
+    ...CompactionFlags.compaction,
     all: Opt.all,
     redoFallbacks: Opt.redoFallbacks,
     json: Opt.json,
@@ -68,7 +69,7 @@ export const command = Command.make(
     Effect.gen(function*() {
       // The options are checked and the input parsed in full (and the store checked) before
       // anything is opened or written.
-      const options = yield* Opt.compactionOptions(args)
+      const options = yield* CompactionFlags.compactionOptions(args)
       if (args.all && (Option.isSome(args.file) || Option.isSome(args.session) || args.redoFallbacks)) {
         return yield* new CliError({
           reason: "--all compacts the sessions already in the store: it takes no FILE, --session or --redo-fallbacks"
@@ -89,12 +90,13 @@ export const command = Command.make(
       const compactSession = (sessionId: string, imported: Session.Imported | undefined) =>
         Effect.gen(function*() {
           const manager = yield* CompactionManager.CompactionManager
-          const stats = yield* manager.compact(sessionId, { ...options, onProgress: reporter.onProgress }).pipe(
+          const stats = yield* manager.compact(sessionId).pipe(
+            CompactionProgress.reporting(reporter.onProgress),
             timed("compacted"),
             Effect.ensuring(reporter.finish)
           )
           const redo = args.redoFallbacks
-            ? yield* timed("redid fallbacks")(manager.redoFallbacks(sessionId, options))
+            ? yield* timed("redid fallbacks")(manager.redoFallbacks(sessionId))
             : undefined
           if (!args.json) {
             if (imported !== undefined) yield* Console.log(Session.importedLine([imported]))
@@ -119,7 +121,7 @@ export const command = Command.make(
       // Every session with work, as one worker among others: a line per session, then the totals.
       const compactAll = Effect.gen(function*() {
         const manager = yield* CompactionManager.CompactionManager
-        const result = yield* timed("compacted")(manager.compactAll(options))
+        const result = yield* timed("compacted")(manager.compactAll())
         const tierCounts = yield* Effect.flatMap(Summarizer.Summarizer, (s) => s.tierCounts)
         if (args.json) return yield* printJson({ ...result, tierCounts })
         for (const { sessionId, ...stats } of result.sessions) {
@@ -149,7 +151,8 @@ export const command = Command.make(
 
       // The summarizer (and its provider configuration) is checked before the store is opened.
       // Only an import creates a store: compacting what a store holds refuses a missing or empty one.
-      const live = CompactionManager.layer().pipe(
+      // The options, checked above, are the manager's: decoded once, when its layer is built.
+      const live = CompactionManager.layer(options).pipe(
         Layer.provideMerge(Layers.store(args.db, { create: Option.isSome(input) })),
         Layer.provideMerge(Layers.summarizer(args.provider, args.timeout))
       )

@@ -5,8 +5,7 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { CompactionOptions } from "@precis/compaction"
-import { Condenser } from "@precis/context"
+import { Condenser, type ContextError } from "@precis/context"
 import { type Summarizer, Transcript } from "@precis/core"
 import { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
@@ -26,7 +25,7 @@ export type Failure =
   | CliError
   | ConfigError.ConfigError
   | Importer.ImportError
-  | CompactionOptions.InvalidOptionsError
+  | ContextError.InvalidContextOptionsError
   | Summarizer.InvalidSummarizerOptionsError
   | OpenAiProvider.InvalidOpenAiOptionsError
 

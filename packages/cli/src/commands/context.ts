@@ -14,8 +14,7 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { CompactionOptions } from "@precis/compaction"
-import { Assembler, Layout, ProjectDigest } from "@precis/context"
+import { Assembler, AssemblerConfig, type ContextError, Layout, ProjectDigest } from "@precis/context"
 import { type StoreError, TurnStore } from "@precis/store"
 import { Escape } from "@precis/core"
 import * as Console from "effect/Console"
@@ -31,7 +30,7 @@ import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
 
 /** What `context` fails with: each is printed as one line. */
-export type Failure = CliError | StoreError.StoreError | CompactionOptions.InvalidOptionsError
+export type Failure = CliError | StoreError.StoreError | ContextError.InvalidContextOptionsError
 
 /** `--project DIR`: the project's digest, within `budget` tokens (the digest's default without one). */
 const projectDigest = (directory: string, budget: number | undefined, json: boolean) =>
@@ -77,12 +76,7 @@ export const command = Command.make(
         const budget = Option.getOrUndefined(args.budget)
         const assembler = yield* Assembler.Assembler
         // Assembled once: no turn follows, so it fills what a loop's low-water mark would leave for new turns.
-        const assembled = yield* assembler.assemble(sessionId, {
-          budget,
-          ...Assembler.oneShot,
-          sessionState: !args.noState,
-          expand: !args.noExpand
-        })
+        const assembled = yield* assembler.assemble(sessionId, { budget })
         const { header, headerTokens } = assembled
         if (budget !== undefined) {
           if (args.json) {
@@ -120,7 +114,10 @@ export const command = Command.make(
         }
         yield* Console.log(Layout.render(assembled))
       }).pipe(
-        Effect.provide(Assembler.layerReadOnly.pipe(Layer.provideMerge(Layers.readStore(args.db)))),
+        Effect.provide(
+          Assembler.layerReadOnly({ ...AssemblerConfig.oneShot, sessionState: !args.noState, expand: !args.noExpand })
+            .pipe(Layer.provideMerge(Layers.readStore(args.db)))
+        ),
         inStore(args.db)
       )
     }).pipe(withVerbosity(args.verbose))

@@ -36,6 +36,7 @@ import * as AgentFolders from "../internal/agentFolders.js"
 import { CliError, inStore } from "../internal/errors.js"
 import { formatList } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
+import * as CompactionFlags from "../internal/compactionFlags.js"
 import * as Opt from "../internal/options.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
@@ -84,11 +85,11 @@ const checkPaths = (paths: ReadonlyArray<string>, session: Option.Option<string>
 // Sleep Mode's options from its variables; sessions compacted at once default to the cores.
 const sleepConfig = Config.map(SleepMode.config, (read) => ({ parallelSessions: os.availableParallelism(), ...read }))
 
-// The worker processes of a backlog found on start, with their flags (the provider and compaction ones
-// given to `watch`): none when this process is not the `precis` executable (a library, the tests), when
+// The worker processes of a backlog found on start, with the provider, deadline and compaction options
+// given to `watch`: none when this process is not the `precis` executable (a library, the tests), when
 // Sleep Mode is off (import only) or with --workers 0.
 const workerSettings = (
-  args: Opt.CompactionFlags & {
+  args: {
     readonly db: Layers.Db
     readonly provider: Layers.ProviderName
     readonly timeout: Option.Option<Duration.Duration>
@@ -100,12 +101,12 @@ const workerSettings = (
   Effect.map(Executable, (executable): Option.Option<BacklogWorkers.Settings> => {
     const workers = Option.getOrElse(args.workers, WatchOpt.defaultWorkers)
     if (Option.isNone(executable) || !enabled || workers === 0) return Option.none()
-    const timeout = Option.match(args.timeout, { onNone: () => [], onSome: (t) => [`--timeout=${Duration.toMillis(t)} millis`] })
     return Option.some({
       workers,
       executable: executable.value,
       db: args.db.path,
-      flags: [`--provider=${args.provider}`, ...Opt.compactionArgs(args), ...timeout],
+      provider: args.provider,
+      timeout: args.timeout,
       options
     })
   })
@@ -123,14 +124,14 @@ export const command = Command.make(
     format: Opt.format,
     provider: Opt.provider,
     timeout: Opt.timeout,
-    ...Opt.compaction,
+    ...CompactionFlags.compaction,
     ...WatchOpt.options,
     json: Opt.json,
     verbose: Opt.verbose
   },
   (args) =>
     Effect.gen(function*() {
-      const options = yield* Opt.compactionOptions(args)
+      const options = yield* CompactionFlags.compactionOptions(args)
       // Read before anything is printed: a bad PRECIS_SLEEP_* variable is the one line printed.
       const sleepSettings = yield* sleepConfig
       const followed = yield* pathsToFollow(args.paths)

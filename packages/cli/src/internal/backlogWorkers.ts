@@ -5,7 +5,9 @@
  * itself. When `watch` finds a backlog on start, it compacts it at once in
  * several processes: this one (`CompactionManager.compactAll`, in process)
  * and `workers` child processes `precis compact --all` over the same store,
- * named to them through `PRECIS_DB` (never on their command line). Each takes
+ * named to them through `PRECIS_DB` (never on their command line), as are
+ * the compaction options (`PRECIS_COMPACTION_*`, the library's own `Config`)
+ * and the summarizer's deadline (`PRECIS_SUMMARIZER_TIMEOUT`). Each takes
  * sessions from the store's work queue under their lease, so every session is
  * compacted by one process at a time, and ends when no session has work left.
  * They compact as `precis compact` does (leaves of `leafChunkTokens`), not in
@@ -19,13 +21,15 @@
  *
  * @internal
  */
-import { CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { CompactionManager, CompactionOptions } from "@precis/compaction"
+import { OptionConfig } from "@precis/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { type ChildProcess, spawn } from "node:child_process"
 import { dbEnv, type Ended, childFailure } from "./executable.js"
@@ -72,9 +76,11 @@ export interface Settings {
   readonly executable: ReadonlyArray<string>
   /** The store, given to the children through `PRECIS_DB`. */
   readonly db: string
-  /** The children's flags after `compact --all --json`: the provider's and the compaction's, as `watch` got them. */
-  readonly flags: ReadonlyArray<string>
-  /** The compaction options of this process's own worker (the children read theirs from `flags`). */
+  /** Who writes summaries (the children's `--provider`). */
+  readonly provider: string
+  /** The deadline of each model tier, when `watch` was given one (the children's `PRECIS_SUMMARIZER_TIMEOUT`). */
+  readonly timeout: Option.Option<Duration.Duration>
+  /** The compaction options of the manager in context, given to the children as `PRECIS_COMPACTION_*` variables. */
   readonly options: CompactionOptions.Options
 }
 
@@ -141,10 +147,10 @@ const awaitChild = (child: Child, started: number, report: (event: Event) => Eff
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 // This process's own worker: the manager's worker loop, reported; a failure (or a defect) is a line.
-const ownWorker = (options: CompactionOptions.Options, started: number, report: (event: Event) => Effect.Effect<void>) =>
+const ownWorker = (started: number, report: (event: Event) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const manager = yield* CompactionManager.CompactionManager
-    const result = yield* manager.compactAll(options)
+    const result = yield* manager.compactAll()
     const duration = Duration.millis((yield* Clock.currentTimeMillis) - started)
     const stats = result.totals
     yield* report(Event.WorkerDone({ pid: process.pid, self: true, sessions: result.sessions.length, stats, duration }))
@@ -155,6 +161,20 @@ const ownWorker = (options: CompactionOptions.Options, started: number, report: 
         : report(Event.WorkerFailed({ pid: process.pid, self: true, reason: messageOf(Cause.squash(cause)) }))
     )
   )
+
+// The children's settings as the library's variables: each compaction option (`PRECIS_COMPACTION_*`),
+// and the summarizer's deadline when one was given.
+const childEnv = (settings: Settings): Record<string, string> => ({
+  ...Object.fromEntries(
+    Object.entries(settings.options).flatMap(([option, value]) =>
+      value === undefined ? [] : [[OptionConfig.variable(CompactionOptions.prefix, option), String(value)]]
+    )
+  ),
+  ...Option.match(settings.timeout, {
+    onNone: () => ({}),
+    onSome: (timeout) => ({ PRECIS_SUMMARIZER_TIMEOUT: `${Duration.toMillis(timeout)} millis` })
+  })
+})
 
 /**
  * Compacts the store's backlog in this process and `settings.workers`
@@ -167,8 +187,8 @@ export const run = (
 ): Effect.Effect<void, never, CompactionManager.CompactionManager> =>
   Effect.scoped(Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
-    const argv = [...settings.executable, "compact", "--all", "--json", ...settings.flags]
-    const env = dbEnv(settings.db)
+    const argv = [...settings.executable, "compact", "--all", "--json", `--provider=${settings.provider}`]
+    const env = { ...dbEnv(settings.db), ...childEnv(settings) }
     const children = yield* Effect.forEach(
       Array.from({ length: settings.workers }),
       () => Effect.acquireRelease(Effect.sync(() => spawnChild(argv, env)), stop)
@@ -176,7 +196,7 @@ export const run = (
     const pids = children.flatMap((child) => (child.process.pid === undefined ? [] : [child.process.pid]))
     yield* report(Event.WorkersStarted({ pids }))
     yield* Effect.all(
-      [ownWorker(settings.options, started, report), ...children.map((child) => awaitChild(child, started, report))],
+      [ownWorker(started, report), ...children.map((child) => awaitChild(child, started, report))],
       { concurrency: "unbounded", discard: true }
     )
   })).pipe(Effect.withSpan("watch.backlogWorkers", { attributes: { "precis.workers": settings.workers } }))

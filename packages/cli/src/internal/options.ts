@@ -2,9 +2,9 @@
  * The options and arguments the commands share, with their help texts and
  * defaults. A flag that sets a library option is read with that option's own
  * Schema (`OptionSchema.text`), so it has the library's bounds and messages;
- * the compaction, Sleep Mode and Summarizer settings not given by a flag come
- * from the library's `Config` (`PRECIS_COMPACTION_*`, `PRECIS_SLEEP_*`,
- * `PRECIS_SUMMARIZER_*`), checked with the same Schemas.
+ * the Sleep Mode and Summarizer settings not given by a flag come from the
+ * library's `Config` (`PRECIS_SLEEP_*`, `PRECIS_SUMMARIZER_*`), checked with
+ * the same Schemas. The compaction flags are `compactionFlags.ts`.
  *
  * @internal
  */
@@ -13,16 +13,14 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import { CompactionOptions } from "@precis/compaction"
-import { ConversationTurn, OptionConfig, OptionError, OptionSchema, Summarizer } from "@precis/core"
+import { ConversationTurn, OptionError, OptionSchema, Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { CliError } from "./errors.js"
 import * as Diagram from "./diagram.js"
 import { Db, type ProviderName, providers } from "./layers.js"
 
@@ -116,120 +114,6 @@ export const flag = <A, I>(name: string, pseudoName: string, schema: Schema.Sche
 /** An optional integer flag of at least `min` (of the CLI's own, such as `--limit`). */
 const integer = (name: string, min: number, description: string) =>
   flag(name, "N", OptionSchema.int({ min }), description)
-
-const compactionFlag = (
-  name: string,
-  option: "budget" | "freshTailTurns" | "leafChunkTokens" | "minFanIn" | "maxFanIn" | "concurrency",
-  description: string
-) =>
-  flag(
-    name,
-    "N",
-    OptionSchema.fieldOf(CompactionOptions.Options, option),
-    `${description} (default: ${OptionConfig.variable(CompactionOptions.prefix, option)}, else ${
-      option === "budget" ? "none" : CompactionOptions.defaults[option]
-    })`
-  )
-
-/**
- * The compaction flags, each the library option of the same meaning (and
- * Schema); the options no flag or variable sets keep the library's defaults
- * (`CompactionOptions.defaults`), so `precis compact` compacts as
- * `CompactionManager.compact` does.
- */
-export const compaction = {
-  budget: compactionFlag(
-    "budget",
-    "budget",
-    "the tokens the assembled context should fit in: the fresh tail then holds at most a quarter of them " +
-      "(within 1000 and 32000), and a compaction brings the active context down to half of them " +
-      "(PRECIS_COMPACTION_LOW_WATER)"
-  ),
-  freshTail: compactionFlag("fresh-tail", "freshTailTurns", "newest turns never summarized"),
-  leafChunkTokens: compactionFlag(
-    "leaf-chunk-tokens",
-    "leafChunkTokens",
-    "largest chunk of turns per leaf summary, in tokens; to assemble contexts of B tokens later, B/16 keeps " +
-      "several leaves within one"
-  ),
-  minFanIn: compactionFlag("min-fan-in", "minFanIn", "fewest summaries condensed together"),
-  maxFanIn: compactionFlag("max-fan-in", "maxFanIn", "most summaries condensed together"),
-  concurrency: compactionFlag("concurrency", "concurrency", "condensation calls at once"),
-  noAlsoLine: Options.boolean("no-also-line").pipe(
-    Options.withDescription(
-      "do not append to a summary the line \"Also: a; b; c\" listing the most important paths, commands, errors, " +
-        "issue ids and results it dropped (by default they are appended when they fit its target size; " +
-        "PRECIS_COMPACTION_ALSO_LINE=false does the same)"
-    )
-  )
-}
-
-/** The compaction option each flag sets, by flag. */
-const compactionFlags = {
-  budget: ["budget", "--budget"],
-  freshTail: ["freshTailTurns", "--fresh-tail"],
-  leafChunkTokens: ["leafChunkTokens", "--leaf-chunk-tokens"],
-  minFanIn: ["minFanIn", "--min-fan-in"],
-  maxFanIn: ["maxFanIn", "--max-fan-in"],
-  concurrency: ["concurrency", "--concurrency"]
-} as const
-
-/**
- * The {@link compaction} flags given, as a command line gives them again
- * (`--fresh-tail=4`, `--no-also-line`): for the `precis` processes a command
- * starts to compact as it does.
- */
-export const compactionArgs = (flags: CompactionFlags): ReadonlyArray<string> => [
-  ...Object.entries(compactionFlags).flatMap(([key, [, name]]) =>
-    Option.match(flags[key as keyof typeof compactionFlags], { onNone: () => [], onSome: (value) => [`${name}=${value}`] })
-  ),
-  ...(flags.noAlsoLine ? ["--no-also-line"] : [])
-]
-
-/** The values of the {@link compaction} flags. */
-export interface CompactionFlags {
-  readonly budget: Option.Option<number>
-  readonly freshTail: Option.Option<number>
-  readonly leafChunkTokens: Option.Option<number>
-  readonly minFanIn: Option.Option<number>
-  readonly maxFanIn: Option.Option<number>
-  readonly concurrency: Option.Option<number>
-  readonly noAlsoLine: boolean
-}
-
-/**
- * The compaction options: the `PRECIS_COMPACTION_*` variables (all of them,
- * read and checked by `CompactionOptions.config`: a bad one is a
- * `ConfigError` naming it), the {@link compaction} flags over them (a flag
- * wins), then checked together (a `CliError` naming the flags, or the
- * variables, a problem is about).
- */
-export const compactionOptions = (flags: CompactionFlags): Effect.Effect<CompactionOptions.Options, CliError | ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const fromVariables = yield* CompactionOptions.config
-    const given = Object.entries(compactionFlags).flatMap(([key, [option, name]]) =>
-      Option.match(flags[key as keyof typeof compactionFlags], {
-        onNone: () => [],
-        onSome: (value) => [[option, value, name] as const]
-      })
-    )
-    const options: CompactionOptions.Options = {
-      ...fromVariables,
-      ...Object.fromEntries(given.map(([option, value]) => [option, value])),
-      ...(flags.noAlsoLine ? { alsoLine: false } : {})
-    }
-    // A problem left is a rule across options: each is named as it was given, by its flag or its
-    // variable (an option left to its default, by the flag that sets it, if any).
-    const variable = (option: string) => OptionConfig.variable(CompactionOptions.prefix, option)
-    const flagOf = (option: string) => Object.values(compactionFlags).find(([known]) => known === option)?.[1]
-    const nameOf = (option: string) =>
-      given.find(([known]) => known === option)?.[2] ??
-        (option in fromVariables ? variable(option) : flagOf(option) ?? variable(option))
-    return yield* Effect.mapError(
-      Effect.as(CompactionOptions.resolveOptions(options), options),
-      (error) => new CliError({ reason: OptionError.describeProblems(error.problems, nameOf) })
-    )
-  })
 
 /**
  * `--all` of `compact`: every session of the store with work, each taken only

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { CompactionManager } from "@precis/compaction"
+import type { CompactionProgress } from "@precis/compaction"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -34,7 +34,7 @@ const bar = (done: number, total: number): string => {
 }
 
 /** The text of one progress event. */
-export const describe = (event: CompactionManager.ProgressEvent): string => {
+export const describe = (event: CompactionProgress.ProgressEvent): string => {
   switch (event._tag) {
     case "LeafPassStarted":
       return `leaf pass: ${event.turns} turns in ${event.chunks} chunks`
@@ -53,7 +53,7 @@ export const describe = (event: CompactionManager.ProgressEvent): string => {
  * Whether a plain (non-terminal) log shows `event`: every start, and about
  * every tenth of a pass, so that a long compaction does not flood the log.
  */
-export const worthALine = (event: CompactionManager.ProgressEvent): boolean => {
+export const worthALine = (event: CompactionProgress.ProgressEvent): boolean => {
   if (event._tag === "LeafPassStarted" || event._tag === "CondenseStarted") return true
   const step = Math.max(1, Math.ceil(event.total / 10))
   return event.done === event.total || event.done % step === 0
@@ -61,7 +61,7 @@ export const worthALine = (event: CompactionManager.ProgressEvent): boolean => {
 
 /** A progress reporter: `onProgress` for the compaction, and `finish` to end the bar's line. */
 export interface Reporter {
-  readonly onProgress: (event: CompactionManager.ProgressEvent) => Effect.Effect<void>
+  readonly onProgress: (event: CompactionProgress.ProgressEvent) => Effect.Effect<void>
   readonly finish: Effect.Effect<void>
 }
 

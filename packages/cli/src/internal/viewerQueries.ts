@@ -16,7 +16,7 @@
  *
  * @internal
  */
-import { Assembler, Layout } from "@precis/context"
+import { Assembler, AssemblerConfig, Layout } from "@precis/context"
 import { type DagStore, SearchIndex, StoreError, type TurnStore } from "@precis/store"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -88,12 +88,12 @@ export const assemble = (
   bounded(
     Effect.gen(function*() {
       const assembler = yield* Assembler.Assembler
-      const assembled = yield* assembler.assemble(sessionId, { budget, ...Assembler.oneShot })
+      const assembled = yield* assembler.assemble(sessionId, { budget })
       return { text: Layout.render(assembled), report: Render.contextReport(assembled, budget) }
     }).pipe(
-      Effect.provide(Assembler.layerReadOnly),
+      Effect.provide(Assembler.layerReadOnly(AssemblerConfig.oneShot)),
       // The viewer checks the budget first: a refusal here is the store's to explain.
-      Effect.catchTag("InvalidOptionsError", (e) =>
+      Effect.catchTag("InvalidContextOptionsError", (e) =>
         Effect.fail(new StoreError.StoreError({ operation: "Assembler.assemble", reason: e.message })))
     ),
     bound,

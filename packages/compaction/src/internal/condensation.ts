@@ -11,7 +11,7 @@ import { DagStore, type StoreError } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Chunking from "./chunking.js"
-import { ProgressEvent } from "../CompactionOptions.js"
+import { ProgressEvent } from "../CompactionProgress.js"
 import type { PermanentFailure } from "./outcome.js"
 import * as Step from "./step.js"
 
@@ -29,7 +29,7 @@ export const condensation = (
       if (next === undefined) break
       const { depth, siblings } = next
       const groups = Chunking.condenseGroups(siblings, options.minFanIn, options.maxFanIn)
-      yield* Step.report(run, ProgressEvent.CondenseStarted({ sessionId, depth, groups: groups.length }))
+      yield* run.report(ProgressEvent.CondenseStarted({ sessionId, depth, groups: groups.length }))
       const done = yield* Ref.make(0)
       yield* Effect.forEach(
         groups,

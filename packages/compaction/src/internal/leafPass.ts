@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import * as ActiveContext from "../ActiveContext.js"
 import * as FreshTail from "../FreshTail.js"
 import * as Chunking from "./chunking.js"
-import { ProgressEvent } from "../CompactionOptions.js"
+import { ProgressEvent } from "../CompactionProgress.js"
 import type { PermanentFailure } from "./outcome.js"
 import * as Step from "./step.js"
 import { tailBound } from "./trigger.js"
@@ -60,7 +60,7 @@ export const leafPass = (
       { pairs: { calls: ToolUse.callIds, answers: ToolUse.answeredIds }, weight: (turn) => material.get(turn) ?? 0 }
     )
     if (chunks.length > 0) {
-      yield* Step.report(run, ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
+      yield* run.report(ProgressEvent.LeafPassStarted({ sessionId, chunks: chunks.length, turns: evictable.length }))
     }
     let prior = Option.getOrUndefined(Option.map(yield* dag.latestLeaf(sessionId), (leaf) => leaf.content))
     for (const [index, turns] of chunks.entries()) {

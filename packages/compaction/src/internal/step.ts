@@ -9,28 +9,27 @@ import { AlsoLine, FactCheck, Summary, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as CompactionOptions from "../CompactionOptions.js"
+import * as CompactionProgress from "../CompactionProgress.js"
 import { PermanentFailure } from "./outcome.js"
 
-/** What the steps of one run share: the session, the options, and the summaries and tiers so far. */
+/** What the steps of one run share: the session, the options, the reporter, and the summaries and tiers so far. */
 export interface Run {
   readonly sessionId: string
   readonly options: CompactionOptions.ResolvedOptions
+  /** The `CompactionProgress.Progress` in context when the run started. */
+  readonly report: CompactionProgress.Reporter
   /** Summaries this run has written (stored or rewritten). */
   readonly written: Ref.Ref<number>
   /** The tiers of the summaries this run has made, kept or not. */
   readonly tiers: Ref.Ref<Summary.TierCounts>
 }
 
-/** A fresh run of a session. */
+/** A fresh run of a session, reporting to the `CompactionProgress.Progress` in context. */
 export const makeRun = (sessionId: string, options: CompactionOptions.ResolvedOptions): Effect.Effect<Run> =>
   Effect.map(
-    Effect.all([Ref.make(0), Ref.make(Summary.emptyTierCounts)]),
-    ([written, tiers]) => ({ sessionId, options, written, tiers })
+    Effect.all([Ref.make(0), Ref.make(Summary.emptyTierCounts), CompactionProgress.Progress]),
+    ([written, tiers, report]) => ({ sessionId, options, report, written, tiers })
   )
-
-/** Reports `event` to the run's `onProgress`, if any. */
-export const report = (run: Run, event: CompactionOptions.ProgressEvent): Effect.Effect<void> =>
-  run.options.onProgress === undefined ? Effect.void : run.options.onProgress(event)
 
 /** One summary to make and write. */
 export interface Step<E, R> {
@@ -41,7 +40,7 @@ export interface Step<E, R> {
   /** Writes the summary; `false` when it keeps it out of the store (a redo that fell back again). */
   readonly write: (summary: Summary.Summary) => Effect.Effect<boolean, E, R>
   /** The event to report once it is counted, from the run's tiers so far. */
-  readonly progress?: ((tiers: Summary.TierCounts) => Effect.Effect<CompactionOptions.ProgressEvent>) | undefined
+  readonly progress?: ((tiers: Summary.TierCounts) => Effect.Effect<CompactionProgress.ProgressEvent>) | undefined
 }
 
 /**
@@ -64,9 +63,7 @@ export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Su
     const summary = run.options.alsoLine ? withAlso(yield* TokenEstimator.TokenEstimator, made, step) : made
     if (yield* step.write(summary)) yield* Ref.update(run.written, (n) => n + 1)
     const tiers = yield* Ref.updateAndGet(run.tiers, (counts) => Summary.incrementTier(counts, summary.tier))
-    if (step.progress !== undefined && run.options.onProgress !== undefined) {
-      yield* run.options.onProgress(yield* step.progress(tiers))
-    }
+    if (step.progress !== undefined) yield* run.report(yield* step.progress(tiers))
     return summary
   })
 

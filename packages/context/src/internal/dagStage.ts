@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import type { CompactionManager, CompactionOptions } from "@precis/compaction"
+import type { CompactionManager } from "@precis/compaction"
 import { DagStore, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import { type Stage, unchanged } from "./stage.js"
@@ -20,7 +20,7 @@ export const stage = (
   manager: CompactionManager.Service,
   sessionId: string,
   trigger: number,
-  options: CompactionOptions.Options
+  options: { readonly budget: number; readonly lowWater: number }
 ): Stage<TurnStore.TurnStore | DagStore.DagStore> => ({
   name: "summarize",
   run: (current, tokens) =>

@@ -55,8 +55,8 @@ export const header = (estimator: TokenEstimator.Service, state: SessionState.St
 
 /** A session's frame. */
 export interface Frame extends Layout.Renderable {
-  /** The options it was built for: another set of options rebuilds. */
-  readonly key: string
+  /** The budget it was built for: another budget rebuilds (the rest of its settings are the assembler's). */
+  readonly budget: number
   readonly system: string
   readonly pinned: ReadonlyArray<ConversationTurn.ConversationTurn>
   /** The header as of the frame's rebuild (refreshed at every assembly only when placed at the end). */

@@ -27,7 +27,6 @@ import { window } from "./window.js"
 /** A rebuild: the session, its settings and the stages' options. */
 export interface Plan {
   readonly sessionId: string
-  readonly key: string
   /**
    * The frame that passed its high mark (none on a first assembly). Unless a
    * compaction was prepared since it was built (in idle time, by Sleep Mode:
@@ -103,7 +102,7 @@ const wholeFrame = (plan: Plan, loaded: ActiveContext.LoadedState, lastSeq: numb
     if (turns.length === 0 || tokens > 2 * settings.budget) return undefined
     const line = { ...noCounts, stage: "whole", acted: true, tokensBefore: tokens, tokensAfter: tokens }
     const frame: Frame = {
-      key: plan.key,
+      budget: plan.settings.budget,
       system: settings.system,
       pinned: [],
       header: header(estimator, loaded.state, settings),
@@ -162,7 +161,7 @@ export const rebuild = (plan: Plan) =>
     const dagAfter = compacted ? ids(yield* Effect.flatMap(DagStore.DagStore, (store) => store.parentless(plan.sessionId))) : dag
     const frame: Frame = {
       ...shell,
-      key: plan.key,
+      budget: plan.settings.budget,
       dag: dagAfter,
       summaries: condensed.summaries,
       turns: condensed.turns.filter((turn) => !isPinned(turn)),
