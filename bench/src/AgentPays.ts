@@ -333,19 +333,18 @@ export const figures = (precis: Result, baseline: Result, peer: Result): Readonl
 
 /**
  * precis's variants measured: the defaults (the header in the frame), the
- * header at the end, and the hysteresis' marks moved one way each (from
- * which the defaults were chosen: see BENCHMARKS.md).
+ * header at the end, the marks before 2026-12 (0.8 / 0.5) and the
+ * hysteresis' marks moved both ways (from which the defaults were chosen:
+ * see BENCHMARKS.md).
  *
  * @since 0.1.0
  */
 export const variants: ReadonlyArray<AssemblerConfig.Config> = [
   {},
   { statePlacement: "end" },
-  { lowWater: 0.4 },
-  { lowWater: 0.6 },
-  { highWater: 0.7 },
-  { highWater: 0.85 },
-  { highWater: 1 }
+  { highWater: 0.8, lowWater: 0.5 },
+  { highWater: 0.4, lowWater: 0.2 },
+  { highWater: 0.6, lowWater: 0.3 }
 ]
 
 const variantName = (args: Args): string => {

@@ -13,10 +13,10 @@
  * refreshed at every assembly).
  *
  * **Hysteresis.** When the turns would pass the high mark (`highWater` of
- * the budget, 0.8 by default: measured, it costs less than the budget itself
- * and leaves room for what the agent adds around the context), the context
- * is rebuilt once, down to
- * `lowWater` of the budget: the session compacted (all but its fresh tail),
+ * the budget, 0.5 by default: measured against the OpenHands condenser, a
+ * third cheaper than 0.8 for one to three probe facts of forty; see
+ * BENCHMARKS.md), the context is rebuilt once, down to `lowWater` of the
+ * budget (0.25): the session compacted (all but its fresh tail),
  * the active context with old tool output masked, then the expansion from
  * the DAG up to the low-water mark (see `internal/rebuild.ts`). So its start
  * changes once per `(highWater - lowWater) x budget` tokens of new turns,

@@ -29,8 +29,8 @@ import * as Layout from "./Layout.js"
  * @since 0.1.0
  */
 export const defaults = {
-  lowWater: 0.5,
-  highWater: 0.8,
+  lowWater: 0.25,
+  highWater: 0.5,
   turnShare: 0.05,
   statePlacement: "frame" as Layout.StatePlacement,
   maxFrames: 256
@@ -81,8 +81,8 @@ export const Expand = Schema.Struct({
  *
  * | setting | bounds | default |
  * |---|---|---|
- * | `lowWater` | (0, 1], at most `highWater` | 0.5: a rebuild brings the context down to this share of the budget |
- * | `highWater` | (0, 1] | 0.8: past this share of the budget the context is rebuilt |
+ * | `lowWater` | (0, 1], at most `highWater` | 0.25: a rebuild brings the context down to this share of the budget |
+ * | `highWater` | (0, 1] | 0.5: past this share of the budget the context is rebuilt |
  * | `turnShare` | (0, 1] | 0.05: a turn that enters takes at most this share of the budget |
  * | `whole` | a boolean | false: a session whose turns all fit the budget is given whole, verbatim |
  * | `statePlacement` | `"frame"` or `"end"` | `"frame"`: the header after the summaries; `"end"`: last, refreshed every assembly |
