@@ -149,6 +149,8 @@ export const format = {
   title: "Gemini CLI session JSON / JSONL",
   lineBased: false,
   reader: read,
+  // Its chats, rewritten whole at each turn: `~/.gemini/tmp/<project hash>/chats/session-*.json`.
+  watch: { follows: (file) => /[\\/]chats[\\/]session-[^\\/]*\.json$/.test(file) },
   detect: {
     claims: (probe) =>
       probe._tag === "Object"
