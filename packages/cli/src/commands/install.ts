@@ -33,6 +33,7 @@ import * as AgentFolders from "../internal/agentFolders.js"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as Settings from "../internal/claudeSettings.js"
 import * as Codex from "../internal/codexConfig.js"
+import * as GeminiHook from "../internal/geminiHook.js"
 import { CliError } from "../internal/errors.js"
 import * as HomeFolders from "../internal/homeFolders.js"
 import * as Plan from "../internal/installPlan.js"
@@ -83,7 +84,9 @@ const serverTarget = (file: string, shape: McpServers.Shape): Target => ({
   removes: "remove precis's MCP server"
 })
 
-const hookNames = Settings.hookSpecs.map((spec) => spec.event + (spec.matcher === undefined ? "" : ` (${spec.matcher})`))
+const hookNamesOf = (set: Settings.HookSet) => set.specs.map((spec) => spec.event + (spec.matcher === undefined ? "" : ` (${spec.matcher})`))
+
+const hookNames = hookNamesOf(Settings.claudeCodeHooks)
 
 /** Claude Code's two files of a scope. */
 const claudeTargets = (scope: { readonly user: boolean; readonly project: boolean }) =>
@@ -197,11 +200,17 @@ export const installClaudeCode = Command.make(
 )
 
 /** The `install` and `uninstall` subcommands of an agent whose set-up is an MCP server in one file. */
-const serverAgent = (name: string, title: string, target: Effect.Effect<Target, CliError>, restart: string) => ({
+const serverAgent = (
+  name: string,
+  title: string,
+  target: Effect.Effect<Target, CliError>,
+  restart: string,
+  hooks = ""
+) => ({
   install: Command.make(name, { db: Opt.agentDb, command: commandOption, dryRun }, (args) =>
     Effect.flatMap(target, (t) => install([t], args, { project: false, restart, undo: `precis uninstall ${name}` }))).pipe(
       Command.withDescription(
-        `Set up ${title} to use precis: its MCP server precis mcp (search, expand, describe, read, context), merged ` +
+        `Set up ${title} to use precis: its MCP server precis mcp (search, expand, describe, read, context)${hooks}, merged ` +
           "into the settings that are there (comments and the user's keys stay), a backup first; changes nothing " +
           "when run again."
       )
@@ -212,11 +221,28 @@ const serverAgent = (name: string, title: string, target: Effect.Effect<Target, 
 })
 
 const codex = serverAgent("codex", "Codex CLI", codexTarget, "Start Codex again (see /mcp) for the change to take effect.")
+// Gemini CLI's settings.json holds both: the MCP server and the hooks (PreCompress, SessionStart on a resume, SessionEnd).
+const geminiTarget = Effect.map(AgentFolders.geminiHome, (home): Target => ({
+  file: `${home}/settings.json`,
+  install: (invocation) =>
+    Plan.jsonEdit((doc) =>
+      Either.flatMap(
+        McpServers.add(doc, McpServers.gemini, invocation),
+        (next) => Settings.addHooks(next, AgentCommand.line(invocation, GeminiHook.hooks.words), GeminiHook.hooks)
+      )
+    ),
+  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(McpServers.remove(doc, McpServers.gemini), GeminiHook.hooks))),
+  adds: `add the MCP server "${McpServers.serverName}" and the hooks ${hookNamesOf(GeminiHook.hooks).join(", ")}`,
+  removes: "remove precis's MCP server and hooks"
+}))
+
 const gemini = serverAgent(
   "gemini",
   "Gemini CLI",
-  Effect.map(AgentFolders.geminiHome, (home) => serverTarget(`${home}/settings.json`, McpServers.gemini)),
-  "Start Gemini CLI again (see /mcp) for the change to take effect."
+  geminiTarget,
+  "Start Gemini CLI again (see /mcp and /hooks) for the change to take effect.",
+  " and its hooks (PreCompress and SessionEnd import the chat and compact it; SessionStart on a resume gives back the " +
+    "session state: precis hook gemini)"
 )
 const opencode = serverAgent(
   "opencode",
