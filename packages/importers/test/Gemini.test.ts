@@ -37,12 +37,13 @@ describe("Gemini CLI session files", () => {
     assert.deepStrictEqual(Importer.detect(JSON.stringify(JSON.parse(session))), Option.some("gemini"))
   })
 
-  it("read user and gemini messages, each call followed by its result; notices skipped", () => {
+  it("read user and gemini messages, each call followed by its result; the CLI's notices as meta system turns", () => {
     const turns = ok(session, "gemini")
-    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["user", "m1"], ["assistant", "m3"], ["tool", "m3#1"], ["tool", "m3#2"]])
-    expect(turns[1]!.content).toContain("[thinking] Plan: build first\nRunning the build.")
-    expect(turns[2]).toMatchObject({ content: "error TS2322", metadata: { toolCallId: "run_shell_command-1", isError: true } })
-    expect(turns[3]).toMatchObject({ content: "Edited /p/src/a.ts", metadata: { toolName: "replace" } })
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["user", "m1"], ["system", "m2"], ["assistant", "m3"], ["tool", "m3#1"], ["tool", "m3#2"]])
+    expect(turns[1]).toMatchObject({ content: "[info] Switched model", metadata: { meta: true } })
+    expect(turns[2]!.content).toContain("[thinking] Plan: build first\nRunning the build.")
+    expect(turns[3]).toMatchObject({ content: "error TS2322", metadata: { toolCallId: "run_shell_command-1", isError: true } })
+    expect(turns[4]).toMatchObject({ content: "Edited /p/src/a.ts", metadata: { toolName: "replace" } })
     const header = SessionState.render(SessionState.fold(turns))
     expect(header).toContain("- first request: Make the build pass")
     expect(header).toContain("- /p/src/a.ts")
