@@ -43,6 +43,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
 import * as GeminiHook from "../internal/geminiHook.js"
+import * as OpencodePlugin from "../internal/opencodePlugin.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
@@ -207,7 +208,7 @@ const OVERRUN_MILLIS = 5_000
 interface Agent {
   readonly name: string
   /** The Claude Code hook input that stands for the agent's (the same input for Claude Code). */
-  readonly input: (input: ClaudeCode.HookInput) => ClaudeCode.HookInput
+  readonly input: (input: ClaudeCode.HookInput) => Effect.Effect<ClaudeCode.HookInput, CliError, FileSystem.FileSystem>
   /** The transcript's format. */
   readonly format: Importer.Format
   /** Says what an import and compaction did. */
@@ -222,7 +223,7 @@ const hookCommand = (agent: Agent) => Command.make(
   (args) =>
     Effect.gen(function*() {
       const started = yield* Clock.currentTimeMillis
-      const input = agent.input(yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll))
+      const input = yield* agent.input(yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll))
       const action = ClaudeCode.actionOf(input)
       if (action === "nothing") return
       // The deadline bounds the whole hook, the import included.
@@ -267,7 +268,7 @@ const hookCommand = (agent: Agent) => Command.make(
 /** `precis hook claude-code`. */
 export const claudeCode = hookCommand({
   name: "claude-code",
-  input: (input) => input,
+  input: Effect.succeed,
   format: "claude-code",
   report: Console.log,
   description:
@@ -282,7 +283,7 @@ export const claudeCode = hookCommand({
 /** `precis hook gemini`. */
 export const gemini = hookCommand({
   name: "gemini",
-  input: GeminiHook.asClaudeCodeInput,
+  input: (input) => Effect.succeed(GeminiHook.asClaudeCodeInput(input)),
   format: "auto",
   // Gemini CLI reads a hook's stdout as JSON: the report goes to its log (stderr).
   report: Console.error,
@@ -296,8 +297,20 @@ export const gemini = hookCommand({
 /** One line for the root page and the README. */
 export const summary = "Run as a coding agent's hook: import, compact, give back the session state and the project's digest"
 
+/** `precis hook opencode`. */
+export const opencode = hookCommand({
+  name: "opencode",
+  input: OpencodePlugin.asClaudeCodeInput,
+  format: "opencode-storage",
+  report: Console.log,
+  description: "Run by precis's opencode plugin (precis install opencode writes it) with { hook_event_name, session_id } on " +
+    "stdin: session.idle imports the session from opencode's storage (its info, message and part files; only the turns " +
+    "not yet stored are added) into the session of that id, as precis watch names it; session.compacted imports and " +
+    "compacts it until --deadline. A failure exits 1 with one line on stderr; opencode does not wait for it."
+})
+
 /** The `hook` command: one subcommand per agent whose hooks run precis. */
 export const command = Command.make("hook").pipe(
-  Command.withDescription("Hooks for coding agents: precis hook claude-code, precis hook gemini."),
-  Command.withSubcommands([claudeCode, gemini])
+  Command.withDescription("Hooks for coding agents: precis hook claude-code, precis hook gemini, precis hook opencode."),
+  Command.withSubcommands([claudeCode, gemini, opencode])
 )

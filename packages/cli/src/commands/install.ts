@@ -38,6 +38,7 @@ import { CliError } from "../internal/errors.js"
 import * as HomeFolders from "../internal/homeFolders.js"
 import * as Plan from "../internal/installPlan.js"
 import * as McpServers from "../internal/mcpServers.js"
+import * as OpencodePlugin from "../internal/opencodePlugin.js"
 import * as Opt from "../internal/options.js"
 import * as StoreFile from "../internal/storeFile.js"
 
@@ -203,22 +204,25 @@ export const installClaudeCode = Command.make(
 const serverAgent = (
   name: string,
   title: string,
-  target: Effect.Effect<Target, CliError>,
+  target: Effect.Effect<Target | ReadonlyArray<Target>, CliError>,
   restart: string,
   hooks = ""
-) => ({
-  install: Command.make(name, { db: Opt.agentDb, command: commandOption, dryRun }, (args) =>
-    Effect.flatMap(target, (t) => install([t], args, { project: false, restart, undo: `precis uninstall ${name}` }))).pipe(
-      Command.withDescription(
-        `Set up ${title} to use precis: its MCP server precis mcp (search, expand, describe, read, context)${hooks}, merged ` +
-          "into the settings that are there (comments and the user's keys stay), a backup first; changes nothing " +
-          "when run again."
-      )
-    ),
-  uninstall: Command.make(name, { dryRun }, (args) => Effect.flatMap(target, (t) => uninstallFrom([t], args.dryRun, false))).pipe(
-    Command.withDescription(`Take out of ${title}'s settings exactly what precis install ${name} added, a backup first.`)
-  )
-})
+) => {
+  const targets = Effect.map(target, (t): ReadonlyArray<Target> => ("file" in t ? [t] : t))
+  return {
+    install: Command.make(name, { db: Opt.agentDb, command: commandOption, dryRun }, (args) =>
+      Effect.flatMap(targets, (ts) => install(ts, args, { project: false, restart, undo: `precis uninstall ${name}` }))).pipe(
+        Command.withDescription(
+          `Set up ${title} to use precis: its MCP server precis mcp (search, expand, describe, read, context)${hooks}, merged ` +
+            "into the settings that are there (comments and the user's keys stay), a backup first; changes nothing " +
+            "when run again."
+        )
+      ),
+    uninstall: Command.make(name, { dryRun }, (args) => Effect.flatMap(targets, (ts) => uninstallFrom(ts, args.dryRun, false))).pipe(
+      Command.withDescription(`Take out of ${title}'s settings exactly what precis install ${name} added, a backup first.`)
+    )
+  }
+}
 
 const codex = serverAgent("codex", "Codex CLI", codexTarget, "Start Codex again (see /mcp) for the change to take effect.")
 // Gemini CLI's settings.json holds both: the MCP server and the hooks (PreCompress, SessionStart on a resume, SessionEnd).
@@ -244,11 +248,25 @@ const gemini = serverAgent(
   " and its hooks (PreCompress and SessionEnd import the chat and compact it; SessionStart on a resume gives back the " +
     "session state: precis hook gemini)"
 )
+// opencode has no hooks in its settings: precis's plugin, a file of its own, runs precis hook opencode.
+const opencodeTargets = Effect.all([
+  Effect.map(AgentFolders.opencodeConfig, (file) => serverTarget(file, McpServers.opencode)),
+  Effect.map(OpencodePlugin.pluginFile, (file): Target => ({
+    file,
+    install: OpencodePlugin.install,
+    uninstall: OpencodePlugin.uninstall,
+    adds: "add precis's plugin (on session.idle and session.compacted: precis hook opencode)",
+    removes: "remove precis's plugin"
+  }))
+])
+
 const opencode = serverAgent(
   "opencode",
   "opencode",
-  Effect.map(AgentFolders.opencodeConfig, (file) => serverTarget(file, McpServers.opencode)),
-  "Start opencode again for the change to take effect."
+  opencodeTargets,
+  "Start opencode again for the change to take effect.",
+  " and its plugin (plugins/precis.js: session.idle imports the session, session.compacted imports and compacts it: " +
+    "precis hook opencode)"
 )
 
 /** `precis uninstall claude-code`. */
