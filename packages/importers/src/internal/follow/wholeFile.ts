@@ -65,8 +65,13 @@ const formatOf = (env: Env, file: string) =>
     const format = Option.isSome(recorded) ? recorded : yield* Effect.scoped(Effect.gen(function*() {
       const opened = yield* TranscriptFile.open(file)
       const sample = new TextDecoder().decode(yield* opened.read(0, Importer.detectionSampleBytes))
-      if (sample.trim().length === 0) return Option.none<Importer.ConcreteFormat>()
-      const detected = Importer.detect(sample, file)
+      // Its complete lines (a JSONL line being written is not told by its start); a file of one line, whole.
+      const end = sample.lastIndexOf("\n")
+      const text = end === -1 ? sample : sample.slice(0, end)
+      if (text.trim().length === 0) return Option.none<Importer.ConcreteFormat>()
+      const detected = Importer.detect(text, file)
+      // A first line still being written is told once it is whole.
+      if (Option.isNone(detected) && end === -1) return Option.none<Importer.ConcreteFormat>()
       if (Option.isNone(detected)) return yield* new FollowFile.FollowFailure({ reason: "cannot tell its format: give --format" })
       return detected
     }))
