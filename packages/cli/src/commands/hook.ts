@@ -42,6 +42,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
+import * as CodexHook from "../internal/codexHook.js"
 import * as GeminiHook from "../internal/geminiHook.js"
 import * as OpencodePlugin from "../internal/opencodePlugin.js"
 import { CliError, inStore } from "../internal/errors.js"
@@ -297,6 +298,20 @@ export const gemini = hookCommand({
 /** One line for the root page and the README. */
 export const summary = "Run as a coding agent's hook: import, compact, give back the session state and the project's digest"
 
+/** `precis hook codex`. */
+export const codex = hookCommand({
+  name: "codex",
+  input: (input) => Effect.succeed(CodexHook.asClaudeCodeInput(input)),
+  format: "codex",
+  // Codex reads a hook's stdout as JSON: the report goes to stderr.
+  report: Console.error,
+  description: "Run by Codex CLI's hooks (precis install codex sets them up in ~/.codex/hooks.json) with the hook's JSON on " +
+    "stdin. PreCompact imports the rollout's new lines (its transcript_path) into the session named after the rollout's " +
+    "file, as precis watch names it, and compacts it until --deadline; Stop imports only; SessionStart after a compaction " +
+    "or a resume prints the session-state header and a note on the recall tools as additionalContext, at a start or " +
+    "after /clear the digest of the project's earlier sessions. A failure exits 1 with one line on stderr."
+})
+
 /** `precis hook opencode`. */
 export const opencode = hookCommand({
   name: "opencode",
@@ -311,6 +326,6 @@ export const opencode = hookCommand({
 
 /** The `hook` command: one subcommand per agent whose hooks run precis. */
 export const command = Command.make("hook").pipe(
-  Command.withDescription("Hooks for coding agents: precis hook claude-code, precis hook gemini, precis hook opencode."),
-  Command.withSubcommands([claudeCode, gemini, opencode])
+  Command.withDescription("Hooks for coding agents: precis hook claude-code, precis hook codex, precis hook gemini, precis hook opencode."),
+  Command.withSubcommands([claudeCode, codex, gemini, opencode])
 )

@@ -33,6 +33,7 @@ import * as AgentFolders from "../internal/agentFolders.js"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as Settings from "../internal/claudeSettings.js"
 import * as Codex from "../internal/codexConfig.js"
+import * as CodexHook from "../internal/codexHook.js"
 import * as GeminiHook from "../internal/geminiHook.js"
 import { CliError } from "../internal/errors.js"
 import * as HomeFolders from "../internal/homeFolders.js"
@@ -224,7 +225,25 @@ const serverAgent = (
   }
 }
 
-const codex = serverAgent("codex", "Codex CLI", codexTarget, "Start Codex again (see /mcp) for the change to take effect.")
+// Codex's hooks go to hooks.json beside config.toml (Claude Code's shape); they run once [features] codex_hooks = true.
+const codexHooksTarget = Effect.map(AgentFolders.codexHome, (home): Target => ({
+  file: `${home}/hooks.json`,
+  install: (invocation) =>
+    Plan.jsonEdit((doc) => Settings.addHooks(doc, AgentCommand.line(invocation, CodexHook.hooks.words), CodexHook.hooks)),
+  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(doc, CodexHook.hooks))),
+  adds: `add the hooks ${hookNamesOf(CodexHook.hooks).join(", ")}`,
+  removes: "remove precis's hooks"
+}))
+
+const codex = serverAgent(
+  "codex",
+  "Codex CLI",
+  Effect.all([codexTarget, codexHooksTarget]),
+  "Start Codex again (see /mcp) for the change to take effect; its hooks run once config.toml has [features] " +
+    "codex_hooks = true and you trust them (/hooks).",
+  " and its hooks in hooks.json (PreCompact imports the rollout and compacts it; Stop imports; SessionStart gives back " +
+    "the session state: precis hook codex)"
+)
 // Gemini CLI's settings.json holds both: the MCP server and the hooks (PreCompress, SessionStart on a resume, SessionEnd).
 const geminiTarget = Effect.map(AgentFolders.geminiHome, (home): Target => ({
   file: `${home}/settings.json`,
