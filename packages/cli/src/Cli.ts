@@ -19,7 +19,7 @@
  * precis install claude-code                           # Claude Code hooks and MCP server, per user
  * precis mcp                                           # the recall tools over MCP (stdio)
  * precis hook claude-code < event.json                 # what Claude Code's hooks run
- * precis install gemini | opencode                     # MCP server and hooks (Gemini) or plugin (opencode)
+ * precis install codex | gemini | opencode             # MCP server and hooks (Codex, Gemini) or plugin (opencode)
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,

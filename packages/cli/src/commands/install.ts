@@ -302,7 +302,7 @@ export const uninstallClaudeCode = Command.make(
 )
 
 /** One line for the root page and the README. */
-export const summary = "Set up an agent to use precis: Claude Code (hooks and the MCP server), Codex, Gemini CLI, opencode"
+export const summary = "Set up an agent to use precis: its MCP server and hooks (Claude Code, Codex, Gemini CLI) or plugin (opencode)"
 
 /** The `install` command. */
 export const command = Command.make("install").pipe(
