@@ -42,8 +42,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
-import * as CodexHook from "../internal/codexHook.js"
-import * as GeminiHook from "../internal/geminiHook.js"
+import * as AgentHooks from "../internal/agentHooks.js"
 import * as OpencodePlugin from "../internal/opencodePlugin.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
@@ -284,7 +283,7 @@ export const claudeCode = hookCommand({
 /** `precis hook gemini`. */
 export const gemini = hookCommand({
   name: "gemini",
-  input: (input) => Effect.succeed(GeminiHook.asClaudeCodeInput(input)),
+  input: (input) => Effect.succeed(AgentHooks.fromGemini(input)),
   format: "auto",
   // Gemini CLI reads a hook's stdout as JSON: the report goes to its log (stderr).
   report: Console.error,
@@ -301,7 +300,7 @@ export const summary = "Run as a coding agent's hook: import, compact, give back
 /** `precis hook codex`. */
 export const codex = hookCommand({
   name: "codex",
-  input: (input) => Effect.succeed(CodexHook.asClaudeCodeInput(input)),
+  input: (input) => Effect.succeed(AgentHooks.namedAfterTranscript(input)),
   format: "codex",
   // Codex reads a hook's stdout as JSON: the report goes to stderr.
   report: Console.error,

@@ -33,8 +33,7 @@ import * as AgentFolders from "../internal/agentFolders.js"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as Settings from "../internal/claudeSettings.js"
 import * as Codex from "../internal/codexConfig.js"
-import * as CodexHook from "../internal/codexHook.js"
-import * as GeminiHook from "../internal/geminiHook.js"
+import * as AgentHooks from "../internal/agentHooks.js"
 import { CliError } from "../internal/errors.js"
 import * as HomeFolders from "../internal/homeFolders.js"
 import * as Plan from "../internal/installPlan.js"
@@ -229,9 +228,9 @@ const serverAgent = (
 const codexHooksTarget = Effect.map(AgentFolders.codexHome, (home): Target => ({
   file: `${home}/hooks.json`,
   install: (invocation) =>
-    Plan.jsonEdit((doc) => Settings.addHooks(doc, AgentCommand.line(invocation, CodexHook.hooks.words), CodexHook.hooks)),
-  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(doc, CodexHook.hooks))),
-  adds: `add the hooks ${hookNamesOf(CodexHook.hooks).join(", ")}`,
+    Plan.jsonEdit((doc) => Settings.addHooks(doc, AgentCommand.line(invocation, AgentHooks.codexHooks.words), AgentHooks.codexHooks)),
+  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(doc, AgentHooks.codexHooks))),
+  adds: `add the hooks ${hookNamesOf(AgentHooks.codexHooks).join(", ")}`,
   removes: "remove precis's hooks"
 }))
 
@@ -251,11 +250,11 @@ const geminiTarget = Effect.map(AgentFolders.geminiHome, (home): Target => ({
     Plan.jsonEdit((doc) =>
       Either.flatMap(
         McpServers.add(doc, McpServers.gemini, invocation),
-        (next) => Settings.addHooks(next, AgentCommand.line(invocation, GeminiHook.hooks.words), GeminiHook.hooks)
+        (next) => Settings.addHooks(next, AgentCommand.line(invocation, AgentHooks.geminiHooks.words), AgentHooks.geminiHooks)
       )
     ),
-  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(McpServers.remove(doc, McpServers.gemini), GeminiHook.hooks))),
-  adds: `add the MCP server "${McpServers.serverName}" and the hooks ${hookNamesOf(GeminiHook.hooks).join(", ")}`,
+  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(McpServers.remove(doc, McpServers.gemini), AgentHooks.geminiHooks))),
+  adds: `add the MCP server "${McpServers.serverName}" and the hooks ${hookNamesOf(AgentHooks.geminiHooks).join(", ")}`,
   removes: "remove precis's MCP server and hooks"
 }))
 
