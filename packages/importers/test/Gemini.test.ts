@@ -105,6 +105,23 @@ describe("Gemini CLI stream-json", () => {
     assert.strictEqual(turns[0]!.sessionId, "s9")
   })
 
+  it("reads an error event (what the user saw) as a meta system turn, ending the reply before it", () => {
+    const withError = jsonl(
+      { type: "init", timestamp: "2025-10-01T09:00:00.000Z", session_id: "s9", model: "gemini-2.5-pro" },
+      { type: "message", timestamp: "2025-10-01T09:00:00.000Z", role: "user", content: "List the files" },
+      { type: "message", timestamp: "2025-10-01T09:00:01.000Z", role: "assistant", content: "Listing.", delta: true },
+      { type: "error", timestamp: "2025-10-01T09:00:02.000Z", severity: "warning", message: "Loop detected, stopping." },
+      { type: "result", timestamp: "2025-10-01T09:00:03.000Z", status: "error", stats: { total_tokens: 10 } }
+    )
+    const turns = ok(withError, "gemini-stream")
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.content]), [
+      ["user", "List the files"],
+      ["assistant", "Listing."],
+      ["system", "[warning] Loop detected, stopping."]
+    ])
+    assert.strictEqual(turns[2]!.metadata?.meta, true)
+  })
+
   it("gives the same turns pushed line by line as read whole", () => {
     const parser = LineParser.make("gemini-stream", "s.jsonl")!
     const pushed = stream.trimEnd().split("\n").flatMap((line) => {
