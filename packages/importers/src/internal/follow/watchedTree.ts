@@ -13,7 +13,6 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { existsSync } from "node:fs"
 import type * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -60,13 +59,15 @@ export const scan = (roots: ReadonlyArray<string>): Effect.Effect<Tree> =>
     const seen = new Set<string>()
     const files: Array<Found> = []
     const directories: Array<string> = []
-    const keep = (file: string, stats: fs.Stats) => {
-      if (!stats.isFile() || seen.has(key(stats))) return
-      seen.add(key(stats))
-      const folders = [path.dirname(file), ...foldersOf(file).filter((dir) => existsSync(dir))]
-      files.push({ path: file, identity: { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs }, folders })
-      for (const dir of folders.slice(1)) if (!directories.includes(dir)) directories.push(dir)
-    }
+    const keep = (file: string, stats: fs.Stats) =>
+      Effect.gen(function*() {
+        if (!stats.isFile() || seen.has(key(stats))) return
+        seen.add(key(stats))
+        // Its format's other folders that exist (a session's folder of messages, once it has one).
+        const others = yield* Effect.filter(foldersOf(file), (dir) => Effect.map(statOf(dir), (s) => s?.isDirectory() === true))
+        files.push({ path: file, identity: { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs }, folders: [path.dirname(file), ...others] })
+        for (const dir of others) if (!directories.includes(dir)) directories.push(dir)
+      })
     const walk = (dir: string, stats: fs.Stats, depth: number): Effect.Effect<void> =>
       Effect.gen(function*() {
         if (seen.has(key(stats)) || depth > MAX_DEPTH) return
@@ -82,7 +83,7 @@ export const scan = (roots: ReadonlyArray<string>): Effect.Effect<Tree> =>
           if (target === undefined) continue
           if (target.isDirectory()) {
             if (!skips(child, names)) yield* walk(child, target, depth + 1)
-          } else if (follows(child)) keep(child, target)
+          } else if (follows(child)) yield* keep(child, target)
         }
       })
     for (const root of roots) {
@@ -91,7 +92,7 @@ export const scan = (roots: ReadonlyArray<string>): Effect.Effect<Tree> =>
       if (stats.isDirectory()) {
         yield* walk(root, stats, 0)
       } else {
-        keep(root, stats)
+        yield* keep(root, stats)
         if (!directories.includes(path.dirname(root))) directories.push(path.dirname(root))
       }
     }
