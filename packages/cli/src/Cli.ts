@@ -12,13 +12,14 @@
  * precis context                                       # parentless summaries, then the fresh tail
  * precis context --budget 8000                         # the same, fitted into 8000 tokens
  * precis condense session.jsonl --budget 8000          # the condenser pipeline over a file, no store
- * precis watch                                        # follow ~/.claude/projects, compact in idle time
+ * precis watch                                        # follow every agent's sessions, compact in idle time
  * precis search "flaky test"                           # full-text search over turns and summaries
  * precis show --format mermaid                         # the DAG as a diagram for Markdown
  * precis serve                                         # a read-only web viewer on http://127.0.0.1:4321/
  * precis install claude-code                           # Claude Code hooks and MCP server, per user
  * precis mcp                                           # the recall tools over MCP (stdio)
  * precis hook claude-code < event.json                 # what Claude Code's hooks run
+ * precis install codex | gemini | opencode             # MCP server and hooks (Codex, Gemini) or plugin (opencode)
  * ```
  *
  * Common options: `--db FILE` (default `precis.db`), `--session ID`,

@@ -58,6 +58,17 @@ describe("JsonDocument.set", () => {
     assert.strictEqual(spread.text, "{\n  \"a\": {\n    \"x\": [\n      2\n    ]\n  }\n}\n")
   })
 
+  it("takes out a list's last item whole, after one or more others (jsonc-parser alone leaves its last character)", () => {
+    for (const [text, path, expected] of [
+      ["{\"P\": [1, 2]}", ["P", 1], "{\"P\": [1]}"],
+      ["{\"P\": [{ \"h\": [1] },\n  {\n    \"b\": 2\n  }]\n}", ["P", 1], "{\"P\": [{ \"h\": [1] }]\n}"],
+      ["{\"P\": [1, 2, 3]}", ["P", 2], "{\"P\": [1, 2]}"],
+      ["{\"P\": [1, 2, 3]}", ["P", 1], "{\"P\": [1, 3]}"]
+    ] as const) {
+      assert.strictEqual(JsonDocument.set(parse(text), path, undefined).text, expected)
+    }
+  })
+
   it("parse refuses what is not a JSON object, saying where", () => {
     expect(JsonDocument.parse("{ \"a\": }")).toEqual(Either.left("not valid JSON (line 1: ValueExpected)"))
     expect(JsonDocument.parse("[1]")).toEqual(Either.left("not a JSON object"))

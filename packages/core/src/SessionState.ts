@@ -5,7 +5,8 @@
  * (the assembler places it after the summaries, before the turns since).
  *
  * It holds the task (the first and the latest real user requests), the
- * working directory and branch, the files created / modified / read, the last
+ * working directory and branch, the last shell command run (whatever it
+ * was; shown when no other entry names it), the files created / modified / read, the last
  * result of each test, lint or build command (with its pass/fail counts when
  * the output states them; a command run in the background gets its result
  * when its output is read, `TaskOutput`; stale, `passed before 3 edits`, when a file it
@@ -81,6 +82,7 @@ const MAX_FILES = 200
 const MAX_PENDING = 64
 const MAX_REQUEST = 300
 const MAX_SAID = 8
+const MAX_COMMAND = 200
 
 type Turn = ConversationTurn.ConversationTurn
 
@@ -153,7 +155,12 @@ const resultStep = (state: State, turn: Turn, answer: ToolUse.Result, turnId: st
   const base: State = { ...state, pending: rest }
   if (ToolKind.kindOf(call) === "shell") {
     const line = ToolKind.commandOf(call)
-    return line === undefined ? base : StateShell.shellResult(base, line, turn, answer, { call: pendingCall.turnId, result: turnId })
+    if (line === undefined) return base
+    const last = base.lastCommand
+    const answered = last !== undefined && last.turnId === pendingCall.turnId && last.command === Commands.clip(line, MAX_COMMAND)
+      ? { ...base, lastCommand: { ...last, resultTurnId: turnId } }
+      : base
+    return StateShell.shellResult(answered, line, turn, answer, { call: pendingCall.turnId, result: turnId })
   }
   const background = ToolKind.backgroundIdOf(call)
   if (background !== undefined) return StateShell.backgroundRead(base, background, turn, answer, turnId)
@@ -194,6 +201,8 @@ const assistantStep = (state: State, turn: Turn, turnId: string): State => {
       }
       continue
     }
+    const command = ToolKind.kindOf(call) === "shell" ? ToolKind.commandOf(call) : undefined
+    if (command !== undefined) next = { ...next, lastCommand: { command: Commands.clip(command, MAX_COMMAND), turnId } }
     const pending = { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, arguments: call.arguments, turnId }
     const all = [...next.pending, pending]
     next = { ...next, pending: all.length > MAX_PENDING ? all.slice(all.length - MAX_PENDING) : all }

@@ -462,6 +462,18 @@ describe("SessionState.render", () => {
     assert.strictEqual(SessionState.render(SessionState.empty), "")
   })
 
+  it("names the last command, whatever it was, unless a check or a git event already names it", () => {
+    const looked = [...session, ...bash("b4", "ls -la src", "csv.ts export.ts")]
+    expect(SessionState.render(SessionState.fold(looked))).toContain("Where:\n- directory: /repo [u1]\n- branch: feat-export [u1]\n- last command: ls -la src [b4]\n")
+    // A call not answered yet is the last command too.
+    const running = [...session, call("b5", "Bash", { command: "rm -rf dist" })]
+    expect(SessionState.render(SessionState.fold(running))).toContain("- last command: rm -rf dist [b5]")
+    // The session's last command is its commit, named under Git: not twice.
+    expect(SessionState.render(SessionState.fold(session))).not.toContain("last command")
+    const checked = [...session, ...bash("b6", "pnpm test", " Tests  10 passed (10)")]
+    expect(SessionState.render(SessionState.fold(checked))).not.toContain("last command")
+  })
+
   it("is deterministic: the same turns give the same state and text", () => {
     assert.deepStrictEqual(SessionState.fold(session), SessionState.fold(session))
     assert.strictEqual(SessionState.render(SessionState.fold(session), 60), SessionState.render(SessionState.fold(session), 60))
@@ -531,7 +543,7 @@ describe("SessionState incremental", () => {
   )
 
   it("a state of another version is refused by the Schema", () => {
-    const text = encode(SessionState.fold(session)).replace("\"version\":5", "\"version\":4")
+    const text = encode(SessionState.fold(session)).replace("\"version\":6", "\"version\":5")
     assert.throws(() => decode(text))
   })
 })

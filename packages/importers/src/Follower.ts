@@ -1,6 +1,7 @@
 /**
- * Following transcript files as they grow: one file, or the JSONL files of a
- * folder (found again as it changes), each read from where the last reader
+ * Following transcript files as they grow: one file, or the transcripts of a
+ * folder (its JSONL files, Gemini CLI's chats, opencode's sessions: found
+ * again as it changes), each read from where the last reader
  * stopped, in this process or another. A poll reads what each file gained,
  * in chunks of complete lines, appends their turns to the store and records,
  * in the same transaction, how far the file was read (its offset, size,
@@ -12,7 +13,10 @@
  * rewritten in place (its checksum changed) is read again from its start
  * (turns already stored are kept once); a bad line is reported and left
  * out; a file that cannot be followed is reported and left alone until it
- * changes, the others going on.
+ * changes, the others going on. A session kept whole (a JSON file written
+ * again at each turn, opencode's storage) is read again whole when it
+ * changes, and only its turns not yet stored are appended, those of its last
+ * message once it is settled (see `Options.settled`).
  *
  * @example
  * ```ts
@@ -25,6 +29,7 @@
  * ```
  * @since 0.1.0
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import { FollowedFiles, SearchIndex, TurnStore } from "@precis/store"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -64,7 +69,11 @@ export const Event = Events.Event
  * @since 0.1.0
  */
 export interface Options {
-  /** Files and directories (their `*.jsonl` files, at any depth, found again as they change); only regular files are read. */
+  /**
+   * Files and directories (their `*.jsonl` files, Gemini CLI's `chats/session-*.json`
+   * and opencode's `session/<project>/ses_*.json`, at any depth, found again as they
+   * change); only regular files are read.
+   */
   readonly paths: ReadonlyArray<string>
   /** The session of the one file followed; else each file's (`Importer.sessionIdFromPath`). */
   readonly session?: string | undefined
@@ -72,6 +81,12 @@ export interface Options {
   readonly format?: Format | undefined
   /** The most bytes read at once, and appended in one transaction (default 8 MiB). */
   readonly chunkSize?: number | undefined
+  /**
+   * The agent is not writing the files (a hook run at one of its events): the
+   * last message of a session kept whole is imported at once, not held back
+   * until a later look finds it unchanged (default `false`).
+   */
+  readonly settled?: boolean | undefined
 }
 
 /**
@@ -120,16 +135,22 @@ const DEFAULT_CHUNK = 8 * 1024 * 1024
 
 /**
  * The follower over the store in context (`TurnStore`, `SearchIndex`,
- * `FollowedFiles`: what the SQL drivers provide).
+ * `FollowedFiles`: what the SQL drivers provide) and the `FileSystem` (a
+ * session kept in several files is gathered through it).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make: Effect.Effect<Service, never, TurnStore.TurnStore | SearchIndex.SearchIndex | FollowedFiles.FollowedFiles> =
+export const make: Effect.Effect<
+  Service,
+  never,
+  TurnStore.TurnStore | SearchIndex.SearchIndex | FollowedFiles.FollowedFiles | FileSystem.FileSystem
+> =
   Effect.gen(function*() {
     const store = yield* TurnStore.TurnStore
     const index = yield* SearchIndex.SearchIndex
     const followed = yield* FollowedFiles.FollowedFiles
+    const fileSystem = yield* FileSystem.FileSystem
     const start = (options: Options) =>
       Effect.gen(function*() {
         const env: Poll.Env = {
@@ -142,6 +163,11 @@ export const make: Effect.Effect<Service, never, TurnStore.TurnStore | SearchInd
           store,
           index,
           followed,
+          fileSystem,
+          settled: options.settled === true,
+          formats: new Map(),
+          wholes: new Map(),
+          storedIds: new Map(),
           changes: yield* Changes.make,
           states: new Map(),
           schedules: new Map(),
@@ -177,5 +203,9 @@ export const make: Effect.Effect<Service, never, TurnStore.TurnStore | SearchInd
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Follower, never, TurnStore.TurnStore | SearchIndex.SearchIndex | FollowedFiles.FollowedFiles> =
+export const layer: Layer.Layer<
+  Follower,
+  never,
+  TurnStore.TurnStore | SearchIndex.SearchIndex | FollowedFiles.FollowedFiles | FileSystem.FileSystem
+> =
   Layer.effect(Follower, make)

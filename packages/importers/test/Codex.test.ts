@@ -69,4 +69,27 @@ describe("Codex CLI rollouts", () => {
     expect(header).toContain("- [x] Write the test")
     expect(header).toContain("- [~] Fix the bug")
   })
+
+  it("read what Codex says happened beside the items: its compaction's summary, a turn stopped, a web search; repeats and token counts skipped", () => {
+    const more = jsonl(
+      at("2025-09-01T11:00:00Z", "session_meta", { id: "s2", cwd: "/repo" }),
+      at("2025-09-01T11:00:01Z", "response_item", { type: "message", role: "user", content: [{ type: "input_text", text: "Find the API docs" }] }),
+      at("2025-09-01T11:00:02Z", "response_item", { type: "web_search_call", status: "completed", action: { type: "search", query: "stripe api idempotency" } }),
+      at("2025-09-01T11:00:03Z", "event_msg", { type: "token_count", info: null }),
+      at("2025-09-01T11:00:04Z", "event_msg", { type: "exec_command_end", call_id: "c9", exit_code: 0, aggregated_output: "ok" }),
+      at("2025-09-01T11:00:05Z", "event_msg", { type: "turn_aborted", reason: "interrupted" }),
+      at("2025-09-01T11:00:06Z", "compacted", { message: "The user asked for the API docs; found the idempotency page." }),
+      at("2025-09-01T11:00:07Z", "response_item", { type: "ghost_snapshot", ghost_commit: { id: "abc" } })
+    )
+    const turns = ok(more, "codex")
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.content]), [
+      ["user", "Find the API docs"],
+      ["assistant", "[web_search] stripe api idempotency"],
+      ["system", "[turn aborted: interrupted]"],
+      ["system", "[compacted] The user asked for the API docs; found the idempotency page."]
+    ])
+    assert.deepStrictEqual(turns.slice(2).map((t) => t.metadata?.meta), [true, true])
+    // Codex's notices are not requests.
+    expect(SessionState.render(SessionState.fold(turns))).not.toContain("latest request")
+  })
 })

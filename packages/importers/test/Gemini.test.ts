@@ -37,12 +37,13 @@ describe("Gemini CLI session files", () => {
     assert.deepStrictEqual(Importer.detect(JSON.stringify(JSON.parse(session))), Option.some("gemini"))
   })
 
-  it("read user and gemini messages, each call followed by its result; notices skipped", () => {
+  it("read user and gemini messages, each call followed by its result; the CLI's notices as meta system turns", () => {
     const turns = ok(session, "gemini")
-    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["user", "m1"], ["assistant", "m3"], ["tool", "m3#1"], ["tool", "m3#2"]])
-    expect(turns[1]!.content).toContain("[thinking] Plan: build first\nRunning the build.")
-    expect(turns[2]).toMatchObject({ content: "error TS2322", metadata: { toolCallId: "run_shell_command-1", isError: true } })
-    expect(turns[3]).toMatchObject({ content: "Edited /p/src/a.ts", metadata: { toolName: "replace" } })
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["user", "m1"], ["system", "m2"], ["assistant", "m3"], ["tool", "m3#1"], ["tool", "m3#2"]])
+    expect(turns[1]).toMatchObject({ content: "[info] Switched model", metadata: { meta: true } })
+    expect(turns[2]!.content).toContain("[thinking] Plan: build first\nRunning the build.")
+    expect(turns[3]).toMatchObject({ content: "error TS2322", metadata: { toolCallId: "run_shell_command-1", isError: true } })
+    expect(turns[4]).toMatchObject({ content: "Edited /p/src/a.ts", metadata: { toolName: "replace" } })
     const header = SessionState.render(SessionState.fold(turns))
     expect(header).toContain("- first request: Make the build pass")
     expect(header).toContain("- /p/src/a.ts")
@@ -102,6 +103,23 @@ describe("Gemini CLI stream-json", () => {
     expect(turns[2]!.metadata).toMatchObject({ toolCallId: "t1", toolName: "run_shell_command" })
     assert.strictEqual(turns[3]!.content, "Done.")
     assert.strictEqual(turns[0]!.sessionId, "s9")
+  })
+
+  it("reads an error event (what the user saw) as a meta system turn, ending the reply before it", () => {
+    const withError = jsonl(
+      { type: "init", timestamp: "2025-10-01T09:00:00.000Z", session_id: "s9", model: "gemini-2.5-pro" },
+      { type: "message", timestamp: "2025-10-01T09:00:00.000Z", role: "user", content: "List the files" },
+      { type: "message", timestamp: "2025-10-01T09:00:01.000Z", role: "assistant", content: "Listing.", delta: true },
+      { type: "error", timestamp: "2025-10-01T09:00:02.000Z", severity: "warning", message: "Loop detected, stopping." },
+      { type: "result", timestamp: "2025-10-01T09:00:03.000Z", status: "error", stats: { total_tokens: 10 } }
+    )
+    const turns = ok(withError, "gemini-stream")
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.content]), [
+      ["user", "List the files"],
+      ["assistant", "Listing."],
+      ["system", "[warning] Loop detected, stopping."]
+    ])
+    assert.strictEqual(turns[2]!.metadata?.meta, true)
   })
 
   it("gives the same turns pushed line by line as read whole", () => {

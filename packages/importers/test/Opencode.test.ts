@@ -22,7 +22,8 @@ const exported = JSON.stringify({
         { id: "p3", type: "reasoning", text: "grep first" },
         { id: "p4", type: "tool", callID: "call_a", tool: "edit", state: { status: "completed", input: { filePath: "/work/app/src/x.ts", oldString: "foo", newString: "bar" }, output: "", time: { start: 1736000001500, end: 1736000002000 } } },
         { id: "p5", type: "tool", callID: "call_b", tool: "bash", state: { status: "error", input: { command: "npm test" }, error: "exit 1" } },
-        { id: "p6", type: "step-finish", reason: "tool-calls" }
+        { id: "p6", type: "step-finish", reason: "tool-calls" },
+        { id: "p7", type: "patch", hash: "4b825dc", files: ["/work/app/src/x.ts", "/work/app/package-lock.json"] }
       ]
     }
   ]
@@ -36,7 +37,9 @@ describe("opencode exports", () => {
 
   it("read messages and a tool turn per finished tool part, times from epoch milliseconds", () => {
     const turns = ok(exported, "opencode")
-    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["user", "msg_1"], ["assistant", "msg_2"], ["tool", "p4"], ["tool", "p5"]])
+    assert.deepStrictEqual(turns.map((t) => [t.role, t.id]), [["user", "msg_1"], ["assistant", "msg_2"], ["tool", "p4"], ["tool", "p5"], ["system", "p7"]])
+    // The files the step changed by opencode's snapshot, the shell's changes too: said, not a request.
+    expect(turns[4]).toMatchObject({ content: "[files changed] /work/app/src/x.ts, /work/app/package-lock.json", metadata: { meta: true } })
     assert.strictEqual(turns[0]!.content, "Rename foo to bar")
     assert.strictEqual(turns[0]!.timestamp, "2025-01-04T14:13:20.000Z")
     expect(turns[1]!.content).toMatch(/^\[thinking\] grep first\n\[tool_call edit\]/)

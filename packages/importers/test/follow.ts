@@ -2,6 +2,7 @@
  * What the follower's tests share: a store on disk in a folder of their own,
  * the follower over it, its events collected, and transcripts to follow.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { SqliteStore } from "@precis/store-sqlite"
 import type { FollowedFiles, Store, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,7 @@ export const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "prec
 
 /** The follower over the SQLite store `filename` (with the store, for the tests to read it). */
 export const followerLayer = (filename: string): Layer.Layer<Follower.Follower | Store.Store | FollowedFiles.FollowedFiles> =>
-  Layer.provideMerge(Follower.layer, SqliteStore.layer({ filename })).pipe(Layer.orDie)
+  Layer.provideMerge(Follower.layer, Layer.merge(SqliteStore.layer({ filename }), NodeFileSystem.layer)).pipe(Layer.orDie)
 
 /** A started follower whose polls collect their events into `events`, and return the turns they added. */
 export interface Polling {

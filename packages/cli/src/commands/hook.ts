@@ -29,7 +29,7 @@ import * as Path from "@effect/platform/Path"
 import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
 import { Layout } from "@precis/context"
 import { SessionState, type Summarizer, TokenEstimator } from "@precis/core"
-import { Follower, SkipReport } from "@precis/importers"
+import { Follower, type Importer, SkipReport } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
 import { DagStore, type StoreError, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
@@ -42,6 +42,8 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
+import * as AgentHooks from "../internal/agentHooks.js"
+import * as OpencodePlugin from "../internal/opencodePlugin.js"
 import { CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
@@ -98,13 +100,15 @@ interface Imported {
 const importTranscript = (
   input: ClaudeCode.HookInput,
   until: number,
-  db: Layers.Db
+  db: Layers.Db,
+  agent: Agent
 ): Effect.Effect<Imported, CliError, Follower.Follower | FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const file = yield* transcriptOf(input)
     if (Option.isNone(file)) return { added: 0, skippedLines: 0, stopped: false }
     const follower = yield* Follower.Follower
-    const following = yield* follower.start({ paths: [file.value], session: input.session_id, format: "claude-code" })
+    // At the agent's event it is not writing the transcript: a session kept whole is settled.
+    const following = yield* follower.start({ paths: [file.value], session: input.session_id, format: agent.format, settled: true })
     let added = 0
     let skippedLines = 0
     const read = Stream.runForEach(following.poll, (event) => {
@@ -200,14 +204,26 @@ const ensureFolder = (db: Layers.Db) =>
 /** How long past the deadline the hook may take to say what it did before it is stopped whatever it does. */
 const OVERRUN_MILLIS = 5_000
 
-/** `precis hook claude-code`. */
-export const claudeCode = Command.make(
-  "claude-code",
+/** An agent whose hooks run `precis hook NAME`: how its input and transcript are read, where the report goes. */
+interface Agent {
+  readonly name: string
+  /** The Claude Code hook input that stands for the agent's (the same input for Claude Code). */
+  readonly input: (input: ClaudeCode.HookInput) => Effect.Effect<ClaudeCode.HookInput, CliError, FileSystem.FileSystem>
+  /** The transcript's format. */
+  readonly format: Importer.Format
+  /** Says what an import and compaction did. */
+  readonly report: (line: string) => Effect.Effect<void>
+  readonly description: string
+}
+
+/** `precis hook NAME` for `agent`. */
+const hookCommand = (agent: Agent) => Command.make(
+  agent.name,
   { db: Opt.agentDb, provider: Opt.provider, deadline: Opt.deadline, verbose: Opt.verbose },
   (args) =>
     Effect.gen(function*() {
       const started = yield* Clock.currentTimeMillis
-      const input = yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll)
+      const input = yield* agent.input(yield* ClaudeCode.decodeInput(yield* (yield* StdinRef).readAll))
       const action = ClaudeCode.actionOf(input)
       if (action === "nothing") return
       // The deadline bounds the whole hook, the import included.
@@ -224,15 +240,15 @@ export const claudeCode = Command.make(
             Layer.provideMerge(store),
             Layer.provide(Layers.summarizer(args.provider))
           )
-          const line = yield* importTranscript(input, until, db).pipe(
+          const line = yield* importTranscript(input, until, db, agent).pipe(
             Effect.tap(() => ClaudeCodeStart.storeState(input)),
             Effect.flatMap((imported) => compactUntil(session, imported, until)),
             Effect.provide(manager),
             inStore(db)
           )
-          return yield* Console.log(line)
+          return yield* agent.report(line)
         }
-        const output = yield* importTranscript(input, until, db).pipe(
+        const output = yield* importTranscript(input, until, db, agent).pipe(
           Effect.flatMap((imported) => (action === "restore" && !imported.stopped ? restore(session) : Effect.succeedNone)),
           Effect.provide(store),
           inStore(db)
@@ -247,22 +263,68 @@ export const claudeCode = Command.make(
         onTimeout: () => new CliError({ reason: `stopped at the deadline (${Duration.format(deadline)}): the next hook goes on` })
       })
     }).pipe(withVerbosity(args.verbose))
-).pipe(
-  Command.withDescription(
+).pipe(Command.withDescription(agent.description))
+
+/** `precis hook claude-code`. */
+export const claudeCode = hookCommand({
+  name: "claude-code",
+  input: Effect.succeed,
+  format: "claude-code",
+  report: Console.log,
+  description:
     "Run by Claude Code's hooks (precis install claude-code sets them up) with the hook's JSON on stdin. " +
       "PreCompact and SessionEnd import the transcript's new lines into the session (named by its session_id) and " +
       "compact it until --deadline (SessionEnd stores the session's state first); Stop imports only; SessionStart " +
       "after a compaction or a resume prints the session-state header and a note on the recall tools as additional " +
       "context for Claude, at a start or after /clear the digest of the earlier sessions held in the same folder. A failure exits 1 " +
       "with one line on stderr, which does not stop the Claude Code session."
-  )
-)
+})
+
+/** `precis hook gemini`. */
+export const gemini = hookCommand({
+  name: "gemini",
+  input: (input) => Effect.succeed(AgentHooks.fromGemini(input)),
+  format: "auto",
+  // Gemini CLI reads a hook's stdout as JSON: the report goes to its log (stderr).
+  report: Console.error,
+  description: "Run by Gemini CLI's hooks (precis install gemini sets them up) with the hook's JSON on stdin. PreCompress and " +
+    "SessionEnd import the session's chat (its transcript_path, read whole: only the turns not yet stored are added) into " +
+    "the session named after the chat's file, as precis watch names it, and compact it until --deadline; SessionStart on a " +
+    "resume prints the session-state header and a note on the recall tools as additionalContext. A failure exits 1 with " +
+    "one line on stderr, which Gemini CLI shows as a warning."
+})
 
 /** One line for the root page and the README. */
 export const summary = "Run as a coding agent's hook: import, compact, give back the session state and the project's digest"
 
-/** The `hook` command: one subcommand per agent (only Claude Code so far). */
+/** `precis hook codex`. */
+export const codex = hookCommand({
+  name: "codex",
+  input: (input) => Effect.succeed(AgentHooks.namedAfterTranscript(input)),
+  format: "codex",
+  // Codex reads a hook's stdout as JSON: the report goes to stderr.
+  report: Console.error,
+  description: "Run by Codex CLI's hooks (precis install codex sets them up in ~/.codex/hooks.json) with the hook's JSON on " +
+    "stdin. PreCompact imports the rollout's new lines (its transcript_path) into the session named after the rollout's " +
+    "file, as precis watch names it, and compacts it until --deadline; Stop imports only; SessionStart after a compaction " +
+    "or a resume prints the session-state header and a note on the recall tools as additionalContext, at a start or " +
+    "after /clear the digest of the project's earlier sessions. A failure exits 1 with one line on stderr."
+})
+
+/** `precis hook opencode`. */
+export const opencode = hookCommand({
+  name: "opencode",
+  input: OpencodePlugin.asClaudeCodeInput,
+  format: "opencode-storage",
+  report: Console.log,
+  description: "Run by precis's opencode plugin (precis install opencode writes it) with { hook_event_name, session_id } on " +
+    "stdin: session.idle imports the session from opencode's storage (its info, message and part files; only the turns " +
+    "not yet stored are added) into the session of that id, as precis watch names it; session.compacted imports and " +
+    "compacts it until --deadline. A failure exits 1 with one line on stderr; opencode does not wait for it."
+})
+
+/** The `hook` command: one subcommand per agent whose hooks run precis. */
 export const command = Command.make("hook").pipe(
-  Command.withDescription("Hooks for coding agents: precis hook claude-code."),
-  Command.withSubcommands([claudeCode])
+  Command.withDescription("Hooks for coding agents: precis hook claude-code, precis hook codex, precis hook gemini, precis hook opencode."),
+  Command.withSubcommands([claudeCode, codex, gemini, opencode])
 )

@@ -33,10 +33,12 @@ import * as AgentFolders from "../internal/agentFolders.js"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as Settings from "../internal/claudeSettings.js"
 import * as Codex from "../internal/codexConfig.js"
+import * as AgentHooks from "../internal/agentHooks.js"
 import { CliError } from "../internal/errors.js"
 import * as HomeFolders from "../internal/homeFolders.js"
 import * as Plan from "../internal/installPlan.js"
 import * as McpServers from "../internal/mcpServers.js"
+import * as OpencodePlugin from "../internal/opencodePlugin.js"
 import * as Opt from "../internal/options.js"
 import * as StoreFile from "../internal/storeFile.js"
 
@@ -83,7 +85,9 @@ const serverTarget = (file: string, shape: McpServers.Shape): Target => ({
   removes: "remove precis's MCP server"
 })
 
-const hookNames = Settings.hookSpecs.map((spec) => spec.event + (spec.matcher === undefined ? "" : ` (${spec.matcher})`))
+const hookNamesOf = (set: Settings.HookSet) => set.specs.map((spec) => spec.event + (spec.matcher === undefined ? "" : ` (${spec.matcher})`))
+
+const hookNames = hookNamesOf(Settings.claudeCodeHooks)
 
 /** Claude Code's two files of a scope. */
 const claudeTargets = (scope: { readonly user: boolean; readonly project: boolean }) =>
@@ -197,32 +201,90 @@ export const installClaudeCode = Command.make(
 )
 
 /** The `install` and `uninstall` subcommands of an agent whose set-up is an MCP server in one file. */
-const serverAgent = (name: string, title: string, target: Effect.Effect<Target, CliError>, restart: string) => ({
-  install: Command.make(name, { db: Opt.agentDb, command: commandOption, dryRun }, (args) =>
-    Effect.flatMap(target, (t) => install([t], args, { project: false, restart, undo: `precis uninstall ${name}` }))).pipe(
-      Command.withDescription(
-        `Set up ${title} to use precis: its MCP server precis mcp (search, expand, describe, read, context), merged ` +
-          "into the settings that are there (comments and the user's keys stay), a backup first; changes nothing " +
-          "when run again."
+const serverAgent = (
+  name: string,
+  title: string,
+  target: Effect.Effect<Target | ReadonlyArray<Target>, CliError>,
+  restart: string,
+  hooks = ""
+) => {
+  const targets = Effect.map(target, (t): ReadonlyArray<Target> => ("file" in t ? [t] : t))
+  return {
+    install: Command.make(name, { db: Opt.agentDb, command: commandOption, dryRun }, (args) =>
+      Effect.flatMap(targets, (ts) => install(ts, args, { project: false, restart, undo: `precis uninstall ${name}` }))).pipe(
+        Command.withDescription(
+          `Set up ${title} to use precis: its MCP server precis mcp (search, expand, describe, read, context)${hooks}, merged ` +
+            "into the settings that are there (comments and the user's keys stay), a backup first; changes nothing " +
+            "when run again."
+        )
+      ),
+    uninstall: Command.make(name, { dryRun }, (args) => Effect.flatMap(targets, (ts) => uninstallFrom(ts, args.dryRun, false))).pipe(
+      Command.withDescription(`Take out of ${title}'s settings exactly what precis install ${name} added, a backup first.`)
+    )
+  }
+}
+
+// Codex's hooks go to hooks.json beside config.toml (Claude Code's shape); they run once [features] codex_hooks = true.
+const codexHooksTarget = Effect.map(AgentFolders.codexHome, (home): Target => ({
+  file: `${home}/hooks.json`,
+  install: (invocation) =>
+    Plan.jsonEdit((doc) => Settings.addHooks(doc, AgentCommand.line(invocation, AgentHooks.codexHooks.words), AgentHooks.codexHooks)),
+  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(doc, AgentHooks.codexHooks))),
+  adds: `add the hooks ${hookNamesOf(AgentHooks.codexHooks).join(", ")}`,
+  removes: "remove precis's hooks"
+}))
+
+const codex = serverAgent(
+  "codex",
+  "Codex CLI",
+  Effect.all([codexTarget, codexHooksTarget]),
+  "Start Codex again (see /mcp) for the change to take effect; its hooks run once config.toml has [features] " +
+    "codex_hooks = true and you trust them (/hooks).",
+  " and its hooks in hooks.json (PreCompact imports the rollout and compacts it; Stop imports; SessionStart gives back " +
+    "the session state: precis hook codex)"
+)
+// Gemini CLI's settings.json holds both: the MCP server and the hooks (PreCompress, SessionStart on a resume, SessionEnd).
+const geminiTarget = Effect.map(AgentFolders.geminiHome, (home): Target => ({
+  file: `${home}/settings.json`,
+  install: (invocation) =>
+    Plan.jsonEdit((doc) =>
+      Either.flatMap(
+        McpServers.add(doc, McpServers.gemini, invocation),
+        (next) => Settings.addHooks(next, AgentCommand.line(invocation, AgentHooks.geminiHooks.words), AgentHooks.geminiHooks)
       )
     ),
-  uninstall: Command.make(name, { dryRun }, (args) => Effect.flatMap(target, (t) => uninstallFrom([t], args.dryRun, false))).pipe(
-    Command.withDescription(`Take out of ${title}'s settings exactly what precis install ${name} added, a backup first.`)
-  )
-})
+  uninstall: Plan.jsonEdit((doc) => Either.right(Settings.removeHooks(McpServers.remove(doc, McpServers.gemini), AgentHooks.geminiHooks))),
+  adds: `add the MCP server "${McpServers.serverName}" and the hooks ${hookNamesOf(AgentHooks.geminiHooks).join(", ")}`,
+  removes: "remove precis's MCP server and hooks"
+}))
 
-const codex = serverAgent("codex", "Codex CLI", codexTarget, "Start Codex again (see /mcp) for the change to take effect.")
 const gemini = serverAgent(
   "gemini",
   "Gemini CLI",
-  Effect.map(AgentFolders.geminiHome, (home) => serverTarget(`${home}/settings.json`, McpServers.gemini)),
-  "Start Gemini CLI again (see /mcp) for the change to take effect."
+  geminiTarget,
+  "Start Gemini CLI again (see /mcp and /hooks) for the change to take effect.",
+  " and its hooks (PreCompress and SessionEnd import the chat and compact it; SessionStart on a resume gives back the " +
+    "session state: precis hook gemini)"
 )
+// opencode has no hooks in its settings: precis's plugin, a file of its own, runs precis hook opencode.
+const opencodeTargets = Effect.all([
+  Effect.map(AgentFolders.opencodeConfig, (file) => serverTarget(file, McpServers.opencode)),
+  Effect.map(OpencodePlugin.pluginFile, (file): Target => ({
+    file,
+    install: OpencodePlugin.install,
+    uninstall: OpencodePlugin.uninstall,
+    adds: "add precis's plugin (on session.idle and session.compacted: precis hook opencode)",
+    removes: "remove precis's plugin"
+  }))
+])
+
 const opencode = serverAgent(
   "opencode",
   "opencode",
-  Effect.map(AgentFolders.opencodeConfig, (file) => serverTarget(file, McpServers.opencode)),
-  "Start opencode again for the change to take effect."
+  opencodeTargets,
+  "Start opencode again for the change to take effect.",
+  " and its plugin (plugins/precis.js: session.idle imports the session, session.compacted imports and compacts it: " +
+    "precis hook opencode)"
 )
 
 /** `precis uninstall claude-code`. */
@@ -239,7 +301,7 @@ export const uninstallClaudeCode = Command.make(
 )
 
 /** One line for the root page and the README. */
-export const summary = "Set up an agent to use precis: Claude Code (hooks and the MCP server), Codex, Gemini CLI, opencode"
+export const summary = "Set up an agent to use precis: its MCP server and hooks (Claude Code, Codex, Gemini CLI) or plugin (opencode)"
 
 /** The `install` command. */
 export const command = Command.make("install").pipe(

@@ -232,6 +232,9 @@ export const command = Command.make(
   Command.withDescription(
     `Follow transcript files read line by line (${formatList(true)}) as they grow, e.g. ~/.claude/projects: ` +
       "import their new lines into a session per file (named after it, or --session for a single file) and " +
+      "sessions kept whole (Gemini CLI's chats/session-*.json, opencode's storage/session/*/ses_*.json with its " +
+      "messages and parts), read again when they change, only their turns not yet stored added (a last message " +
+      "once a poll finds it unchanged), and " +
       "compact the sessions in idle time (Sleep Mode: PRECIS_SLEEP_ENABLED, the idle and batch settings below, " +
       "the compaction flags). Directories are watched for changes and the files polled (an idle file less and " +
       "less often); links that loop, a file under several paths and anything but regular files (FIFOs) are " +

@@ -45,9 +45,18 @@ export const codexHome: Effect.Effect<string, CliError> = under("CODEX_HOME", ".
 /** Gemini CLI's folder: `~/.gemini`. */
 export const geminiHome: Effect.Effect<string, CliError> = Effect.map(ClaudeCode.home, (home) => path.join(home, ".gemini"))
 
+/** opencode's config folder: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */
+export const opencodeDir: Effect.Effect<string, CliError> = Effect.map(under("XDG_CONFIG_HOME", ".config"), (dir) => path.join(dir, "opencode"))
+
+/** opencode's storage folder: `$XDG_DATA_HOME/opencode/storage`, else under `~/.local/share`. */
+export const opencodeStorage: Effect.Effect<string, CliError> = Effect.map(
+  under("XDG_DATA_HOME", ".local", "share"),
+  (dir) => path.join(dir, "opencode", "storage")
+)
+
 /** opencode's settings file: `opencode.jsonc` when only it exists, else `opencode.json`, in its config folder. */
 export const opencodeConfig: Effect.Effect<string, CliError> = Effect.gen(function*() {
-  const dir = path.join(yield* under("XDG_CONFIG_HOME", ".config"), "opencode")
+  const dir = yield* opencodeDir
   const json = path.join(dir, "opencode.json")
   const jsonc = path.join(dir, "opencode.jsonc")
   const exists = (file: string) => Effect.promise(() => fsp.access(file).then(() => true, () => false))
@@ -66,7 +75,7 @@ export const transcriptFolders: Effect.Effect<ReadonlyArray<TranscriptFolder>, C
     { agent: "Claude Code", path: yield* ClaudeCode.projectsDir },
     { agent: "Codex", path: path.join(yield* codexHome, "sessions") },
     { agent: "Gemini CLI", path: path.join(yield* geminiHome, "tmp") },
-    { agent: "opencode", path: path.join(yield* under("XDG_DATA_HOME", ".local", "share"), "opencode", "storage") }
+    { agent: "opencode", path: yield* opencodeStorage }
   ]
 })
 

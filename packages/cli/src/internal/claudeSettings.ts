@@ -25,11 +25,22 @@ import * as Either from "effect/Either"
 import * as AgentCommand from "./agentCommand.js"
 import * as JsonDocument from "./jsonDocument.js"
 
-/** One hook precis installs: its event, matcher and timeout in seconds. */
+/** One hook precis installs: its event, matcher and timeout (in the agent's unit: seconds for Claude Code). */
 export interface HookSpec {
   readonly event: string
   readonly matcher?: string
   readonly timeout: number
+}
+
+/**
+ * The hooks precis installs in an agent whose settings hold them as Claude
+ * Code's do (`hooks.<Event>`: groups `{ matcher?, hooks: [{ type: "command",
+ * command, timeout }] }`; Gemini CLI's too): the specs, and the subcommand
+ * its handlers run, which marks them as precis's.
+ */
+export interface HookSet {
+  readonly specs: ReadonlyArray<HookSpec>
+  readonly words: readonly [string, string]
 }
 
 /**
@@ -47,23 +58,24 @@ export const hookSpecs: ReadonlyArray<HookSpec> = [
 /** The subcommand a hook runs: the marker of precis's hooks. */
 export const hookWords = ["hook", "claude-code"] as const
 
-const MARKER = " hook claude-code"
+/** Claude Code's hooks of precis. */
+export const claudeCodeHooks: HookSet = { specs: hookSpecs, words: hookWords }
 
 const isObject = JsonDocument.isObject
 
-/** Whether a hook handler is precis's: a command running `… hook claude-code …`. */
-export const isOurHandler = (handler: unknown): boolean =>
+/** Whether a hook handler is precis's: a command running `… hook claude-code …` (the set's words). */
+export const isOurHandler = (handler: unknown, set: HookSet = claudeCodeHooks): boolean =>
   isObject(handler) && handler.type === "command" && typeof handler.command === "string" &&
-  /(^|\s)hook claude-code(\s|$)/.test(handler.command)
+  handler.command.split(/\s+/).some((word, i, words) => word === set.words[0] && words[i + 1] === set.words[1])
 
 /** A settings file precis cannot merge into: `reason` says what is in the way. */
 export class SettingsShapeError extends Data.TaggedError("SettingsShapeError")<{ readonly reason: string }> {}
 
 /** Where precis's handlers sit in an event's groups: `[group, handler]` index pairs, in order. */
-const oursIn = (groups: ReadonlyArray<unknown>): ReadonlyArray<readonly [number, number]> =>
+const oursIn = (groups: ReadonlyArray<unknown>, set: HookSet): ReadonlyArray<readonly [number, number]> =>
   groups.flatMap((group, g) =>
     isObject(group) && Array.isArray(group.hooks)
-      ? group.hooks.flatMap((handler, h) => (isOurHandler(handler) ? [[g, h] as const] : []))
+      ? group.hooks.flatMap((handler, h) => (isOurHandler(handler, set) ? [[g, h] as const] : []))
       : []
   )
 
@@ -91,14 +103,19 @@ const removeHandler = (doc: JsonDocument.Document, event: string, [g, h]: readon
  * claude-code` kept (and its timeout, matcher and other keys as they are);
  * a second one (an older set-up's double) is taken out.
  */
-export const addHooks = (doc: JsonDocument.Document, command: string): Either.Either<JsonDocument.Document, SettingsShapeError> => {
+export const addHooks = (
+  doc: JsonDocument.Document,
+  command: string,
+  set: HookSet = claudeCodeHooks
+): Either.Either<JsonDocument.Document, SettingsShapeError> => {
   const hooks = doc.value.hooks
   if (hooks !== undefined && !isObject(hooks)) return Either.left(new SettingsShapeError({ reason: "\"hooks\" is not an object" }))
+  const marker = ` ${set.words.join(" ")}`
   let next = doc
-  for (const spec of hookSpecs) {
+  for (const spec of set.specs) {
     const groups = isObject(hooks) ? hooks[spec.event] ?? [] : []
     if (!Array.isArray(groups)) return Either.left(new SettingsShapeError({ reason: `"hooks.${spec.event}" is not a list` }))
-    const [first, ...doubles] = oursIn(groups)
+    const [first, ...doubles] = oursIn(groups, set)
     if (first === undefined) {
       const group = { ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }), hooks: [{ type: "command", command, timeout: spec.timeout }] }
       next = JsonDocument.set(next, ["hooks", spec.event, -1], group)
@@ -106,19 +123,19 @@ export const addHooks = (doc: JsonDocument.Document, command: string): Either.Ei
     }
     for (const double of [...doubles].reverse()) next = removeHandler(next, spec.event, double)
     const installed = ((groups[first[0]] as JsonDocument.Json).hooks as ReadonlyArray<JsonDocument.Json>)[first[1]]!.command as string
-    const wanted = AgentCommand.carryLine(installed, command, MARKER)
+    const wanted = AgentCommand.carryLine(installed, command, marker)
     if (wanted !== installed) next = JsonDocument.set(next, ["hooks", spec.event, first[0], "hooks", first[1], "command"], wanted)
   }
   return Either.right(next)
 }
 
 /** The document without any hook handler of precis's (a group, event or `hooks` left empty goes too). */
-export const removeHooks = (doc: JsonDocument.Document): JsonDocument.Document => {
+export const removeHooks = (doc: JsonDocument.Document, set: HookSet = claudeCodeHooks): JsonDocument.Document => {
   const hooks = doc.value.hooks
   if (!isObject(hooks)) return doc
   let next = doc
   for (const event of Object.keys(hooks)) {
-    for (const at of [...oursIn(groupsOf(next, event))].reverse()) next = removeHandler(next, event, at)
+    for (const at of [...oursIn(groupsOf(next, event), set)].reverse()) next = removeHandler(next, event, at)
   }
   return next
 }

@@ -121,6 +121,25 @@ const collapsed = (text: string, value: unknown, path: Path): string => {
 }
 
 /**
+ * The edits taking the value at `path` out. jsonc-parser 3.3.1 cuts the last
+ * item of a list of two or more one character short (`[1, 2]` gives `[12]`):
+ * that item is cut here from the end of the one before it to its own end.
+ */
+const removal = (text: string, path: Path): Array<Jsonc.Edit> => {
+  const last = path[path.length - 1]
+  if (typeof last === "number" && last > 0) {
+    const root = Jsonc.parseTree(text, [], { allowTrailingComma: true })
+    const list = root === undefined ? undefined : Jsonc.findNodeAtLocation(root, path.slice(0, -1) as Jsonc.JSONPath)
+    const items = list?.type === "array" ? list.children ?? [] : []
+    if (items.length === last + 1) {
+      const end = items[last - 1]!.offset + items[last - 1]!.length
+      return [{ offset: end, length: items[last]!.offset + items[last]!.length - end, content: "" }]
+    }
+  }
+  return Jsonc.modify(text, path as Jsonc.JSONPath, undefined, {})
+}
+
+/**
  * The document with `value` at `path` (`undefined`: that key or list item
  * taken out, and its container written `{}` or `[]` when left empty), the
  * folders on the way created; one edit of the text, the new part laid out
@@ -130,7 +149,7 @@ export const set = (doc: Document, path: Path, value: unknown): Document => {
   const text = doc.text.trim().length === 0 ? "{}\n" : doc.text
   const after = updated(doc.value, path, value) as Json
   if (value === undefined) {
-    const removed = Jsonc.applyEdits(text, Jsonc.modify(text, path as Jsonc.JSONPath, undefined, {}))
+    const removed = Jsonc.applyEdits(text, removal(text, path))
     return { text: collapsed(removed, after, path.slice(0, -1)), value: after }
   }
   const target = anchor(doc, path, value)

@@ -135,10 +135,24 @@ export const nextStep = (state: State): string | undefined => {
   return state.intent === undefined ? undefined : `- the agent's last stated intent: ${state.intent.text}${cite(state.intent.turnId)}`
 }
 
+/**
+ * The last shell command, unless another entry already names it (a check, an
+ * error, a git or tracker event cites its call or its result): whatever the
+ * agent ran last, `rm JOKE.md` as much as `npm test`.
+ */
+const lastCommandEntry = (state: State): string | undefined => {
+  const last = state.lastCommand
+  if (last === undefined) return undefined
+  const turns = new Set([last.turnId, last.resultTurnId])
+  const cited = [...state.checks, ...state.openErrors, ...state.events, ...state.issues].some((entry) => turns.has(entry.turnId)) ||
+    state.fixed.some((fix) => turns.has(fix.turnId) || turns.has(fix.fixedTurnId))
+  return cited ? undefined : `- last command: ${last.command}${cite(last.turnId)}`
+}
+
 const entries = (state: State): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
   // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request,
-  // what the user said, errors, place, next, task.
+  // what the user said, errors, the last command, place, next, task.
   const band = (rank: number, i: number, n: number) => rank * 1000 + i / Math.max(1, n)
   const next = nextStep(state)
   if (next !== undefined) out.push({ section: "Next", text: next, drop: band(9.5, 0, 1) })
@@ -154,6 +168,8 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   const cwd = state.cwd?.value
   if (state.cwd !== undefined) out.push({ section: "Where", text: `- directory: ${state.cwd.value}${cite(state.cwd.turnId)}`, drop: band(9, 0, 1) })
   if (state.branch !== undefined) out.push({ section: "Where", text: `- branch: ${state.branch.value}${cite(state.branch.turnId)}`, drop: band(9, 1, 1) })
+  const command = lastCommandEntry(state)
+  if (command !== undefined) out.push({ section: "Where", text: command, drop: band(8.5, 0, 1) })
   const plan = planInForce(state)
   if (plan !== undefined) {
     const title = plan.source === "todo" ? `Plan (todo list${cite(plan.turnId)})` : `Plan (from the assistant${cite(plan.turnId)})`

@@ -162,7 +162,7 @@ export const PendingCall = Schema.Struct({
  * @since 0.1.0
  */
 export const State = Schema.Struct({
-  version: Schema.Literal(5),
+  version: Schema.Literal(6),
   turnCount: Schema.Int,
   firstTurnId: Schema.optional(Schema.String),
   lastTurnId: Schema.optional(Schema.String),
@@ -188,6 +188,11 @@ export const State = Schema.Struct({
   intent: Schema.optional(Request),
   /** The user's standing constraints and decisions, oldest first (the newest few). */
   userSaid: Schema.optional(Schema.Array(Request)),
+  /**
+   * The last shell command the agent ran (whatever it was: a check, a look, `rm`), cited by its call,
+   * and the turn of its result once it came.
+   */
+  lastCommand: Schema.optional(Schema.Struct({ command: Schema.String, ...Cited, resultTurnId: Schema.optional(Schema.String) })),
   /** Shell commands that went on in the background, by the id a later read of their output names. */
   background: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, command: Schema.String, ...Cited })))
 })
@@ -210,7 +215,7 @@ export const StateFromJson = Schema.parseJson(State)
  * @since 0.1.0
  */
 export const empty: State = {
-  version: 5,
+  version: 6,
   turnCount: 0,
   files: [],
   checks: [],

@@ -16,11 +16,18 @@
  *   file its `path`, `update_plan`'s steps its todo list;
  * - `function_call_output` / `custom_tool_call_output` (`call_id`, `output`):
  *   a `tool` turn paired by call id, with the exit code the output states;
- * - `reasoning`: its summary as a `[thinking]` assistant turn.
+ * - `reasoning`: its summary as a `[thinking]` assistant turn;
+ * - `web_search_call` (`action: { type: "search", query }`): an assistant
+ *   turn `[web_search] query` (Codex writes no output item for it).
  *
- * `event_msg` lines repeat what the items say, `compacted` and other lines
- * are skipped. Items written bare (older rollouts, without the envelope) are
- * read the same way.
+ * A `compacted` line (Codex's summary of the history it compacted, its
+ * `message`) is a `system` turn marked `meta`; an `event_msg` of type
+ * `turn_aborted` (the user interrupted the turn: its `reason`) too. Other
+ * `event_msg` lines repeat what the items say (`user_message`,
+ * `agent_message`, `agent_reasoning`, `exec_command_end`, `patch_apply_end`)
+ * or count tokens, and are skipped, as are `ghost_snapshot` items (undo
+ * points). Items written bare (older rollouts, without the envelope) are read
+ * the same way.
  *
  * @internal
  */
@@ -112,7 +119,21 @@ export const reader = (): LineReader => {
         const summary = blocksText(payload.summary)
         return emit.add(out, line, { ...draft, role: "assistant", content: summary.length > 0 ? `[thinking] ${summary}` : "" })
       }
+      case "web_search_call": {
+        const action = isRecord(payload.action) ? payload.action : {}
+        const query = typeof action.query === "string" ? action.query : ""
+        return emit.add(out, line, { ...draft, role: "assistant", content: query.length > 0 ? `[web_search] ${query}` : "" })
+      }
     }
+  }
+  // Codex's own lines that say what happened to the session: its compaction's summary, a turn the user stopped.
+  const notice = (type: unknown, payload: Record<string, unknown>, line: number, timestamp: string | undefined, out: Sink) => {
+    const text = type === "compacted"
+      ? (typeof payload.message === "string" && payload.message.length > 0 ? `[compacted] ${payload.message}` : "")
+      : payload.type === "turn_aborted"
+      ? `[turn aborted: ${typeof payload.reason === "string" ? payload.reason : "interrupted"}]`
+      : ""
+    emit.add(out, line, { timestamp, sessionId, role: "system", content: text, metadata: { ...where, meta: true } })
   }
   return lineReader((value, line, out) => {
     if (!isRecord(value)) return badLine(line, "expected a JSON object")
@@ -131,6 +152,7 @@ export const reader = (): LineReader => {
       }
       return
     }
+    if (value.type === "compacted" || value.type === "event_msg") return notice(value.type, payload, line, timestamp, out)
     if (value.type === "response_item" || !ENVELOPES.has(value.type as string)) item(payload, line, timestamp, out)
   })
 }

@@ -47,6 +47,17 @@ interface Common<Name extends string> {
   /** What its files are, for the help and the docs (`Claude Code JSONL`). */
   readonly title: string
   readonly detect: Detect
+  /**
+   * The files of this format `precis watch` follows in a folder besides
+   * `*.jsonl` (by path: `chats/session-*.json`), and the folders it leaves
+   * unlisted (`skips`: given a folder and the names in its parent).
+   */
+  readonly watch?: {
+    readonly follows: (file: string) => boolean
+    readonly skips?: ((dir: string, siblings: ReadonlyArray<string>) => boolean) | undefined
+    /** Folders besides its own whose changes change a followed file (opencode: its session's messages). */
+    readonly folders?: ((file: string) => ReadonlyArray<string>) | undefined
+  } | undefined
 }
 
 /**
@@ -78,4 +89,9 @@ export type Format<Name extends string = string> =
      * beside it; fails with the reason. Without it, the file's own text.
      */
     readonly gather?: ((path: string) => Effect.Effect<string, string, FileSystem.FileSystem>) | undefined
+    /**
+     * With `gather`: the files the session at `path` is gathered from (itself
+     * first), whose changes change it (`precis watch` looks at them all).
+     */
+    readonly sources?: ((path: string) => Effect.Effect<ReadonlyArray<string>, never, FileSystem.FileSystem>) | undefined
   }

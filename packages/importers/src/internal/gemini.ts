@@ -12,7 +12,8 @@
  * call; id the message's `id`), then a `tool` turn per call with a result
  * (the `functionResponse`'s output or error, else `resultDisplay`; `status:
  * "error"` marks it an error; id `<message id>#<k>`). `info`, `warning` and
- * `error` messages are the CLI's own notices and are skipped.
+ * `error` messages are the CLI's own notices (a failed request, a model
+ * switched, a loop stopped): `system` turns marked `meta`, as the user saw them.
  *
  * @internal
  */
@@ -53,6 +54,9 @@ const thoughtLines = (thoughts: unknown): ReadonlyArray<string> =>
     })
     : []
 
+// The CLI's own notices in a session.
+const NOTICES = new Set(["info", "warning", "error"])
+
 /** Adds the turns of one message record (the `index`-th, read at `line`). */
 const message = (value: unknown, line: number, index: number, sessionId: string | undefined, emit: Emitter, out: Sink): void => {
   if (!isRecord(value) || typeof value.type !== "string") {
@@ -63,6 +67,9 @@ const message = (value: unknown, line: number, index: number, sessionId: string 
   const id = typeof value.id === "string" ? value.id : undefined
   const draft = { timestamp: typeof value.timestamp === "string" ? value.timestamp : undefined, sessionId }
   if (value.type === "user") return emit.add(out, line, { ...draft, id, role: "user", content })
+  if (NOTICES.has(value.type)) {
+    return emit.add(out, line, { ...draft, id, role: "system", content: `[${value.type}] ${content}`, metadata: { meta: true } })
+  }
   if (value.type !== "gemini") return
   const records = Array.isArray(value.toolCalls) ? value.toolCalls.filter(isRecord) : []
   const calls = records.map((r) => {
@@ -149,6 +156,8 @@ export const format = {
   title: "Gemini CLI session JSON / JSONL",
   lineBased: false,
   reader: read,
+  // Its chats, rewritten whole at each turn: `~/.gemini/tmp/<project hash>/chats/session-*.json`.
+  watch: { follows: (file) => /[\\/]chats[\\/]session-[^\\/]*\.json$/.test(file) },
   detect: {
     claims: (probe) =>
       probe._tag === "Object"

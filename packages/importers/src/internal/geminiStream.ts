@@ -8,7 +8,9 @@
  *
  * Mapping: a user message is a user turn; an assistant's chunks and the tool
  * calls that follow them are one assistant turn; each `tool_result` a `tool`
- * turn paired by `tool_id`. `init`, `error` and `result` are no turns.
+ * turn paired by `tool_id`; an `error` (`severity`, `message`: what the user
+ * saw) a `system` turn marked `meta`, as the session file's notices are.
+ * `init` and `result` (stats) are no turns.
  *
  * @internal
  */
@@ -64,6 +66,12 @@ export const reader = (): LineReader => {
           content: textOf(value.output ?? error?.message),
           isError: value.status === "error"
         }, { timestamp, sessionId })
+      }
+      case "error": {
+        flush(out)
+        const message = textOf(value.message)
+        const severity = typeof value.severity === "string" ? value.severity : "error"
+        return emit.add(out, line, { role: "system", content: message.length > 0 ? `[${severity}] ${message}` : "", timestamp, sessionId, metadata: { meta: true } })
       }
       default:
         return flush(out)

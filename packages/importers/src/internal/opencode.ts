@@ -10,7 +10,10 @@
  * are the harness's and skipped); an assistant message an assistant turn (its
  * text, `[thinking]` reasoning, a call line per tool part; id the message's
  * `id`), then a `tool` turn per finished tool part (its output, or its error
- * marked so; id the part's `id`). Times are epoch milliseconds.
+ * marked so; id the part's `id`), then a `system` turn marked `meta` per
+ * `patch` part (the files the step changed, by opencode's snapshot, a shell
+ * command's changes too: `[files changed] a, b`; id the part's `id`). Times
+ * are epoch milliseconds.
  *
  * @internal
  */
@@ -70,6 +73,16 @@ const message = (value: unknown, line: number, where: Record<string, unknown>, e
       exitCode: typeof stateMeta.exit === "number" ? stateMeta.exit : undefined
     }, { ...draft, id: typeof part.id === "string" ? part.id : undefined, timestamp: timestampOf(isRecord(state.time) ? state.time.end : undefined) ?? draft.timestamp })
   })
+  for (const part of parts.filter((p) => p.type === "patch" && Array.isArray(p.files))) {
+    const files = (part.files as ReadonlyArray<unknown>).filter((f): f is string => typeof f === "string")
+    emit.add(out, line, {
+      ...draft,
+      id: typeof part.id === "string" ? part.id : undefined,
+      role: "system",
+      content: files.length === 0 ? "" : `[files changed] ${files.join(", ")}`,
+      metadata: { ...metadata, meta: true }
+    })
+  }
 }
 
 /** Reads an opencode export into `out`, or throws a `LineFailure`. */

@@ -50,6 +50,19 @@ export const gather = (file: string): Effect.Effect<string, string, FileSystem.F
     return `{"info": ${JSON.stringify(info)}, "messages": [\n${messages.join(",\n")}\n]}`
   })
 
+/**
+ * The files of the session whose info file is `file`: the file itself, its
+ * messages' files, and their parts' files (as `gather` reads them).
+ */
+export const sources = (file: string): Effect.Effect<ReadonlyArray<string>, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const storage = path.dirname(path.dirname(path.dirname(file)))
+    const messages = yield* jsonFiles(fs, path.join(storage, "message", path.basename(file, ".json")))
+    const parts = yield* Effect.forEach(messages, (message) => jsonFiles(fs, path.join(storage, "part", path.basename(message, ".json"))))
+    return [file, ...messages, ...parts.flat()]
+  })
+
 /** Reads a gathered session (an export's shape); a session file alone says where its messages are. */
 export const read = (text: string, out: Sink): void => {
   const value = parseJson(text)
@@ -69,6 +82,14 @@ export const format = {
   lineBased: false,
   reader: read,
   gather,
+  sources,
+  // A session's info file, `storage/session/<project>/ses_*.json`; the folders of its messages and
+  // parts (one per session, one per message: thousands) are read through it, never listed.
+  watch: {
+    follows: (file) => /[\\/]session[\\/][^\\/]+[\\/]ses_[^\\/]*\.json$/.test(file),
+    skips: (dir, siblings) => /[\\/](message|part)$/.test(dir) && siblings.includes("session"),
+    folders: (file) => [path.join(path.dirname(path.dirname(path.dirname(file))), "message", path.basename(file, ".json"))]
+  },
   detect: {
     claims: (probe) =>
       probe._tag === "Object"

@@ -8,7 +8,8 @@
  *   (`changes.ts`), else on a poll, less and less often while it stays the
  *   same (1, 2, 4, ... up to 32 polls apart); an unchanged file is not read.
  * - **What is read**: see `followFile.ts` (the offset, checksum and parser
- *   state kept in the store's `FollowedFiles`).
+ *   state kept in the store's `FollowedFiles`), and `wholeFile.ts` for a
+ *   session kept whole (read again at each change, its new turns appended).
  * - **One bad file**: whatever fails on a file (a format it cannot tell, a
  *   turn the store refuses, a file it cannot read) is reported (`FileFailed`),
  *   and the file is left alone until it changes; the others go on. A bad line
@@ -20,12 +21,12 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as path from "node:path"
 import type * as Changes from "./changes.js"
 import { Event } from "./event.js"
-import * as FollowFile from "./followFile.js"
+import type * as FollowFile from "./followFile.js"
 import * as TranscriptFile from "./transcriptFile.js"
 import * as WatchedTree from "./watchedTree.js"
+import * as WholeFile from "./wholeFile.js"
 
 /**
  * The most polls between two looks at a file that stays the same: when its
@@ -44,14 +45,14 @@ interface Schedule {
 }
 
 /** A follower's state across polls: what reading a file needs, when each file is looked at, the tree. */
-export interface Env extends FollowFile.Env {
+export interface Env extends WholeFile.Env {
   readonly paths: ReadonlyArray<string>
   readonly changes: Changes.Changes
   readonly schedules: Map<string, Schedule>
   readonly scans: { tree: WatchedTree.Tree; polls: number; last: number }
 }
 
-const look = (env: Env, file: string) => Effect.zipLeft(TranscriptFile.look(file), Effect.sync(() => env.counts.looks++))
+const look = (env: Env, file: string) => Effect.zipLeft(WholeFile.look(env, file), Effect.sync(() => env.counts.looks++))
 
 // What a failure of one file says, whatever it is (an error's message, a defect's).
 const reasonOf = (cause: Cause.Cause<unknown>): string => {
@@ -81,11 +82,13 @@ const check = (env: Env, file: string, maxIdle: number, emit: FollowFile.Emit): 
     const identity = yield* looked
     const before = env.schedules.get(file)
     if (before !== undefined && TranscriptFile.unchanged(before.seen, identity)) {
+      // A session kept whole whose last message waited: unchanged since, it is settled.
+      if (WholeFile.holding(env, file)) yield* WholeFile.step(env, file, true, emit)
       const idle = Math.min(maxIdle, Math.max(1, before.idle * 2))
       env.schedules.set(file, { seen: identity, idle, wait: idle })
       return
     }
-    yield* FollowFile.step(env, file, emit)
+    yield* WholeFile.step(env, file, false, emit)
     env.schedules.set(file, { seen: identity, idle: 0, wait: 0 })
   }).pipe(
     Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.interrupt : failed(env, file, cause, emit)))
@@ -109,9 +112,9 @@ export const due = (env: Env): Effect.Effect<{ readonly files: ReadonlyArray<str
       for (const file of [...env.schedules.keys()]) if (!present.has(file)) env.schedules.delete(file)
     }
     const files: Array<string> = []
-    for (const { path: file } of scans.tree.files) {
+    for (const { folders, path: file } of scans.tree.files) {
       const schedule = env.schedules.get(file)
-      if (schedule !== undefined && schedule.wait > 0 && !changed.has(path.dirname(file))) {
+      if (schedule !== undefined && schedule.wait > 0 && !folders.some((dir) => changed.has(dir))) {
         env.schedules.set(file, { ...schedule, wait: schedule.wait - 1 })
       } else {
         files.push(file)
