@@ -198,7 +198,7 @@ describe("the root page", () => {
 })
 
 describe("width", () => {
-  const pages = [[], ...Registry.entries.map((entry) => [entry.name])]
+  const pages = [[], ...Registry.entries.map((entry) => [entry.name]), ...leaves.filter((leaf) => leaf.path.length > 1).map((leaf) => leaf.path)]
   const widest = (page: string) => Math.max(...page.split("\n").map((line) => line.length))
 
   it.live("without a terminal, every line of every page fits in 80 columns", () =>
