@@ -36,12 +36,13 @@
  * writes. A bad flag or variable is one line and exit code 1.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
- * code 1; those about a store name its file; an unknown option or an option
- * without its value says so (see `internal/argv.ts`). With
+ * code 1; those about a store name its file. The arguments are parsed by
+ * `@effect/cli`, with one workaround (`internal/argv.ts`: a word that looks
+ * like an option is not taken for a FILE, PATH or QUERY). With
  * `OTEL_EXPORTER_OTLP_ENDPOINT` set, the spans and metrics are exported over
- * OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own,
- * wrapped at the terminal's width (see `internal/help.ts`); `--wizard` is
- * refused.
+ * OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the library's
+ * help, wrapped at the terminal's width (see `internal/help.ts`); `--wizard`
+ * is refused.
  *
  * This module only assembles: each command lives in `commands/`, listed once
  * in `commands/registry.ts` (the parser, the help pages and the README's list
@@ -51,7 +52,7 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import type * as CommandDescriptor from "@effect/cli/CommandDescriptor"
+import * as CommandDescriptor from "@effect/cli/CommandDescriptor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
@@ -66,6 +67,7 @@ import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
@@ -148,9 +150,9 @@ const root = Command.make(app.name).pipe(
   Command.withHandler(() => printRoot)
 )
 
-/** The root page: the commands of the registry, one line each. */
+/** The root page: the root's description and built-in options, then the commands of the registry. */
 const printRoot: Effect.Effect<void, never, Terminal.Terminal> = unescaped(Effect.flatMap(Help.width, (width) =>
-  Console.log(Help.rootPage(root.descriptor, Registry.entries, app, width))))
+  Console.log(Help.page(app, [], root.descriptor, width, Help.commandList(app, Registry.entries)))))
 
 /**
  * The `precis` command tree (exported for tests and for embedding): the root
@@ -160,17 +162,34 @@ const printRoot: Effect.Effect<void, never, Terminal.Terminal> = unescaped(Effec
  */
 export const command = root.pipe(Command.withSubcommands(Arr.map(Registry.commands, (module) => module.command)))
 
-/** The registry's commands by name, as the arguments are read before parsing. */
+/** The registry's commands by name. */
 const byName: ReadonlyMap<string, CommandDescriptor.Command<unknown>> = new Map(
   Registry.entries.map((entry) => [entry.name, entry.descriptor])
 )
 
-/** The help page of the command the arguments name (the root's without one). */
-const printHelp = (walked: Argv.Walked): Effect.Effect<void, never, Terminal.Terminal> =>
-  walked.path.length === 0
+/** The subcommands of a command by name (`getSubcommands` counts a command among its own). */
+const subcommandsOf = (command: CommandDescriptor.Command<unknown>): ReadonlyMap<string, CommandDescriptor.Command<unknown>> => {
+  const own = new Set(CommandDescriptor.getNames(command))
+  return new Map(HashMap.toEntries(CommandDescriptor.getSubcommands(command)).filter(([name]) => !own.has(name)))
+}
+
+/**
+ * The help page of the command the leading words of `args` name
+ * (`hook claude-code`), the root's without one.
+ */
+const printHelp = (args: ReadonlyArray<string>): Effect.Effect<void, never, Terminal.Terminal> => {
+  const path: Array<string> = []
+  let reached: CommandDescriptor.Command<unknown> = command.descriptor
+  for (const arg of args) {
+    const next = (path.length === 0 ? byName : subcommandsOf(reached)).get(arg)
+    if (next === undefined) break
+    path.push(arg)
+    reached = next
+  }
+  return path.length === 0
     ? printRoot
-    : unescaped(Effect.flatMap(Help.width, (width) =>
-      Console.log(Help.page(walked.command, [app.name, ...walked.path.slice(0, -1)], app, width))))
+    : unescaped(Effect.flatMap(Help.width, (width) => Console.log(Help.page(app, [app.name, ...path.slice(0, -1)], reached, width))))
+}
 
 /**
  * Everything the commands need from the platform (`NodeContext.layer` provides it).
@@ -182,24 +201,21 @@ export type Environment = FileSystem.FileSystem | Path.Path | Terminal.Terminal
 /**
  * Parses `argv` (`[node, script, ...args]`, as `process.argv`) and runs the
  * command. Fails with what went wrong; see {@link main} for the exit-code form.
- * Before the parser of `@effect/cli` sees them, `--help`/`-h` print the CLI's
- * own help page of the command named (the root's without one); `--wizard`, an
- * unknown option and an option without its value fail with a {@link CliError}.
+ * `--help`/`-h` before `--` prints the help page of the command named, at the
+ * terminal's width (see `internal/help.ts`: the parser takes them for a value
+ * after an option with its value, see `internal/argv.ts`); `--wizard` fails
+ * with a {@link CliError}.
  *
  * @since 0.1.0
  */
 export const run = (argv: ReadonlyArray<string>) => {
-  // Only the arguments before `--` can be flags.
   const args = argv.slice(2)
-  const end = args.indexOf("--")
-  const flags = end === -1 ? args : args.slice(0, end)
+  const flags = Argv.beforeDashes(args)
   if (flags.includes(Help.wizardFlag)) {
     return Effect.fail(new CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
   }
-  const walked = Argv.walk(args, { name: app.name, command: root.descriptor }, byName)
-  if (flags.includes("--help") || flags.includes("-h")) return printHelp(walked)
-  if (walked.problem !== undefined) return Effect.fail(new CliError({ reason: walked.problem }))
-  return Command.run(command, app)(argv)
+  if (flags.includes("--help") || flags.includes("-h")) return printHelp(args)
+  return Command.run(command, app)(argv).pipe(Argv.withArgs(args))
 }
 
 /** Logs go to stderr, so that stdout holds only the command's output (see `internal/console.ts`). */

@@ -56,7 +56,7 @@ describe("bin/precis.js", () => {
     const result = await precis(["--help"])
     assert.strictEqual(result.code, 0, result.stderr)
     expect(result.stdout).toContain("COMMANDS")
-    expect(result.stdout).toMatch(/^ {2}compact \[<FILE>\] +Import FILE/m)
+    expect(result.stdout).toMatch(/^compact \[<FILE>\]\n\n {2}Import FILE/m)
     expect(result.stdout).not.toContain("\x1b[")
     assert.isAtMost(Math.max(...result.stdout.split("\n").map((line) => line.length)), 80)
   }, SPAWN_TIMEOUT)

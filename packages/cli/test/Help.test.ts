@@ -1,11 +1,12 @@
 /**
  * The help pages, read from the registry of commands: each command's own
- * page, the root page's list, the width they are wrapped at, and the one-line
- * errors for the arguments the parser of `@effect/cli` misreads.
+ * page (the help `@effect/cli` writes of it), the root page's list, the width
+ * they are wrapped at, and the changes made to the library's `HelpDoc`.
  */
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Span from "@effect/cli/HelpDoc/Span"
 import * as Usage from "@effect/cli/Usage"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -13,14 +14,10 @@ import * as HashMap from "effect/HashMap"
 import * as HashSet from "effect/HashSet"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll } from "vitest"
 import * as Registry from "../src/commands/registry.js"
 import { stripAnsi } from "../src/internal/console.js"
-import * as Layout from "../src/internal/layout.js"
-import { assertOneLineFailure, repoRoot, runCli, tempDir } from "./utils/run.js"
-
-const dir = tempDir()
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+import * as Help from "../src/internal/help.js"
+import { assertOneLineFailure, repoRoot, runCli } from "./utils/run.js"
 
 /** The page printed for `args`, without styling; it must be printed with exit code 0 and nothing on stderr. */
 const pageOf = (args: ReadonlyArray<string>, columns?: number) =>
@@ -92,11 +89,11 @@ describe("each command's own page", () => {
       }
     }), { timeout: 60_000 }) // a page per command, on shared cores
 
-  it.live("-h, --help before the command and --help after other arguments print the same page", () =>
+  it.live("-h, and --help after other arguments, print the same page", () =>
     Effect.gen(function*() {
       for (const entry of Registry.entries) {
         const page = yield* pageOf([entry.name, "--help"])
-        const variants = [[entry.name, "-h"], ["--help", entry.name], [entry.name, "--db", "x.db", "--help"]]
+        const variants = [[entry.name, "-h"], [entry.name, "--db", "x.db", "--help"]]
         for (const args of variants) assert.strictEqual(yield* pageOf(args), page, args.join(" "))
       }
     }), { timeout: 60_000 })
@@ -130,16 +127,18 @@ describe("each command's own page", () => {
       }
     }))
 
-  it.live("no text option reads as generic text: each says what its pseudo-name stands for", () =>
+  it.live("no option with a description of its own reads as generic text", () =>
     Effect.gen(function*() {
-      for (const entry of Registry.entries) {
-        expect(yield* pageOf([entry.name, "--help"])).not.toContain("A user-defined piece of text")
+      for (const leaf of leaves) {
+        const page = yield* pageOf([...leaf.path, "--help"])
+        for (const generic of ["A user-defined piece of text.", "A true or false value.", "This setting is optional"]) {
+          assert.notInclude(page, generic, leaf.path.join(" "))
+        }
       }
       const compact = yield* pageOf(["compact", "--help"])
-      expect(compact).toMatch(/^--fresh-tail N\n\n {2}An integer\.$/m)
-      expect(compact).toMatch(/^--db FILE\n\n {2}A file path\.$/m)
-      expect(compact).toMatch(/^--timeout DURATION\n\n {2}A duration/m)
-      expect(compact).toMatch(/^<FILE>\n\n {2}A file path\.$/m)
+      expect(compact).toMatch(/^--fresh-tail N\n\n {2}newest turns never summarized/m)
+      expect(compact).toMatch(/^--json\n\n {2}print one JSON document/m)
+      expect(compact).toMatch(/^<FILE>\n\n {2}the conversation file to read$/m)
     }), { timeout: 30_000 })
 
   it.live("every option of every command says its default, and no page says \"This setting is optional.\"", () =>
@@ -167,14 +166,14 @@ describe("the root page", () => {
   it.live("lists every command of the registry, in order, with its arguments and summary, and no command's options", () =>
     Effect.gen(function*() {
       const page = yield* pageOf(["--help"])
-      const rows = section(page, "COMMANDS").filter((line) => /^ {2}\S/.test(line)).map((line) => line.trim().split(" ")[0])
-      assert.deepStrictEqual(rows, Registry.entries.map((entry) => entry.name))
+      const rows = section(page, "COMMANDS").filter((line) => /^\S/.test(line)).map((line) => line.split(" ")[0])
+      assert.deepStrictEqual(rows.slice(0, -1), Registry.entries.map((entry) => entry.name))
       for (const entry of Registry.entries) {
-        const first = Layout.words(entry.summary).slice(0, 3).join(" ")
-        expect(page).toMatch(new RegExp(`^ {2}${entry.name}( <[A-Z]+>(\\.\\.\\.)?| \\[<[A-Z]+>\\])? +${first}`, "m"))
+        const first = entry.summary.split(" ").slice(0, 3).join(" ")
+        expect(page).toMatch(new RegExp(`^${entry.name}( <[A-Z]+>(\\.\\.\\.)?| \\[<[A-Z]+>\\])?\n\n {2}${first}`, "m"))
       }
-      expect(page).toMatch(/^ {2}compact \[<FILE>\] +Import FILE/m)
-      expect(page).toMatch(/^ {2}watch <PATH>\.\.\. +Follow/m)
+      expect(page).toMatch(/^compact \[<FILE>\]\n\n {2}Import FILE/m)
+      expect(page).toMatch(/^watch <PATH>\.\.\.\n\n {2}Follow/m)
       assert.notInclude(page, "[--db FILE]")
       // No command, and `precis` alone, print the same page.
       assert.strictEqual(yield* pageOf([]), page)
@@ -199,7 +198,7 @@ describe("the root page", () => {
 })
 
 describe("width", () => {
-  const pages = [[], ...Registry.entries.map((entry) => [entry.name])]
+  const pages = [[], ...Registry.entries.map((entry) => [entry.name]), ...leaves.filter((leaf) => leaf.path.length > 1).map((leaf) => leaf.path)]
   const widest = (page: string) => Math.max(...page.split("\n").map((line) => line.length))
 
   it.live("without a terminal, every line of every page fits in 80 columns", () =>
@@ -229,123 +228,28 @@ describe("width", () => {
     }), { timeout: 120_000 })
 })
 
-describe("layout", () => {
-  it("wraps words at the width, the lines after the first hanging", () => {
-    assert.deepStrictEqual(Layout.wrap(Layout.words("one two three four five"), 9, 2), ["one two", "  three", "  four", "  five"])
-    assert.deepStrictEqual(Layout.wrap(["[--db FILE]", "[--json]"], 12), ["[--db FILE]", "[--json]"])
-    assert.deepStrictEqual(Layout.wrap([], 10), [])
+describe("the changes to the library's HelpDoc", () => {
+  const text = (doc: HelpDoc.HelpDoc) => stripAnsi(HelpDoc.toAnsiText(doc))
+  const entry = (name: string, ...paragraphs: ReadonlyArray<string>) =>
+    HelpDoc.descriptionList([[Span.text(name), HelpDoc.blocks(paragraphs.map((p) => HelpDoc.p(p)))]])
+
+  it("an option's generic line goes where the option has a description, and stays where it has none", () => {
+    const described = Help.plain(entry("--json", "A true or false value.", "print JSON", "This setting is optional."))
+    assert.strictEqual(text(described), text(entry("--json", "print JSON")))
+    const bare = entry("--name", "A user-defined piece of text.", "This setting is optional. Defaults to: x")
+    assert.strictEqual(text(Help.plain(bare)), text(bare))
   })
 
-  it("keeps a word with spaces whole when it fits a line, else breaks it at its spaces", () => {
-    assert.deepStrictEqual(Layout.wrap(["$", "precis", "[--format a | b]"], 16), ["$ precis", "[--format a | b]"])
-    assert.deepStrictEqual(Layout.wrap(["[--format a | b | c]"], 12), ["[--format a", "| b | c]"])
+  it("--wizard goes, the other entries stay", () => {
+    const doc = HelpDoc.sequence(entry("--wizard", "Start wizard mode for a command."), entry("--version", "Show the version."))
+    assert.strictEqual(text(Help.plain(doc)), text(entry("--version", "Show the version.")))
   })
 
-  it("leaves a word longer than the line whole, on its own line", () => {
-    assert.deepStrictEqual(Layout.wrap(["a", "postgres://USER@HOST:PORT/DB", "b"], 10), ["a", "postgres://USER@HOST:PORT/DB", "b"])
+  it("the library's list of subcommands, padded rows, becomes a list of usages, each with its description", () => {
+    const hook = Registry.entries.find((e) => e.name === "hook")!.descriptor
+    const list = Help.plain(Descriptor.getHelp(hook, CliConfig.defaultConfig))
+    expect(text(list)).toMatch(/^claude-code \[--db FILE\].*\n\n {2}Run by Claude Code's hooks/m)
   })
-
-  it("lays a table's second column beside the first, or under it when the width leaves it too little room", () => {
-    const rows = [["import <FILE>", "Append the turns of a conversation file"], ["show", "Print the DAG"]] as const
-    assert.strictEqual(
-      Layout.render([Layout.table(rows, 2)], 44),
-      ["  import <FILE>  Append the turns of a", "                 conversation file", "  show           Print the DAG"].join("\n")
-    )
-    // 40 columns leave 23 beside the names: too few.
-    assert.strictEqual(
-      Layout.render([Layout.table(rows, 2)], 40),
-      ["  import <FILE>", "      Append the turns of a conversation", "      file", "  show", "      Print the DAG"].join("\n")
-    )
-  })
-})
-
-describe("arguments the parser would misread", () => {
-  it.live("an unknown option is one line naming it and the command, exit 1", () =>
-    Effect.gen(function*() {
-      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["show", "--frob"], "unknown option --frob for precis show (see precis show --help)"],
-        // Commands that read a FILE took it for the file ("--frob: no such file").
-        [["compact", "--frob"], "unknown option --frob for precis compact (see precis compact --help)"],
-        [["summarize", "--frobnicate", "x.jsonl"], "unknown option --frobnicate for precis summarize (see precis summarize --help)"],
-        [["import", "x.jsonl", "--frob=1"], "unknown option --frob for precis import (see precis import --help)"],
-        [["watch", "--frob"], "unknown option --frob for precis watch (see precis watch --help)"],
-        [["show", "-x"], "unknown option -x for precis show (see precis show --help)"],
-        [["--frob"], "unknown option --frob for precis (see precis --help)"],
-        // An option of another command is unknown here.
-        [["sessions", "--budget", "3"], "unknown option --budget for precis sessions (see precis sessions --help)"]
-      ]
-      for (const [args, message] of cases) {
-        const result = yield* runCli(args)
-        assertOneLineFailure(result, `precis: ${message}`)
-        assert.strictEqual(result.stdout, "")
-      }
-    }))
-
-  it.live("a misspelt option is answered with the option meant", () =>
-    Effect.gen(function*() {
-      for (
-        const [args, meant] of [
-          [["show", "--jsn"], "--json"],
-          [["search", "x", "--sesion", "a"], "--session"],
-          [["compact", "--fresh-tails", "3"], "--fresh-tail"]
-        ] as const
-      ) {
-        assertOneLineFailure(yield* runCli(args), new RegExp(`: did you mean ${meant}\\? \\(see precis ${args[0]} --help\\)$`))
-      }
-    }))
-
-  it.live("an option without its value is one line saying what value it takes, exit 1, nothing written", () =>
-    Effect.gen(function*() {
-      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["show", "--db"], "--db needs a value: FILE (see precis show --help)"],
-        // compact and condense took the option for their FILE.
-        [["compact", "--fresh-tail"], "--fresh-tail needs a value: N (see precis compact --help)"],
-        [["condense", "--budget"], "--budget needs a value: N (see precis condense --help)"],
-        // Followed by another option, the option has no value either.
-        [["compact", "--db", "--json"], "--db needs a value: FILE (see precis compact --help)"],
-        [["import", "x.jsonl", "--session", "--verbose"], "--session needs a value: ID (see precis import --help)"],
-        [["summarize", "x.jsonl", "--prior"], "--prior needs a value: FILE (see precis summarize --help)"],
-        [["search", "--limit"], "--limit needs a value: N (see precis search --help)"],
-        [["show", "--format"], "--format needs a value: text | mermaid | dot (see precis show --help)"]
-      ]
-      const before = fs.readdirSync(process.cwd()).sort()
-      for (const [args, message] of cases) {
-        const result = yield* runCli(args)
-        assertOneLineFailure(result, `precis: ${message}`)
-        assert.strictEqual(result.stdout, "")
-      }
-      assert.deepStrictEqual(fs.readdirSync(process.cwd()).sort(), before)
-    }))
-
-  it.live("a value that looks like an option is still a value, and after -- nothing is an option", () =>
-    Effect.gen(function*() {
-      const db = path.join(dir, "values.db")
-      // A negative number is a value: the option's own check speaks.
-      assertOneLineFailure(
-        yield* runCli(["compact", "--fresh-tail", "-1", "--db", db]),
-        /^precis: --fresh-tail must be an integer >= 0 \(got -1\)$/
-      )
-      // --name=value gives the value inline.
-      assertOneLineFailure(yield* runCli(["show", `--db=${db}`]), /values\.db: no such store/)
-      // After --, "--frob" is the query.
-      assertOneLineFailure(yield* runCli(["search", "--db", db, "--", "--frob"]), /values\.db: no such store/)
-      assert.isFalse(fs.existsSync(db))
-    }))
-
-  it.live("an unknown command fails with exit code 1", () =>
-    Effect.gen(function*() {
-      const result = yield* runCli(["frobnicate"])
-      assertOneLineFailure(result, /^precis: Invalid subcommand for precis - use one of 'import'/)
-    }))
-
-  it.live("the parser's errors share the precis: prefix and stay one line", () =>
-    Effect.gen(function*() {
-      assertOneLineFailure(
-        yield* runCli(["compact", "--fresh-tail", "abc"]),
-        /^precis: --fresh-tail must be an integer >= 0 \(got "abc"\)$/
-      )
-      assertOneLineFailure(yield* runCli(["import"]), /^precis: /)
-    }))
 })
 
 describe("the READMEs", () => {

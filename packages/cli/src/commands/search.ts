@@ -11,6 +11,7 @@ import { SearchIndex, type StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { positional } from "../internal/argv.js"
 import { type CliError, inStore } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
@@ -22,7 +23,8 @@ export type Failure = CliError | StoreError.StoreError
 
 /** The query: plain words, all of which must match. */
 const query = Args.text({ name: "QUERY" }).pipe(
-  Args.withDescription("the words to find, all of them (a word ending in * is a prefix); any other text is literal")
+  Args.withDescription("the words to find, all of them (a word ending in * is a prefix); any other text is literal"),
+  positional
 )
 
 /**

@@ -21,11 +21,12 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { positional } from "./argv.js"
 import * as Diagram from "./diagram.js"
 import { Db, type ProviderName, providers } from "./layers.js"
 
 /** The conversation file a command reads. */
-export const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("the conversation file to read"))
+export const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("the conversation file to read"), positional)
 
 /**
  * `--db FILE`: the store, else `$PRECIS_DB` (how `serve` names it to the

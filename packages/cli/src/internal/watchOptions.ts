@@ -9,6 +9,7 @@ import { SleepMode } from "@precis/compaction"
 import { OptionConfig, OptionSchema } from "@precis/core"
 import * as Duration from "effect/Duration"
 import * as os from "node:os"
+import { positional } from "./argv.js"
 import { flag, session } from "./options.js"
 
 /** The paths `watch` follows (none: every agent's folder of sessions that exists). */
@@ -18,6 +19,7 @@ export const paths = Args.text({ name: "PATH" }).pipe(
       "folder of sessions that exists (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, " +
       "~/.local/share/opencode/storage)"
   ),
+  positional,
   Args.repeated
 )
 
