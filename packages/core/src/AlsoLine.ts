@@ -31,16 +31,27 @@ export const prefix = "Also: "
  */
 export const line = (keys: ReadonlyArray<string>): string => `${prefix}${keys.join("; ")}`
 
+// A lowercase word alone (`done`, `ready`): no path, no identifier, no command.
+const PLAIN_WORD = /^[a-z]+$/
+
+// The most commands of one program and subcommand (`git add …`) on a line.
+const MAX_SAME_COMMAND = 2
+
+// A command's program and subcommand (`git add`), by which the line caps a list of them.
+const commandHead = (text: string): string => text.split(/\s+/).slice(0, 2).join(" ")
+
 /**
  * Whether a key belongs on an Also {@link line}: a path, an identifier, an
  * error name, an issue id or a command the agent ran (`source: "run"`); not a
  * result (a count or an exit status: what it counts is gone with the lines it
  * came from), a command only mentioned (`npm fund` in a tool's hint), nor a
- * URL only a tool's output mentions (a link in its help).
+ * URL only a tool's output mentions (a link in its help), nor a plain
+ * lowercase word (`done`), which tells a reader nothing without its sentence.
  *
  * @since 0.1.0
  */
 export const isKey = (fact: Fact): boolean => {
+  if (PLAIN_WORD.test(fact.text)) return false
   switch (fact.kind) {
     case "result":
       return false
@@ -78,8 +89,9 @@ export interface Appended {
  * Also lines the text holds (a condensation keeps its children's), then the
  * most important `dropped` keys that belong there ({@link isKey}) and fit:
  * keys are taken in order, each only when the summary with the line stays
- * within `maxTokens` (by `estimator`) and no key already on the line contains
- * it. `text` unchanged when it holds no Also line and no key is added.
+ * within `maxTokens` (by `estimator`), no key already on the line contains
+ * it and the line holds fewer than two commands of its program and subcommand
+ * (a list of `git add …` commands gives two). `text` unchanged when it holds no Also line and no key is added.
  *
  * @example
  * ```ts
@@ -113,6 +125,8 @@ export const append = (
   for (const fact of dropped) {
     if (added >= maxKeys || tries >= 4 * maxKeys) break
     if (!isKey(fact)) continue
+    const head = commandHead(fact.text)
+    if (fact.kind === "command" && chosen.filter((entry) => commandHead(entry) === head).length >= MAX_SAME_COMMAND) continue
     const id = fact.text.toLowerCase()
     if (lowered.some((other) => other.includes(id))) continue
     tries++

@@ -77,6 +77,20 @@ describe("AlsoLine.append", () => {
     expect(append("x", facts, estimator, { maxTokens: 100, maxKeys: 2 })).toBe("x\nAlso: src/app.ts; b.ts")
   })
 
+  it("never puts a plain word on the line, and at most two commands of one program and subcommand", () => {
+    const facts: ReadonlyArray<FactCheck.Fact> = [
+      { kind: "identifier", text: "done", importance: 3 },
+      { kind: "command", text: "git add lib/a.ex", importance: 3, source: "run" },
+      { kind: "command", text: "git add lib/b.ex", importance: 3, source: "run" },
+      { kind: "command", text: "git add lib/c.ex", importance: 3, source: "run" },
+      { kind: "command", text: "git commit -m wip", importance: 3, source: "run" },
+      { kind: "identifier", text: "CURL_ARGS", importance: 3 }
+    ]
+    expect(append("x", facts, estimator, { maxTokens: 100 })).toBe(
+      "x\nAlso: git add lib/a.ex; git add lib/b.ex; git commit -m wip; CURL_ARGS"
+    )
+  })
+
   it("leaves the text alone when nothing was dropped", () => {
     expect(append("Tests ran.", [], estimator, { maxTokens: 100 })).toBe("Tests ran.")
   })
