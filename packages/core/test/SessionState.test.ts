@@ -531,7 +531,7 @@ describe("SessionState incremental", () => {
   )
 
   it("a state of another version is refused by the Schema", () => {
-    const text = encode(SessionState.fold(session)).replace("\"version\":5", "\"version\":4")
+    const text = encode(SessionState.fold(session)).replace("\"version\":6", "\"version\":5")
     assert.throws(() => decode(text))
   })
 })

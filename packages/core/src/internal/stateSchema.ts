@@ -57,6 +57,8 @@ export const CheckResult = Schema.Struct({
   ran: Schema.optional(Schema.Array(Schema.String)),
   /** How many writes since it ran to files it covers (all files unless it names some): its result is stale. */
   editsSince: Schema.optional(Schema.Int),
+  /** For a failure a hook reported when it blocked a call: that call's action (`git commit`), whose going through later is the hook passing. */
+  blocked: Schema.optional(Schema.String),
   ...Cited
 })
 
@@ -162,7 +164,7 @@ export const PendingCall = Schema.Struct({
  * @since 0.1.0
  */
 export const State = Schema.Struct({
-  version: Schema.Literal(5),
+  version: Schema.Literal(6),
   turnCount: Schema.Int,
   firstTurnId: Schema.optional(Schema.String),
   lastTurnId: Schema.optional(Schema.String),
@@ -210,7 +212,7 @@ export const StateFromJson = Schema.parseJson(State)
  * @since 0.1.0
  */
 export const empty: State = {
-  version: 5,
+  version: 6,
   turnCount: 0,
   files: [],
   checks: [],
