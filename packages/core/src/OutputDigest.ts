@@ -201,11 +201,20 @@ export const isFailureLine = (line: string): boolean => FAILURE.test(line)
 
 // A shell output's exit status, as harnesses write it (`Exit code 1` first, or `exit code 2` in a sentence).
 const EXIT_CODE = /(?:^Exit code |exit code )(-?\d+)/
-const EXIT_LINE = /^Exit code -?\d+$/
+// A line that is only an exit status: `Exit code 1`, `exit status 2` (go), `exit 101`, `(exit 0)`.
+const EXIT_WORDS = "(?:exit code|exit status|exit)[: ]\\s*(-?\\d+)"
+const EXIT_LINE = new RegExp(`^\\s*(?:${EXIT_WORDS}|\\(${EXIT_WORDS}\\))\\s*$`, "i")
+
+// The code of a bare exit line (see EXIT_LINE), if `line` is one.
+const bareExit = (line: string): number | undefined => {
+  const m = EXIT_LINE.exec(line)
+  return m === null ? undefined : Number(m[1] ?? m[2])
+}
 
 /**
  * The exit code a shell output states (`Exit code 1` as Claude Code writes
- * it first, `... exit code 2` in a sentence), or `undefined`.
+ * it first, `... exit code 2` in a sentence, else a bare exit line that ends
+ * it: `exit status 2`, `(exit 1)`), or `undefined`.
  *
  * @example
  * ```ts
@@ -216,16 +225,19 @@ const EXIT_LINE = /^Exit code -?\d+$/
  */
 export const exitCode = (output: string): number | undefined => {
   const code = EXIT_CODE.exec(output)?.[1]
-  return code === undefined ? undefined : Number(code)
+  if (code !== undefined) return Number(code)
+  const last = output.trimEnd().split("\n").at(-1)
+  return last === undefined ? undefined : bareExit(last)
 }
 
 /**
- * Whether a line is only a shell's exit status (`Exit code 0`), which a
- * digest of the output need not repeat.
+ * Whether a line is only a shell's exit status (`Exit code 0`, `exit status 2`,
+ * `exit 101`, `(exit 0)`), which a digest of the output need not repeat: the
+ * status line after the command says it ({@link exitCode}).
  *
  * @since 0.1.0
  */
-export const isExitCodeLine = (line: string): boolean => EXIT_LINE.test(line)
+export const isExitCodeLine = (line: string): boolean => bareExit(line) !== undefined
 
 /**
  * Whether a tool's output says the call failed: a harness's refusal

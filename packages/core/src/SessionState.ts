@@ -330,15 +330,25 @@ export const defaultMaxTokens = 2000
  * estimator counts (the core approximation by default): the least important
  * entries go first (files read, git events, passing checks, issues, files
  * modified and created, the plan, ...; the oldest of each first). `""` for a
- * state of no turns, or when not even the heading fits.
+ * state of no turns, or when not even the heading fits. With
+ * `firstRequestShown` (a context that pins the first request verbatim), the
+ * first request is cited, not written a second time.
  *
  * @since 0.1.0
  */
 export const render = (
   state: State,
   maxTokens: number = defaultMaxTokens,
-  estimator: TokenEstimator.Service = TokenEstimator.approximate
-): string => state.turnCount === 0 ? "" : StateHeader.render(state, maxTokens, estimator)
+  estimator: TokenEstimator.Service = TokenEstimator.approximate,
+  options: RenderOptions = {}
+): string => state.turnCount === 0 ? "" : StateHeader.render(state, maxTokens, estimator, options)
+
+/**
+ * How {@link render} writes a header for where it goes.
+ *
+ * @since 0.1.0
+ */
+export type RenderOptions = StateHeader.RenderOptions
 
 /**
  * A session's hand-over, for whoever picks its work up in a new session: the

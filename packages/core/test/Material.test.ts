@@ -170,6 +170,16 @@ describe("Material.render: tool results", () => {
     )
   })
 
+  it("folds a bare exit line that ends an output (`exit status 1`, `(exit 0)`, `exit 101`) into the status after the command", () => {
+    const go = "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL\nexit status 1"
+    expect(contents([call("t1", "Bash", { command: "go test ./..." }), answer("t1", "Bash", go)])[1])
+      .toBe("exit 1\n--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL")
+    expect(contents([call("t2", "Bash", { command: "./deploy.sh" }), answer("t2", "Bash", "deployed 3 services\n(exit 0)")])[1])
+      .toBe("ok\ndeployed 3 services")
+    expect(contents([call("t3", "Bash", { command: "cargo test" }), answer("t3", "Bash", "error: test failed, to rerun pass `--lib`\nexit 101")])[1])
+      .toBe("exit 101\nerror: test failed, to rerun pass `--lib`")
+  })
+
   it("keeps the failure count, the error line and the exit status of a failing `mix test`, and marks what it left out", () => {
     // Neighbours differ in more than a number: no run to fold.
     const noise = Array.from({ length: 60 }, (_, i) => `Compiling dependency_${i} (${["ex", "exs", "erl"][i % 3]})`)

@@ -147,6 +147,11 @@ describe("OutputDigest: a shell's exit status", () => {
     expect(OutputDigest.exitCode("all good\nExit code 0 later")).toBeUndefined()
     assert.isTrue(OutputDigest.isExitCodeLine("Exit code 0"))
     assert.isFalse(OutputDigest.isExitCodeLine("Exit code 0 after 3 retries"))
+    for (const bare of ["exit status 2", "exit 137", "(exit 0)", "  Exit code 1  "]) assert.isTrue(OutputDigest.isExitCodeLine(bare), bare)
+    for (const not of ["exit", "(exit 0", "exit 2 retries left"]) assert.isFalse(OutputDigest.isExitCodeLine(not), not)
+    // A bare exit line ends the output it states; one in its middle ends another command.
+    expect(OutputDigest.exitCode("FAIL\texample.com/pkg\nexit status 1\n")).toBe(1)
+    expect(OutputDigest.exitCode("exit 3\nretrying\ndone")).toBeUndefined()
     assert.isTrue(OutputDigest.saysFailed("Exit code 1\nboom"))
     assert.isTrue(OutputDigest.saysFailed("<tool_use_error>File does not exist.</tool_use_error>"))
     assert.isFalse(OutputDigest.saysFailed("Exit code 0\nok"))
