@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { type Fact } from "./FactCheck.js"
+import { checkKeys, type Fact } from "./FactCheck.js"
 import type * as TokenEstimator from "./TokenEstimator.js"
 
 /**
@@ -86,7 +86,8 @@ export interface Appended {
 
 /**
  * `text` with one Also {@link line} at its end, and its keys: the keys of the
- * Also lines the text holds (a condensation keeps its children's), then the
+ * Also lines the text holds (a condensation keeps its children's) that the
+ * rest of the text does not hold (the fact check would find them), then the
  * most important `dropped` keys that belong there ({@link isKey}) and fit:
  * keys are taken in order, each only when the summary with the line stays
  * within `maxTokens` (by `estimator`), no key already on the line contains
@@ -114,8 +115,12 @@ export const append = (
   const lines = text.split("\n")
   const bodyLines = lines.filter((l) => !isLine(l))
   const body = bodyLines.join("\n")
-  // Each kept line as one entry (what `contains` compares), and its keys.
-  const chosen = lines.filter(isLine).map((l) => l.slice(prefix.length).trim()).filter((entry) => entry.length > 0)
+  // Each kept line as one entry (what `contains` compares), and its keys; a key the body holds
+  // (as the fact check finds it: what a reader would not miss) is not listed again.
+  const missed = (key: string) => checkKeys([{ kind: "path", text: key, importance: 0 }], body).dropped.length > 0
+  const chosen = lines.filter(isLine)
+    .map((l) => keysOfEntry(l.slice(prefix.length).trim()).filter(missed).join("; "))
+    .filter((entry) => entry.length > 0)
   const keys = chosen.flatMap(keysOfEntry)
   const lowered = chosen.map((entry) => entry.toLowerCase())
   const withLine = (entries: ReadonlyArray<string>) => entries.length === 0 ? body : `${body}\n${line(entries)}`
@@ -137,7 +142,8 @@ export const append = (
     added++
   }
   const already = lines.length - bodyLines.length
-  const settled = already === 0 || (already === 1 && isLine(lines[lines.length - 1]!))
+  const settled = already === 0 || (already === 1 && isLine(lines[lines.length - 1]!) &&
+      chosen.length === 1 && chosen[0] === lines[lines.length - 1]!.slice(prefix.length).trim())
   return { text: added === 0 && settled ? text : withLine(chosen), keys }
 }
 

@@ -56,6 +56,17 @@ describe("AlsoLine.append", () => {
     expect(AlsoLine.append("x\nAlso: a.ex", [], estimator, { maxTokens: 100 })).toEqual({ text: "x\nAlso: a.ex", keys: ["a.ex"] })
   })
 
+  it("drops a kept key the text itself holds (the fact check would not miss it), and the line with its last key", () => {
+    const text = "[Summary 1] edited lib/a.ex, ran mix test\nAlso: lib/a.ex; lib/b.ex\nmore\nAlso: mix test"
+    expect(AlsoLine.append(text, [], estimator, { maxTokens: 100 })).toEqual({
+      text: "[Summary 1] edited lib/a.ex, ran mix test\nmore\nAlso: lib/b.ex",
+      keys: ["lib/b.ex"]
+    })
+    expect(AlsoLine.append("ran mix test\nAlso: mix test", [], estimator, { maxTokens: 100 })).toEqual({ text: "ran mix test", keys: [] })
+    expect(AlsoLine.append("ran mix test\nAlso: mix test; lib/c.ex", [], estimator, { maxTokens: 100 }))
+      .toEqual({ text: "ran mix test\nAlso: lib/c.ex", keys: ["lib/c.ex"] })
+  })
+
   it("never goes past maxTokens: it takes the keys that fit, and none when none does", () => {
     const text = "Tests ran."
     for (let maxTokens = 1; maxTokens <= 25; maxTokens++) {
