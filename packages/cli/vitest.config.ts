@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config"
-import { ssr } from "../../vitest.shared.js"
+import { setupFiles, ssr } from "../../vitest.shared.js"
 
 export default defineProject({
   // Without the "module" condition of vitest.shared.ts: with it, @opentelemetry/* (the telemetry
@@ -7,6 +7,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ssr.resolve.conditions.filter((c) => c !== "module") } },
   test: {
     name: "cli",
+    setupFiles,
     include: ["test/**/*.test.ts"],
     // Bin.test.ts runs the compiled bin: build it first.
     globalSetup: ["test/globalSetup.ts"],

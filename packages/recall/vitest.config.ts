@@ -1,10 +1,11 @@
 import { defineProject } from "vitest/config"
-import { ssr } from "../../vitest.shared.js"
+import { setupFiles, ssr } from "../../vitest.shared.js"
 
 export default defineProject({
   ssr,
   test: {
     name: "recall",
+    setupFiles,
     include: ["test/**/*.test.ts"]
   }
 })

@@ -57,7 +57,7 @@ describe.skipIf(!fs.existsSync(fixtures))("shared fixture transcripts", () => {
       expect(header).toMatch(/^Session state \(from turns 1a2252ee … [\w#-]{1,12}, \d+ turns\):\n/)
       for (
         const entry of [
-          "- first request: Implement spotter-gqc [1a2252ee]",
+          "- first request: shown verbatim in this context [1a2252ee]",
           "- latest request: did you push? [",
           "- branch: spotter-gqc [",
           "- mix test: passed, 14 doctests, 87 tests, 0 failures [",

@@ -39,12 +39,14 @@ export const header = (
   estimator: TokenEstimator.Service,
   state: SessionState.State,
   budget?: number | undefined,
-  share: number = defaultStateShare
+  share: number = defaultStateShare,
+  options: SessionState.RenderOptions = {}
 ): string =>
   SessionState.render(
     state,
     budget === undefined ? SessionState.defaultMaxTokens : Math.floor(budget * share),
-    estimator
+    estimator,
+    options
   )
 
 /**
@@ -181,8 +183,30 @@ const summariesBlock = (context: Renderable, options: RenderOptions): Array<Bloc
   if (context.summaries.length === 0) return []
   const note = (options.recallNote ?? context.recallNote) === true ? recallNote(context.summaries) : ""
   // One text as message and in the rendering, so that a Prompt is never longer than the rendering it is measured by.
-  const text = `${summariesLabel}\n\n${Transcript.renderSummaries(context.summaries)}${note.length > 0 ? `\n\n${note}` : ""}`
+  const summaries = withoutPinned(Transcript.renderSummaries(context.summaries), context.pinned ?? [])
+  const text = `${summariesLabel}\n\n${summaries}${note.length > 0 ? `\n\n${note}` : ""}`
   return [{ kind: "summaries", role: "user", content: text, text, volatile: false }]
+}
+
+// A turn line's text without its label (`[14:02] user: …` is `user: …`).
+const unlabelled = (line: string) => line.replace(/^\[[^\]\n]*\] /, "")
+
+/**
+ * The summaries' text without the lines that repeat a pinned request (a summary starts from the first
+ * request, which the context shows first, verbatim): each pinned turn's first line, whole or cut (`…`),
+ * is dropped once.
+ */
+const withoutPinned = (text: string, pinned: ReadonlyArray<ConversationTurn.ConversationTurn>): string => {
+  const heads = pinned.map((turn) => `${turn.role}: ${turn.content.split("\n", 1)[0]!.trim()}`)
+  if (heads.length === 0) return text
+  const left = new Set(heads)
+  return text.split("\n").filter((line) => {
+    const body = unlabelled(line).trimEnd()
+    const head = [...left].find((h) => body === h || (body.endsWith("…") && body.length > 10 && h.startsWith(body.slice(0, -1))))
+    if (head === undefined) return true
+    left.delete(head)
+    return false
+  }).join("\n")
 }
 
 const stateBlock = (context: Renderable, at: StatePlacement): Array<Block> =>

@@ -77,7 +77,11 @@ describe("Assembler", () => {
       yield* store.appendTurns("s", toolSession)
       const budget = 2000
       const assembled = yield* (yield* assembler).assemble("s", { budget })
-      assert.strictEqual(assembled.header, SessionState.render(SessionState.fold(toolSession), Math.floor(budget * 0.15)))
+      // The header cites the first request the context pins, without its text again.
+      const header = SessionState.render(SessionState.fold(toolSession), Math.floor(budget * 0.15), undefined, { firstRequestShown: true })
+      assert.strictEqual(assembled.header, header)
+      assert.include(header, "- first request: shown verbatim in this context [u1]")
+      assert.notInclude(header, assembled.pinned[0]!.content)
       assert.strictEqual(assembled.headerTokens, estimator.estimate(assembled.header))
       assert.isAtMost(assembled.headerTokens, budget * 0.15)
       assert.isAtMost(assembled.tokens, budget)

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { type Fact } from "./FactCheck.js"
+import { checkKeys, type Fact } from "./FactCheck.js"
 import type * as TokenEstimator from "./TokenEstimator.js"
 
 /**
@@ -31,16 +31,27 @@ export const prefix = "Also: "
  */
 export const line = (keys: ReadonlyArray<string>): string => `${prefix}${keys.join("; ")}`
 
+// A lowercase word alone (`done`, `ready`): no path, no identifier, no command.
+const PLAIN_WORD = /^[a-z]+$/
+
+// The most commands of one program and subcommand (`git add …`) on a line.
+const MAX_SAME_COMMAND = 2
+
+// A command's program and subcommand (`git add`), by which the line caps a list of them.
+const commandHead = (text: string): string => text.split(/\s+/).slice(0, 2).join(" ")
+
 /**
  * Whether a key belongs on an Also {@link line}: a path, an identifier, an
  * error name, an issue id or a command the agent ran (`source: "run"`); not a
  * result (a count or an exit status: what it counts is gone with the lines it
  * came from), a command only mentioned (`npm fund` in a tool's hint), nor a
- * URL only a tool's output mentions (a link in its help).
+ * URL only a tool's output mentions (a link in its help), nor a plain
+ * lowercase word (`done`), which tells a reader nothing without its sentence.
  *
  * @since 0.1.0
  */
 export const isKey = (fact: Fact): boolean => {
+  if (PLAIN_WORD.test(fact.text)) return false
   switch (fact.kind) {
     case "result":
       return false
@@ -75,11 +86,13 @@ export interface Appended {
 
 /**
  * `text` with one Also {@link line} at its end, and its keys: the keys of the
- * Also lines the text holds (a condensation keeps its children's), then the
+ * Also lines the text holds (a condensation keeps its children's) that the
+ * rest of the text does not hold (the fact check would find them), then the
  * most important `dropped` keys that belong there ({@link isKey}) and fit:
  * keys are taken in order, each only when the summary with the line stays
- * within `maxTokens` (by `estimator`) and no key already on the line contains
- * it. `text` unchanged when it holds no Also line and no key is added.
+ * within `maxTokens` (by `estimator`), no key already on the line contains
+ * it and the line holds fewer than two commands of its program and subcommand
+ * (a list of `git add …` commands gives two). `text` unchanged when it holds no Also line and no key is added.
  *
  * @example
  * ```ts
@@ -102,8 +115,12 @@ export const append = (
   const lines = text.split("\n")
   const bodyLines = lines.filter((l) => !isLine(l))
   const body = bodyLines.join("\n")
-  // Each kept line as one entry (what `contains` compares), and its keys.
-  const chosen = lines.filter(isLine).map((l) => l.slice(prefix.length).trim()).filter((entry) => entry.length > 0)
+  // Each kept line as one entry (what `contains` compares), and its keys; a key the body holds
+  // (as the fact check finds it: what a reader would not miss) is not listed again.
+  const missed = (key: string) => checkKeys([{ kind: "path", text: key, importance: 0 }], body).dropped.length > 0
+  const chosen = lines.filter(isLine)
+    .map((l) => keysOfEntry(l.slice(prefix.length).trim()).filter(missed).join("; "))
+    .filter((entry) => entry.length > 0)
   const keys = chosen.flatMap(keysOfEntry)
   const lowered = chosen.map((entry) => entry.toLowerCase())
   const withLine = (entries: ReadonlyArray<string>) => entries.length === 0 ? body : `${body}\n${line(entries)}`
@@ -113,6 +130,8 @@ export const append = (
   for (const fact of dropped) {
     if (added >= maxKeys || tries >= 4 * maxKeys) break
     if (!isKey(fact)) continue
+    const head = commandHead(fact.text)
+    if (fact.kind === "command" && chosen.filter((entry) => commandHead(entry) === head).length >= MAX_SAME_COMMAND) continue
     const id = fact.text.toLowerCase()
     if (lowered.some((other) => other.includes(id))) continue
     tries++
@@ -123,7 +142,8 @@ export const append = (
     added++
   }
   const already = lines.length - bodyLines.length
-  const settled = already === 0 || (already === 1 && isLine(lines[lines.length - 1]!))
+  const settled = already === 0 || (already === 1 && isLine(lines[lines.length - 1]!) &&
+      chosen.length === 1 && chosen[0] === lines[lines.length - 1]!.slice(prefix.length).trim())
   return { text: added === 0 && settled ? text : withLine(chosen), keys }
 }
 

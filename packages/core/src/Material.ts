@@ -28,6 +28,7 @@ import * as Predicate from "effect/Predicate"
 import * as ConversationTurn from "./ConversationTurn.js"
 import { keepDecisions } from "./internal/reasoning.js"
 import { definitions, nameList } from "./internal/definitions.js"
+import { supersededTodo, supersededTodos, todoKey } from "./internal/todos.js"
 import { clip, countLines, oneLine, plural, relativePaths, splitLines, str } from "./internal/text.js"
 import * as OutputDigest from "./OutputDigest.js"
 import * as ToolKind from "./ToolKind.js"
@@ -302,6 +303,7 @@ const words = (turn: Turn): string => {
   if (ToolMetadata.read(turn.metadata).meta === true) return clip(splitLines(turn.content)[0] ?? "", 160)
   if (ConversationTurn.isUserRole(turn.role)) {
     const text = OutputDigest.withoutReminders(turn.content)
+    if (OutputDigest.isHarnessJunk(text)) return ""
     return OutputDigest.isHarnessNoise(text) ? OutputDigest.harnessGist(text) : turn.content
   }
   return keepDecisions(turn.content)
@@ -355,7 +357,9 @@ export const renderEach = (turns: Iterable<Turn>): Array<string> => {
  * What {@link renderEach} writes of each of `turns`, without the transcript
  * line format: a turn's content rendered by kind (tool calls as {@link action}
  * lines after the prose, a tool result as its {@link result} short form), for
- * a reader that shows the role and time itself (`precis serve`).
+ * a reader that shows the role and time itself (`precis serve`). An agent's
+ * todo list that a later one among `turns` lists again, item for item, is
+ * written `Todo: (updated below)`: the newest list is kept once.
  *
  * @example
  * ```ts
@@ -369,13 +373,15 @@ export const renderEach = (turns: Iterable<Turn>): Array<string> => {
  * @since 0.1.0
  */
 export const renderContents = (turns: Iterable<Turn>): Array<string> => {
+  const list = [...turns]
   const out: Array<string> = []
+  const superseded = supersededTodos(list)
   // Calls not yet answered, nearest first.
   let pending: Array<ToolUse.Call> = []
-  for (const turn of turns) out.push(relativePaths(renderContent(turn), cwdOf(turn)))
+  list.forEach((turn, i) => out.push(relativePaths(renderContent(turn, i), cwdOf(turn))))
   return out
 
-  function renderContent(turn: Turn): string {
+  function renderContent(turn: Turn, index: number): string {
     const answer = ToolUse.result(turn)
     if (answer !== undefined) {
       const call = ToolUse.callFor(answer, pending)
@@ -392,7 +398,7 @@ export const renderContents = (turns: Iterable<Turn>): Array<string> => {
     if (calls.length === 0) return words(turn)
     pending = [...[...calls].reverse(), ...pending].slice(0, MAX_PENDING)
     const said = prose(turn, calls)
-    const actions = calls.map(action)
+    const actions = calls.map((call, j) => superseded.has(todoKey(index, j)) ? supersededTodo : action(call))
     return said.length === 0 ? actions.join("\n") : `${said}\n${actions.join("\n")}`
   }
 }

@@ -11,7 +11,8 @@
  *
  * @since 0.1.0
  */
-import { clip, plural, splitLines } from "./internal/text.js"
+import { foldRepeats } from "./internal/repeats.js"
+import { clip, plural, splitLines, withoutAnsi } from "./internal/text.js"
 
 /**
  * `text` cut to `max` characters, the last one an ellipsis when cut, at a
@@ -26,7 +27,14 @@ import { clip, plural, splitLines } from "./internal/text.js"
  * ```
  * @since 0.1.0
  */
-export { clip }
+export { clip, withoutAnsi }
+
+export {
+  harnessGist,
+  isHarnessJunk,
+  isHarnessNoise,
+  withoutReminders
+} from "./internal/harness.js"
 
 // ---------------------------------------------------------------------------
 // Output lines
@@ -34,33 +42,19 @@ export { clip }
 // SWE-agent's prompt trailer after every observation and its viewer's frame.
 const SWE_FRAME = /^\((?:Open file|Current directory): .*\)$|^bash-\$\s*$|^\(\d+ more lines (?:above|below)\)$|^\[File: .*\]$/
 
-// Terminal escape sequences: colours and styles (`ESC[1;32m`), cursor moves, OSC titles and links.
-const ANSI = /\u001b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])/g
-
-/**
- * `text` without terminal escape sequences (colours, styles, cursor moves): a
- * test runner's coloured `Tests  24 passed (24)` reads as its plain text.
- *
- * @example
- * ```ts
- * import { OutputDigest } from "@precis/core"
- * OutputDigest.withoutAnsi("\u001b[32m24 passed\u001b[39m") // "24 passed"
- * ```
- * @since 0.1.0
- */
-export const withoutAnsi = (text: string): string => text.includes("\u001b") ? text.replace(ANSI, "") : text
 
 /**
  * The lines of a tool output: without terminal escape sequences ({@link withoutAnsi}),
  * a tool's chatter about itself ({@link isChatter}), blank lines at either end, Claude Code's
  * `<tool_use_error>` tags, SWE-agent's prompt trailer (`(Open file: ...)`,
  * `(Current directory: ...)`, `bash-$`) and its viewer's frame (`[File: ...]`,
- * `(N more lines above)`).
+ * `(N more lines above)`), and a subagent's bookkeeping (`<usage>total_tokens: …</usage>`).
  *
  * @since 0.1.0
  */
 export const lines = (output: string): Array<string> => {
-  const all = splitLines(withoutAnsi(output).replace(/<\/?tool_use_error>/g, "")).filter((line) => !SWE_FRAME.test(line))
+  const all = splitLines(withoutAnsi(output).replace(/<\/?tool_use_error>/g, "").replace(USAGE, ""))
+    .filter((line) => !SWE_FRAME.test(line))
   if (!all.some(isChatter)) return all
   // Chatter leaves no gap of its own: the blank lines around it become one.
   const kept: Array<string> = []
@@ -70,6 +64,9 @@ export const lines = (output: string): Array<string> => {
   }
   return splitLines(kept.join("\n"))
 }
+
+// A subagent's bookkeeping after its answer (`<usage>total_tokens: … duration_ms: …</usage>`).
+const USAGE = /<usage>[\s\S]*?<\/usage>/g
 
 // What tools print about themselves on every run, never about the work: funding
 // appeals, notices, where to report or how to get help.
@@ -81,14 +78,17 @@ const CHATTER = [
   /^Please report incorrect results: https?:\/\/\S+$/,
   // The frame a harness puts around a background command's output (its status and exit code stay).
   /^\s*<(retrieval_status|task_id|task_type)>[^<]*<\/\1>\s*$/,
-  /^\s*<\/?output>\s*$/
+  /^\s*<\/?output>\s*$/,
+  // How to resume a subagent, after its answer.
+  /^agentId: \w+ \(for resuming to continue this agent's work if needed\)$/
 ]
 
 /**
  * Whether an output line is a tool's chatter about itself (`15 packages are
  * looking for funding`, `npm notice ...`, where to report or get help) or the
  * frame a harness puts around a background command's output
- * (`<retrieval_status>`, `<task_type>`): {@link lines} leaves it out.
+ * (`<retrieval_status>`, `<task_type>`) or a subagent's answer (`agentId: …
+ * (for resuming …)`): {@link lines} leaves it out.
  *
  * @since 0.1.0
  */
@@ -201,11 +201,20 @@ export const isFailureLine = (line: string): boolean => FAILURE.test(line)
 
 // A shell output's exit status, as harnesses write it (`Exit code 1` first, or `exit code 2` in a sentence).
 const EXIT_CODE = /(?:^Exit code |exit code )(-?\d+)/
-const EXIT_LINE = /^Exit code -?\d+$/
+// A line that is only an exit status: `Exit code 1`, `exit status 2` (go), `exit 101`, `(exit 0)`.
+const EXIT_WORDS = "(?:exit code|exit status|exit)[: ]\\s*(-?\\d+)"
+const EXIT_LINE = new RegExp(`^\\s*(?:${EXIT_WORDS}|\\(${EXIT_WORDS}\\))\\s*$`, "i")
+
+// The code of a bare exit line (see EXIT_LINE), if `line` is one.
+const bareExit = (line: string): number | undefined => {
+  const m = EXIT_LINE.exec(line)
+  return m === null ? undefined : Number(m[1] ?? m[2])
+}
 
 /**
  * The exit code a shell output states (`Exit code 1` as Claude Code writes
- * it first, `... exit code 2` in a sentence), or `undefined`.
+ * it first, `... exit code 2` in a sentence, else a bare exit line that ends
+ * it: `exit status 2`, `(exit 1)`), or `undefined`.
  *
  * @example
  * ```ts
@@ -216,16 +225,19 @@ const EXIT_LINE = /^Exit code -?\d+$/
  */
 export const exitCode = (output: string): number | undefined => {
   const code = EXIT_CODE.exec(output)?.[1]
-  return code === undefined ? undefined : Number(code)
+  if (code !== undefined) return Number(code)
+  const last = output.trimEnd().split("\n").at(-1)
+  return last === undefined ? undefined : bareExit(last)
 }
 
 /**
- * Whether a line is only a shell's exit status (`Exit code 0`), which a
- * digest of the output need not repeat.
+ * Whether a line is only a shell's exit status (`Exit code 0`, `exit status 2`,
+ * `exit 101`, `(exit 0)`), which a digest of the output need not repeat: the
+ * status line after the command says it ({@link exitCode}).
  *
  * @since 0.1.0
  */
-export const isExitCodeLine = (line: string): boolean => EXIT_LINE.test(line)
+export const isExitCodeLine = (line: string): boolean => bareExit(line) !== undefined
 
 /**
  * Whether a tool's output says the call failed: a harness's refusal
@@ -287,21 +299,34 @@ const WHOLE_CHARS = 1500
 const MAX_MATTERING = 12
 
 /**
- * What matters of an output's lines: all of them when short (at most 12 lines
- * and 1,500 characters), else the first `head` and last `tail` lines and up to
- * 12 lines that carry results or errors ({@link matters}), in order, each gap
- * marked with its size ({@link omitted}). A test runner's line for a file that
- * passed ({@link isPassedFileLine}) matters only when no line gives totals.
- * Lines are cut at 240 characters.
+ * What matters of an output's lines: runs of three or more lines of one shape
+ * folded first into one line with a count (`Iteration N failed (×20, N =
+ * 1..20)`); then all of them when short (at most 12 lines and 1,500
+ * characters), else the first `head` and last `tail` lines, each folded run
+ * and the line beside one (the `milestone reached` among the failures), and
+ * up to 12 lines that carry results or errors ({@link matters}), in order,
+ * each gap marked with its size ({@link omitted}). A test runner's line for a
+ * file that passed ({@link isPassedFileLine}) matters only when no line gives
+ * totals. Lines are cut at 240 characters.
  *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.digest(["Iteration 1 failed", "Iteration 2 failed", "Iteration 3 failed", "milestone reached"])
+ * // ["Iteration N failed (×3, N = 1..3)", "milestone reached"]
+ * ```
  * @since 0.1.0
  */
 export const digest = (output: ReadonlyArray<string>, head = 2, tail = 3): Array<string> => {
-  const clipped = output.map((l) => clip(l.trimEnd(), MAX_LINE))
+  const { folded, lines: clipped } = foldRepeats(output.map((l) => clip(l.trimEnd(), MAX_LINE)))
   if (clipped.length <= WHOLE_LINES && clipped.reduce((n, l) => n + l.length, 0) <= WHOLE_CHARS) return clipped
   const keep = new Array<boolean>(clipped.length).fill(false)
   for (let i = 0; i < Math.min(head, clipped.length); i++) keep[i] = true
   for (let i = Math.max(0, clipped.length - tail); i < clipped.length; i++) keep[i] = true
+  for (let i = 0; i < clipped.length; i++) {
+    const besideRun = folded[i] === true || folded[i - 1] === true || folded[i + 1] === true
+    if (besideRun && clipped[i]!.trim().length > 0) keep[i] = true
+  }
   const totals = clipped.some((line) => COUNT.test(line) && !isPassedFileLine(line))
   const seen = new Set<string>()
   let mattering = 0
@@ -325,62 +350,3 @@ export const digest = (output: ReadonlyArray<string>, head = 2, tail = 3): Array
   if (gap > 0) out.push(omitted(gap))
   return out
 }
-
-// ---------------------------------------------------------------------------
-// Harness noise in user turns
-
-const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g
-
-// What a harness writes into a user turn: command echoes and their output,
-// hook and notification tags, interruption notices, a continuation summary.
-const HARNESS_NOISE = [
-  /^<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|task-notification|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr)>/,
-  /^\[Request interrupted by user/,
-  /^This session is being continued from a previous conversation/,
-  /^Caveat: The messages below were generated by the user while running local commands/
-]
-
-/**
- * What a harness's line in a user turn ({@link isHarnessNoise}) says, in one
- * line: a background task's `<summary>` (`Background command "Run tests"
- * completed (exit code 0)`), else its first line with the tags removed, cut to
- * 160 characters; `""` when it says nothing.
- *
- * @example
- * ```ts
- * import { OutputDigest } from "@precis/core"
- * OutputDigest.harnessGist("<task-notification>\n<task-id>b0b</task-id>\n<summary>Background command done</summary>")
- * // "Background command done"
- * ```
- * @since 0.1.0
- */
-export const harnessGist = (text: string): string => {
-  const summary = /<summary>([\s\S]*?)<\/summary>/.exec(text)?.[1]
-  const line = (summary ?? text).split("\n").map((l) => l.replace(/<\/?[\w-]+>/g, " ").replace(/\s+/g, " ").trim())
-    .find((l) => l.length > 0)
-  return line === undefined ? "" : clip(line, 160)
-}
-
-/**
- * A user turn's text without the `<system-reminder>` blocks a harness adds, trimmed.
- *
- * @since 0.1.0
- */
-export const withoutReminders = (text: string): string => text.replace(REMINDER, "").trim()
-
-/**
- * Whether a user turn's text (without reminders, trimmed) is harness noise
- * rather than the user's words: a command echo or its output
- * (`<command-name>`, `<local-command-stdout>`, ...), a hook's or a
- * notification's tag, an interruption notice (`[Request interrupted by user`),
- * or the summary a harness continues a session with.
- *
- * @example
- * ```ts
- * import { OutputDigest } from "@precis/core"
- * OutputDigest.isHarnessNoise("<command-name>/compact</command-name>") // true
- * OutputDigest.isHarnessNoise("Fix the login bug") // false
- * ```
- * @since 0.1.0
- */
-export const isHarnessNoise = (text: string): boolean => HARNESS_NOISE.some((pattern) => pattern.test(text))

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as LeafDigest from "./LeafDigest.js"
 import type { ChatMessage, ChatRequest } from "./Provider.js"
 import * as SummaryTask from "./SummaryTask.js"
 
@@ -96,7 +97,9 @@ export const leaf = (transcript: string, priorSummary?: string, targetTokens?: n
     "Transcript (one turn per line: [time] role: content). Tool calls are shown as one action line each " +
     "(`Read path`, `Edit path: ...`, `$ command`); tool results in short form: `read path (N lines)`, " +
     "the status of a command and the lines of its output that carry results or errors, with " +
-    "`[… N lines]` where lines were left out.\n\n" +
+    "`[… N lines]` where lines were left out. A long turn is shown as its digest: a tool output's status and " +
+    "the lines with results, errors and names said there first; a message's start, its end and those lines; " +
+    "`[… N lines; read ID]` marks what was left out of the turn ID, which is kept whole and can be read by that id.\n\n" +
     `${fenced("transcript", transcript)}\n\n` +
     "Reply with the summary only."
   )
@@ -136,7 +139,8 @@ export const aggressive = (basePrompt: string, targetTokens: number): string =>
   basePrompt
 
 /**
- * The prompt of `task`, rendered from its items: {@link leaf} for turns,
+ * The prompt of `task`, rendered from its items: {@link leaf} for turns (their
+ * digest, `LeafDigest.transcript`: the whole turns stay in the store),
  * {@link condense} for summaries, and for an aggressive task {@link aggressive}
  * around the prompt of the same items.
  *
@@ -149,12 +153,11 @@ export const aggressive = (basePrompt: string, targetTokens: number): string =>
  * @since 0.1.0
  */
 export const forTask = (task: SummaryTask.SummaryTask): string => {
-  const material = SummaryTask.material(task)
   const base = SummaryTask.isTurns(task)
-    ? leaf(material, task.priorSummary, task.targetTokens)
+    ? leaf(LeafDigest.transcript(task), task.priorSummary, task.targetTokens)
     : SummaryTask.isText(task) && task.kind !== "condense"
-    ? leaf(material, undefined, task.targetTokens)
-    : condense(material, task.targetTokens)
+    ? leaf(SummaryTask.material(task), undefined, task.targetTokens)
+    : condense(SummaryTask.material(task), task.targetTokens)
   return task.kind === "aggressive" ? aggressive(base, task.targetTokens) : base
 }
 

@@ -22,7 +22,10 @@
  * when the tracker closes the issue they name or the plan's issue, or a commit
  * names that issue or holds a file they name (an item ticked in the todo list is
  * the agent's claim until a check passes, undone by a step failing after it; a
- * plan all done gives way to a request made after it). Every entry cites the turn it
+ * plan all done gives way to a request made after it). A check failure a hook
+ * reports counts wherever the transcript holds the report (a Stop hook's
+ * feedback, a PostToolUse hook's blocking error, the result of a call a
+ * PreToolUse hook refused: see `internal/hookReports.ts`), as `CHECK (hook)`. Every entry cites the turn it
  * came from, by a short id ({@link shortId}).
  *
  * {@link step} is pure, so a stored state (see {@link State}, a Schema) can be
@@ -35,6 +38,7 @@ import type * as Effect from "effect/Effect"
 import * as Chunked from "./Chunked.js"
 import * as ConversationTurn from "./ConversationTurn.js"
 import * as Commands from "./internal/commands.js"
+import * as HookReports from "./internal/hookReports.js"
 import * as Instructions from "./internal/instructions.js"
 import * as Plans from "./internal/plans.js"
 import * as StateHeader from "./internal/stateHeader.js"
@@ -240,6 +244,9 @@ export const step = (state: State, turn: Turn): State => {
     next = userSaid({ ...next, answered: false, asked: false }, said, turnId)
   }
   const answer = ToolUse.result(turn)
+  // A hook's blocking report the user's side holds (a Stop hook's feedback, a PostToolUse hook's error).
+  const report = answer === undefined && ConversationTurn.isUserRole(turn.role) ? HookReports.reportOf(turn.content) : undefined
+  if (report !== undefined) next = StateShell.hookReported(next, HookReports.failures(report), undefined, turnId)
   if (answer !== undefined) {
     const answers = Instructions.answersOf(turn.content)
     return resultStep(answers === undefined ? next : userSaid(next, [answers], turnId), turn, answer, turnId)
@@ -332,15 +339,25 @@ export const defaultMaxTokens = 2000
  * estimator counts (the core approximation by default): the least important
  * entries go first (files read, git events, passing checks, issues, files
  * modified and created, the plan, ...; the oldest of each first). `""` for a
- * state of no turns, or when not even the heading fits.
+ * state of no turns, or when not even the heading fits. With
+ * `firstRequestShown` (a context that pins the first request verbatim), the
+ * first request is cited, not written a second time.
  *
  * @since 0.1.0
  */
 export const render = (
   state: State,
   maxTokens: number = defaultMaxTokens,
-  estimator: TokenEstimator.Service = TokenEstimator.approximate
-): string => state.turnCount === 0 ? "" : StateHeader.render(state, maxTokens, estimator)
+  estimator: TokenEstimator.Service = TokenEstimator.approximate,
+  options: RenderOptions = {}
+): string => state.turnCount === 0 ? "" : StateHeader.render(state, maxTokens, estimator, options)
+
+/**
+ * How {@link render} writes a header for where it goes.
+ *
+ * @since 0.1.0
+ */
+export type RenderOptions = StateHeader.RenderOptions
 
 /**
  * A session's hand-over, for whoever picks its work up in a new session: the

@@ -42,6 +42,8 @@ export type ToolCall = typeof ToolCall.Type
  * - `toolCallId` (`toolCallIds` when a result answers several), `toolName`,
  *   `isError`: what a tool result answers and whether the tool said it failed;
  *   `exitCode` and `success`: how the command ended, when the source says it;
+ *   `hookRefused`: a hook refused the call (Claude Code's PreToolUse hook): it
+ *   did not run, the result is the hook's report;
  * - `cwd`, `gitBranch`, `gitRoot`: where the agent worked (the session's
  *   project is the first `cwd` its turns carry, and `gitRoot` when a source
  *   names the repository's root);
@@ -63,6 +65,7 @@ export const ToolMetadata = Schema.Struct({
   isError: Schema.optional(Schema.Boolean),
   exitCode: Schema.optional(Schema.Number),
   success: Schema.optional(Schema.Boolean),
+  hookRefused: Schema.optional(Schema.Boolean),
   cwd: Schema.optional(Schema.String),
   gitBranch: Schema.optional(Schema.String),
   gitRoot: Schema.optional(Schema.String),
@@ -165,6 +168,7 @@ export const read = (metadata: Metadata): ToolMetadata => {
   if (m.isError === true || m.is_error === true) out.isError = true
   if (typeof m.exitCode === "number") out.exitCode = m.exitCode
   if (typeof m.success === "boolean") out.success = m.success
+  if (m.hookRefused === true) out.hookRefused = true
   const cwd = text(m.cwd)
   if (cwd !== undefined) out.cwd = cwd
   const gitBranch = text(m.gitBranch)

@@ -15,6 +15,8 @@ export * as Escape from "./Escape.js"
 /** @since 0.1.0 */
 export * as FactCheck from "./FactCheck.js"
 /** @since 0.1.0 */
+export * as LeafDigest from "./LeafDigest.js"
+/** @since 0.1.0 */
 export * as Material from "./Material.js"
 /** @since 0.1.0 */
 export * as OutputDigest from "./OutputDigest.js"

@@ -56,6 +56,17 @@ describe("AlsoLine.append", () => {
     expect(AlsoLine.append("x\nAlso: a.ex", [], estimator, { maxTokens: 100 })).toEqual({ text: "x\nAlso: a.ex", keys: ["a.ex"] })
   })
 
+  it("drops a kept key the text itself holds (the fact check would not miss it), and the line with its last key", () => {
+    const text = "[Summary 1] edited lib/a.ex, ran mix test\nAlso: lib/a.ex; lib/b.ex\nmore\nAlso: mix test"
+    expect(AlsoLine.append(text, [], estimator, { maxTokens: 100 })).toEqual({
+      text: "[Summary 1] edited lib/a.ex, ran mix test\nmore\nAlso: lib/b.ex",
+      keys: ["lib/b.ex"]
+    })
+    expect(AlsoLine.append("ran mix test\nAlso: mix test", [], estimator, { maxTokens: 100 })).toEqual({ text: "ran mix test", keys: [] })
+    expect(AlsoLine.append("ran mix test\nAlso: mix test; lib/c.ex", [], estimator, { maxTokens: 100 }))
+      .toEqual({ text: "ran mix test\nAlso: lib/c.ex", keys: ["lib/c.ex"] })
+  })
+
   it("never goes past maxTokens: it takes the keys that fit, and none when none does", () => {
     const text = "Tests ran."
     for (let maxTokens = 1; maxTokens <= 25; maxTokens++) {
@@ -75,6 +86,20 @@ describe("AlsoLine.append", () => {
       { kind: "path", text: "c.ts", importance: 3 }
     ]
     expect(append("x", facts, estimator, { maxTokens: 100, maxKeys: 2 })).toBe("x\nAlso: src/app.ts; b.ts")
+  })
+
+  it("never puts a plain word on the line, and at most two commands of one program and subcommand", () => {
+    const facts: ReadonlyArray<FactCheck.Fact> = [
+      { kind: "identifier", text: "done", importance: 3 },
+      { kind: "command", text: "git add lib/a.ex", importance: 3, source: "run" },
+      { kind: "command", text: "git add lib/b.ex", importance: 3, source: "run" },
+      { kind: "command", text: "git add lib/c.ex", importance: 3, source: "run" },
+      { kind: "command", text: "git commit -m wip", importance: 3, source: "run" },
+      { kind: "identifier", text: "CURL_ARGS", importance: 3 }
+    ]
+    expect(append("x", facts, estimator, { maxTokens: 100 })).toBe(
+      "x\nAlso: git add lib/a.ex; git add lib/b.ex; git commit -m wip; CURL_ARGS"
+    )
   })
 
   it("leaves the text alone when nothing was dropped", () => {

@@ -161,8 +161,28 @@ describe("Material.render: tool results", () => {
     ])
   })
 
+  it("folds a shell output's repeated lines into one with a count and keeps the line among them that differs", () => {
+    const failures = (from: number) => Array.from({ length: 20 }, (_, i) => `Iteration ${from + i} failed`)
+    const output = ["Exit code 1", ...failures(1), "milestone reached", ...failures(21), "gave up"].join("\n")
+    const [, result] = contents([call("r", "Bash", { command: "./retry.sh" }), answer("r", "Bash", output, true)])
+    expect(result).toBe(
+      "exit 1\nIteration N failed (×20, N = 1..20)\nmilestone reached\nIteration N failed (×20, N = 21..40)\ngave up"
+    )
+  })
+
+  it("folds a bare exit line that ends an output (`exit status 1`, `(exit 0)`, `exit 101`) into the status after the command", () => {
+    const go = "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL\nexit status 1"
+    expect(contents([call("t1", "Bash", { command: "go test ./..." }), answer("t1", "Bash", go)])[1])
+      .toBe("exit 1\n--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL")
+    expect(contents([call("t2", "Bash", { command: "./deploy.sh" }), answer("t2", "Bash", "deployed 3 services\n(exit 0)")])[1])
+      .toBe("ok\ndeployed 3 services")
+    expect(contents([call("t3", "Bash", { command: "cargo test" }), answer("t3", "Bash", "error: test failed, to rerun pass `--lib`\nexit 101")])[1])
+      .toBe("exit 101\nerror: test failed, to rerun pass `--lib`")
+  })
+
   it("keeps the failure count, the error line and the exit status of a failing `mix test`, and marks what it left out", () => {
-    const noise = Array.from({ length: 60 }, (_, i) => `Compiling dependency_${i} (.ex)`)
+    // Neighbours differ in more than a number: no run to fold.
+    const noise = Array.from({ length: 60 }, (_, i) => `Compiling dependency_${i} (${["ex", "exs", "erl"][i % 3]})`)
     const output = [
       "Exit code 2",
       ...noise,
@@ -415,6 +435,43 @@ describe("Material.render: what the agent that continues needs, without the nois
     expect(output).toBe("<status>completed</status>\n\n<exit_code>0</exit_code>\n\nFinished in 0.7 seconds\n43 tests, 0 failures")
     // The user's own words stay as they are.
     expect(contents([user("check again")])).toEqual(["check again"])
+  })
+
+  it("gives harness junk nothing, a harness notice without its terminal escapes, and a subagent's answer without its bookkeeping", () => {
+    expect(contents([
+      user("<command-name>/rate-limit-options</command-name>\n<command-message>rate-limit-options</command-message>"),
+      user("<local-command-stdout>Unknown slash command: frobnicate</local-command-stdout>"),
+      user("[REDACTED]"),
+      user("<local-command-stdout>\u001b[2mCompacted (ctrl+o to see full summary)\u001b[22m</local-command-stdout>")
+    ])).toEqual(["", "", "", "Compacted (ctrl+o to see full summary)"])
+    const [, answered] = contents([
+      call("t", "Task", { description: "Explore the hooks", prompt: "look" }),
+      answer(
+        "t",
+        "Task",
+        "The hooks live in lib/hooks.ex.\nagentId: aac57f5 (for resuming to continue this agent's work if needed)\n" +
+          "<usage>total_tokens: 19831\ntool_uses: 12\nduration_ms: 32548</usage>"
+      )
+    ])
+    expect(answered).toBe("The hooks live in lib/hooks.ex.")
+  })
+
+  it("keeps an agent's todo list once: a list that a later one repeats item for item is marked updated", () => {
+    const todo = (id: string, done: number, extra: ReadonlyArray<string> = []) =>
+      call(id, "TodoWrite", {
+        todos: [...["Add migration", "Write tests", "Run mix test"], ...extra].map((content, i) => ({
+          content,
+          status: i < done ? "completed" : "pending",
+          activeForm: content
+        }))
+      })
+    const rendered = contents([todo("a", 0), answer("a", "TodoWrite", "ok"), todo("b", 1), answer("b", "TodoWrite", "ok"),
+      todo("c", 2, ["Commit"]), answer("c", "TodoWrite", "ok"), todo("d", 0, ["Other task"])])
+    expect(rendered[0]).toBe("Todo: (updated below)")
+    expect(rendered[2]).toBe("Todo: (updated below)")
+    expect(rendered[4]).toBe("Todo: [x] Add migration / [x] Write tests / [ ] Run mix test / [ ] Commit")
+    // A list that drops an item is not repeated by it.
+    expect(rendered[6]).toBe("Todo: [ ] Add migration / [ ] Write tests / [ ] Run mix test / [ ] Other task")
   })
 
   it("renders each turn as render does", () => {

@@ -77,10 +77,36 @@ describe("OutputDigest: line numbers", () => {
 describe("OutputDigest: what of an output is kept", () => {
   it("keeps a short output whole, else its ends and the lines that matter, each gap marked", () => {
     assert.deepStrictEqual(OutputDigest.digest(["a", "b"]), ["a", "b"])
-    const long = Array.from({ length: 40 }, (_, i) => (i === 20 ? "Error: boom" : `line ${i}`))
+    // Distinct lines (numbered ones would fold as one run).
+    const names = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+    const long = Array.from({ length: 40 }, (_, i) => (i === 20 ? "Error: boom" : `line ${names[i]}`))
     const kept = OutputDigest.digest(long)
-    assert.deepStrictEqual(kept, ["line 0", "line 1", "[… 18 lines]", "Error: boom", "[… 16 lines]", "line 37", "line 38", "line 39"])
+    assert.deepStrictEqual(kept, ["line a", "line b", "[… 18 lines]", "Error: boom", "[… 16 lines]", "line L", "line M", "line N"])
     for (const line of kept.filter((l) => l.startsWith("[…"))) assert.isTrue(OutputDigest.isOmission(line))
+  })
+
+  it("folds a run of repeated lines into one with its count and keeps the line that differs", () => {
+    const failures = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => `Iteration ${from + i} failed`)
+    const output = [...failures(1, 20), "milestone reached", ...failures(21, 40), "done"]
+    assert.deepStrictEqual(OutputDigest.digest(output), [
+      "Iteration N failed (×20, N = 1..20)",
+      "milestone reached",
+      "Iteration N failed (×20, N = 21..40)",
+      "done"
+    ])
+    assert.deepStrictEqual(OutputDigest.digest(["ok", "retry", "retry", "retry", "ok"]), ["ok", "retry (×3)", "ok"])
+    // Two alike lines are not a run.
+    assert.deepStrictEqual(OutputDigest.digest(["step 1", "step 2", "end"]), ["step 1", "step 2", "end"])
+  })
+
+  it("keeps a line between folded runs even when the output is long", () => {
+    const noise = (tag: string) => Array.from({ length: 30 }, (_, i) => `${tag}${"-".repeat(i % 7)} row`)
+    const output = [...noise("a"), ...Array.from({ length: 5 }, (_, i) => `tick ${i}`), "milestone reached",
+      ...Array.from({ length: 5 }, (_, i) => `tick ${i + 5}`), ...noise("b")]
+    const kept = OutputDigest.digest(output)
+    expect(kept).toContain("milestone reached")
+    expect(kept).toContain("tick N (×5, N = 0..4)")
   })
 
   it("knows every omission mark precis writes, now and before", () => {
@@ -121,6 +147,11 @@ describe("OutputDigest: a shell's exit status", () => {
     expect(OutputDigest.exitCode("all good\nExit code 0 later")).toBeUndefined()
     assert.isTrue(OutputDigest.isExitCodeLine("Exit code 0"))
     assert.isFalse(OutputDigest.isExitCodeLine("Exit code 0 after 3 retries"))
+    for (const bare of ["exit status 2", "exit 137", "(exit 0)", "  Exit code 1  "]) assert.isTrue(OutputDigest.isExitCodeLine(bare), bare)
+    for (const not of ["exit", "(exit 0", "exit 2 retries left"]) assert.isFalse(OutputDigest.isExitCodeLine(not), not)
+    // A bare exit line ends the output it states; one in its middle ends another command.
+    expect(OutputDigest.exitCode("FAIL\texample.com/pkg\nexit status 1\n")).toBe(1)
+    expect(OutputDigest.exitCode("exit 3\nretrying\ndone")).toBeUndefined()
     assert.isTrue(OutputDigest.saysFailed("Exit code 1\nboom"))
     assert.isTrue(OutputDigest.saysFailed("<tool_use_error>File does not exist.</tool_use_error>"))
     assert.isFalse(OutputDigest.saysFailed("Exit code 0\nok"))

@@ -51,8 +51,7 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     const header = headerAt("claude-code-spotter-ae4a77f8")
     // Seven edits after mix compile, one of them refused (string not found): six writes.
     expect(header).toContain("- mix compile: passed before 6 edits [a1af5b06]")
-    // Credo and the suite passed, then four edits of otel_trace_helpers.ex and .dialyzerignore.
-    expect(header).toContain("- mix credo --strict: passed before 5 edits, 689 mods/funs, found no issues. [8828c1f1]")
+    // The suite passed, then four edits of otel_trace_helpers.ex and .dialyzerignore.
     expect(header).toContain("- mix test --seed 0: passed before 5 edits, 14 doctests, 297 tests, 0 failures [c4ab22ab]")
     // The agent ended with its summary, its plan all done: its last stated intent is what is left.
     expect(header).toContain("Next:\n- the agent's last stated intent: Let me close the task and document the status [996e49cf]\n")
@@ -61,7 +60,13 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     expect(header).toContain("Code is not formatted. [4786f4f4] → fixed, running mix format [8a13fafc]")
     // The agent's closing plan: its three beads closed by the tracker (no request came after it) ...
     expect(header).toContain("- [x] Instrumented hook controllers with trace correlation (spotter-4te.3)")
-    // ... while the commit of the third is still refused by the hook.
-    expect(header).toMatch(/Open errors:\n- git commit "feat: instrument hook controllers [^\n]*failed: Pre-commit validation failed: \[DIALYZER\] \[632cf677\]/)
+    // ... while the commit of the third is still refused by the hook, whose report is the checks' latest
+    // result: credo passed in its last run (it names dialyzer only), dialyzer failed.
+    expect(header).toContain("- mix credo (hook): passed before 1 edit [8899c63a]")
+    expect(header).toContain(
+      "- mix dialyzer (hook): FAILED, lib/spotter_web/controllers/otel_trace_helpers.ex:58:13:pattern_match The pattern can never match the type. [29bbf082]"
+    )
+    expect(header).toMatch(/Open errors:\n- mix dialyzer \(hook\): [^\n]*\[29bbf082\]\n/)
+    expect(header).toMatch(/\n- git commit "feat: instrument hook controllers [^\n]*failed: Pre-commit validation failed: \[DIALYZER\] \[632cf677\]\nErrors fixed:/)
   })
 })

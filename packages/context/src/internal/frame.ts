@@ -51,7 +51,10 @@ export const pinnedCap = (settings: Settings): number =>
 
 /** The session-state header of these settings (`""` when off). */
 export const header = (estimator: TokenEstimator.Service, state: SessionState.State, settings: Settings): string =>
-  settings.sessionState ? Layout.header(estimator, state, settings.budget, settings.stateShare) : ""
+  // A frame shows the first request verbatim (pinned, or among the turns of a session given whole).
+  settings.sessionState
+    ? Layout.header(estimator, state, settings.budget, settings.stateShare, { firstRequestShown: true })
+    : ""
 
 /** A session's frame. */
 export interface Frame extends Layout.Renderable {

@@ -153,6 +153,21 @@ export const checkOf = (command: string): Check | undefined => {
   return undefined
 }
 
+// Family names too generic to name one tool (`[TEST]` says which kind, not which check).
+const GENERIC_NAMES = new Set(["test", "lint", "build", "make"])
+
+/**
+ * The check a tool's name stands for (`credo` is `mix credo`, `tsc` is
+ * `tsc`): the family whose last word it is, shown as the family; none for a
+ * kind's name (`test`).
+ */
+export const checkNamed = (name: string): Check | undefined => {
+  const word = name.toLowerCase()
+  if (GENERIC_NAMES.has(word)) return undefined
+  const found = CHECKS.find(([, , family]) => family.split(" ").at(-1) === word)
+  return found === undefined ? undefined : { kind: found[1], family: found[2], command: found[2] }
+}
+
 // Arguments that narrow a run to some files or tests: a path, a file name, a name filter.
 const NARROWING = /\/|\.\w+$|^-[tkgp]$|^--(?:filter|grep|testNamePattern|only|project)\b/
 
@@ -176,13 +191,15 @@ export const coversPath = (command: string, path: string): boolean => {
  * Whether a pass of `passing` shows that `failing` passes now: the same
  * command; the same tool over a broader selection (`vitest run test/services`
  * covers `vitest run test/services/totals.test.ts`); or a whole run of the
- * same kind (`npm test` covers every test command, `mix compile` every build).
+ * same kind (`npm test` covers every test command, `mix compile` every build),
+ * of the same tool for a lint (each linter checks its own rules: a pass of
+ * `mix credo` says nothing of `mix dialyzer`).
  */
 export const covers = (passing: Check, failing: Check): boolean =>
   passing.command === failing.command ||
   (passing.family === failing.family && failing.command.startsWith(`${passing.command} `)) ||
   (passing.family === failing.family && failing.command.startsWith(`${passing.command}/`)) ||
-  (passing.kind === failing.kind && isWholeRun(passing))
+  (passing.kind === failing.kind && isWholeRun(passing) && (passing.kind !== "lint" || passing.family === failing.family))
 
 /**
  * The first line of `output` that says the run failed (`OutputDigest.isFailureLine`), if any, with

@@ -149,7 +149,13 @@ const lastCommandEntry = (state: State): string | undefined => {
   return cited ? undefined : `- last command: ${last.command}${cite(last.turnId)}`
 }
 
-const entries = (state: State): ReadonlyArray<Entry> => {
+/** How a header is rendered where it goes. */
+export interface RenderOptions {
+  /** The context shows the first request verbatim already (pinned first): the header cites it, not its text again. */
+  readonly firstRequestShown?: boolean | undefined
+}
+
+const entries = (state: State, options: RenderOptions): ReadonlyArray<Entry> => {
   const out: Array<Entry> = []
   // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request,
   // what the user said, errors, the last command, place, next, task.
@@ -160,7 +166,8 @@ const entries = (state: State): ReadonlyArray<Entry> => {
   // The user's word stays longer than the latest request, the newest longest.
   said.forEach((s, i) => out.push({ section: "User said", text: `- ${s.text}${cite(s.turnId)}`, drop: band(7.5, i, said.length) }))
   if (state.firstRequest !== undefined) {
-    out.push({ section: "Task", text: `- first request: ${state.firstRequest.text}${cite(state.firstRequest.turnId)}`, drop: band(10, 0, 1) })
+    const text = options.firstRequestShown === true ? "shown verbatim in this context" : state.firstRequest.text
+    out.push({ section: "Task", text: `- first request: ${text}${cite(state.firstRequest.turnId)}`, drop: band(10, 0, 1) })
   }
   if (state.latestRequest !== undefined) {
     out.push({ section: "Task", text: `- latest request: ${state.latestRequest.text}${cite(state.latestRequest.turnId)}`, drop: band(7, 0, 1) })
@@ -250,5 +257,9 @@ const heading = (state: State): string =>
     : `Session state (from turns ${shortId(state.firstTurnId)} … ${shortId(state.lastTurnId ?? state.firstTurnId)}, ${state.turnCount} turns):`
 
 /** The state as its header within `maxTokens` (see `SessionState.render`). */
-export const render = (state: State, maxTokens: number, estimator: TokenEstimator.Service): string =>
-  fit(heading(state), sectionRank, entries(state), maxTokens, estimator)
+export const render = (
+  state: State,
+  maxTokens: number,
+  estimator: TokenEstimator.Service,
+  options: RenderOptions = {}
+): string => fit(heading(state), sectionRank, entries(state, options), maxTokens, estimator)

@@ -57,6 +57,8 @@ export const CheckResult = Schema.Struct({
   ran: Schema.optional(Schema.Array(Schema.String)),
   /** How many writes since it ran to files it covers (all files unless it names some): its result is stale. */
   editsSince: Schema.optional(Schema.Int),
+  /** For a failure a hook reported when it blocked a call: that call's action (`git commit`), whose going through later is the hook passing. */
+  blocked: Schema.optional(Schema.String),
   ...Cited
 })
 

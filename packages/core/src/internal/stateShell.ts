@@ -10,6 +10,7 @@ import * as ToolMetadata from "../ToolMetadata.js"
 import type * as ToolUse from "../ToolUse.js"
 import * as Commands from "./commands.js"
 import * as Counts from "./counts.js"
+import * as HookReports from "./hookReports.js"
 import * as Plans from "./plans.js"
 import type { CheckResult, Event, Fix, IssueStatus, State } from "./stateSchema.js"
 
@@ -134,6 +135,37 @@ export const edited = (state: State, path: string): State => ({
 })
 
 /**
+ * The state after a hook reported check failures (`HookReports.failures`), cited at `turnId`:
+ * each is a failed check; `blocked`, the action of the call the hook refused (`git commit`),
+ * when it refused one: that action going through later is the hook passing, and the hook
+ * refusing it again for other checks only is those it reported before passing.
+ */
+export const hookReported = (
+  state: State,
+  failures: ReadonlyArray<HookReports.Failure>,
+  blocked: string | undefined,
+  turnId: string
+): State =>
+  failures.reduce((next, { check, detail }) =>
+    recordCheck(next, check, {
+      kind: check.kind,
+      family: check.family,
+      command: check.command,
+      passed: false,
+      ...(detail === undefined ? {} : { detail }),
+      ...(blocked === undefined ? {} : { blocked }),
+      turnId
+    }), failures.length === 0 ? state : hookPassed(state, blocked, turnId, failures.map((f) => f.check.command)))
+
+// The state after a call of `action` went through (or was refused again for the checks `still` only):
+// the other failures its hook reported when it refused it pass now.
+const hookPassed = (state: State, action: string | undefined, turnId: string, still: ReadonlyArray<string> = []): State =>
+  action === undefined ? state : state.openErrors.filter((e) => e.blocked === action && !still.includes(e.command)).reduce(
+    (next, e) => recordCheck(next, e, { kind: e.kind, family: e.family, command: e.command, passed: true, turnId }),
+    state
+  )
+
+/**
  * The state after a shell call (`line`) and its result: a check and its
  * result, tracker and git changes. A check cites its result (the output with
  * the counts), a change the call that made it.
@@ -158,9 +190,16 @@ export const shellResult = (
   const commands = Commands.simpleCommands(line)
   const counts = Counts.countsOf(output)
   const failed = failedRun(turn, answer, metadata, counts)
-  let next = ranSince(state, commands)
+  const refused = shellFailed(answer, metadata)
+  const acting = commands.filter((c) => !Commands.onlyLooks(c) && !Commands.isSilent(c)).at(-1)
+  // A hook refused the call (its report is the result): nothing of it ran, what the hook checked failed.
+  const blocked = metadata.hookRefused === true
+  const action = acting === undefined ? undefined : eventAction(acting)
+  let next = blocked
+    ? hookReported(state, HookReports.failures({ command: undefined, text: output }), action, at.result)
+    : hookPassed(ranSince(state, commands), refused ? undefined : action, at.result)
   // The result of a chain belongs to its last check.
-  const check = commands.map(Commands.checkOf).filter((c) => c !== undefined).at(-1)
+  const check = blocked ? undefined : commands.map(Commands.checkOf).filter((c) => c !== undefined).at(-1)
   if (check !== undefined) {
     const detail = counts?.summary ?? (failed ? Commands.errorLine(output) : undefined)
     next = recordCheck(next, check, {
@@ -172,9 +211,7 @@ export const shellResult = (
       turnId: at.result
     })
   }
-  const refused = shellFailed(answer, metadata)
   // A step that failed after the agent ticked an item of its todo list: the item is not done.
-  const acting = commands.filter((c) => !Commands.onlyLooks(c) && !Commands.isSilent(c)).at(-1)
   const failedStep = check !== undefined ? failed && check.command : refused && acting
   if (typeof failedStep === "string") {
     next = onTodos(next, (todos) => Plans.failedAfter(todos, Commands.clip(failedStep, 60), at.result))

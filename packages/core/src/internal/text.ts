@@ -65,3 +65,19 @@ export const oneLine = (text: string, max: number): string =>
 
 /** A line {@link oneLine} made, with its line breaks back (a shell's `\` continuation joins its lines). */
 export const unfold = (line: string): string => line.replace(/\\ ↵ /g, " ").replace(/ ↵ /g, "\n")
+
+// Terminal escape sequences: colours and styles (`ESC[1;32m`), cursor moves, OSC titles and links.
+const ANSI = /\u001b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])/g
+
+/**
+ * `text` without terminal escape sequences (colours, styles, cursor moves): a
+ * test runner's coloured `Tests  24 passed (24)` reads as its plain text.
+ *
+ * @example
+ * ```ts
+ * import { OutputDigest } from "@precis/core"
+ * OutputDigest.withoutAnsi("\u001b[32m24 passed\u001b[39m") // "24 passed"
+ * ```
+ * @since 0.1.0
+ */
+export const withoutAnsi = (text: string): string => text.includes("\u001b") ? text.replace(ANSI, "") : text

@@ -10,19 +10,23 @@
  * read, so a tool pair stays together; when Claude Code later writes the
  * dequeued message as a user line of its own, that line's text is not stored
  * a second time (after a `remove`, the message reached the model without one).
- * Every other line type (summary,
- * system, progress, file-history-snapshot, the other queue operations, ...)
- * is skipped.
+ * An `attachment` line of a hook's blocking error (`hook_blocking_error`: a
+ * PostToolUse or Stop hook that exited 2) is a meta `user` turn of the text
+ * the agent read, `HOOK hook blocking error from command: "COMMAND": ERROR`.
+ * Every other line type (summary, system, progress, file-history-snapshot,
+ * the other attachments and queue operations, ...) is skipped.
  *
  * Mapping: an assistant line is one `assistant` turn (text, `[thinking] ...`
  * and `[tool_call name] input` lines; the calls in `metadata.toolCalls`); a
  * user line is split into `tool` turns (one per `tool_result` block, with
- * `toolCallId`, `toolName` and `isError`) and a `user` turn for its other
- * blocks. Ids are the line's `uuid` (`uuid#k` when a line yields several turns).
+ * `toolCallId`, `toolName` and `isError`; `hookRefused` when the error is a
+ * PreToolUse hook's refusal, no `Exit code N` first: the call never ran) and a
+ * `user` turn for its other blocks. Ids are the line's `uuid` (`uuid#k` when a line yields several turns).
  * Each turn keeps the line's `cwd` and `gitBranch` in its metadata.
  *
  * @internal
  */
+import { ToolMetadata } from "@precis/core"
 import * as Schema from "effect/Schema"
 import { messageTurns, type Pending } from "./claudeCodeMessage.js"
 import { derivedId, isRecord, type Sink } from "./common.js"
@@ -111,6 +115,14 @@ export const reader = (saved?: unknown): LineReader => {
       if (value.operation === "remove") awaiting.shift()
       return enqueue(value, line, out)
     }
+    if (value.type === "attachment") {
+      const report = hookReport(value)
+      if (report === undefined) return
+      if (unanswered.size === 0) flushQueued(out)
+      const str = (v: unknown) => typeof v === "string" && v.length > 0 ? v : undefined
+      const metadata = ToolMetadata.make({ meta: true, cwd: str(value.cwd), gitBranch: str(value.gitBranch) })
+      return emit(line, { role: "user", content: report, metadata }, str(value.uuid), str(value.timestamp), str(value.sessionId), out)
+    }
     if (value.type !== "user" && value.type !== "assistant") return
     const { context, pending: all } = messageTurns(value, value.type, line, toolNames)
     // The user line of a message already stored as queued is that message: one turn, not two.
@@ -139,11 +151,30 @@ export const reader = (saved?: unknown): LineReader => {
   return { ...base, end: (out) => flushQueued(out), save }
 }
 
+// The text the agent read for a hook's blocking error (an `attachment` line), as Claude Code renders it.
+const hookReport = (value: Record<string, unknown>): string | undefined => {
+  const attachment = value.attachment
+  if (!isRecord(attachment) || attachment.type !== "hook_blocking_error" || !isRecord(attachment.blockingError)) return undefined
+  const { blockingError, command } = attachment.blockingError
+  if (typeof blockingError !== "string" || blockingError.trim().length === 0) return undefined
+  const hook = typeof attachment.hookName === "string" ? attachment.hookName : "A"
+  return `${hook} hook blocking error from command: "${typeof command === "string" ? command : ""}": ${blockingError}`
+}
+
 // How many queued messages wait for their user line at most.
 const MAX_AWAITING = 32
 
 // The line types of a Claude Code session file.
-const LINE_TYPES = new Set(["user", "assistant", "summary", "system", "progress", "file-history-snapshot", "queue-operation"])
+const LINE_TYPES = new Set([
+  "user",
+  "assistant",
+  "summary",
+  "system",
+  "progress",
+  "file-history-snapshot",
+  "queue-operation",
+  "attachment"
+])
 
 /**
  * Claude Code sessions: a line whose `type` is one of its line types (or any

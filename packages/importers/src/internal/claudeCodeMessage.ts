@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { ToolMetadata } from "@precis/core"
+import { OutputDigest, ToolMetadata } from "@precis/core"
 import { compact, contentText, isRecord, joinLines, type ToolCall } from "./common.js"
 import { badLine } from "./jsonl.js"
 
@@ -158,6 +158,7 @@ const toolResult = (block: Record<string, unknown>, { base, line, toolNames }: S
   const result = contentText(block.content)
   if (result === undefined) return badLine(line, "expected \"tool_result\" content to be a string or blocks")
   const toolCallId = typeof block.tool_use_id === "string" ? block.tool_use_id : undefined
+  const isError = block.is_error === true
   return {
     role: "tool",
     content: result,
@@ -166,9 +167,20 @@ const toolResult = (block: Record<string, unknown>, { base, line, toolNames }: S
       ...ToolMetadata.make({
         toolCallId,
         toolName: toolCallId === undefined ? undefined : toolNames.get(toolCallId),
-        isError: block.is_error === true ? true : undefined
+        isError: isError ? true : undefined,
+        hookRefused: isError && hookRefusal(result) ? true : undefined
       })
     },
     answers: toolCallId
   }
 }
+
+/**
+ * Whether an error result is a PreToolUse hook's refusal (the hook's stderr or
+ * reason, the call never ran): not a command's failure (Claude Code writes
+ * `Exit code N` first), nor a refusal of the harness (`<tool_use_error>`), of
+ * the user, of a permission, nor a timeout or an interruption.
+ */
+const hookRefusal = (result: string): boolean =>
+  result.trim().length > 0 && OutputDigest.exitCode(result) === undefined &&
+  !/^\s*(?:<tool_use_error>|The user doesn't want to proceed|Permission to use |Command timed out|\[Request interrupted)/.test(result)
