@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import type { ParseError } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AlsoLine } from "@precis/core"
-import { StoreError } from "../StoreError.js"
+import { type Reason, StoreError } from "../StoreError.js"
 
 const initial = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -372,18 +372,27 @@ export type Mode = "read" | "write" | "update"
  *
  * @internal
  */
-export const refusal = (contents: Contents, mode: Mode): string | undefined => {
+export const refusal = (
+  contents: Contents,
+  mode: Mode
+): { readonly reason: Reason; readonly description: string } | undefined => {
   switch (contents._tag) {
     case "Empty":
-      return mode === "write" ? undefined : "not a precis store (it is empty)"
+      return mode === "write" ? undefined : { reason: "NotAStore", description: "not a precis store (it is empty)" }
     case "Foreign":
-      return "not a precis store (it has tables but no precis migrations)"
+      return { reason: "NotAStore", description: "not a precis store (it has tables but no precis migrations)" }
     case "Precis":
       return contents.version > knownVersion
-        ? `written by a newer precis (schema ${contents.version}, this one knows ${knownVersion})`
+        ? {
+          reason: "NewerSchema",
+          description: `written by a newer precis (schema ${contents.version}, this one knows ${knownVersion})`
+        }
         : mode === "read" && contents.version < knownVersion
-        ? `written by an older precis (schema ${contents.version}, this one reads ${knownVersion}): ` +
-          "a command that writes (import, compact) upgrades it"
+        ? {
+          reason: "OlderSchema",
+          description: `written by an older precis (schema ${contents.version}, this one reads ${knownVersion}): ` +
+            "a command that writes (import, compact) upgrades it"
+        }
         : undefined
   }
 }
@@ -396,6 +405,6 @@ export const refusal = (contents: Contents, mode: Mode): string | undefined => {
  */
 export const requireUsable = (mode: Mode) =>
   Effect.flatMap(inspect, (contents) => {
-    const reason = refusal(contents, mode)
-    return reason === undefined ? Effect.void : Effect.fail(new StoreError({ operation: "Store.open", reason }))
+    const refused = refusal(contents, mode)
+    return refused === undefined ? Effect.void : Effect.fail(new StoreError({ operation: "Store.open", ...refused }))
   })
