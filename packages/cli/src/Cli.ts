@@ -35,7 +35,8 @@
  * writes. A bad flag or variable is one line and exit code 1.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
- * code 1; those about a store name its file; an unknown option or an option
+ * code 1, each kind printed by the one table of `internal/errors.ts`; those
+ * about a store name its file; an unknown option or an option
  * without its value says so (see `internal/argv.ts`). With
  * `OTEL_EXPORTER_OTLP_ENDPOINT` set, the spans and metrics are exported over
  * OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the CLI's own,
@@ -50,15 +51,14 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
 import type * as CommandDescriptor from "@effect/cli/CommandDescriptor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
-import type { CompactionManager, CompactionOptions, SleepMode } from "@precis/compaction"
-import type { Provider, Summarizer } from "@precis/core"
+import type { Provider } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
-import type { StoreError } from "@precis/store"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
@@ -70,7 +70,7 @@ import * as Option from "effect/Option"
 import * as Registry from "./commands/registry.js"
 import * as Argv from "./internal/argv.js"
 import { logger, unescaped, withPlainOutput, withPrefixedErrors, withSafeOutput } from "./internal/console.js"
-import { CliError, failureLine, isValidationError } from "./internal/errors.js"
+import * as Errors from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
 import * as Telemetry from "./internal/telemetry.js"
@@ -109,6 +109,14 @@ export const providers = Layers.providers
 export type ProviderName = Layers.ProviderName
 
 /**
+ * A value of `--format` of the commands that read transcripts: `auto` or one
+ * of `Importer.formats`.
+ *
+ * @since 0.1.0
+ */
+export type Format = Importer.Format
+
+/**
  * The `Provider` layer named by `--provider`. `openai` fails with a
  * {@link CliError} when `PRECIS_OPENAI_MODEL` is not set.
  *
@@ -118,24 +126,17 @@ export const providerLayer: (
   name: ProviderName
 ) => Layer.Layer<
   Provider.Provider,
-  CliError | ConfigError.ConfigError | OpenAiProvider.InvalidOpenAiOptionsError
+  Errors.CliError | ConfigError.ConfigError | OpenAiProvider.InvalidOpenAiOptionsError
 > = Layers.provider
 
 /**
- * Everything a command can fail with; {@link main} prints each as one line.
+ * Everything a command can fail with; {@link main} prints each as one line
+ * (the table of `internal/errors.ts`, where each command's inferred errors
+ * are checked against this union).
  *
  * @since 0.1.0
  */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | Importer.ImportError
-  | StoreError.StoreError
-  | CompactionOptions.InvalidOptionsError
-  | CompactionManager.ProviderUnavailableError
-  | SleepMode.InvalidSleepOptionsError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
+export type Failure = Errors.Failure
 
 const app = { name: "precis", version }
 
@@ -191,11 +192,11 @@ export const run = (argv: ReadonlyArray<string>) => {
   const end = args.indexOf("--")
   const flags = end === -1 ? args : args.slice(0, end)
   if (flags.includes(Help.wizardFlag)) {
-    return Effect.fail(new CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
+    return Effect.fail(new Errors.CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
   }
   const walked = Argv.walk(args, { name: app.name, command: root.descriptor }, byName)
   if (flags.includes("--help") || flags.includes("-h")) return printHelp(walked)
-  if (walked.problem !== undefined) return Effect.fail(new CliError({ reason: walked.problem }))
+  if (walked.problem !== undefined) return Effect.fail(new Errors.CliError({ reason: walked.problem }))
   return Command.run(command, app)(argv)
 }
 
@@ -220,10 +221,11 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, 
     Effect.as(0),
     Effect.catchAllCause((cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-      if (isValidationError(cause)) return Effect.succeed(1)
       const failure = Cause.failureOption(cause)
-      return Option.isSome(failure)
-        ? Effect.as(Console.error(`precis: ${failureLine(failure.value)}`), 1)
-        : Effect.as(Console.error(`precis: unexpected error\n${Cause.pretty(cause)}`), 1)
+      if (Option.isNone(failure)) return Effect.as(Console.error(`precis: unexpected error\n${Cause.pretty(cause)}`), 1)
+      // The parser has printed its own errors.
+      if (ValidationError.isValidationError(failure.value)) return Effect.succeed(1)
+      const { exitCode, line } = Errors.report(failure.value)
+      return Effect.as(Console.error(`precis: ${line}`), exitCode)
     })
   )

@@ -26,14 +26,12 @@
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { ActiveContext, CompactionManager } from "@precis/compaction"
 import { Layout } from "@precis/context"
-import { SessionState, type Summarizer, TokenEstimator } from "@precis/core"
+import { SessionState, TokenEstimator } from "@precis/core"
 import { Follower, SkipReport } from "@precis/importers"
-import type { OpenAiProvider } from "@precis/provider-openai"
-import { DagStore, type StoreError, TurnStore } from "@precis/store"
+import { DagStore, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
-import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -42,22 +40,12 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeCode from "../internal/claudeCode.js"
 import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
-import { CliError, inStore } from "../internal/errors.js"
+import { CliError, inStore, reported } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
 import { StdinRef } from "../internal/stdin.js"
-
-/** What `hook claude-code` fails with: each is printed as one line. */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | StoreError.StoreError
-  | CompactionOptions.InvalidOptionsError
-  | CompactionManager.ProviderUnavailableError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
 
 /** `~/x`, as Claude Code may write a path, made absolute with `HOME`. */
 const expandHome = (file: string) =>
@@ -255,7 +243,8 @@ export const claudeCode = Command.make(
       "after a compaction or a resume prints the session-state header and a note on the recall tools as additional " +
       "context for Claude, at a start or after /clear the digest of the earlier sessions held in the same folder. A failure exits 1 " +
       "with one line on stderr, which does not stop the Claude Code session."
-  )
+  ),
+  reported
 )
 
 /** One line for the root page and the README. */
@@ -264,5 +253,6 @@ export const summary = "Run as a coding agent's hook: import, compact, give back
 /** The `hook` command: one subcommand per agent (only Claude Code so far). */
 export const command = Command.make("hook").pipe(
   Command.withDescription("Hooks for coding agents: precis hook claude-code."),
-  Command.withSubcommands([claudeCode])
+  Command.withSubcommands([claudeCode]),
+  reported
 )
