@@ -69,35 +69,47 @@ describe("Store", () => {
     }).pipe(
       Effect.provide(Context.make(TurnStore.TurnStore, pick(turnKeys)).pipe(
         Context.add(DagStore.DagStore, pick(dagKeys)),
-        Context.add(SearchIndex.SearchIndex, pick(["search", "indexSearch"])),
-        Context.add(WorkQueue.WorkQueue, pick(["claimWork", "settleWork", "withSessionLease", "tryWithSessionLease"]))
+        Context.add(SearchIndex.SearchIndex, pick(searchKeys)),
+        Context.add(WorkQueue.WorkQueue, pick(workKeys))
       ))
     ))
 })
 
-const turnKeys = [
-  "appendTurns",
-  "withTransaction",
-  "turns",
-  "turnsWithIdPrefix",
-  "openingTurns",
-  "uncoveredTurns",
-  "sessions",
-  "projectSessions",
-  "sessionState",
-  "saveSessionState"
-] as const
-const dagKeys = [
-  "summary",
-  "summaries",
-  "parentless",
-  "children",
-  "sourceTurns",
-  "latestLeaf",
-  "insertLeaf",
-  "insertCondensed",
-  "rewriteSummary"
-] as const
+// The methods of each part, as records the compiler checks against its service: a method
+// added to a port without being named here (or one named that it lacks) does not compile.
+const names = <S>() =>
+<const R extends Record<keyof S, true>>(record: R & Record<Exclude<keyof R, keyof S>, never>): ReadonlyArray<keyof S & keyof R> =>
+  Object.keys(record) as Array<keyof S & keyof R>
+const turnKeys = names<TurnStore.Service>()({
+  appendTurns: true,
+  withTransaction: true,
+  turns: true,
+  turnsWithIdPrefix: true,
+  openingTurns: true,
+  uncoveredTurns: true,
+  sessions: true,
+  projectSessions: true,
+  sessionState: true,
+  saveSessionState: true
+})
+const dagKeys = names<DagStore.Service>()({
+  summary: true,
+  summaries: true,
+  parentless: true,
+  children: true,
+  sourceTurns: true,
+  latestLeaf: true,
+  insertLeaf: true,
+  insertCondensed: true,
+  rewriteSummary: true
+})
+const searchKeys = names<SearchIndex.Service>()({ search: true, indexSearch: true })
+const workKeys = names<WorkQueue.Service>()({
+  claimWork: true,
+  settleWork: true,
+  withSessionLease: true,
+  tryWithSessionLease: true
+})
 
 /** A part of `nothing` as its own object, holding only `keys`. */
 function pick<K extends keyof Store.Service>(keys: ReadonlyArray<K>): never {
