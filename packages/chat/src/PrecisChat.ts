@@ -132,7 +132,7 @@ const badId = (method: string, chatId: string) => {
   const problem = ConversationTurn.sessionIdProblem(chatId)
   return problem === undefined
     ? undefined
-    : backing(method)(new StoreError.StoreError({ operation: `PrecisChat.${method}`, reason: problem }))
+    : backing(method)(new StoreError.StoreError({ operation: `PrecisChat.${method}`, reason: "InvalidInput", description: problem }))
 }
 
 const decodePrompt = Schema.decodeUnknown(Prompt.Prompt)

@@ -36,9 +36,10 @@
  * writes. A bad flag or variable is one line and exit code 1.
  *
  * Errors are one line on stderr (`precis: reason`, the parser's too) and exit
- * code 1; those about a store name its file. The arguments are parsed by
- * `@effect/cli`, with one workaround (`internal/argv.ts`: a word that looks
- * like an option is not taken for a FILE, PATH or QUERY). With
+ * code 1, each kind printed by the one table of `internal/errors.ts`; those
+ * about a store name its file. The arguments are parsed by `@effect/cli`,
+ * with one workaround (`internal/argv.ts`: a word that looks like an option
+ * is not taken for a FILE, PATH or QUERY). With
  * `OTEL_EXPORTER_OTLP_ENDPOINT` set, the spans and metrics are exported over
  * OTLP/HTTP (see `internal/telemetry.ts`). `--help` pages are the library's
  * help, wrapped at the terminal's width (see `internal/help.ts`); `--wizard`
@@ -53,15 +54,13 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as CommandDescriptor from "@effect/cli/CommandDescriptor"
+import * as ValidationError from "@effect/cli/ValidationError"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type * as Terminal from "@effect/platform/Terminal"
-import type { CompactionManager, CompactionOptions, SleepMode } from "@precis/compaction"
-import type { ContextError } from "@precis/context"
-import type { Provider, Summarizer } from "@precis/core"
+import type { Provider } from "@precis/core"
 import type { Importer } from "@precis/importers"
 import type { OpenAiProvider } from "@precis/provider-openai"
-import type { StoreError } from "@precis/store"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
@@ -74,7 +73,7 @@ import * as Option from "effect/Option"
 import * as Registry from "./commands/registry.js"
 import * as Argv from "./internal/argv.js"
 import { logger, unescaped, withPlainOutput, withPrefixedErrors, withSafeOutput } from "./internal/console.js"
-import { CliError, failureLine, isValidationError } from "./internal/errors.js"
+import * as Errors from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import * as Layers from "./internal/layers.js"
 import * as Telemetry from "./internal/telemetry.js"
@@ -113,6 +112,14 @@ export const providers = Layers.providers
 export type ProviderName = Layers.ProviderName
 
 /**
+ * A value of `--format` of the commands that read transcripts: `auto` or one
+ * of `Importer.formats`.
+ *
+ * @since 0.1.0
+ */
+export type Format = Importer.Format
+
+/**
  * The `Provider` layer named by `--provider`. `openai` fails with a
  * {@link CliError} when `PRECIS_OPENAI_MODEL` is not set.
  *
@@ -122,25 +129,17 @@ export const providerLayer: (
   name: ProviderName
 ) => Layer.Layer<
   Provider.Provider,
-  CliError | ConfigError.ConfigError | OpenAiProvider.InvalidOpenAiOptionsError
+  Errors.CliError | ConfigError.ConfigError | OpenAiProvider.InvalidOpenAiOptionsError
 > = Layers.provider
 
 /**
- * Everything a command can fail with; {@link main} prints each as one line.
+ * Everything a command can fail with; {@link main} prints each as one line
+ * (the table of `internal/errors.ts`, where each command's inferred errors
+ * are checked against this union).
  *
  * @since 0.1.0
  */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | Importer.ImportError
-  | StoreError.StoreError
-  | CompactionOptions.InvalidOptionsError
-  | ContextError.InvalidContextOptionsError
-  | CompactionManager.ProviderUnavailableError
-  | SleepMode.InvalidSleepOptionsError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
+export type Failure = Errors.Failure
 
 const app = { name: "precis", version }
 
@@ -212,7 +211,7 @@ export const run = (argv: ReadonlyArray<string>) => {
   const args = argv.slice(2)
   const flags = Argv.beforeDashes(args)
   if (flags.includes(Help.wizardFlag)) {
-    return Effect.fail(new CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
+    return Effect.fail(new Errors.CliError({ reason: `${Help.wizardFlag} is not supported: see precis --help` }))
   }
   if (flags.includes("--help") || flags.includes("-h")) return printHelp(args)
   return Command.run(command, app)(argv).pipe(Argv.withArgs(args))
@@ -239,10 +238,11 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<number, never, 
     Effect.as(0),
     Effect.catchAllCause((cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-      if (isValidationError(cause)) return Effect.succeed(1)
       const failure = Cause.failureOption(cause)
-      return Option.isSome(failure)
-        ? Effect.as(Console.error(`precis: ${failureLine(failure.value)}`), 1)
-        : Effect.as(Console.error(`precis: unexpected error\n${Cause.pretty(cause)}`), 1)
+      if (Option.isNone(failure)) return Effect.as(Console.error(`precis: unexpected error\n${Cause.pretty(cause)}`), 1)
+      // The parser has printed its own errors.
+      if (ValidationError.isValidationError(failure.value)) return Effect.succeed(1)
+      const { exitCode, line } = Errors.report(failure.value)
+      return Effect.as(Console.error(`precis: ${line}`), exitCode)
     })
   )

@@ -47,6 +47,9 @@ class Server {
       for (let at = this.buffered.indexOf("\n"); at !== -1; at = this.buffered.indexOf("\n")) {
         const line = this.buffered.slice(0, at)
         this.buffered = this.buffered.slice(at + 1)
+        // The server's own notifications (`notifications/tools/list_changed`, sent whenever the tools
+        // are registered, before or after a call) answer nothing: left out.
+        if (/^\{"jsonrpc":"2\.0","method":"notifications\//.test(line)) continue
         const waiting = this.waiting
         this.waiting = undefined
         if (waiting === undefined) this.lines.push(line)

@@ -69,14 +69,13 @@ import type { DagStore, StoreError, TurnStore, WorkQueue } from "@precis/store"
 import type * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ActiveContext from "./ActiveContext.js"
+import type { ProviderUnavailableError } from "./CompactionError.js"
 import * as CompactionOptions from "./CompactionOptions.js"
 import * as Engine from "./internal/engine.js"
-import * as Outcome from "./internal/outcome.js"
 import type { CompactAllStats, CompactionStats, RedoStats, SessionCompactionStats } from "./internal/outcome.js"
 import * as Redo from "./internal/redo.js"
 import * as SessionLock from "./internal/sessionLock.js"
@@ -110,28 +109,16 @@ export interface CompactAllOptions extends CompactionOptions.Options {
   readonly retryDelay?: Duration.DurationInput | undefined
 }
 
-/**
- * The provider failed in a way that will not heal (refused credentials, an
- * unknown model, a server that refuses connections: see
- * `ProviderError.isPermanent`), so compaction stopped instead of storing a
- * fallback truncation for every chunk. What was written before stays; a rerun
- * once the configuration is fixed goes on from there. `reason` is the last
- * error's tag and `detail` its message.
- *
- * @since 0.1.0
- */
-export class ProviderUnavailableError extends Data.TaggedError("ProviderUnavailableError")<{
-  readonly sessionId: string
-  readonly reason: string
-  readonly detail: string
-  /** Summaries written by this run before it stopped. */
-  readonly written: number
-}> {
-  override get message(): string {
-    return `compaction of session ${this.sessionId} stopped: the provider fails in a way that will not heal ` +
-      `(${this.reason}: ${this.detail}); ${this.written} summaries were written before it stopped`
-  }
-}
+export {
+  /**
+   * The provider failed in a way that will not heal, so compaction stopped
+   * (see the `CompactionError` module).
+   *
+   * @since 0.1.0
+   * @category Errors
+   */
+  ProviderUnavailableError
+} from "./CompactionError.js"
 
 /**
  * Where a session stands against a budget.
@@ -235,12 +222,6 @@ const mergeOptions = (base: CompactionOptions.Options, overrides: CompactionOpti
 const dropUndefined = (options: CompactionOptions.Options): CompactionOptions.Options =>
   Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as CompactionOptions.Options
 
-// The engine's permanent failure, as the manager reports it.
-const unavailable = <A, R>(
-  effect: Effect.Effect<A, StoreError.StoreError | CompactionOptions.InvalidOptionsError | Outcome.PermanentFailure, R>
-) =>
-  Effect.catchTag(effect, "PermanentFailure", ({ detail, reason, sessionId, written }) =>
-    Effect.fail(new ProviderUnavailableError({ sessionId, reason, detail, written })))
 
 /**
  * The parts of the store port the engine works with.
@@ -286,7 +267,7 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
       ))
   const compact: Service["compact"] = (sessionId, overrides) =>
     Effect.flatMap(resolveOptions(overrides), (opts) => lock.withSession(sessionId, Engine.compactSession(sessionId, opts)))
-      .pipe(unavailable, inLayer, traced("compact", sessionId))
+      .pipe(inLayer, traced("compact", sessionId))
 
   return CompactionManager.of({
     shouldCompact: (sessionId, budget, overrides) => Effect.map(status(sessionId, budget, overrides), (s) => s.shouldCompact),
@@ -294,10 +275,10 @@ export const make = Effect.fnUntraced(function*(options: CompactionOptions.Optio
     compact,
     compactAll: ({ retryDelay, ...overrides } = {}) =>
       Effect.flatMap(resolveOptions(overrides), (opts) => Workers.compactAll(lock, opts, retryDelay))
-        .pipe(unavailable, inLayer, Effect.withSpan("CompactionManager.compactAll")),
+        .pipe(inLayer, Effect.withSpan("CompactionManager.compactAll")),
     redoFallbacks: (sessionId, overrides) =>
       Effect.flatMap(resolveOptions(overrides), (opts) => lock.withSession(sessionId, Redo.redoFallbacks(sessionId, opts)))
-        .pipe(unavailable, inLayer, traced("redoFallbacks", sessionId)),
+        .pipe(inLayer, traced("redoFallbacks", sessionId)),
     context
   })
 })

@@ -20,4 +20,6 @@ export * as ActiveContext from "./ActiveContext.js"
 /** @since 0.1.0 */
 export * as CompactionManager from "./CompactionManager.js"
 /** @since 0.1.0 */
+export * as CompactionError from "./CompactionError.js"
+/** @since 0.1.0 */
 export * as SleepMode from "./SleepMode.js"

@@ -28,6 +28,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ActiveContext from "../src/ActiveContext.js"
+import * as CompactionError from "../src/CompactionError.js"
 import * as CompactionManager from "../src/CompactionManager.js"
 import * as CompactionOptions from "../src/CompactionOptions.js"
 import * as CompactionProgress from "../src/CompactionProgress.js"
@@ -756,6 +757,8 @@ describe("a provider that fails", () => {
       assert(Exit.isFailure(exit))
       const error = Option.getOrThrow(Cause.failureOption(exit.cause))
       assert(error._tag === "ProviderUnavailableError")
+      assert.isTrue(CompactionError.isCompactionError(error))
+      assert.isFalse(CompactionError.isCompactionError(unauthorized))
       expect(error.reason).toBe("UnauthorizedError")
       expect(error.written).toBe(0)
       expect(error.message).toContain("session p stopped")

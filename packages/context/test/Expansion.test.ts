@@ -219,7 +219,7 @@ describe("Expansion", () => {
       const { active, store } = yield* compacted
       const failing = DagStore.DagStore.of({
         ...store,
-        children: () => Effect.fail(new StoreError.StoreError({ operation: "DagStore.children", reason: "disk gone" }))
+        children: () => Effect.fail(new StoreError.StoreError({ operation: "DagStore.children", reason: "Io", description: "disk gone" }))
       })
       const out = yield* Expansion.stage({ budget: 5000 }).run(active, active.tokens).pipe(
         Effect.provideService(DagStore.DagStore, failing)

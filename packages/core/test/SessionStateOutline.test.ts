@@ -82,3 +82,38 @@ describe("SessionState.outline", () => {
     assert.isUndefined(outline.lastCommit)
   })
 })
+
+describe("the next step, one rule for the header and the hand-over", () => {
+  // The turn the header's `Next:` line cites, and its words.
+  const headerNext = (state: SessionState.State) => SessionState.render(state).match(/^Next:\n(- .*)$/m)?.[1]
+
+  it("both give the same step, in their own words, whatever the state", () => {
+    const cases: ReadonlyArray<readonly [string, ReadonlyArray<ConversationTurn.ConversationTurn>, string | undefined, string | undefined]> = [
+      // A request the agent works on without a plan and without an answer: the request (the
+      // outline used to give nothing here, the request not being the last turn).
+      ["working", [user("u1", "Fix the login bug"), ...bash("b1", "ls", "src")], "Fix the login bug",
+        "- the first request, not yet answered [u1]"],
+      // The agent planned after the request: the plan's open item (the header used to give the request).
+      ["planned", work, "add a test", "- plan: add a test [t1]"],
+      // A request made after the plan: the request.
+      ["asked again", [...work, user("u2", "Now make the logout button red")], "Now make the logout button red",
+        "- the latest request, not yet answered [u2]"],
+      // Answered, no plan: the newest open error before the agent's stated intent (the header used to
+      // give the intent).
+      ["error", [user("u1", "Ship it"), ...bash("b1", "pnpm test", "FAIL a.test.ts\nTests: 1 failed", true),
+        say("a1", "The test fails. Now I'll write the release notes.")], "resolve pnpm test: FAIL a.test.ts",
+        "- resolve pnpm test: FAIL a.test.ts [b1r]"],
+      // Answered, no plan, no open error: the agent's stated intent (the outline used to give nothing).
+      ["intent", [user("u1", "Ship it"), say("a1", "The build is green. Now I'll write the release notes.")],
+        "Now I'll write the release notes", "- the agent's last stated intent: Now I'll write the release notes [a1]"]
+    ]
+    for (const [name, turns, outlined, header] of cases) {
+      const state = SessionState.fold(turns)
+      const next = SessionState.outline(state).next
+      assert.strictEqual(next?.text, outlined, name)
+      assert.strictEqual(headerNext(state), header, name)
+      if (next !== undefined) assert.include(header ?? "", `[${SessionState.shortId(next.turnId)}]`, name)
+    }
+  })
+})
+

@@ -17,11 +17,11 @@
  */
 import type { ConversationTurn } from "@precis/core"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { ImportError } from "./ImportError.js"
 import { LineFailure, Sink } from "./internal/common.js"
 import * as Detect from "./internal/detect.js"
 import type { Format as SourceFormat } from "./internal/format.js"
@@ -77,27 +77,16 @@ export const sources: ReadonlyArray<Source> = registry.map(({ lineBased, name, t
  */
 export const formats: ReadonlyArray<Format> = ["auto", ...sources.map((source) => source.name)]
 
-/**
- * Bad input: the file, the 1-based line, and what is wrong there. Its message
- * is `FILE:LINE: reason`.
- *
- * @example
- * ```ts
- * import { Importer } from "@precis/importers"
- * new Importer.ImportError({ file: "session.jsonl", line: 7, reason: "invalid JSON" }).message
- * // "session.jsonl:7: invalid JSON"
- * ```
- * @since 0.1.0
- */
-export class ImportError extends Data.TaggedError("ImportError")<{
-  readonly file: string
-  readonly line: number
-  readonly reason: string
-}> {
-  override get message(): string {
-    return `${this.file}:${this.line}: ${this.reason}`
-  }
-}
+export {
+  /**
+   * Bad input: the file, the 1-based line, why and what is wrong there (see
+   * the `ImportError` module). Its message is `FILE:LINE: description`.
+   *
+   * @since 0.1.0
+   * @category Errors
+   */
+  ImportError
+} from "./ImportError.js"
 
 /**
  * What {@link importFile} is asked for besides the path. The session a file's
@@ -130,7 +119,8 @@ const undetected = (file: string): ImportError =>
   new ImportError({
     file,
     line: 1,
-    reason: `cannot detect the transcript format; pass one of ${formats.filter((f) => f !== "auto").join(", ")}`
+    reason: "UnknownFormat",
+    description: `cannot detect the transcript format; pass one of ${formats.filter((f) => f !== "auto").join(", ")}`
   })
 
 /**
@@ -233,7 +223,7 @@ const isBlank = (text: string): boolean => /^\uFEFF?\s*$/.test(text)
  * @internal
  */
 export const toImportError = (file: string, error: unknown): ImportError => {
-  if (error instanceof LineFailure) return new ImportError({ file, line: error.line, reason: error.reason })
+  if (error instanceof LineFailure) return new ImportError({ file, line: error.line, reason: "InvalidLine", description: error.reason })
   throw error
 }
 
@@ -293,7 +283,7 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
 ) {
   const fs = yield* FileSystem.FileSystem
   const unreadable = (error: { readonly message: string }) =>
-    new ImportError({ file: path, line: 1, reason: `cannot read the file: ${error.message}` })
+    new ImportError({ file: path, line: 1, reason: "Unreadable", description: `cannot read the file: ${error.message}` })
   let format = options.format ?? "auto"
   if (format === "auto") {
     const head = yield* fs.stream(path, { bytesToRead: detectionSampleBytes }).pipe(
@@ -315,7 +305,7 @@ export const importFile = Effect.fn("Importer.importFile")(function*(
   if (!source.lineBased) {
     const text = source.gather === undefined
       ? yield* Effect.mapError(fs.readFileString(path), unreadable)
-      : yield* Effect.mapError(source.gather(path), (reason) => new ImportError({ file: path, line: 1, reason }))
+      : yield* Effect.mapError(source.gather(path), (description) => new ImportError({ file: path, line: 1, reason: "Unreadable", description }))
     if (isBlank(text)) return nothing(path, format)
     yield* Effect.try({ try: () => source.reader(text, out), catch: (e) => toImportError(path, e) })
     return imported

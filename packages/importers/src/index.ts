@@ -8,6 +8,9 @@
 export * as Importer from "./Importer.js"
 
 /** @since 0.1.0 */
+export * as ImportError from "./ImportError.js"
+
+/** @since 0.1.0 */
 export * as SkipReport from "./SkipReport.js"
 
 /** @since 0.1.0 */

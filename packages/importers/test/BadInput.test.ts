@@ -33,7 +33,7 @@ describe("repeated ids (1)", () => {
 
   it("a repeat with a different role is an error too", () => {
     const e = err(jsonl({ id: "a", role: "user", content: "one" }, { id: "a", role: "assistant", content: "one" }), "precis")
-    assert.strictEqual(e.reason, `turn id "a" repeats the turn of line 1 with a different role`)
+    assert.strictEqual(e.description, `turn id "a" repeats the turn of line 1 with a different role`)
   })
 
   it("in JSON formats, at the line where the repeating message starts", () => {
@@ -80,7 +80,7 @@ describe("roles (3)", () => {
   })
 
   it("an empty role is an error", () => {
-    assert.strictEqual(err(jsonl({ role: "", content: "b" }), "precis").reason, "empty \"role\"")
+    assert.strictEqual(err(jsonl({ role: "", content: "b" }), "precis").description, "empty \"role\"")
   })
 
   it("short words pass: tool_result, tool-call, Human42", () => {
@@ -94,7 +94,7 @@ describe("timestamps (5)", () => {
 
   it("must be ISO-8601 dates or date-times on a real calendar", () => {
     for (const bad of ["yesterday", "2025-02-30T00:00:00Z", "2025-13-01", "2025-01-01T25:00:00Z", "1700000000", ""]) {
-      expect(err(at(bad), "precis").reason, bad).toBe(`"timestamp" must be an ISO-8601 date-time, got ${JSON.stringify(bad)}`)
+      expect(err(at(bad), "precis").description, bad).toBe(`"timestamp" must be an ISO-8601 date-time, got ${JSON.stringify(bad)}`)
     }
   })
 
@@ -107,11 +107,11 @@ describe("timestamps (5)", () => {
 
   it("of the wrong type are errors in Claude Code, OpenAI and OpenAssistant files, not silently dropped", () => {
     const claude = jsonl({ type: "user", uuid: "u", timestamp: 1700000000, message: { role: "user", content: "ok" } })
-    assert.strictEqual(err(claude, "claude-code").reason, "\"timestamp\" must be a string when present")
+    assert.strictEqual(err(claude, "claude-code").description, "\"timestamp\" must be a string when present")
     assert.strictEqual(err(pretty([{ role: "user", content: "a", timestamp: 5 }]), "openai").line, 2)
     const oasst = tree("t", "q", "a")
     const e = err(jsonl({ ...oasst, prompt: { ...oasst.prompt, created_date: 5 } }), "oasst")
-    assert.strictEqual(e.reason, "\"created_date\" must be a string when present")
+    assert.strictEqual(e.description, "\"created_date\" must be a string when present")
     assert.strictEqual(err(pretty([{ action: "message", args: { content: "hi" }, timestamp: "soon" }]), "openhands").line, 2)
   })
 })
@@ -121,7 +121,7 @@ describe("metadata depth (5)", () => {
 
   it("up to 32 levels is kept; deeper is an error at the line, whatever the depth", () => {
     assert.strictEqual(ok(jsonl({ role: "user", content: "x", metadata: nested(32) }), "precis").length, 1)
-    assert.strictEqual(err(jsonl({ role: "user", content: "x", metadata: nested(33) }), "precis").reason, "\"metadata\" nests deeper than 32 levels")
+    assert.strictEqual(err(jsonl({ role: "user", content: "x", metadata: nested(33) }), "precis").description, "\"metadata\" nests deeper than 32 levels")
     const deep = "{\"a\":".repeat(5000) + "1" + "}".repeat(5000)
     const e = err(`${jsonl({ role: "user", content: "a" })}{"role":"user","content":"x","metadata":${deep}}\n`, "precis")
     assert.strictEqual(e.line, 2)
@@ -144,7 +144,7 @@ describe("OpenHands field types (5)", () => {
     it(`${reason}: an error at the event's line, not an empty turn`, () => {
       const text = pretty([{ ...base, action: "message", args: { content: "go" } }, { ...base, ...fields }])
       const e = err(text, "openhands")
-      assert.strictEqual(e.reason, `event 2: ${reason}`)
+      assert.strictEqual(e.description, `event 2: ${reason}`)
       // The second event starts on the line after the first one's closing "},".
       assert.strictEqual(e.line, text.split("\n").indexOf("  },") + 2)
     })

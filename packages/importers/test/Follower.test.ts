@@ -12,19 +12,11 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { afterAll } from "vitest"
 import * as Follower from "../src/Follower.js"
 import * as Changes from "../src/internal/follow/changes.js"
-import { following, polls, sessionJsonl, tempDir } from "./follow.js"
+import { caseFolders, following, polls, sessionJsonl } from "./follow.js"
 
-const root = tempDir()
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-let count = 0
-const fresh = () => {
-  const dir = path.join(root, `case${count++}`)
-  fs.mkdirSync(dir)
-  return dir
-}
+const fresh = caseFolders()
 
 const imported = (events: ReadonlyArray<Follower.Event>) =>
   events.flatMap((e) => (e._tag === "Imported" ? [`${path.basename(e.file)}:${e.added}`] : []))

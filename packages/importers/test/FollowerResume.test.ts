@@ -16,21 +16,11 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll } from "vitest"
 import * as Importer from "../src/Importer.js"
 import * as Follower from "../src/Follower.js"
-import { followerLayer, following, polls, tempDir } from "./follow.js"
+import { at, caseFolders, followerLayer, following, polls } from "./follow.js"
 
-const root = tempDir()
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-let count = 0
-const fresh = () => {
-  const dir = path.join(root, `case${count++}`)
-  fs.mkdirSync(dir)
-  return dir
-}
-
-const at = (i: number) => new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString()
+const fresh = caseFolders()
 
 /**
  * A Claude Code session of `rounds` rounds: an assistant line calling a tool (ids reused as

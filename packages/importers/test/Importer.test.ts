@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as ImportError from "../src/ImportError.js"
 import * as Importer from "../src/Importer.js"
 import * as LineParser from "../src/LineParser.js"
 import { err, jsonl, ok } from "./helpers.js"
@@ -189,7 +190,9 @@ describe("precis JSONL", () => {
     }`
     const e = err(text, "precis", "session.jsonl")
     assert.strictEqual(e._tag, "ImportError")
-    assert.strictEqual(e.line, 4)
+    assert.deepStrictEqual([e.reason, e.line], ["InvalidLine", 4])
+    assert.isTrue(ImportError.isImportError(e))
+    assert.isFalse(ImportError.isImportError(new Error(e.message)))
     assert.strictEqual(e.message, "session.jsonl:4: expected a JSON object with string \"role\" and \"content\"")
   })
 
@@ -244,7 +247,7 @@ describe("OpenAI chat messages", () => {
     const text = "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"user\" \"content\": \"x\"}\n]"
     const e = err(text, "openai", "chat.json")
     assert.strictEqual(e.line, 3)
-    expect(e.reason).toContain("invalid JSON")
+    expect(e.description).toContain("invalid JSON")
   })
 })
 
@@ -405,7 +408,7 @@ describe("SWE-agent trajectories", () => {
     const e = err(text, "swe-agent", "run.traj")
     const expected = text.split("\n").findIndex((l) => l.includes("\"role\": 3")) // the line after the "{"
     assert.strictEqual(e.line, expected)
-    expect(e.reason).toContain("history[2]")
+    expect(e.description).toContain("history[2]")
   })
 })
 
@@ -463,7 +466,7 @@ describe("OpenAI-style messages (openai and swe-agent)", () => {
     const text = JSON.stringify({ history: [{ role: "user", content: "hi" }, { role: "assistant", tool_calls: [{ id: 1 }] }] }, null, 2)
     const e = err(text, "swe-agent", "run.traj")
     assert.strictEqual(e.line, text.split("\n").findIndex((l) => l.includes("\"assistant\"")))
-    assert.strictEqual(e.reason, "history[1]: \"tool_calls\" must be an array of { id, function: { name, arguments } }")
+    assert.strictEqual(e.description, "history[1]: \"tool_calls\" must be an array of { id, function: { name, arguments } }")
   })
 })
 
@@ -495,7 +498,7 @@ describe("OpenHands events", () => {
     const text = "[\n" + [...openHandsEvents.slice(0, 2), { id: 9, source: "agent" }].map((e) => JSON.stringify(e)).join(",\n") + "\n]"
     const e = err(text, "openhands", "events.json")
     assert.strictEqual(e.line, 4)
-    expect(e.reason).toContain("event 3")
+    expect(e.description).toContain("event 3")
   })
 })
 
@@ -630,6 +633,7 @@ describe("importFile", () => {
       const e = yield* Effect.flip(Importer.importFile("/nonexistent/precis/session.jsonl"))
       assert.strictEqual(e.line, 1)
       expect(e.message).toMatch(/^\/nonexistent\/precis\/session\.jsonl:1: cannot read the file/)
+      assert.strictEqual(e.reason, "Unreadable")
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 })
 

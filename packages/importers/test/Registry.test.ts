@@ -35,7 +35,8 @@ describe("the registry of formats", () => {
     const undetected = Importer.parse("hello", "auto", "notes.txt")
     assert.isTrue(undetected._tag === "Left")
     if (undetected._tag === "Left") {
-      expect(undetected.left.reason).toBe(`cannot detect the transcript format; pass one of ${Importer.formats.slice(1).join(", ")}`)
+      assert.strictEqual(undetected.left.reason, "UnknownFormat")
+      expect(undetected.left.description).toBe(`cannot detect the transcript format; pass one of ${Importer.formats.slice(1).join(", ")}`)
     }
   })
 

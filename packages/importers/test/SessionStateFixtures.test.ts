@@ -53,8 +53,12 @@ describe.skipIf(!existsSync(fixtures))("the session state at the Claude Code fix
     expect(header).toContain("- mix compile: passed before 6 edits [a1af5b06]")
     // The suite passed, then four edits of otel_trace_helpers.ex and .dialyzerignore.
     expect(header).toContain("- mix test --seed 0: passed before 5 edits, 14 doctests, 297 tests, 0 failures [c4ab22ab]")
-    // The agent ended with its summary, its plan all done: its last stated intent is what is left.
-    expect(header).toContain("Next:\n- the agent's last stated intent: Let me close the task and document the status [996e49cf]\n")
+    // The agent ended with its summary, its plan all done, a commit still refused by the hook: resolving
+    // it comes before its last stated intent (closing the task), as in the project's digest.
+    expect(header).toContain(
+      "Next:\n- resolve git commit \"feat: instrument hook controllers with trace correlation and error spans\" failed: " +
+        "Pre-commit validation failed: [DIALYZER] [632cf677]\n"
+    )
     expect(header).not.toContain("User said:")
     // The hook refused the unformatted commit: mix format, then the same commit went through.
     expect(header).toContain("Code is not formatted. [4786f4f4] → fixed, running mix format [8a13fafc]")

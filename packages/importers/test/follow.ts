@@ -11,10 +11,29 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { afterAll } from "vitest"
 import * as Follower from "../src/Follower.js"
 
 /** A new folder under the system's temporary one. */
 export const tempDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "precis-follow-"))
+
+/**
+ * A folder for this test file, removed after its tests; each call of the
+ * function returned makes a new folder in it, one per case.
+ */
+export const caseFolders = (): (() => string) => {
+  const root = tempDir()
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+  let count = 0
+  return () => {
+    const dir = path.join(root, `case${count++}`)
+    fs.mkdirSync(dir)
+    return dir
+  }
+}
+
+/** Minute `i` of 2025-01-01, as an ISO-8601 timestamp: the time of the `i`th line of a test's session. */
+export const at = (i: number): string => new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString()
 
 /** The follower over the SQLite store `filename` (with the store, for the tests to read it). */
 export const followerLayer = (filename: string): Layer.Layer<Follower.Follower | Store.Store | FollowedFiles.FollowedFiles> =>
@@ -58,6 +77,6 @@ export const sessionJsonl = (count: number, prefix = "t"): string =>
     JSON.stringify({
       id: `${prefix}${i}`,
       role: i % 2 === 0 ? "user" : "assistant",
-      timestamp: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+      timestamp: at(i),
       content: `Step ${i}: edited src/module${i}.ts and ran \`pnpm test\`; it failed, fixed by guarding the call.`
     })).join("\n") + "\n"

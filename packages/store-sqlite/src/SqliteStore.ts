@@ -181,19 +181,20 @@ const open = (options: SqliteOptions): Layer.Layer<Store.Store | FollowedFiles.F
     return Layer.fail(
       new StoreError.StoreError({
         operation: "Store.open",
-        reason: "the database filename is empty (SQLite would use a temporary database and throw it away)"
+        reason: "InvalidInput",
+        description: "the database filename is empty (SQLite would use a temporary database and throw it away)"
       })
     )
   }
   const irregular = options.filename === ":memory:" ? undefined : notRegular(options.filename)
   if (irregular !== undefined) {
-    return Layer.fail(new StoreError.StoreError({ operation: "Store.open", reason: irregular, filename: options.filename }))
+    return Layer.fail(new StoreError.StoreError({ operation: "Store.open", reason: "NotAStore", description: irregular, filename: options.filename }))
   }
   // A read-write connection creates a missing file: a reader, and a writer that creates nothing, check first.
   const creates = options.readonly !== true && options.create !== false
   if (!creates && options.filename !== ":memory:" && !existsSync(options.filename)) {
     return Layer.fail(
-      new StoreError.StoreError({ operation: "Store.open", reason: "no such file", filename: options.filename })
+      new StoreError.StoreError({ operation: "Store.open", reason: "NotFound", description: "no such file", filename: options.filename })
     )
   }
   const connection = options.readonly === true

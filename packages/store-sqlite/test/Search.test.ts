@@ -67,7 +67,7 @@ describe("SearchIndex.search (SQLite)", () => {
         for (const limit of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
           const error = yield* Effect.flip(store.search("a", "migration", { limit }))
           assert.strictEqual(error._tag, "StoreError")
-          assert.strictEqual(error.reason, `limit must be an integer >= 0 (got ${limit})`)
+          assert.deepStrictEqual([error.reason, error.description], ["InvalidInput", `limit must be an integer >= 0 (got ${limit})`])
         }
         // Even a query without terms, which runs no SQL.
         assert.strictEqual((yield* Effect.flip(store.search("a", "*", { limit: -1 })))._tag, "StoreError")

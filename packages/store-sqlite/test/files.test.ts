@@ -519,7 +519,8 @@ describe("SqliteStore: read-only means read-only, nothing created by mistake, wr
     Effect.gen(function*() {
       const late = file("late.db")
       const reader = SqliteStore.layer({ filename: late, readonly: true })
-      assert.strictEqual((yield* Effect.flip(Effect.scoped(Layer.build(reader)))).reason, "no such file")
+      const missing = yield* Effect.flip(Effect.scoped(Layer.build(reader)))
+      assert.deepStrictEqual([missing.reason, missing.description], ["NotFound", "no such file"])
       yield* withStore({ filename: late }, (store) => store.appendTurns("s", [Fixtures.turn("user", "hello")]))
       const sessions = yield* Effect.scoped(
         Effect.flatMap(Layer.build(reader), (ctx) => Effect.flatMap(Effect.provide(Store.all, ctx), (store) => store.sessions))

@@ -22,6 +22,7 @@ import * as Migrations from "./internal/migrations.js"
 import * as Search from "./internal/search.js"
 import { immediate } from "./internal/transaction.js"
 import * as Turns from "./internal/turns.js"
+import * as Usable from "./internal/usable.js"
 import * as Work from "./internal/workQueue.js"
 import { FollowedFiles } from "./FollowedFiles.js"
 import * as Store from "./Store.js"
@@ -95,7 +96,7 @@ export interface MakeOptions {
  *
  * @since 0.1.0
  */
-export type Mode = "read" | "write" | "update"
+export type Mode = Usable.Mode
 
 /**
  * The {@link Mode} of a store opened with `options`.
@@ -122,7 +123,7 @@ export const schemaVersion: number = Migrations.knownVersion
  * @since 0.1.0
  */
 export const requireUsable = (mode: Mode): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
-  Effect.mapError(Migrations.requireUsable(mode), (cause) => StoreError.fromCause(cause, "Store.open"))
+  Effect.mapError(Usable.requireUsable(mode), (cause) => StoreError.fromCause(cause, "Store.open"))
 
 // A constant advisory-lock key that serializes migrations across processes
 // (in its own transaction, so it is released at commit).
@@ -132,7 +133,7 @@ const MIGRATION_LOCK = 0x70726563
 // opening a new file do not race).
 const migrateSqlite = (transaction: Dialects.Dialect["transaction"], mode: Mode) =>
   transaction(Effect.zipRight(
-    Migrations.requireUsable(mode),
+    Usable.requireUsable(mode),
     // The migrator turns a failed migration into a defect: report it as a StoreError.
     Effect.catchAllDefect(Migrations.migrate, (defect) => Effect.fail(StoreError.fromCause(defect, "Store.migrate")))
   ))
@@ -142,7 +143,7 @@ const migrateSqlite = (transaction: Dialects.Dialect["transaction"], mode: Mode)
 const migratePg = (sql: SqlClient.SqlClient, mode: Mode) =>
   sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
-    yield* Migrations.requireUsable(mode)
+    yield* Usable.requireUsable(mode)
     // The migrator probes its table with a query that fails when the table is
     // missing, which would abort this transaction: create it first, as it would.
     yield* sql`CREATE TABLE IF NOT EXISTS ${sql(Migrations.MIGRATIONS_TABLE)} (
@@ -176,7 +177,7 @@ export const make = (
     const transaction = dialect._tag === "sqlite"
       ? immediate(sql, { wait: Duration.decode(dialect.leaseTtl ?? "30 seconds"), name: options.filename })
       : sql.withTransaction
-    if (readonly) yield* Migrations.requireUsable("read")
+    if (readonly) yield* Usable.requireUsable("read")
     else yield* dialect._tag === "sqlite" ? migrateSqlite(transaction, mode) : migratePg(sql, mode)
     const env: Dialects.Env = {
       sql,

@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as DagStore from "../src/DagStore.js"
 import * as SearchIndex from "../src/SearchIndex.js"
 import * as Store from "../src/Store.js"
-import { StoreError, TurnConflictError } from "../src/StoreError.js"
+import { isStoreError, StoreError, TurnConflictError } from "../src/StoreError.js"
 import * as TurnStore from "../src/TurnStore.js"
 import * as WorkQueue from "../src/WorkQueue.js"
 
@@ -69,35 +69,47 @@ describe("Store", () => {
     }).pipe(
       Effect.provide(Context.make(TurnStore.TurnStore, pick(turnKeys)).pipe(
         Context.add(DagStore.DagStore, pick(dagKeys)),
-        Context.add(SearchIndex.SearchIndex, pick(["search", "indexSearch"])),
-        Context.add(WorkQueue.WorkQueue, pick(["claimWork", "settleWork", "withSessionLease", "tryWithSessionLease"]))
+        Context.add(SearchIndex.SearchIndex, pick(searchKeys)),
+        Context.add(WorkQueue.WorkQueue, pick(workKeys))
       ))
     ))
 })
 
-const turnKeys = [
-  "appendTurns",
-  "withTransaction",
-  "turns",
-  "turnsWithIdPrefix",
-  "openingTurns",
-  "uncoveredTurns",
-  "sessions",
-  "projectSessions",
-  "sessionState",
-  "saveSessionState"
-] as const
-const dagKeys = [
-  "summary",
-  "summaries",
-  "parentless",
-  "children",
-  "sourceTurns",
-  "latestLeaf",
-  "insertLeaf",
-  "insertCondensed",
-  "rewriteSummary"
-] as const
+// The methods of each part, as records the compiler checks against its service: a method
+// added to a port without being named here (or one named that it lacks) does not compile.
+const names = <S>() =>
+<const R extends Record<keyof S, true>>(record: R & Record<Exclude<keyof R, keyof S>, never>): ReadonlyArray<keyof S & keyof R> =>
+  Object.keys(record) as Array<keyof S & keyof R>
+const turnKeys = names<TurnStore.Service>()({
+  appendTurns: true,
+  withTransaction: true,
+  turns: true,
+  turnsWithIdPrefix: true,
+  openingTurns: true,
+  uncoveredTurns: true,
+  sessions: true,
+  projectSessions: true,
+  sessionState: true,
+  saveSessionState: true
+})
+const dagKeys = names<DagStore.Service>()({
+  summary: true,
+  summaries: true,
+  parentless: true,
+  children: true,
+  sourceTurns: true,
+  latestLeaf: true,
+  insertLeaf: true,
+  insertCondensed: true,
+  rewriteSummary: true
+})
+const searchKeys = names<SearchIndex.Service>()({ search: true, indexSearch: true })
+const workKeys = names<WorkQueue.Service>()({
+  claimWork: true,
+  settleWork: true,
+  withSessionLease: true,
+  tryWithSessionLease: true
+})
 
 /** A part of `nothing` as its own object, holding only `keys`. */
 function pick<K extends keyof Store.Service>(keys: ReadonlyArray<K>): never {
@@ -106,10 +118,48 @@ function pick<K extends keyof Store.Service>(keys: ReadonlyArray<K>): never {
 
 describe("StoreError", () => {
   it("names the operation, or the file of a file store", () => {
-    const error = new StoreError({ operation: "DagStore.insertLeaf", reason: "a leaf needs at least one turn" })
+    const error = new StoreError({
+      operation: "DagStore.insertLeaf",
+      reason: "InvalidInput",
+      description: "a leaf needs at least one turn"
+    })
     assert.strictEqual(error.message, "DagStore.insertLeaf: a leaf needs at least one turn")
-    assert.strictEqual(StoreError.fromCause(error, "Store.open", "x.db").message, "x.db: a leaf needs at least one turn")
-    assert.strictEqual(StoreError.fromCause(error, "Store.open", "x.db").operation, "DagStore.insertLeaf")
+    const named = StoreError.fromCause(error, "Store.open", "x.db")
+    assert.deepStrictEqual([named.message, named.operation, named.reason], [
+      "x.db: a leaf needs at least one turn",
+      "DagStore.insertLeaf",
+      "InvalidInput"
+    ])
+  })
+
+  it("names the store its caller gave, before the operation, unless it names its file", () => {
+    const error = new StoreError({ operation: "TurnStore.sessions", reason: "Unavailable", description: "refused" })
+    assert.strictEqual(error.inStore("postgres://h/db").message, "postgres://h/db: TurnStore.sessions: refused")
+    assert.strictEqual(error.inStore("postgres://h/db").reason, "Unavailable")
+    const file = StoreError.fromCause(error, "Store.open", "x.db")
+    assert.strictEqual(file.inStore("other.db").message, "x.db: refused")
+  })
+
+  it("reads the reason from the driver's code: SQLite's, PostgreSQL's SQLSTATE, a socket's", () => {
+    const driver = (code: string | undefined) => {
+      const inner = Object.assign(new Error("failed"), code === undefined ? {} : { code })
+      return StoreError.fromCause(new SqlError({ cause: inner, message: "Failed" }), "TurnStore.turns").reason
+    }
+    assert.deepStrictEqual(
+      ["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "55P03", "SQLITE_READONLY_DBMOVED", "25006", "SQLITE_NOTADB", "57014",
+        "ECONNREFUSED", "28P01", "08006", "SQLITE_IOERR_WRITE", "SQLITE_FULL", "EACCES", "SQLITE_CONSTRAINT_UNIQUE", undefined]
+        .map(driver),
+      ["Locked", "Locked", "Locked", "ReadOnly", "ReadOnly", "NotAStore", "Timeout",
+        "Unavailable", "Unavailable", "Unavailable", "Io", "Io", "Io", "Unknown", "Unknown"]
+    )
+  })
+
+  it("carries the store's TypeId: the guard tells its errors from any other", () => {
+    const error = new StoreError({ operation: "Store.open", reason: "NotFound", description: "no such file" })
+    assert.isTrue(isStoreError(error))
+    assert.isTrue(isStoreError(new TurnConflictError({ sessionId: "s", turnId: "t", field: "role" })))
+    assert.isFalse(isStoreError(new Error("no such file")))
+    assert.isFalse(isStoreError({ _tag: "StoreError", reason: "NotFound" }))
   })
 
   it("reads the driver's own message out of an SqlError, and keeps the SqlError as the cause", () => {

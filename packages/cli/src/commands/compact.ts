@@ -8,17 +8,14 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import { CompactionManager, type CompactionOptions, CompactionProgress } from "@precis/compaction"
+import { CompactionManager, CompactionProgress } from "@precis/compaction"
 import { Escape, Summarizer } from "@precis/core"
-import type { OpenAiProvider } from "@precis/provider-openai"
 import { Importer } from "@precis/importers"
-import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
-import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { CliError, inStore } from "../internal/errors.js"
+import { CliError, inStore, reported } from "../internal/errors.js"
 import { readConversations } from "../internal/input.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import * as Layers from "../internal/layers.js"
@@ -33,17 +30,6 @@ import * as Session from "../internal/session.js"
 const statsLine = (stats: CompactionManager.CompactionStats): string =>
   `compacted ${stats.turnsCompacted} turns into ${stats.leafSummariesCreated} leaf and ` +
   `${stats.condensedSummariesCreated} condensed summaries`
-
-/** What `compact` fails with: each is printed as one line. */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | CompactionOptions.InvalidOptionsError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
-  | CompactionManager.ProviderUnavailableError
-  | Importer.ImportError
-  | StoreError.StoreError
 
 /** What `compact` does, in one line (the root page and the README list it). */
 export const summary = "Import FILE if given, then compact the session into a DAG of summaries"
@@ -168,5 +154,6 @@ export const command = Command.make(
       "not given by a flag is read from its PRECIS_COMPACTION_* variable (all thirteen: PRECIS_COMPACTION_THRESHOLD, " +
       "_LOW_WATER, _MAX_TURNS, _FRESH_TAIL_TOKENS, _LEAF_TARGET_TOKENS, _CONDENSE_TARGET_TOKENS as well), else " +
       "it is the library's default."
-  )
+  ),
+  reported
 )

@@ -5,29 +5,18 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { Condenser, type ContextError } from "@precis/context"
-import { type Summarizer, Transcript } from "@precis/core"
+import { Condenser } from "@precis/context"
+import { Transcript } from "@precis/core"
 import { Importer } from "@precis/importers"
-import type { OpenAiProvider } from "@precis/provider-openai"
-import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CliError } from "../internal/errors.js"
+import { CliError, reported } from "../internal/errors.js"
 import { readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
 import * as Render from "../internal/render.js"
-
-/** What `condense` fails with: each is printed as one line. */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | Importer.ImportError
-  | ContextError.InvalidContextOptionsError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
 
 /** What `condense` does, in one line (the root page and the README list it). */
 export const summary = "Fit the turns of a file into --budget N tokens (no store)"
@@ -75,5 +64,6 @@ export const command = Command.make(
     "Fit the turns of a file into --budget N tokens (no store): old tool output masked, low-value turns " +
       "forgotten, older turns summarized, then a hard window. Prints the condensed context, and each stage's " +
       "report on stderr (in the JSON with --json)."
-  )
+  ),
+  reported
 )

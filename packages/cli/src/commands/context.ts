@@ -14,23 +14,20 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { Assembler, AssemblerConfig, type ContextError, Layout, ProjectDigest } from "@precis/context"
-import { type StoreError, TurnStore } from "@precis/store"
+import { Assembler, AssemblerConfig, Layout, ProjectDigest } from "@precis/context"
+import { TurnStore } from "@precis/store"
 import { Escape } from "@precis/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as path from "node:path"
-import { CliError, inStore } from "../internal/errors.js"
+import { CliError, inStore, reported } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
 import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
-
-/** What `context` fails with: each is printed as one line. */
-export type Failure = CliError | StoreError.StoreError | ContextError.InvalidContextOptionsError
 
 /** `--project DIR`: the project's digest, within `budget` tokens (the digest's default without one). */
 const projectDigest = (directory: string, budget: number | undefined, json: boolean) =>
@@ -133,5 +130,6 @@ export const command = Command.make(
       "first; not with --no-expand) and report each stage on stderr (in the JSON with --json). A session whose " +
       "turns all fit the budget is printed whole, verbatim, with no summary. " +
       "With --project DIR, print the digest a new session in that folder starts with instead."
-  )
+  ),
+  reported
 )

@@ -26,14 +26,12 @@
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { ActiveContext, CompactionManager, type CompactionOptions } from "@precis/compaction"
+import { ActiveContext, CompactionManager } from "@precis/compaction"
 import { Layout } from "@precis/context"
-import { SessionState, type Summarizer, TokenEstimator } from "@precis/core"
+import { SessionState, TokenEstimator } from "@precis/core"
 import { Follower, type Importer, SkipReport } from "@precis/importers"
-import type { OpenAiProvider } from "@precis/provider-openai"
-import { DagStore, type StoreError, TurnStore } from "@precis/store"
+import { DagStore, TurnStore } from "@precis/store"
 import * as Clock from "effect/Clock"
-import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -44,22 +42,12 @@ import * as ClaudeCode from "../internal/claudeCode.js"
 import * as ClaudeCodeStart from "../internal/claudeCodeStart.js"
 import * as AgentHooks from "../internal/agentHooks.js"
 import * as OpencodePlugin from "../internal/opencodePlugin.js"
-import { CliError, inStore } from "../internal/errors.js"
+import { CliError, inStore, reported } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import * as SkippedLines from "../internal/skippedLines.js"
 import { withVerbosity } from "../internal/output.js"
 import { StdinRef } from "../internal/stdin.js"
-
-/** What `hook claude-code` fails with: each is printed as one line. */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | StoreError.StoreError
-  | CompactionOptions.InvalidOptionsError
-  | CompactionManager.ProviderUnavailableError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
 
 /** `~/x`, as Claude Code may write a path, made absolute with `HOME`. */
 const expandHome = (file: string) =>
@@ -263,7 +251,7 @@ const hookCommand = (agent: Agent) => Command.make(
         onTimeout: () => new CliError({ reason: `stopped at the deadline (${Duration.format(deadline)}): the next hook goes on` })
       })
     }).pipe(withVerbosity(args.verbose))
-).pipe(Command.withDescription(agent.description))
+).pipe(Command.withDescription(agent.description), reported)
 
 /** `precis hook claude-code`. */
 export const claudeCode = hookCommand({
@@ -326,5 +314,6 @@ export const opencode = hookCommand({
 /** The `hook` command: one subcommand per agent whose hooks run precis. */
 export const command = Command.make("hook").pipe(
   Command.withDescription("Hooks for coding agents: precis hook claude-code, precis hook codex, precis hook gemini, precis hook opencode."),
-  Command.withSubcommands([claudeCode, codex, gemini, opencode])
+  Command.withSubcommands([claudeCode, codex, gemini, opencode]),
+  reported
 )

@@ -6,9 +6,8 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import { type CliError, inStore } from "../internal/errors.js"
+import { inStore, reported } from "../internal/errors.js"
 import { Importer } from "@precis/importers"
-import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -18,9 +17,6 @@ import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
 import * as Session from "../internal/session.js"
 import * as SkippedLines from "../internal/skippedLines.js"
-
-/** What `import` fails with: each is printed as one line. */
-export type Failure = CliError | Importer.ImportError | StoreError.StoreError
 
 /** What `import` does, in one line (the root page and the README list it). */
 export const summary = "Append the turns of a conversation file to a session"
@@ -63,5 +59,6 @@ export const command = Command.make(
       "unless --strict). " +
       "Importing the same file again adds nothing. A file of several conversations (OpenAssistant trees) gives a session " +
       "per conversation, named --session (or the file's base name) followed by -TREE-ID."
-  )
+  ),
+  reported
 )

@@ -34,7 +34,7 @@ import * as ClaudeCode from "../internal/claudeCode.js"
 import * as Settings from "../internal/claudeSettings.js"
 import * as Codex from "../internal/codexConfig.js"
 import * as AgentHooks from "../internal/agentHooks.js"
-import { CliError } from "../internal/errors.js"
+import { CliError, reported } from "../internal/errors.js"
 import * as HomeFolders from "../internal/homeFolders.js"
 import * as Plan from "../internal/installPlan.js"
 import * as McpServers from "../internal/mcpServers.js"
@@ -306,11 +306,13 @@ export const summary = "Set up an agent to use precis: its MCP server and hooks 
 /** The `install` command. */
 export const command = Command.make("install").pipe(
   Command.withDescription("Set up an agent to use precis: precis install claude-code | codex | gemini | opencode."),
-  Command.withSubcommands([installClaudeCode, codex.install, gemini.install, opencode.install])
+  Command.withSubcommands([installClaudeCode, codex.install, gemini.install, opencode.install]),
+  reported
 )
 
 /** The `uninstall` command. */
 export const uninstall = Command.make("uninstall").pipe(
   Command.withDescription("Undo precis install: precis uninstall claude-code | codex | gemini | opencode."),
-  Command.withSubcommands([uninstallClaudeCode, codex.uninstall, gemini.uninstall, opencode.uninstall])
+  Command.withSubcommands([uninstallClaudeCode, codex.uninstall, gemini.uninstall, opencode.uninstall]),
+  reported
 )

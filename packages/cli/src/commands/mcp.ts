@@ -16,8 +16,6 @@ import * as Command from "@effect/cli/Command"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { ContextTool, McpStdio, McpTools, PrecisToolkit } from "@precis/recall"
-import type { StoreError } from "@precis/store"
-import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -26,18 +24,12 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { storeOf } from "../internal/claudeCode.js"
-import type { CliError } from "../internal/errors.js"
+import { reported } from "../internal/errors.js"
 import { exists } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
 import { version } from "../internal/version.js"
-
-/** What `mcp` fails with: each is printed as one line. */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | StoreError.StoreError
 
 /** What the server tells a client about its tools (sent with the answer to `initialize`). */
 const instructions = "precis keeps an agent's past sessions, turn by turn, with summaries of them (a DAG: " +
@@ -68,7 +60,7 @@ const opening = (db: Layers.Db) =>
       const child = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       const built = yield* Layer.buildWithScope(handlers(), child).pipe(
         Effect.onError(() => Scope.close(child, Exit.void)),
-        Effect.catchAll((error) => fail(error.filename === undefined ? `${db}: ${error.message}` : error.message))
+        Effect.catchAll((error) => fail(error.inStore(`${db}`).message))
       )
       opened = built
       return built
@@ -98,5 +90,6 @@ export const command = Command.make(
       "outcome; search takes a project too) and context (a session's context within a budget: summaries, " +
       "session-state header, recent turns). " +
       "Read-only. precis install claude-code registers it with Claude Code."
-  )
+  ),
+  reported
 )

@@ -6,8 +6,9 @@
  *
  * To add a command: write its module in this folder, exporting `command` (made
  * with `Command.make`, with a description and the shared options of
- * `internal/options.ts`) and `summary` (one line), then add the module to
- * {@link commands}.
+ * `internal/options.ts`, piped through `reported` of `internal/errors.ts`,
+ * which checks that its inferred errors are ones the CLI prints) and
+ * `summary` (one line), then add the module to {@link commands}.
  *
  * @internal
  */

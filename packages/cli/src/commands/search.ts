@@ -7,19 +7,16 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import { Escape } from "@precis/core"
-import { SearchIndex, type StoreError } from "@precis/store"
+import { SearchIndex } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { positional } from "../internal/argv.js"
-import { type CliError, inStore } from "../internal/errors.js"
+import { inStore, reported } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
 import * as Session from "../internal/session.js"
-
-/** What `search` fails with: each is printed as one line. */
-export type Failure = CliError | StoreError.StoreError
 
 /** The query: plain words, all of which must match. */
 const query = Args.text({ name: "QUERY" }).pipe(
@@ -63,5 +60,6 @@ export const command = Command.make(
   Command.withDescription(
     "Full-text search over the stored turns and summaries, best first; matches are marked «like this». " +
       "--json gives { query, session, hits: [{ kind, id, sessionId, snippet, rank, seq?, depth?, leafId? }] }."
-  )
+  ),
+  reported
 )

@@ -9,22 +9,18 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { StoreError } from "@precis/store"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Bind from "../internal/bind.js"
-import { CliError, inStore } from "../internal/errors.js"
+import { CliError, inStore, reported } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { withVerbosity } from "../internal/output.js"
 import * as Session from "../internal/session.js"
 import * as Viewer from "../internal/viewer.js"
-
-/** What `serve` fails with: each is printed as one line. */
-export type Failure = CliError | StoreError.StoreError
 
 /** What `serve` does, in one line (the root page and the README list it). */
 export const summary = "Serve a local, read-only web viewer of the store"
@@ -58,5 +54,6 @@ export const command = Command.make(
       "action lines), the context `precis context --budget N` assembles, and full-text search whose hits open " +
       "with the matches marked; long lists a page at a time. Answers only requests addressed to the names it " +
       "listens on (and localhost). Runs until Ctrl-C."
-  )
+  ),
+  reported
 )

@@ -7,18 +7,15 @@
  */
 import * as Command from "@effect/cli/Command"
 import { Escape, Transcript } from "@precis/core"
-import { type StoreError, TurnStore } from "@precis/store"
+import { TurnStore } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { type CliError, inStore } from "../internal/errors.js"
+import { inStore, reported } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
 import * as Session from "../internal/session.js"
 import { timeRange } from "../internal/sessionTimes.js"
-
-/** What `sessions` fails with: each is printed as one line. */
-export type Failure = CliError | StoreError.StoreError
 
 /** One session of `precis sessions --json`; `null` stands for a missing timestamp. */
 export interface SessionRow {
@@ -103,5 +100,6 @@ export const command = Command.make(
       "under the folder (project) they were held in when their turns name one. " +
       "--json gives { db, sessions: [{ id, turns, uncoveredTurns, summaries, timeRangeStart, timeRangeEnd, " +
       "project: { directory, gitRoot?, agent? } | null }] }."
-  )
+  ),
+  reported
 )

@@ -4,19 +4,15 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
-import type { StoreError } from "@precis/store"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Diagram from "../internal/diagram.js"
-import { type CliError, inStore } from "../internal/errors.js"
+import { inStore, reported } from "../internal/errors.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, withVerbosity } from "../internal/output.js"
 import * as Render from "../internal/render.js"
 import * as Session from "../internal/session.js"
-
-/** What `show` fails with: each is printed as one line. */
-export type Failure = CliError | StoreError.StoreError
 
 /** What `show` does, in one line (the root page and the README list it). */
 export const summary = "Print a session's summary DAG as a tree, a diagram or JSON"
@@ -43,5 +39,6 @@ export const command = Command.make(
       "--format mermaid or dot prints it as a diagram (a Mermaid flowchart for Markdown, a Graphviz digraph). " +
       "--json gives { session, nodes: [{ id, depth, tier, parentId, tokenEstimate, timeRangeStart, " +
       "timeRangeEnd, children }] }."
-  )
+  ),
+  reported
 )

@@ -6,24 +6,14 @@
 import * as Command from "@effect/cli/Command"
 import { Summarizer } from "@precis/core"
 import { Importer } from "@precis/importers"
-import type { OpenAiProvider } from "@precis/provider-openai"
 import * as Console from "effect/Console"
-import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CliError } from "../internal/errors.js"
+import { reported } from "../internal/errors.js"
 import { readText, readConversations } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as Opt from "../internal/options.js"
 import { printJson, timed, withVerbosity } from "../internal/output.js"
-
-/** What `summarize` fails with: each is printed as one line. */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | Importer.ImportError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
 
 /** What `summarize` does, in one line (the root page and the README list it). */
 export const summary = "Summarize the turns of a file into one summary (no store)"
@@ -69,5 +59,6 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     "Summarize all the turns of a file into one summary (no store): prints its text and the tier that wrote it."
-  )
+  ),
+  reported
 )

@@ -13,15 +13,13 @@
  * @internal
  */
 import * as Command from "@effect/cli/Command"
+import type * as Options from "@effect/cli/Options"
 import { CompactionManager, type CompactionOptions, SleepMode } from "@precis/compaction"
-import { Escape, type Summarizer } from "@precis/core"
+import { Escape } from "@precis/core"
 import { Follower, type Importer } from "@precis/importers"
-import type { OpenAiProvider } from "@precis/provider-openai"
-import type { StoreError } from "@precis/store"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
-import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -33,7 +31,7 @@ import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as BacklogWorkers from "../internal/backlogWorkers.js"
 import * as AgentFolders from "../internal/agentFolders.js"
-import { CliError, inStore } from "../internal/errors.js"
+import { CliError, inStore, reported } from "../internal/errors.js"
 import { formatList } from "../internal/input.js"
 import * as Layers from "../internal/layers.js"
 import * as CompactionFlags from "../internal/compactionFlags.js"
@@ -44,17 +42,6 @@ import * as Progress from "../internal/progress.js"
 import { Executable } from "../internal/executable.js"
 import * as WatchEvents from "../internal/watchEvents.js"
 import * as WatchOpt from "../internal/watchOptions.js"
-
-/** What `watch` fails with: each is printed as one line. */
-export type Failure =
-  | CliError
-  | ConfigError.ConfigError
-  | CompactionOptions.InvalidOptionsError
-  | SleepMode.InvalidSleepOptionsError
-  | Summarizer.InvalidSummarizerOptionsError
-  | OpenAiProvider.InvalidOpenAiOptionsError
-  | Importer.ImportError
-  | StoreError.StoreError
 
 // The paths given, else every agent's folder of sessions that exists (`agentFolders.ts`), said on stderr.
 const pathsToFollow = (paths: ReadonlyArray<string>) =>
@@ -114,6 +101,9 @@ const workerSettings = (
 /** What `watch` does, in one line (the root page and the README list it). */
 export const summary = "Follow transcript files as they grow and compact their sessions in idle time"
 
+// `--format`, its type named here, where the declaration of `command` can refer to it.
+const format: Options.Options<Importer.Format> = Opt.format
+
 /** The `watch` command. */
 export const command = Command.make(
   "watch",
@@ -121,7 +111,7 @@ export const command = Command.make(
     paths: WatchOpt.paths,
     db: Opt.db,
     session: WatchOpt.sessionOption,
-    format: Opt.format,
+    format,
     provider: Opt.provider,
     timeout: Opt.timeout,
     ...CompactionFlags.compaction,
@@ -250,5 +240,6 @@ export const command = Command.make(
       "With no PATH, every agent's folder of sessions that exists (Claude Code's ~/.claude/projects, Codex's " +
       "~/.codex/sessions, Gemini CLI's ~/.gemini/tmp, opencode's ~/.local/share/opencode/storage), named on stderr. On a terminal, a status line on stderr; otherwise one " +
       "line per event on stdout (a JSON object per line with --json, its time in \"at\"). Stop with Ctrl-C."
-  )
+  ),
+  reported
 )

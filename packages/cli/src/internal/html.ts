@@ -180,5 +180,8 @@ export const page = (
 <main>${body}</main>
 <script nonce="${escape(options.nonce)}">${SCRIPT}</script></body></html>`
 
+/** The body of a page that says why there is nothing else: its title as a heading, then `what`. */
+export const problemBody = (title: string, what: string): string => `<h1>${escape(title)}</h1><p>${escape(what)}</p>`
+
 /** The page of a missing session, summary or route. */
-export const notFoundBody = (what: string): string => `<h1>Not found</h1><p>${escape(what)}</p>`
+export const notFoundBody = (what: string): string => problemBody("Not found", what)

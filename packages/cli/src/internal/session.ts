@@ -133,7 +133,8 @@ export const importConversations = (imported: Importer.Imported, prefix: string)
       new Importer.ImportError({
         file: imported.file,
         line: Option.getOrElse(Importer.lineOf(conversation, conflict.turnId), () => 1),
-        reason: conflict.message
+        reason: "Conflict",
+        description: conflict.message
       })
     // Conflicts are found before the first write: bad input writes nothing.
     const stored = new Set((yield* store.sessions).filter((s) => s.turnCount > 0).map((s) => s.id))

@@ -85,7 +85,7 @@ const respond = (
   })
 
 const problem = (status: number, title: string, what: string, extra?: { readonly query?: string; readonly session?: string }) =>
-  respond(status, title, `<h1>${Html.escape(title)}</h1><p>${Html.escape(what)}</p>`, extra)
+  respond(status, title, Html.problemBody(title, what), extra)
 
 const notFound = (what: string) => respond(404, "Not found", Html.notFoundBody(what))
 

@@ -94,7 +94,7 @@ export const assemble = (
       Effect.provide(Assembler.layerReadOnly(AssemblerConfig.oneShot)),
       // The viewer checks the budget first: a refusal here is the store's to explain.
       Effect.catchTag("InvalidContextOptionsError", (e) =>
-        Effect.fail(new StoreError.StoreError({ operation: "Assembler.assemble", reason: e.message })))
+        Effect.fail(new StoreError.StoreError({ operation: "Assembler.assemble", reason: "InvalidInput", description: e.message })))
     ),
     bound,
     (took) => `Assembling the context took longer than ${took}.`

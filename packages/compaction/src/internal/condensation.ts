@@ -12,13 +12,13 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Chunking from "./chunking.js"
 import { ProgressEvent } from "../CompactionProgress.js"
-import type { PermanentFailure } from "./outcome.js"
+import type { ProviderUnavailableError } from "../CompactionError.js"
 import * as Step from "./step.js"
 
 /** Condenses until no depth has enough parentless siblings; returns the summaries written. */
 export const condensation = (
   run: Step.Run
-): Effect.Effect<number, StoreError.StoreError | PermanentFailure, DagStore.DagStore | Summarizer.Summarizer> =>
+): Effect.Effect<number, StoreError.StoreError | ProviderUnavailableError, DagStore.DagStore | Summarizer.Summarizer> =>
   Effect.gen(function*() {
     const dag = yield* DagStore.DagStore
     const summarizer = yield* Summarizer.Summarizer

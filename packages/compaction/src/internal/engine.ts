@@ -13,7 +13,8 @@ import * as ActiveContext from "../ActiveContext.js"
 import type * as CompactionOptions from "../CompactionOptions.js"
 import { condensation } from "./condensation.js"
 import { leafPass } from "./leafPass.js"
-import type { CompactionStats, PermanentFailure } from "./outcome.js"
+import type { ProviderUnavailableError } from "../CompactionError.js"
+import type { CompactionStats } from "./outcome.js"
 import * as Step from "./step.js"
 
 /** Compacts a session (the caller holds its lock) and returns what it did. */
@@ -22,7 +23,7 @@ export const compactSession = (
   options: CompactionOptions.ResolvedOptions
 ): Effect.Effect<
   CompactionStats,
-  StoreError.StoreError | PermanentFailure,
+  StoreError.StoreError | ProviderUnavailableError,
   TurnStore.TurnStore | DagStore.DagStore | Summarizer.Summarizer
 > =>
   Effect.gen(function*() {

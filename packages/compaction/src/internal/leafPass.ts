@@ -13,7 +13,7 @@ import * as ActiveContext from "../ActiveContext.js"
 import * as FreshTail from "../FreshTail.js"
 import * as Chunking from "./chunking.js"
 import { ProgressEvent } from "../CompactionProgress.js"
-import type { PermanentFailure } from "./outcome.js"
+import type { ProviderUnavailableError } from "../CompactionError.js"
 import * as Step from "./step.js"
 import { tailBound } from "./trigger.js"
 
@@ -28,7 +28,7 @@ export const leafPass = (
   maxTurns: number | undefined
 ): Effect.Effect<
   { readonly leaves: number; readonly turns: number; readonly read: ReadonlyArray<TurnStore.StoredTurn> },
-  StoreError.StoreError | PermanentFailure,
+  StoreError.StoreError | ProviderUnavailableError,
   TurnStore.TurnStore | DagStore.DagStore | Summarizer.Summarizer
 > =>
   Effect.gen(function*() {

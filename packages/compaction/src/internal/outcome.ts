@@ -1,28 +1,11 @@
 /**
- * What a compaction tells its caller when it ends: what it did, or the
- * failure that stopped it. `CompactionManager` exports the stats (and the
- * failure as its `ProviderUnavailableError`); they are declared here, once,
- * so that the engine's modules name them without importing the manager.
+ * What a compaction tells its caller when it ends: what it did.
+ * `CompactionManager` exports the stats; they are declared here, once, so
+ * that the engine's modules name them without importing the manager.
  *
  * @internal
  */
 import { Summary } from "@precis/core"
-import * as Data from "effect/Data"
-
-/**
- * A summary fell back because the provider fails in a way that will not heal
- * (`Summary.failedPermanently`): the run stops. `CompactionManager` reports it
- * as its `ProviderUnavailableError`.
- */
-export class PermanentFailure extends Data.TaggedError("PermanentFailure")<{
-  readonly sessionId: string
-  /** The last error's tag. */
-  readonly reason: string
-  /** The last error's message. */
-  readonly detail: string
-  /** Summaries written by this run before it stopped. */
-  readonly written: number
-}> {}
 
 /**
  * What one compaction did: `leafSummariesCreated`, `condensedSummariesCreated`,

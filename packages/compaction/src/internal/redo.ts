@@ -10,14 +10,15 @@ import { DagStore, type StoreError } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as CompactionOptions from "../CompactionOptions.js"
-import type { PermanentFailure, RedoStats } from "./outcome.js"
+import type { ProviderUnavailableError } from "../CompactionError.js"
+import type { RedoStats } from "./outcome.js"
 import * as Step from "./step.js"
 
 /** Redoes the session's fallback summaries (the caller holds its lock). */
 export const redoFallbacks = (
   sessionId: string,
   options: CompactionOptions.ResolvedOptions
-): Effect.Effect<RedoStats, StoreError.StoreError | PermanentFailure, DagStore.DagStore | Summarizer.Summarizer> =>
+): Effect.Effect<RedoStats, StoreError.StoreError | ProviderUnavailableError, DagStore.DagStore | Summarizer.Summarizer> =>
   Effect.gen(function*() {
     const dag = yield* DagStore.DagStore
     const summarizer = yield* Summarizer.Summarizer

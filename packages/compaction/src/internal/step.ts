@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as CompactionOptions from "../CompactionOptions.js"
 import * as CompactionProgress from "../CompactionProgress.js"
-import { PermanentFailure } from "./outcome.js"
+import { ProviderUnavailableError } from "../CompactionError.js"
 
 /** What the steps of one run share: the session, the options, the reporter, and the summaries and tiers so far. */
 export interface Run {
@@ -45,15 +45,15 @@ export interface Step<E, R> {
 
 /**
  * Runs one {@link Step}: a summary that fell back because the provider fails
- * permanently is not written, the run stops with a `PermanentFailure`
+ * permanently is not written, the run stops with a `ProviderUnavailableError`
  * instead. Returns the summary as written (its Also line included).
  */
-export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Summary, E | PermanentFailure, R> =>
+export const step = <E, R>(run: Run, step: Step<E, R>): Effect.Effect<Summary.Summary, E | ProviderUnavailableError, R> =>
   Effect.gen(function*() {
     const made = yield* step.summarize
     if (made.failedPermanently) {
       const last = made.escalations[made.escalations.length - 1]!
-      return yield* new PermanentFailure({
+      return yield* new ProviderUnavailableError({
         sessionId: run.sessionId,
         reason: last.reason,
         detail: last.message,

@@ -13,7 +13,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as CompactionOptions from "../CompactionOptions.js"
 import { compactSession } from "./engine.js"
-import { addStats, type CompactAllStats, type CompactionStats, noStats, type PermanentFailure } from "./outcome.js"
+import { addStats, type CompactAllStats, type CompactionStats, noStats } from "./outcome.js"
+import type { ProviderUnavailableError } from "../CompactionError.js"
 import type { SessionLock } from "./sessionLock.js"
 import { hasWork } from "./trigger.js"
 
@@ -57,7 +58,7 @@ export const compactAll = (
   retryDelay: Duration.DurationInput = Duration.millis(100)
 ): Effect.Effect<
   CompactAllStats,
-  StoreError.StoreError | PermanentFailure,
+  StoreError.StoreError | ProviderUnavailableError,
   TurnStore.TurnStore | DagStore.DagStore | WorkQueue.WorkQueue | Summarizer.Summarizer
 > =>
   Effect.gen(function*() {

@@ -8,6 +8,7 @@
 import * as Escape from "../Escape.js"
 import type * as TokenEstimator from "../TokenEstimator.js"
 import * as ToolKind from "../ToolKind.js"
+import { nextStep, planInForce } from "./nextStep.js"
 import * as Plans from "./plans.js"
 import { relativePaths } from "./text.js"
 import type { FileEntry, PlanItem, State } from "./stateSchema.js"
@@ -99,19 +100,6 @@ const stale = (edits: number | undefined) => edits === undefined || edits === 0 
 // The files an error fixed names (the newest), the rest counted.
 const MAX_EDITS_SHOWN = 2
 
-/**
- * The plan a continuing agent works from: the todo list, else the prose plan, one with items
- * still open first; a plan whose items are all done gives way to a user request made after it.
- */
-export const planInForce = (state: State): State["plan"] => {
-  const plans = [state.todos, state.plan].filter((p) => p !== undefined)
-  const open = plans.find((p) => !Plans.allDone(p, state.issues))
-  if (open !== undefined) return open
-  const latest = plans[0]
-  const asked = state.latestRequest?.at
-  return latest === undefined || (asked !== undefined && asked > (latest.at ?? 0)) ? undefined : latest
-}
-
 // What an item's mark rests on when only the agent said it: its claim, or the step that failed after it.
 const claim = (item: PlanItem, status: string): string =>
   item.undone !== undefined
@@ -120,19 +108,20 @@ const claim = (item: PlanItem, status: string): string =>
     ? " (the agent's claim)"
     : ""
 
-/**
- * What to do next, deterministic: the latest user request not yet answered, else the first open item
- * of the plan in force, else the agent's last stated intent; each citing its turn.
- */
-export const nextStep = (state: State): string | undefined => {
-  const request = state.latestRequest ?? state.firstRequest
-  if (request !== undefined && state.answered !== true) {
-    return `- the ${state.latestRequest === undefined ? "first" : "latest"} request, not yet answered${cite(request.turnId)}`
+// The `Next:` line: the one rule of `nextStep.ts`, in the header's words.
+const nextLine = (state: State): string | undefined => {
+  const next = nextStep(state)
+  if (next === undefined) return undefined
+  switch (next._tag) {
+    case "Request":
+      return `- the ${next.which} request, not yet answered${cite(next.turnId)}`
+    case "PlanItem":
+      return `- plan: ${next.text}${cite(next.turnId)}`
+    case "Intent":
+      return `- the agent's last stated intent: ${next.text}${cite(next.turnId)}`
+    case "OpenError":
+      return `- resolve ${next.text}${cite(next.turnId)}`
   }
-  const plan = planInForce(state)
-  const open = plan?.items.find((item) => Plans.trackedStatus(item, state.issues) !== "completed")
-  if (plan !== undefined && open !== undefined) return `- plan: ${open.text}${cite(plan.turnId)}`
-  return state.intent === undefined ? undefined : `- the agent's last stated intent: ${state.intent.text}${cite(state.intent.turnId)}`
 }
 
 /**
@@ -160,7 +149,7 @@ const entries = (state: State, options: RenderOptions): ReadonlyArray<Entry> => 
   // Drop order: reads, git events, passing checks, errors fixed, closed issues, modified, created, plan, latest request,
   // what the user said, errors, the last command, place, next, task.
   const band = (rank: number, i: number, n: number) => rank * 1000 + i / Math.max(1, n)
-  const next = nextStep(state)
+  const next = nextLine(state)
   if (next !== undefined) out.push({ section: "Next", text: next, drop: band(9.5, 0, 1) })
   const said = state.userSaid ?? []
   // The user's word stays longer than the latest request, the newest longest.

@@ -5,6 +5,7 @@
  * @internal
  */
 import * as ToolKind from "../ToolKind.js"
+import * as NextStep from "./nextStep.js"
 import * as Plans from "./plans.js"
 import type { FileEntry, State } from "./stateSchema.js"
 
@@ -35,8 +36,8 @@ export interface Outline {
   /** What is left: open errors (failing checks, failed git or tracker events), open issues, open plan items. */
   readonly left: ReadonlyArray<Line>
   /**
-   * The next step: the latest request when no turn answers it, else the plan's first open item, else the
-   * newest open error (`resolve ...`); the line it comes from is not repeated in `left`.
+   * The next step (`internal/nextStep.ts`: the request no turn answers, the plan's first open item, the
+   * agent's stated intent, the newest open error as `resolve ...`); the line it comes from is not repeated in `left`.
    */
   readonly next?: Line | undefined
   /** What the user said that still stands (constraints, decisions, answers), the newest last. */
@@ -47,31 +48,21 @@ export interface Outline {
 
 const isCommit = (text: string): boolean => /^git commit\b/.test(text)
 
-// The next step: the latest request when it is the session's last turn (no turn answers it), else the
-// first item of the plan in force that is not completed, else the newest open error to resolve.
-const nextOf = (state: State, errors: ReadonlyArray<Line>): Line | undefined => {
-  const request = state.latestRequest ?? state.firstRequest
-  if (request !== undefined && request.turnId === state.lastTurnId) return line(request)
-  const plan = state.todos ?? state.plan
-  const open = plan?.items.find((item) => Plans.trackedStatus(item, state.issues) !== "completed")
-  if (plan !== undefined && open !== undefined) return { text: open.text, turnId: plan.turnId }
-  const error = errors.at(-1)
-  return error === undefined ? undefined : { text: `resolve ${error.text}`, turnId: error.turnId }
+// The next step (the one rule of `nextStep.ts`) as a line: an open error as one to resolve.
+const nextOf = (state: State): Line | undefined => {
+  const next = NextStep.nextStep(state)
+  if (next === undefined) return undefined
+  return { text: next._tag === "OpenError" ? `resolve ${next.text}` : next.text, turnId: next.turnId }
 }
 
 const line = (entry: Line | undefined): Line | undefined => entry === undefined ? undefined : { text: entry.text, turnId: entry.turnId }
 
 /** The outline of `state`. */
 export const outline = (state: State): Outline => {
-  const done: Array<Line> = []
   const open = new Set(state.openErrors.map((e) => e.command))
-  // The errors still open: failing checks, then failed git or tracker events.
-  const errors: Array<Line> = state.openErrors.map((e) => ({ text: `${e.command}: ${e.detail ?? "failed"}`, turnId: e.turnId }))
-  for (const e of state.events) {
-    if (e.failed === true) errors.push({ text: `${e.text} failed: ${e.detail ?? "?"}`, turnId: e.turnId })
-    else done.push({ text: e.text, turnId: e.turnId })
-  }
-  const next = nextOf(state, errors)
+  const errors = NextStep.openErrors(state)
+  const done: Array<Line> = state.events.filter((e) => e.failed !== true).map((e) => ({ text: e.text, turnId: e.turnId }))
+  const next = nextOf(state)
   // What is the next step (an item, an error) is said once, as the next step.
   const isNext = (line: Line) => next !== undefined && next.turnId === line.turnId && next.text === `resolve ${line.text}`
   const left: Array<Line> = errors.filter((line) => !isNext(line))
@@ -86,7 +77,7 @@ export const outline = (state: State): Outline => {
     }
   }
   for (const f of state.fixed) done.push({ text: `fixed ${f.text}: ${f.detail ?? "failed"}`, turnId: f.fixedTurnId })
-  const plan = state.todos ?? state.plan
+  const plan = NextStep.planInForce(state)
   for (const item of plan?.items ?? []) {
     const status = Plans.trackedStatus(item, state.issues)
     const isNextItem = next?.turnId === plan!.turnId && next.text === item.text

@@ -47,7 +47,8 @@ export const make = (
       yield* Effect.mapError(conn.executeUnprepared("SELECT 1", [], undefined), (cause) =>
         new StoreError({
           operation: "WorkQueue.withSessionLease",
-          reason: `the connection holding the lease on session ${sessionId} was lost`,
+          reason: "LeaseLost",
+          description: `the connection holding the lease on session ${sessionId} was lost`,
           cause
         }))
     }).pipe(Effect.forever)
@@ -82,7 +83,7 @@ export const make = (
     Effect.flatMap(
       holding(sessionId, true, effect),
       Option.match({
-        onNone: () => Effect.fail(new StoreError({ operation: "WorkQueue.withSessionLease", reason: `no lock on session ${sessionId}` })),
+        onNone: () => Effect.fail(new StoreError({ operation: "WorkQueue.withSessionLease", reason: "LeaseLost", description: `no lock on session ${sessionId}` })),
         onSome: Effect.succeed
       })
     )

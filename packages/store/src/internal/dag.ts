@@ -15,7 +15,7 @@ import type { ParseError } from "effect/ParseResult"
 import { randomUUID } from "node:crypto"
 import type { NewCondensed, NewLeaf, Service } from "../DagStore.js"
 import type { Page } from "../TurnStore.js"
-import { StoreError } from "../StoreError.js"
+import { type Reason, StoreError } from "../StoreError.js"
 import { SummaryRow, TurnRow } from "../Tables.js"
 import type { Env } from "./dialect.js"
 import { checkAll, decodeAll, now, pageClause, turnReads } from "./query.js"
@@ -45,7 +45,8 @@ interface Draft {
   readonly sources: { readonly column: "turn_id" | "child_summary_id"; readonly ids: ReadonlyArray<string> }
 }
 
-const conflict = (operation: string, reason: string) => Effect.fail(new StoreError({ operation, reason }))
+const conflict = (operation: string, description: string, reason: Reason = "InvalidInput") =>
+  Effect.fail(new StoreError({ operation, reason, description }))
 
 // The NUL rule of turns (`ConversationTurn.Content`) holds for summaries too: refused by every driver,
 // as PostgreSQL would refuse it.
@@ -237,7 +238,7 @@ export const make = (env: Env): Service => {
         token_estimate = ${text.tokenEstimate}, also_keys = ${JSON.stringify(text.alsoKeys ?? [])} WHERE id = ${id}`
       const found = yield* read.summary(id)
       return yield* Option.match(found, {
-        onNone: () => conflict("DagStore.rewriteSummary", `no summary ${id}`),
+        onNone: () => conflict("DagStore.rewriteSummary", `no summary ${id}`, "NotFound"),
         onSome: Effect.succeed
       })
     }).pipe(dialect.transaction, Effect.mapError(error("DagStore.rewriteSummary")))

@@ -93,7 +93,8 @@ export const make = (
       if (rows.length === 0) {
         return yield* new StoreError({
           operation: "WorkQueue.withSessionLease",
-          reason: `the lease on session ${sessionId} expired while held and another holder took it over`
+          reason: "LeaseLost",
+          description: `the lease on session ${sessionId} expired while held and another holder took it over`
         })
       }
     }).pipe(Effect.forever)

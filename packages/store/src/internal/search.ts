@@ -61,8 +61,8 @@ interface Plan {
 const planOf = (query: string, options: SearchOptions): Either.Either<Plan, StoreError> =>
   Either.gen(function*() {
     const limit = yield* Either.mapLeft(decodeLimit(options.limit ?? 20), (error) =>
-      new StoreError({ operation, reason: `limit ${OptionError.problemsOf(error)[0]?.message}` }))
-    const terms = yield* Either.mapLeft(queryTerms(query), (reason) => new StoreError({ operation, reason }))
+      new StoreError({ operation, reason: "InvalidInput", description: `limit ${OptionError.problemsOf(error)[0]?.message}` }))
+    const terms = yield* Either.mapLeft(queryTerms(query), (description) => new StoreError({ operation, reason: "InvalidInput", description }))
     const millis = Math.max(1, Math.ceil(Duration.toMillis(Duration.decode(options.timeout ?? defaultTimeout))))
     return { terms, limit, millis }
   })
@@ -70,7 +70,8 @@ const planOf = (query: string, options: SearchOptions): Either.Either<Plan, Stor
 const tooLong = (millis: number, cause?: unknown) =>
   new StoreError({
     operation,
-    reason: `the search took longer than ${Duration.format(Duration.millis(millis))}: search for fewer or rarer words`,
+    reason: "Timeout",
+    description: `the search took longer than ${Duration.format(Duration.millis(millis))}: search for fewer or rarer words`,
     ...(cause === undefined ? {} : { cause })
   })
 

@@ -165,7 +165,7 @@ const appendTurns = (env: Env): Service["appendTurns"] => {
         (found, turn, i) => found ?? prefixed(i, incoming.length, ConversationTurn.problem(turn)),
         undefined
       )
-      if (invalid !== undefined) return Effect.fail(new StoreError({ operation: "TurnStore.appendTurns", reason: invalid }))
+      if (invalid !== undefined) return Effect.fail(new StoreError({ operation: "TurnStore.appendTurns", reason: "InvalidInput", description: invalid }))
       if (incoming.length === 0) return Effect.succeed([])
       return Effect.gen(function*() {
         const createdAt = yield* now

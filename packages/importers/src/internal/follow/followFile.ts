@@ -175,7 +175,7 @@ const pushAll = (env: Env, file: string, parser: LineParser.LineParser, lines: R
     }
     env.counts.skipped++
     const text = rest[pushed.left.line - before - 1] ?? ""
-    emit(Event.LineSkipped({ file, line: pushed.left.line, reason: pushed.left.reason, text: text.endsWith("\r") ? text.slice(0, -1) : text }))
+    emit(Event.LineSkipped({ file, line: pushed.left.line, reason: pushed.left.description, text: text.endsWith("\r") ? text.slice(0, -1) : text }))
     // The lines up to the bad one were read; the next push also gives the turns of those before it.
     rest = rest.slice(Math.max(1, parser.lineCount() - before))
   }

@@ -157,7 +157,7 @@ export const cases: ReadonlyArray<Case> = [
           tokenEstimate: 1,
           childIds: [b.id, c.id]
         }))
-        expect(taken.reason).toBe("a child already has a parent")
+        expect([taken.reason, taken.description]).toEqual(["InvalidInput", "a child already has a parent"])
         const mixed = yield* Effect.flip(store.insertCondensed({
           sessionId: "tree",
           content: "x",
@@ -165,7 +165,7 @@ export const cases: ReadonlyArray<Case> = [
           tokenEstimate: 1,
           childIds: [parent.id, c.id]
         }))
-        expect(mixed.reason).toBe("children of different depths")
+        expect([mixed.reason, mixed.description]).toEqual(["InvalidInput", "children of different depths"])
         expect((yield* store.summaries("tree")).length).toBe(4)
         expect(Option.getOrThrow(yield* store.summary(c.id)).parentId).toBeUndefined()
         const top = yield* store.insertCondensed({

@@ -99,15 +99,17 @@ export const cases: ReadonlyArray<Case> = [
         // A word repeated is read once, in any case.
         expect(yield* ids(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? "pdf" : "PDF")).join(" "))).toEqual(["h0", "h1"])
         const refused = (query: string) =>
-          Effect.map(Effect.flip(store.search("hostile", query)), (e) => [e._tag, e.reason] as const)
+          Effect.map(Effect.flip(store.search("hostile", query)), (e) => [e._tag, e.reason, e.description] as const)
         const words = Array.from({ length: SearchIndex.maxQueryTerms + 1 }, (_, i) => `w${i}`).join(" ")
         expect(yield* refused(words)).toEqual([
           "StoreError",
+          "InvalidInput",
           `a search takes at most ${SearchIndex.maxQueryTerms} different words (got ${SearchIndex.maxQueryTerms + 1})`
         ])
         const long = Array.from({ length: 3000 }, () => "pdf").join(" ")
         expect(yield* refused(long)).toEqual([
           "StoreError",
+          "InvalidInput",
           `a search query is at most ${SearchIndex.maxQueryLength} characters (got ${long.length})`
         ])
       })
@@ -126,7 +128,7 @@ export const cases: ReadonlyArray<Case> = [
         const result = yield* Effect.either(store.search(undefined, "common filler", { timeout: "1 millis" }))
         if (dialect.cancelsSearches) {
           expect(result._tag).toBe("Left")
-          if (result._tag === "Left") expect(result.left.reason).toMatch(/^the search took longer than 1ms/)
+          if (result._tag === "Left") expect([result.left.reason, result.left.description]).toEqual(["Timeout", expect.stringMatching(/^the search took longer than 1ms/)])
         } else {
           expect(result._tag).toBe("Right")
         }
