@@ -10,6 +10,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { CompactionError, CompactionOptions, SleepMode } from "@precis/compaction"
+import { ContextError } from "@precis/context"
 import { Summarizer } from "@precis/core"
 import { ImportError } from "@precis/importers"
 import { OpenAiProvider } from "@precis/provider-openai"
@@ -50,6 +51,10 @@ describe("the table of failures", () => {
       [
         new CompactionOptions.InvalidOptionsError({ problems }),
         "invalid compaction options: budget must be an integer >= 1 (got 0)"
+      ],
+      [
+        new ContextError.InvalidContextOptionsError({ problems }),
+        "invalid context options: budget must be an integer >= 1 (got 0)"
       ],
       [new SleepMode.InvalidSleepOptionsError({ problems }), "invalid sleep mode options: budget must be an integer >= 1 (got 0)"],
       [
