@@ -29,6 +29,7 @@ const nothing: Store.Service = {
   sessionState: () => Effect.succeed(Option.none()),
   saveSessionState: () => Effect.void,
   summary: () => Effect.succeed(Option.none()),
+  summariesWithIdPrefix: () => Effect.succeed([]),
   summaries: () => Effect.succeed([]),
   parentless: () => Effect.succeed([]),
   children: () => Effect.succeed([]),
@@ -89,6 +90,7 @@ const turnKeys = [
 ] as const
 const dagKeys = [
   "summary",
+  "summariesWithIdPrefix",
   "summaries",
   "parentless",
   "children",
