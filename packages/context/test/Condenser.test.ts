@@ -215,6 +215,14 @@ describe("Condenser", () => {
       const tiny = yield* Condenser.pipeline([Condenser.window({ maxTokens: 300 })])({ summaries, turns: [] })
       expect(tiny.tokens).toBeLessThanOrEqual(300)
       expect(tiny.summaries[0]!.content).toContain("full text: summary s2")
+      // A UUID is named by its short id (recall's `expand` opens it by that), never whole.
+      const uuid = "d35f0cc4-428d-436c-b878-0a1b2c3d4e5f"
+      const long = yield* Condenser.pipeline([Condenser.window({ maxTokens: 300 })])({
+        summaries: [SummaryRecord.make({ ...summaries[1]!, id: uuid })],
+        turns: []
+      })
+      expect(long.summaries[0]!.content).toMatch(/chars cut; full text: summary d35f0cc4 \.\.\.\]/)
+      expect(long.summaries[0]!.content).not.toContain(uuid)
     }))
 
   it.effect("window: the budget holds for the text as sent, the summaries' header lines included", () =>

@@ -29,11 +29,10 @@ import { Summary, TokenEstimator } from "@precis/core"
 import { DagStore, SearchIndex, type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Items from "./internal/items.js"
 import * as Projects from "./internal/projects.js"
-import { findSession } from "./internal/lookup.js"
+import { findCited, findSession } from "./internal/lookup.js"
 import * as Reading from "./internal/read.js"
 import { RecallError } from "./internal/recallError.js"
 import * as RecallTool from "./internal/recallTool.js"
@@ -144,7 +143,9 @@ export const Expand = RecallTool.make("expand", {
   description: "Open a summary: its child summaries (the default for a condensed summary) or the raw turns " +
     "below it (the default for a leaf), one page at a time within maxTokens; pass nextOffset as offset for more.",
   parameters: {
-    summaryId: Schema.String.annotations({ description: "the id of the summary to open" }),
+    summaryId: Schema.String.annotations({
+      description: "the id of the summary to open, or its short id (the first 8 characters, as a cut marker names it)"
+    }),
     of: Schema.optional(Schema.Literal("children", "turns").annotations({ description: "children or turns" })),
     offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "the first item (default 0)" })),
     maxTokens: Schema.optional(
@@ -274,10 +275,7 @@ export const layer: Layer.Layer<
   const inStore = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(TurnStore.TurnStore, turnStore), Effect.provideService(SearchIndex.SearchIndex, index))
   const findSummary = (id: string) =>
-    Effect.flatMap(dag.summary(id), Option.match({
-      onNone: () => Effect.fail(new RecallError({ message: `no summary ${JSON.stringify(id)}` })),
-      onSome: Effect.succeed
-    }))
+    findCited(id, (prefix, limit) => dag.summariesWithIdPrefix(undefined, prefix, limit), { one: "summary", many: "summaries" })
   return {
     search: ({ limit, project, query, session }) =>
       project === undefined
@@ -296,11 +294,11 @@ export const layer: Layer.Layer<
         const summary = yield* findSummary(summaryId)
         const what = of ?? (summary.depth === 0 ? "turns" : "children")
         const items: ReadonlyArray<Items.Item> = what === "children"
-          ? (yield* dag.children(summaryId)).map((s) => Items.summaryItem(estimator, s))
-          : (yield* dag.sourceTurns(summaryId)).map((t) => Items.turnItem(estimator, t))
+          ? (yield* dag.children(summary.id)).map((s) => Items.summaryItem(estimator, s))
+          : (yield* dag.sourceTurns(summary.id)).map((t) => Items.turnItem(estimator, t))
         const start = offset ?? 0
         const result = page(estimator, items, start, maxTokens ?? DEFAULT_MAX_TOKENS, summary.sessionId)
-        return { summaryId, depth: summary.depth, of: what, offset: start, total: items.length, ...result }
+        return { summaryId: summary.id, depth: summary.depth, of: what, offset: start, total: items.length, ...result }
       }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(recallError(e)))),
     describe: ({ session }) =>
       Effect.gen(function*() {

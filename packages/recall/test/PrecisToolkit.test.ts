@@ -9,6 +9,7 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { assert, describe, it } from "@effect/vitest"
+import { Condenser } from "@precis/context"
 import { TokenEstimator } from "@precis/core"
 import { type SearchIndex, Store } from "@precis/store"
 import { SqliteStore } from "@precis/store-sqlite"
@@ -210,6 +211,45 @@ describe("PrecisToolkit through @effect/ai", () => {
       const small = capped!.result as typeof PrecisToolkit.TurnsPage.Type
       assert.isAtMost(small.tokens, 50)
       assert.include(small.items.map((i) => i.id), uuid(2))
+    }).pipe(Effect.provide(ToolsLive)))
+
+  it.effect("expand opens a summary by the short id a cut marker names; a prefix of several or of none says so", () =>
+    Effect.gen(function*() {
+      const store = yield* Store.all
+      // 17 leaves: two of them share their first hex digit, whatever ids they get.
+      yield* store.appendTurns("many", Array.from({ length: 17 }, (_, i) => Fixtures.turn("user", `turn ${i}`, { id: `m${i}` })))
+      const leaves = yield* Effect.forEach(
+        Array.from({ length: 17 }, (_, i) => `m${i}`),
+        (id) => {
+          const content = `leaf over ${id}: ${"detail ".repeat(400)}`
+          return store.insertLeaf({ ...Fixtures.leaf("many", [id], content), tokenEstimate: TokenEstimator.approximate.estimate(content) })
+        }
+      )
+      // The window cuts a leaf too long for its budget: its marker names the leaf by its short id.
+      const cut = yield* Condenser.pipeline([Condenser.window({ maxTokens: 300 })])({ summaries: [leaves[0]!], turns: [] })
+      const marker = /full text: summary (\S+) \.\.\.\]/.exec(cut.summaries[0]!.content)
+      assert.isNotNull(marker)
+      assert.notMatch(cut.summaries[0]!.content, /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/)
+      const digit = leaves.map((l) => l.id[0]!).find((d, i, all) => all.indexOf(d) !== i)!
+      const { model } = yield* scriptedModel([
+        { name: "expand", params: { summaryId: marker![1]! } },
+        { name: "expand", params: { summaryId: digit } },
+        { name: "expand", params: { summaryId: "zzzzzzzz" } }
+      ])
+      const response = yield* LanguageModel.generateText({ prompt: "more", toolkit: PrecisToolkit.PrecisToolkit }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      const [byShortId, shared, unknown] = response.toolResults
+      assert.isFalse(byShortId!.isFailure)
+      const opened = byShortId!.result as typeof PrecisToolkit.ExpandPage.Type
+      assert.strictEqual(opened.summaryId, leaves[0]!.id)
+      assert.deepStrictEqual(opened.items.map((i) => i.content), ["turn 0"])
+      assert.isTrue(shared!.isFailure)
+      assert.match(
+        (shared!.result as PrecisToolkit.RecallError).message,
+        new RegExp(`^no summary "${digit}"; ids starting with it: ${digit}[0-9a-f-]{35}, ${digit}`)
+      )
+      assert.strictEqual((unknown!.result as PrecisToolkit.RecallError).message, 'no summary "zzzzzzzz"')
     }).pipe(Effect.provide(ToolsLive)))
 
   it("the tools' parameter schemas are what a model is told", () => {

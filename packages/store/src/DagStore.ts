@@ -73,6 +73,17 @@ export interface DepthOptions {
 export interface Service {
   /** One summary by id. */
   readonly summary: (id: string) => Effect.Effect<Option.Option<SummaryRecord.SummaryRecord>, StoreError>
+  /**
+   * The summaries whose id starts with `prefix` (a whole id, or the short id a
+   * marker cites: `SessionState.shortId`), of one session or (`undefined`) of
+   * every session, by session then in conversation order, at most `limit`
+   * (default 20).
+   */
+  readonly summariesWithIdPrefix: (
+    sessionId: string | undefined,
+    prefix: string,
+    limit?: number
+  ) => Effect.Effect<ReadonlyArray<SummaryRecord.SummaryRecord>, StoreError>
   /** A session's summaries in conversation order, all or those of one depth. */
   readonly summaries: (
     sessionId: string,

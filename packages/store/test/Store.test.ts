@@ -29,6 +29,7 @@ const nothing: Store.Service = {
   sessionState: () => Effect.succeed(Option.none()),
   saveSessionState: () => Effect.void,
   summary: () => Effect.succeed(Option.none()),
+  summariesWithIdPrefix: () => Effect.succeed([]),
   summaries: () => Effect.succeed([]),
   parentless: () => Effect.succeed([]),
   children: () => Effect.succeed([]),
@@ -94,6 +95,7 @@ const turnKeys = names<TurnStore.Service>()({
 })
 const dagKeys = names<DagStore.Service>()({
   summary: true,
+  summariesWithIdPrefix: true,
   summaries: true,
   parentless: true,
   children: true,

@@ -4,7 +4,7 @@
  * @internal
  */
 import { ActiveContext } from "@precis/compaction"
-import { type ConversationTurn, SummaryRecord, TokenEstimator } from "@precis/core"
+import { type ConversationTurn, SessionState, SummaryRecord, TokenEstimator } from "@precis/core"
 import * as Effect from "effect/Effect"
 import * as Layout from "../Layout.js"
 import { type Stage, unchanged } from "./stage.js"
@@ -157,7 +157,7 @@ const fitSummaries = (
       ? cutMiddle(
         summary.content,
         (text) => estimator.estimate(text) <= left,
-        (cut) => `\n[... ${cut} chars cut; full text: summary ${summary.id} ...]\n`
+        (cut) => `\n[... ${cut} chars cut; full text: summary ${SessionState.shortId(summary.id)} ...]\n`
       )
       : undefined
     if (content !== undefined) {

@@ -6,11 +6,11 @@
  *
  * @internal
  */
-import { SessionState, TokenEstimator } from "@precis/core"
+import { TokenEstimator } from "@precis/core"
 import { type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Items from "./items.js"
-import { findSession } from "./lookup.js"
+import { findCited, findSession } from "./lookup.js"
 import { RecallError } from "./recallError.js"
 
 /** What `read` is asked. */
@@ -26,23 +26,10 @@ export const defaultAround = 2
 
 /** The one turn of `session` that `cited` names, or a `RecallError` saying why none or which. */
 const citedTurn = (store: TurnStore.Service, session: string, cited: string) =>
-  Effect.flatMap(store.turnsWithIdPrefix(session, SessionState.citedPrefix(cited), 50), (candidates) => {
-    const exact = candidates.filter((turn) => SessionState.cites(cited, turn.id))
-    // No turn cited so: a prefix of one turn's id names it.
-    const named = exact.length === 0 && candidates.length === 1 ? candidates : exact
-    if (named.length === 1) return Effect.succeed(named[0]!)
-    const some = (turns: ReadonlyArray<TurnStore.StoredTurn>) =>
-      `${turns.slice(0, 3).map((turn) => turn.id).join(", ")}${turns.length > 3 ? ", ..." : ""}`
-    const where = `session ${JSON.stringify(session)}`
-    return Effect.fail(
-      new RecallError({
-        message: named.length > 1
-          ? `${JSON.stringify(cited)} names ${named.length} turns of ${where}: pass a whole id (${some(named)})`
-          : candidates.length > 0
-          ? `no turn ${JSON.stringify(cited)} in ${where}; ids starting with it: ${some(candidates)}`
-          : `no turn ${JSON.stringify(cited)} in ${where}`
-      })
-    )
+  findCited(cited, (prefix, limit) => store.turnsWithIdPrefix(session, prefix, limit), {
+    one: "turn",
+    many: "turns",
+    where: `session ${JSON.stringify(session)}`
   })
 
 /**

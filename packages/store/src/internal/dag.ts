@@ -80,6 +80,20 @@ const reads = (env: Env) => {
       Effect.mapError(error("DagStore.summary"))
     )
 
+  // `substr` rather than LIKE, as `TurnStore.turnsWithIdPrefix`: an id may hold `%` or `_`.
+  const summariesWithIdPrefix: Service["summariesWithIdPrefix"] = (sessionId, prefix, limit = 20) =>
+    Effect.map(
+      summaryRows(
+        sql`SELECT ${summaryColumns} FROM summaries s WHERE ${
+          sql.and([
+            ...(sessionId === undefined ? [] : [sql`s.session_id = ${sessionId}`]),
+            sql`substr(s.id, 1, ${[...prefix].length}) = ${prefix}`
+          ])
+        } ORDER BY s.session_id, s.first_seq, s.depth LIMIT ${Math.max(1, Math.floor(limit))}`
+      ),
+      (rows) => rows.map(Rows.toRecord)
+    ).pipe(Effect.mapError(error("DagStore.summariesWithIdPrefix")))
+
   const summaries: Service["summaries"] = (sessionId, options = {}) =>
     selectSummaries(sql.and([sql`s.session_id = ${sessionId}`, ...depthClause(options.depth)]), options.page).pipe(
       Effect.mapError(error("DagStore.summaries"))
@@ -118,7 +132,7 @@ const reads = (env: Env) => {
       (rows) => Option.map(Option.fromNullable(rows[0]), Rows.toRecord)
     ).pipe(Effect.mapError(error("DagStore.latestLeaf")))
 
-  return { summary, summaries, parentless, children, sourceTurns, latestLeaf }
+  return { summary, summariesWithIdPrefix, summaries, parentless, children, sourceTurns, latestLeaf }
 }
 
 // The one writer of summaries: checks the sources (`draft`), then inserts the

@@ -6,7 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, expect } from "@effect/vitest"
-import { TokenEstimator } from "@precis/core"
+import { SessionState, TokenEstimator } from "@precis/core"
 import { Store, Tables } from "@precis/store"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -79,6 +79,36 @@ export const cases: ReadonlyArray<Case> = [
         expect((yield* store.uncoveredTurns("leaf")).map((t) => t.id)).toEqual(["t3", "t4", "t5"])
         expect((yield* store.sourceTurns(leaf.id)).map((t) => t.id)).toEqual(["t0", "t1", "t2"])
         expect(Option.getOrThrow(yield* store.latestLeaf("leaf")).id).toBe(leaf.id)
+      })
+  },
+  {
+    name: "finds summaries by an id prefix (a short id), of one session or of all, in order, within the limit",
+    run: () =>
+      Effect.gen(function*() {
+        const store = yield* Store.all
+        // 17 leaves: two of them share their first hex digit, whatever ids they get.
+        yield* store.appendTurns("prefixed", Fixtures.conversation(17))
+        const leaves = yield* Effect.forEach(Array.from({ length: 17 }, (_, i) => `t${i}`), (id) =>
+          store.insertLeaf(Fixtures.leaf("prefixed", [id])))
+        yield* store.appendTurns("other", Fixtures.conversation(1))
+        const other = yield* store.insertLeaf(Fixtures.leaf("other", ["t0"]))
+        const ids = (sessionId: string | undefined, prefix: string, limit?: number) =>
+          Effect.map(store.summariesWithIdPrefix(sessionId, prefix, limit), (found) => found.map((s) => s.id))
+        const first = leaves[0]!
+        expect(yield* store.summariesWithIdPrefix("prefixed", first.id)).toEqual([first])
+        expect(yield* ids("prefixed", SessionState.shortId(first.id))).toEqual([first.id])
+        expect(yield* ids(undefined, SessionState.shortId(other.id))).toEqual([other.id])
+        expect(yield* ids("prefixed", SessionState.shortId(other.id))).toEqual([])
+        const digit = leaves.map((l) => l.id[0]!).find((d, i, all) => all.indexOf(d) !== i)!
+        const shared = leaves.filter((l) => l.id.startsWith(digit)).map((l) => l.id)
+        expect(shared.length).toBeGreaterThan(1)
+        expect(yield* ids("prefixed", digit)).toEqual(shared)
+        expect(yield* ids("prefixed", digit, 1)).toEqual(shared.slice(0, 1))
+        // Every session: by session, then in conversation order.
+        expect(yield* ids(undefined, digit)).toEqual([...(other.id.startsWith(digit) ? [other.id] : []), ...shared])
+        // No pattern characters: `%` and `_` are themselves.
+        expect(yield* ids(undefined, "%")).toEqual([])
+        expect(yield* ids(undefined, "_")).toEqual([])
       })
   },
   {
