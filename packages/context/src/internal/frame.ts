@@ -9,7 +9,7 @@
  * @internal
  */
 import { ActiveContext } from "@precis/compaction"
-import { type ConversationTurn, SessionState, type SummaryRecord, TokenEstimator } from "@precis/core"
+import { type ConversationTurn, SessionState, type SummaryRecord, TokenEstimator, ToolUse } from "@precis/core"
 import { type StoreError, TurnStore } from "@precis/store"
 import * as Effect from "effect/Effect"
 import type { Assembled } from "./assembled.js"
@@ -93,10 +93,23 @@ export const enter = (
     ? turn
     : cutTurn(estimator, turn, turnLabel(turn, index), maxTokens) ?? turn
 
+// Whether a turn from `from` on answers a call no turn before it shows (a rebuild dropped the call for
+// room): a frame that would show a result without its call gives way to a rebuild, whose window keeps a
+// call and its results together or drops them together.
+const orphanResult = (turns: ReadonlyArray<ConversationTurn.ConversationTurn>, from: number): boolean => {
+  const called = new Set<string>()
+  return turns.some((turn, i) => {
+    if (i >= from && ToolUse.answeredIds(turn).some((id) => !called.has(id))) return true
+    for (const id of ToolUse.callIds(turn)) called.add(id)
+    return false
+  })
+}
+
 /**
  * The frame with the turns appended to the session since it was built (each
  * in its entry form, the state folded over them and, with `save`, saved), or
- * `undefined` when its rendering would then pass the high mark.
+ * `undefined` when its rendering would then pass the high mark, or when it
+ * would show a tool result without its call.
  */
 export const append = (
   sessionId: string,
@@ -124,6 +137,7 @@ export const append = (
       state,
       header: settings.statePlacement === "end" ? header(estimator, state, settings) : frame.header
     }
+    if (orphanResult(next.turns, frame.turns.length)) return undefined
     return estimator.estimate(Layout.render(next)) <= Math.floor(settings.highWater * settings.budget) ? next : undefined
   })
 
